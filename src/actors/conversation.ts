@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { MaxIterationsError } from '../errors.js';
+import { callLlm } from '../models/call.js';
+import { usageOfCall } from '../models/usage.js';
+import type { Llm, ModelMessage, Tool, ToolCall, ToolCallRecord, ToolSpec, Usage } from '../types.js';
+
+/** What a conversation needs to know about the agent holding it. */
+export interface Speaker {
+  readonly role: string;
+  readonly llm: Llm;
+  readonly tools: readonly Tool[];
+  /** Model calls allowed in one conversation. */
+  readonly maxIter: number;
+}
+
+/** Where a conversation reports what it spent and did. */
+export interface ConversationHooks {
+  onModelCall?(usage: Usage, durationMs: number): void;
+  onToolCall?(record: ToolCallRecord): void;
+  now(): number;
+}
+
+/** The first message of a task conversation: the prompt, then the context when there is one. */
+export function openingMessage(prompt: string, context: string): string {
+  return context === '' ? prompt : `${prompt}\n\nContext:\n${context}`;
+}
+
+/**
+ * Holds one conversation: asks the model, runs the tools it calls and feeds their results back, until
+ * it answers with text and no tool calls, or `maxIter` model calls were made (`max_iterations`).
+ */
+export async function converse(
+  speaker: Speaker,
+  prompt: string,
+  context: string,
+  signal: AbortSignal,
+  hooks: ConversationHooks,
+): Promise<string> {
+  const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt, context) }];
+  const tools = speaker.tools.map(toSpec);
+  for (let call = 0; call < speaker.maxIter; call += 1) {
+    signal.throwIfAborted();
+    const started = hooks.now();
+    const response = await callLlm(speaker.llm, {
+      agent: speaker.role,
+      prompt,
+      context,
+      messages: [...messages],
+      tools,
+      signal,
+    });
+    hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
+    const toolCalls = response.toolCalls ?? [];
+    if (toolCalls.length === 0) return response.text;
+    messages.push({ role: 'assistant', content: response.text, toolCalls });
+    for (const toolCall of toolCalls) {
+      const record = await runTool(speaker.tools, toolCall, signal);
+      hooks.onToolCall?.(record);
+      messages.push({
+        role: 'tool',
+        toolCallId: toolCall.id,
+        name: toolCall.name,
+        content: record.error === undefined ? (record.result ?? '') : `Error: ${record.error}`,
+      });
+    }
+  }
+  throw new MaxIterationsError(speaker.role, speaker.maxIter);
+}
+
+async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {
+  const tool = tools.find((t) => t.name === call.name);
+  if (tool === undefined) {
+    const known = tools.map((t) => t.name).join(', ') || 'none';
+    return { tool: call.name, args: call.args, error: `unknown tool "${call.name}" (known: ${known})` };
+  }
+  const parsed = tool.parameters
+    ? tool.parameters.safeParse(call.args)
+    : { success: true as const, data: call.args };
+  if (!parsed.success) {
+    return { tool: call.name, args: call.args, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  }
+  try {
+    const result: unknown = await tool.execute(parsed.data, { signal });
+    return {
+      tool: call.name,
+      args: call.args,
+      result: typeof result === 'string' ? result : JSON.stringify(result),
+    };
+  } catch (error) {
+    signal.throwIfAborted();
+    return {
+      tool: call.name,
+      args: call.args,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+function toSpec(tool: Tool): ToolSpec {
+  const parameters = tool.parameters ? z.toJSONSchema(tool.parameters) : { type: 'object', properties: {} };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: parameters as Record<string, unknown>,
+  };
+}

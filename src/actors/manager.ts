@@ -1,0 +1,109 @@
+import { fromPromise } from 'xstate';
+import { UnknownWorkerError } from '../errors.js';
+import { addUsage, emptyUsage } from '../models/usage.js';
+import type { Usage } from '../types.js';
+import { converse } from './conversation.js';
+import type { AttemptAgent } from './task-attempt.js';
+
+/** A manager written as two functions. */
+export interface ManagerFunctions {
+  /** Returns the role of the worker that should do the task. */
+  allocate(description: string, workerRoles: string[], context: string): string | Promise<string>;
+  /** Merges the workers' outputs (in task order) into the crew's answer. */
+  synthesize(goal: string, outputs: string[]): string | Promise<string>;
+}
+
+/** A hierarchical crew's manager: two functions, or an agent whose model chooses and synthesizes. */
+export type ManagerLike = ManagerFunctions | AttemptAgent;
+
+/** What the manager actors need from the run. */
+export interface ManagerScope {
+  manager: ManagerLike;
+  workerRoles: readonly string[];
+  goal: string;
+  now(): number;
+  /** The task at a position: its node id, description and the context it would be given. */
+  taskAt(index: number): { nodeId: string; description: string; context: string };
+  /** The completed workers' raw outputs, in task order. */
+  outputs(): string[];
+  onCall(phase: 'allocate' | 'synthesize', usage: Usage): void;
+  onDelegation(task: string, role: string): void;
+}
+
+function isFunctions(manager: ManagerLike): manager is ManagerFunctions {
+  return typeof (manager as Partial<ManagerFunctions>).allocate === 'function';
+}
+
+async function ask(
+  agent: AttemptAgent,
+  usage: Usage,
+  request: { description: string; expected: string; context: string },
+  signal: AbortSignal,
+  now: () => number,
+): Promise<string> {
+  const prompt = agent.renderPrompt(request.description, request.expected);
+  return converse(agent, prompt, request.context, signal, {
+    now,
+    onModelCall: (call) => addUsage(usage, call),
+  });
+}
+
+/**
+ * The manager's allocation call for one task, as an actor: resolves with a worker role, or rejects
+ * with `unknown_worker` when the answer (trimmed) is not exactly one of the workers' roles.
+ */
+export function fromAllocation(scope: ManagerScope) {
+  return fromPromise<string, { index: number }>(async ({ input, signal }) => {
+    const task = scope.taskAt(input.index);
+    const roles = [...scope.workerRoles];
+    const { manager } = scope;
+    const usage = emptyUsage();
+    let answer: unknown;
+    try {
+      answer = isFunctions(manager)
+        ? await manager.allocate(task.description, roles, task.context)
+        : await ask(
+            manager,
+            usage,
+            {
+              description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
+              expected: 'Exactly one worker role from the list, and nothing else',
+              context: task.context,
+            },
+            signal,
+            scope.now,
+          );
+    } finally {
+      scope.onCall('allocate', usage);
+    }
+    const role = String(answer).trim();
+    if (!roles.includes(role)) throw new UnknownWorkerError(role, roles, task.nodeId);
+    scope.onDelegation(task.nodeId, role);
+    return role;
+  });
+}
+
+/** The manager's synthesis call, as an actor: resolves with the crew's final text. */
+export function fromSynthesis(scope: ManagerScope) {
+  return fromPromise<string, Record<string, never>>(async ({ signal }) => {
+    const { manager } = scope;
+    const outputs = scope.outputs();
+    const usage = emptyUsage();
+    try {
+      if (isFunctions(manager)) return String(await manager.synthesize(scope.goal, outputs));
+      return await ask(
+        manager,
+        usage,
+        {
+          description: `Synthesize the workers' outputs into one answer for the goal: ${scope.goal}`,
+          expected: 'The final answer',
+          context: outputs.join('\n'),
+        },
+        signal,
+        scope.now,
+      );
+    } finally {
+      scope.onCall('synthesize', usage);
+    }
+  });
+}

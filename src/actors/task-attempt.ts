@@ -1,0 +1,108 @@
+import { fromPromise } from 'xstate';
+import type { ZodType } from 'zod';
+import { GuardrailError, TaskTimeoutError } from '../errors.js';
+import type { WorkInput, WorkOutcome } from '../machines/lifecycle.js';
+import type { TaskOutput, ToolCallRecord, Usage } from '../types.js';
+import { converse, type Speaker } from './conversation.js';
+import { toFailure } from './failure.js';
+import { parseStructured } from './structured-output.js';
+
+/** An agent as a task attempt needs it. */
+export interface AttemptAgent extends Speaker {
+  renderPrompt(description: string, expectedOutput: string): string;
+}
+
+/** Everything one task run needs, resolved at the time it starts. */
+export interface AttemptSpec {
+  nodeId: string;
+  name: string;
+  description: string;
+  expectedOutput: string;
+  /** The context text this run reads. */
+  context: string;
+  agent: AttemptAgent;
+  outputSchema: ZodType | undefined;
+  guardrail: ((output: TaskOutput) => boolean | string | Promise<boolean | string>) | undefined;
+  timeoutMs: number | undefined;
+}
+
+/** The value a completed task run hands to its lifecycle. */
+export interface TaskRunValue {
+  raw: string;
+  structured?: unknown;
+}
+
+/** Where task attempts report model and tool calls. */
+export interface AttemptHooks {
+  now(): number;
+  onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number): void;
+  onToolCall(nodeId: string, record: ToolCallRecord): void;
+}
+
+/**
+ * The `work` actor of a task run (an agent run): one attempt of the node's agent on its task, with
+ * the time limit, structured output and guardrail applied. Failures resolve as `{ ok: false }` so
+ * the lifecycle can decide on a retry; only an abort rejects.
+ */
+export function fromTaskAttempt(lookup: (nodeId: string) => AttemptSpec, hooks: AttemptHooks) {
+  return fromPromise<WorkOutcome, WorkInput>(async ({ input, signal }) => {
+    const spec = lookup(input.nodeId);
+    try {
+      const value = await withTimeout(spec, signal, (attemptSignal) =>
+        attempt(spec, input.attempt, attemptSignal, hooks),
+      );
+      return { ok: true, output: value, finishedAt: hooks.now() };
+    } catch (error) {
+      signal.throwIfAborted();
+      return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
+    }
+  });
+}
+
+async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal, hooks: AttemptHooks) {
+  const prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
+  const raw = await converse(spec.agent, prompt, spec.context, signal, {
+    now: hooks.now,
+    onModelCall: (usage, durationMs) => hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs),
+    onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
+  });
+  const value: TaskRunValue = { raw };
+  if (spec.outputSchema) value.structured = parseStructured(spec.name, raw, spec.outputSchema);
+  if (spec.guardrail) {
+    const output: TaskOutput = {
+      name: spec.name,
+      description: spec.description,
+      expectedOutput: spec.expectedOutput,
+      agent: spec.agent.role,
+      ...value,
+    };
+    const verdict = await spec.guardrail(output);
+    if (verdict !== true)
+      throw new GuardrailError(spec.name, verdict === false ? 'no reason given' : verdict);
+  }
+  return value;
+}
+
+async function withTimeout<T>(
+  spec: AttemptSpec,
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (spec.timeoutMs === undefined) return run(signal);
+  const controller = new AbortController();
+  const timeout = new TaskTimeoutError(spec.name, spec.timeoutMs);
+  const timer = setTimeout(() => controller.abort(timeout), spec.timeoutMs);
+  const forward = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await Promise.race([
+      run(controller.signal),
+      new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason)),
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', forward);
+  }
+}

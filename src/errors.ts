@@ -1,0 +1,184 @@
+/** Options every {@link StatecrewError} accepts. */
+export interface StatecrewErrorOptions {
+  /** Whether a task attempt that failed with this error may be tried again. @default true */
+  retryable?: boolean;
+  /** Structured facts about the failure (names, limits, the offending value). */
+  details?: Record<string, unknown>;
+  /** The error that caused this one. */
+  cause?: unknown;
+}
+
+/**
+ * The base of every error statecrew throws. `code` is the stable contract; the message says what was
+ * wrong and where, and always ends with the code in parentheses.
+ *
+ * @example
+ * try { await crew.kickoff(); } catch (e) { if (e instanceof StatecrewError && e.code === 'unknown_worker') … }
+ */
+export class StatecrewError extends Error {
+  /** Stable snake_case identifier of the failure. */
+  readonly code: string;
+  /** Whether a task attempt that failed with this error may be retried. */
+  readonly retryable: boolean;
+  /** Structured facts about the failure. */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: string, what: string, options: StatecrewErrorOptions = {}) {
+    super(`${what} (${code})`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? true;
+    this.details = options.details ?? {};
+  }
+}
+
+/** A task's `context` names a task that runs later (or itself) in a sequential crew. */
+export class ContextOrderError extends StatecrewError {
+  constructor(task: string, referenced: string) {
+    super('context_forward_reference', `Task "${task}" references task "${referenced}", which runs later`, {
+      retryable: false,
+      details: { task, referenced },
+    });
+  }
+}
+
+/** A task's `context` names a task that is not part of the crew. */
+export class UnknownContextTaskError extends StatecrewError {
+  constructor(task: string, referenced: string) {
+    super(
+      'unknown_context_task',
+      `Task "${task}" references task "${referenced}", which is not in this crew`,
+      {
+        retryable: false,
+        details: { task, referenced },
+      },
+    );
+  }
+}
+
+/** Two tasks of one crew share a name (node ids must be unique). */
+export class DuplicateTaskError extends StatecrewError {
+  constructor(name: string, positions: readonly number[]) {
+    super('duplicate_task', `Task name "${name}" is used by tasks at positions ${positions.join(' and ')}`, {
+      retryable: false,
+      details: { name, positions },
+    });
+  }
+}
+
+/** Two workers of a hierarchical crew share a role, so the manager could not tell them apart. */
+export class DuplicateRoleError extends StatecrewError {
+  constructor(role: string) {
+    super('duplicate_role', `Role "${role}" is held by more than one agent`, {
+      retryable: false,
+      details: { role },
+    });
+  }
+}
+
+/** A task has no agent in a process that needs one. */
+export class MissingAgentError extends StatecrewError {
+  constructor(task: string, process: string) {
+    super('missing_agent', `Task "${task}" has no agent, which the ${process} process needs`, {
+      retryable: false,
+      details: { task, process },
+    });
+  }
+}
+
+/** A hierarchical crew was built without a manager. */
+export class MissingManagerError extends StatecrewError {
+  constructor() {
+    super('missing_manager', 'A hierarchical crew needs a `manager` option', { retryable: false });
+  }
+}
+
+/** The manager chose a role that no worker holds. */
+export class UnknownWorkerError extends StatecrewError {
+  constructor(role: string, knownRoles: readonly string[], task: string) {
+    super(
+      'unknown_worker',
+      `Manager chose "${role}" for task "${task}", but the workers are: ${knownRoles.map((r) => `"${r}"`).join(', ')}`,
+      { retryable: false, details: { role, knownRoles, task } },
+    );
+  }
+}
+
+/** An option has a value outside what it accepts. */
+export class InvalidOptionError extends StatecrewError {
+  constructor(where: string, option: string, expected: string, received: unknown) {
+    super('invalid_option', `${where}: option "${option}" must be ${expected}, got ${describe(received)}`, {
+      retryable: false,
+      details: { where, option, expected },
+    });
+  }
+}
+
+/** A model (or policy) answered with something that is not a usable reply. */
+export class ModelResponseError extends StatecrewError {
+  constructor(agent: string, received: unknown) {
+    super(
+      'invalid_model_response',
+      `Model of agent "${agent}" returned ${describe(received)} instead of text`,
+      {
+        retryable: false,
+        details: { agent },
+      },
+    );
+  }
+}
+
+/** A task's output did not match its `outputSchema`. Retryable: the model may do better. */
+export class OutputValidationError extends StatecrewError {
+  constructor(task: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
+    const listed = issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+    super('output_invalid', `Output of task "${task}" does not match its schema: ${listed}`, {
+      details: { task, issues },
+    });
+  }
+}
+
+/** A task's guardrail rejected its output. Retryable: the model may do better. */
+export class GuardrailError extends StatecrewError {
+  constructor(task: string, reason: string) {
+    super('guardrail_rejected', `Guardrail of task "${task}" rejected the output: ${reason}`, {
+      details: { task, reason },
+    });
+  }
+}
+
+/** A task attempt ran past its `timeoutMs`. Retryable. */
+export class TaskTimeoutError extends StatecrewError {
+  constructor(task: string, timeoutMs: number) {
+    super('task_timeout', `Task "${task}" did not finish within ${timeoutMs} ms`, {
+      details: { task, timeoutMs },
+    });
+  }
+}
+
+/** An agent was still calling tools after `maxIter` model calls. */
+export class MaxIterationsError extends StatecrewError {
+  constructor(agent: string, maxIter: number) {
+    super('max_iterations', `Agent "${agent}" was still calling tools after ${maxIter} model calls`, {
+      details: { agent, maxIter },
+    });
+  }
+}
+
+/** A scripted model was called more often than its script has replies. */
+export class ScriptExhaustedError extends StatecrewError {
+  constructor(calls: number, replies: number) {
+    super('script_exhausted', `Scripted model was called ${calls} times but has only ${replies} replies`, {
+      retryable: false,
+      details: { calls, replies },
+    });
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}

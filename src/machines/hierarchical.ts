@@ -1,0 +1,127 @@
+import { assign, fromPromise, setup } from 'xstate';
+import type { NodeSettledEvent } from './settled.js';
+
+/** Input of the hierarchical supervisor: how many tasks the manager allocates. */
+export interface HierarchicalInput {
+  total: number;
+}
+
+/** Context of the hierarchical supervisor. */
+export interface HierarchicalContext {
+  total: number;
+  index: number;
+  /** The worker role the manager chose for the task at `index`. */
+  role: string | undefined;
+  synthesis: string | undefined;
+  failedAt: number | undefined;
+  /** Why the run was rejected (a manager call failed). */
+  error: unknown;
+}
+
+/** Output of the hierarchical supervisor. */
+export interface HierarchicalOutput {
+  synthesis: string | undefined;
+  failedAt: number | undefined;
+  error: unknown;
+}
+
+/**
+ * The hierarchical supervisor: for each task the manager allocates a worker (`allocate` actor), the
+ * worker runs the task (`startNode`), and after the last task the manager synthesizes (`synthesize`
+ * actor): `tasks + 1` manager calls. A task that fails for good blocks the rest and skips synthesis;
+ * a failed manager call rejects the run.
+ */
+export const hierarchicalMachine = setup({
+  types: {
+    context: {} as HierarchicalContext,
+    input: {} as HierarchicalInput,
+    events: {} as NodeSettledEvent,
+    output: {} as HierarchicalOutput,
+  },
+  actors: {
+    allocate: fromPromise<string, { index: number }>(async () => {
+      throw new Error('No allocate actor was provided');
+    }),
+    synthesize: fromPromise<string, Record<string, never>>(async () => {
+      throw new Error('No synthesize actor was provided');
+    }),
+  },
+  actions: {
+    startNode: (_, _params: { index: number; role: string }) => {},
+    retryNode: (_, _params: { nodeId: string }) => {},
+    blockFrom: (_, _params: { index: number; reason: string }) => {},
+  },
+  guards: {
+    hasNext: ({ context }) => context.index < context.total,
+    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+  },
+}).createMachine({
+  id: 'hierarchical',
+  context: ({ input }) => ({
+    total: input.total,
+    index: 0,
+    role: undefined,
+    synthesis: undefined,
+    failedAt: undefined,
+    error: undefined,
+  }),
+  initial: 'next',
+  states: {
+    next: {
+      always: [{ guard: 'hasNext', target: 'allocating' }, { target: 'synthesizing' }],
+    },
+    allocating: {
+      invoke: {
+        src: 'allocate',
+        input: ({ context }) => ({ index: context.index }),
+        onDone: { target: 'working', actions: assign({ role: ({ event }) => event.output }) },
+        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
+      },
+    },
+    working: {
+      entry: {
+        type: 'startNode',
+        params: ({ context }) => ({ index: context.index, role: context.role ?? '' }),
+      },
+      on: {
+        'xstate.done.actor.*': {
+          target: 'next',
+          actions: assign({ index: ({ context }) => context.index + 1 }),
+        },
+        'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
+        'NODE.FAILED': [
+          {
+            guard: 'willRetry',
+            actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
+          },
+          {
+            target: 'done',
+            actions: [
+              assign({ failedAt: ({ context }) => context.index }),
+              {
+                type: 'blockFrom',
+                params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
+              },
+            ],
+          },
+        ],
+      },
+    },
+    synthesizing: {
+      invoke: {
+        src: 'synthesize',
+        input: {},
+        onDone: { target: 'done', actions: assign({ synthesis: ({ event }) => event.output }) },
+        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
+      },
+    },
+    done: { type: 'final' },
+    rejected: { type: 'final' },
+    crashed: { type: 'final' },
+  },
+  output: ({ context }) => ({
+    synthesis: context.synthesis,
+    failedAt: context.failedAt,
+    error: context.error,
+  }),
+});

@@ -1,0 +1,85 @@
+import { assign, setup } from 'xstate';
+import type { NodeSettledEvent } from './settled.js';
+
+/** Input of the sequential supervisor: how many tasks it runs. */
+export interface SequentialInput {
+  total: number;
+}
+
+/** Context of the sequential supervisor: the position of the task in flight. */
+export interface SequentialContext {
+  total: number;
+  index: number;
+  /** Position of the task that failed for good, if one did. */
+  failedAt: number | undefined;
+  /** What crashed a task run actor, if one crashed. */
+  error: unknown;
+}
+
+/** Output of the sequential supervisor. */
+export interface SequentialOutput {
+  failedAt: number | undefined;
+  error: unknown;
+}
+
+/**
+ * The sequential supervisor: starts the task at `index`, waits for it to settle, retries it while its
+ * lifecycle allows, moves on when it completes, and blocks every later task when it fails for good.
+ * A crashed task run actor ends it in `crashed`. `startNode`, `retryNode` and `blockFrom` are provided
+ * by the runtime.
+ */
+export const sequentialMachine = setup({
+  types: {
+    context: {} as SequentialContext,
+    input: {} as SequentialInput,
+    events: {} as NodeSettledEvent,
+    output: {} as SequentialOutput,
+  },
+  actions: {
+    startNode: (_, _params: { index: number }) => {},
+    retryNode: (_, _params: { nodeId: string }) => {},
+    blockFrom: (_, _params: { index: number; reason: string }) => {},
+  },
+  guards: {
+    hasNext: ({ context }) => context.index < context.total,
+    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+  },
+}).createMachine({
+  id: 'sequential',
+  context: ({ input }) => ({ total: input.total, index: 0, failedAt: undefined, error: undefined }),
+  initial: 'next',
+  states: {
+    next: {
+      always: [{ guard: 'hasNext', target: 'running' }, { target: 'done' }],
+    },
+    running: {
+      entry: { type: 'startNode', params: ({ context }) => ({ index: context.index }) },
+      on: {
+        'xstate.done.actor.*': {
+          target: 'next',
+          actions: assign({ index: ({ context }) => context.index + 1 }),
+        },
+        'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
+        'NODE.FAILED': [
+          {
+            guard: 'willRetry',
+            actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
+          },
+          {
+            target: 'done',
+            actions: [
+              assign({ failedAt: ({ context }) => context.index }),
+              {
+                type: 'blockFrom',
+                params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
+              },
+            ],
+          },
+        ],
+      },
+    },
+    done: { type: 'final' },
+    crashed: { type: 'final' },
+  },
+  output: ({ context }) => ({ failedAt: context.failedAt, error: context.error }),
+});

@@ -1,0 +1,28 @@
+import { ModelResponseError } from '../errors.js';
+import type { Llm, Model, ModelRequest, ModelResponse } from '../types.js';
+
+/** True when `llm` is a {@link Model} rather than a policy function. */
+export function isModel(llm: Llm): llm is Model {
+  return typeof llm === 'object' && llm !== null && typeof llm.generate === 'function';
+}
+
+/**
+ * Asks `llm` for one reply. A policy gets `(prompt, context)` and its string becomes the text; a model
+ * gets the whole request. Anything that is not text is a {@link ModelResponseError}.
+ */
+export async function callLlm(llm: Llm, request: ModelRequest): Promise<ModelResponse> {
+  if (!isModel(llm)) {
+    const text: unknown = await llm(request.prompt, request.context);
+    if (typeof text !== 'string') throw new ModelResponseError(request.agent, text);
+    return { text };
+  }
+  const response: unknown = await llm.generate(request);
+  if (!isModelResponse(response)) throw new ModelResponseError(request.agent, response);
+  return response;
+}
+
+function isModelResponse(value: unknown): value is ModelResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const { text, toolCalls } = value as { text?: unknown; toolCalls?: unknown };
+  return typeof text === 'string' && (toolCalls === undefined || Array.isArray(toolCalls));
+}

@@ -1,0 +1,101 @@
+import { ScriptExhaustedError } from '../errors.js';
+import type { Model, ModelRequest, ModelResponse } from '../types.js';
+
+/** One scripted reply: text, a full response, an error to throw, or a function computing one of those. */
+export type ScriptedReply =
+  | string
+  | ModelResponse
+  | Error
+  | ((request: ModelRequest, call: number) => string | ModelResponse | Promise<string | ModelResponse>);
+
+/** A script: replies in call order, or one function deciding each reply from the request. */
+export type Script = readonly ScriptedReply[] | ((request: ModelRequest, call: number) => ScriptedReply);
+
+/** A request as the scripted model recorded it (the signal left out). */
+export type RecordedRequest = Omit<ModelRequest, 'signal'>;
+
+/** A {@link Model} that answers from a script and records every request it got. */
+export interface ScriptedModel extends Model {
+  /** Every request, in call order. */
+  readonly calls: readonly RecordedRequest[];
+  /** Calls started and not yet answered. */
+  readonly inFlight: number;
+  /** The most calls that were ever in flight at once. */
+  readonly peakInFlight: number;
+  /** Requests whose signal was aborted while their call was in flight. */
+  readonly aborted: readonly RecordedRequest[];
+}
+
+/**
+ * A deterministic model for tests and examples. Replies come from `script` in call order (or from a
+ * function of the request); usage is estimated as one token per four characters unless a reply gives
+ * its own. A call past the end of a list script fails with `script_exhausted`. A pending reply
+ * rejects with the signal's reason when the request's signal aborts.
+ *
+ * @example
+ * const llm = scriptedModel(['three facts', 'a draft', 'the final text']);
+ */
+export function scriptedModel(script: Script): ScriptedModel {
+  const calls: RecordedRequest[] = [];
+  const aborted: RecordedRequest[] = [];
+  let inFlight = 0;
+  let peakInFlight = 0;
+
+  const pick = (request: ModelRequest, call: number): ScriptedReply => {
+    if (typeof script === 'function') return script(request, call);
+    const reply = script[call];
+    if (reply === undefined) throw new ScriptExhaustedError(call + 1, script.length);
+    return reply;
+  };
+
+  const answer = async (request: ModelRequest, call: number): Promise<ModelResponse> => {
+    const reply = pick(request, call);
+    if (reply instanceof Error) throw reply;
+    const value = typeof reply === 'function' ? await reply(request, call) : reply;
+    const response = typeof value === 'string' ? { text: value } : value;
+    return response.usage ? response : { ...response, usage: estimateUsage(request, response.text) };
+  };
+
+  return {
+    get calls() {
+      return calls;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get peakInFlight() {
+      return peakInFlight;
+    },
+    get aborted() {
+      return aborted;
+    },
+    async generate(request) {
+      const { signal, ...recorded } = request;
+      const call = calls.push(recorded) - 1;
+      signal.throwIfAborted();
+      inFlight += 1;
+      peakInFlight = Math.max(peakInFlight, inFlight);
+      try {
+        return await raceAbort(answer(request, call), signal, () => aborted.push(recorded));
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+}
+
+function estimateUsage(request: ModelRequest, text: string) {
+  const input = request.messages.reduce((sum, m) => sum + m.content.length, 0);
+  return { inputTokens: Math.ceil(input / 4), outputTokens: Math.ceil(text.length / 4) };
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

@@ -1,0 +1,103 @@
+import { type ConversationHooks, converse, type Speaker } from '../actors/conversation.js';
+import { InvalidOptionError } from '../errors.js';
+import { isModel } from '../models/call.js';
+import type { Llm, Tool } from '../types.js';
+import { interpolate } from './interpolate.js';
+import { optionalInteger, optionalPositive, requiredText } from './validate.js';
+
+/** Options of an {@link Agent}. */
+export interface AgentOptions {
+  /** Who the agent is; also how a hierarchical manager names it. */
+  role: string;
+  /** What it works towards. @default '' */
+  goal?: string | undefined;
+  /** Where it comes from. @default '' */
+  backstory?: string | undefined;
+  /** A policy `(prompt, context) => text` or a {@link Model}. */
+  llm: Llm;
+  /** Tools its model may call. @default [] */
+  tools?: readonly Tool[] | undefined;
+  /** Model calls allowed in one task attempt (tool rounds included). @default 10 */
+  maxIter?: number | undefined;
+  /** Retries after a failed attempt, for tasks that set none. @default 2 */
+  maxRetries?: number | undefined;
+  /** Time limit of one attempt, for tasks that set none. @default no limit */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * A persona with a model and tools. Agents are definitions: a crew run uses a copy whose role, goal and
+ * backstory have the run's inputs interpolated; the original is never changed.
+ *
+ * @example
+ * const researcher = new Agent({ role: 'Researcher', goal: 'find facts', backstory: 'meticulous', llm });
+ * researcher.renderPrompt('Research AI', '3 bullets');
+ */
+export class Agent implements Speaker {
+  readonly role: string;
+  readonly goal: string;
+  readonly backstory: string;
+  readonly llm: Llm;
+  readonly tools: readonly Tool[];
+  readonly maxIter: number;
+  readonly maxRetries: number | undefined;
+  readonly timeoutMs: number | undefined;
+
+  constructor(options: AgentOptions) {
+    const where = `Agent "${String(options.role)}"`;
+    requiredText('Agent', 'role', options.role);
+    if (typeof options.llm !== 'function' && !isModel(options.llm)) {
+      throw new InvalidOptionError(where, 'llm', 'a policy function or a model with generate()', options.llm);
+    }
+    optionalInteger(where, 'maxIter', options.maxIter, 1);
+    optionalInteger(where, 'maxRetries', options.maxRetries, 0);
+    optionalPositive(where, 'timeoutMs', options.timeoutMs);
+    this.role = options.role;
+    this.goal = options.goal ?? '';
+    this.backstory = options.backstory ?? '';
+    this.llm = options.llm;
+    this.tools = options.tools ?? [];
+    this.maxIter = options.maxIter ?? 10;
+    this.maxRetries = options.maxRetries;
+    this.timeoutMs = options.timeoutMs;
+  }
+
+  /**
+   * The prompt for one task: `You are <role>. Your goal: <goal>. Backstory: <backstory>.`, then
+   * `Task: <description>` and `Expected output: <expectedOutput>` on lines of their own. The goal and
+   * backstory sentences are left out when empty, the expected-output line when `expectedOutput` is.
+   */
+  renderPrompt(description: string, expectedOutput: string): string {
+    const persona = [`You are ${this.role}.`];
+    if (this.goal !== '') persona.push(`Your goal: ${this.goal}.`);
+    if (this.backstory !== '') persona.push(`Backstory: ${this.backstory}.`);
+    const lines = [persona.join(' '), `Task: ${description}`];
+    if (expectedOutput !== '') lines.push(`Expected output: ${expectedOutput}`);
+    return lines.join('\n');
+  }
+
+  /**
+   * Runs one task outside a crew: renders the prompt, asks the model (running tools it calls) and
+   * returns its final text.
+   */
+  execute(
+    description: string,
+    expectedOutput: string,
+    context = '',
+    options: { signal?: AbortSignal } = {},
+  ): Promise<string> {
+    const hooks: ConversationHooks = { now: Date.now };
+    const signal = options.signal ?? new AbortController().signal;
+    return converse(this, this.renderPrompt(description, expectedOutput), context, signal, hooks);
+  }
+
+  /** A copy whose role, goal and backstory have `inputs` interpolated; this agent when none change. */
+  withInputs(inputs: Readonly<Record<string, unknown>>): Agent {
+    const role = interpolate(this.role, inputs);
+    const goal = interpolate(this.goal, inputs);
+    const backstory = interpolate(this.backstory, inputs);
+    if (role === this.role && goal === this.goal && backstory === this.backstory) return this;
+    const copy = Object.create(Agent.prototype) as Agent;
+    return Object.assign(copy, this, { role, goal, backstory });
+  }
+}

@@ -1,0 +1,92 @@
+import type { ManagerFunctions } from '../actors/manager.js';
+import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
+import type { CrewOutput } from '../types.js';
+import { Agent } from './agent.js';
+import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
+import type { ProcessKind } from './process.js';
+import { processes } from './processes/registry.js';
+import { Task } from './task.js';
+
+/** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
+export type Manager = ManagerFunctions | Agent;
+
+/** Options of a {@link Crew}. */
+export interface CrewOptions {
+  /** The tasks, in list order. */
+  tasks: Task[];
+  /** The agents; hierarchical crews allocate among them. @default the tasks' agents, in order */
+  agents?: Agent[] | undefined;
+  /** How the tasks run. @default 'sequential' */
+  process?: ProcessKind | undefined;
+  /** The manager of a hierarchical crew. */
+  manager?: Manager | undefined;
+  /** What the crew is for; the goal a hierarchical manager synthesizes towards. @default '' */
+  goal?: string | undefined;
+}
+
+/**
+ * A team of agents and the tasks they work through. A crew is a definition: every `run` is a new,
+ * independent run of its supervisor actor.
+ *
+ * @example
+ * const crew = new Crew({ agents: [researcher, writer], tasks: [research, write] });
+ * const out = await crew.kickoff({ inputs: { topic: 'AI' } });
+ */
+export class Crew {
+  readonly tasks: readonly Task[];
+  readonly agents: readonly Agent[];
+  readonly process: ProcessKind;
+  readonly manager: Manager | undefined;
+  readonly goal: string;
+  readonly #nodeIds = new Map<Task, string>();
+
+  constructor(options: CrewOptions) {
+    if (!Array.isArray(options.tasks) || options.tasks.some((t) => !(t instanceof Task))) {
+      throw new InvalidOptionError('Crew', 'tasks', 'an array of Task', options.tasks);
+    }
+    if (options.agents?.some((a) => !(a instanceof Agent))) {
+      throw new InvalidOptionError('Crew', 'agents', 'an array of Agent', options.agents);
+    }
+    const process = options.process ?? 'sequential';
+    if (!Object.hasOwn(processes, process)) {
+      throw new InvalidOptionError('Crew', 'process', `one of ${Object.keys(processes).join(', ')}`, process);
+    }
+    this.tasks = [...options.tasks];
+    this.agents = options.agents
+      ? [...options.agents]
+      : [...new Set(this.tasks.flatMap((t) => t.agent ?? []))];
+    this.process = process;
+    this.manager = options.manager;
+    this.goal = options.goal ?? '';
+    this.#assignNodeIds();
+    processes[process].checkDefinition(this);
+  }
+
+  /** The node id of `task` in this crew: its name, else `task-<position from 1>`. */
+  nodeIdOf(task: Task): string | undefined {
+    return this.#nodeIds.get(task);
+  }
+
+  /** Starts a run and returns its id, event stream, supervisor actor and result. */
+  run(options: RunOptions = {}): CrewRun {
+    return startCrewRun(this, processes[this.process], options);
+  }
+
+  /** Runs the crew to the end: `run(options).result`. */
+  async kickoff(options: RunOptions = {}): Promise<CrewOutput> {
+    return this.run(options).result;
+  }
+
+  #assignNodeIds(): void {
+    const positions = new Map<string, number[]>();
+    this.tasks.forEach((task, index) => {
+      if (this.#nodeIds.has(task)) {
+        throw new InvalidOptionError('Crew', 'tasks', 'distinct Task objects', `task ${index + 1} repeated`);
+      }
+      const nodeId = task.name ?? `task-${index + 1}`;
+      this.#nodeIds.set(task, nodeId);
+      positions.set(nodeId, [...(positions.get(nodeId) ?? []), index + 1]);
+    });
+    for (const [name, at] of positions) if (at.length > 1) throw new DuplicateTaskError(name, at);
+  }
+}

@@ -1,0 +1,34 @@
+import { type Observable, Subject } from 'rxjs';
+import type { StatecrewEvent } from '../types.js';
+
+type WithoutStamp<E> = E extends unknown ? Omit<E, 'runId' | 'at'> : never;
+
+/** An event before the hub stamps it with the run id and time. */
+export type UnstampedEvent = WithoutStamp<StatecrewEvent>;
+
+/**
+ * The one channel every event of a run passes through: stamped with the run id and the run's clock,
+ * handed to the run's reducer first (which builds the result) and then to `events$` subscribers.
+ */
+export class EventHub {
+  readonly #subject = new Subject<StatecrewEvent>();
+  readonly events$: Observable<StatecrewEvent> = this.#subject.asObservable();
+
+  constructor(
+    readonly runId: string,
+    readonly now: () => number,
+    private readonly reduce: (event: StatecrewEvent) => void,
+  ) {}
+
+  /** Stamps `event`, records it, and publishes it. */
+  emit(event: UnstampedEvent): void {
+    const stamped = { ...event, runId: this.runId, at: this.now() } as StatecrewEvent;
+    this.reduce(stamped);
+    this.#subject.next(stamped);
+  }
+
+  /** Ends `events$`. */
+  complete(): void {
+    this.#subject.complete();
+  }
+}

@@ -1,0 +1,81 @@
+import { UnknownContextTaskError } from '../errors.js';
+import type { Agent } from './agent.js';
+import { interpolate } from './interpolate.js';
+import type { Task } from './task.js';
+
+/** One task as a run sees it: its node id, position, and text with the run's inputs filled in. */
+export interface PlannedTask {
+  nodeId: string;
+  /** Position in the crew's task list, from 0. */
+  index: number;
+  task: Task;
+  description: string;
+  expectedOutput: string;
+  /** The task's agent with the inputs interpolated, if it has one. */
+  agent: Agent | undefined;
+  /** Node ids of the tasks in its `context` list, in list order; undefined when `context` is. */
+  contextIds: readonly string[] | undefined;
+}
+
+/** A crew resolved for one run. */
+export interface CrewPlan {
+  tasks: readonly PlannedTask[];
+  byNodeId: ReadonlyMap<string, PlannedTask>;
+  /** The crew's agents with the inputs interpolated, in the crew's order. */
+  agents: readonly Agent[];
+  inputs: Readonly<Record<string, unknown>>;
+  goal: string;
+}
+
+/** What planning needs of a crew. */
+export interface PlanSource {
+  readonly tasks: readonly Task[];
+  readonly agents: readonly Agent[];
+  readonly goal: string;
+  nodeIdOf(task: Task): string | undefined;
+}
+
+/**
+ * Resolves a crew for one run: reads each task's current `context` list (which names tasks of the
+ * crew, else `unknown_context_task`) and interpolates the inputs into descriptions, expected outputs
+ * and agent personas. The crew's own objects are left untouched.
+ */
+export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unknown>>): CrewPlan {
+  const personas = new Map<Agent, Agent>();
+  const persona = (agent: Agent): Agent => {
+    let resolved = personas.get(agent);
+    if (resolved === undefined) {
+      resolved = agent.withInputs(inputs);
+      personas.set(agent, resolved);
+    }
+    return resolved;
+  };
+  const tasks = crew.tasks.map((task, index): PlannedTask => {
+    const nodeId = crew.nodeIdOf(task) as string;
+    return {
+      nodeId,
+      index,
+      task,
+      description: interpolate(task.description, inputs),
+      expectedOutput: interpolate(task.expectedOutput, inputs),
+      agent: task.agent ? persona(task.agent) : undefined,
+      contextIds: task.context?.map((ref) => {
+        const refId = crew.nodeIdOf(ref);
+        if (refId === undefined) throw new UnknownContextTaskError(nodeId, ref.name ?? ref.description);
+        return refId;
+      }),
+    };
+  });
+  return {
+    tasks,
+    byNodeId: new Map(tasks.map((t) => [t.nodeId, t])),
+    agents: crew.agents.map(persona),
+    inputs,
+    goal: interpolate(crew.goal, inputs),
+  };
+}
+
+/** Attempts one run of `task` by `agent` may take: `1 + (task.maxRetries ?? agent.maxRetries ?? 2)`. */
+export function attemptsFor(task: Task, agent: Agent): number {
+  return 1 + (task.maxRetries ?? agent.maxRetries ?? 2);
+}

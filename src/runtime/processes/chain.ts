@@ -1,0 +1,44 @@
+import { ContextOrderError, MissingAgentError } from '../../errors.js';
+import type { CrewPlan, PlannedTask } from '../plan.js';
+import type { RunRecorder } from '../recorder.js';
+import { leafOutput, type ProcessSummary } from '../result.js';
+
+/**
+ * Checks that every task has an agent and that every task in a `context` list comes earlier in the
+ * crew, so a chain can run it in list order.
+ */
+export function validateChain(plan: CrewPlan, process: string): void {
+  for (const planned of plan.tasks) {
+    if (planned.agent === undefined) throw new MissingAgentError(planned.nodeId, process);
+    for (const refId of planned.contextIds ?? []) {
+      const ref = plan.byNodeId.get(refId);
+      if (ref === undefined || ref.index >= planned.index) throw new ContextOrderError(planned.nodeId, refId);
+    }
+  }
+}
+
+/**
+ * The context of a task in a chain: `undefined` → the previous task's raw ('' for the first);
+ * `[a, b]` → those tasks' raws joined with '\n' in list order; `[]` → ''.
+ */
+export function chainContext(plan: CrewPlan, planned: PlannedTask, recorder: RunRecorder): string {
+  if (planned.contextIds === undefined) {
+    const previous = plan.tasks[planned.index - 1];
+    return previous === undefined ? '' : (recorder.rawOf(previous.nodeId) ?? '');
+  }
+  return planned.contextIds.map((id) => recorder.rawOf(id) ?? '').join('\n');
+}
+
+/** A chain's result: raw of the completed task latest in list order; the last task is the leaf. */
+export function chainSummary(tasks: readonly PlannedTask[], recorder: RunRecorder): ProcessSummary {
+  let raw = '';
+  for (let i = tasks.length - 1; i >= 0; i -= 1) {
+    const found = recorder.rawOf((tasks[i] as PlannedTask).nodeId);
+    if (found !== undefined) {
+      raw = found;
+      break;
+    }
+  }
+  const last = tasks[tasks.length - 1];
+  return { raw, ...leafOutput(recorder, last === undefined ? [] : [last.nodeId]) };
+}

@@ -1,0 +1,104 @@
+import { addUsage, emptyUsage } from '../models/usage.js';
+import type { NodeStatus, StatecrewEvent, TaskOutput, ToolCallRecord, Usage } from '../types.js';
+
+/** What the recorder knows about one node, built only from its events. */
+export interface NodeRecord {
+  nodeId: string;
+  name: string;
+  agent: string;
+  status: NodeStatus;
+  startedAt: number;
+  durationMs: number;
+  attempts: number;
+  usage: Usage;
+  toolCalls: ToolCallRecord[];
+  error?: string;
+  output?: TaskOutput;
+}
+
+/**
+ * Folds a run's events into what its result reports. It is the run's only bookkeeping of what ran:
+ * context building and the result both read from it. Each event costs O(1).
+ */
+export class RunRecorder {
+  readonly nodes = new Map<string, NodeRecord>();
+  /** Completed and failed nodes, in the order they settled. */
+  readonly settled: NodeRecord[] = [];
+  readonly blocked: string[] = [];
+  readonly delegations: { task: string; role: string }[] = [];
+  readonly usage: Usage = emptyUsage();
+  managerCalls = 0;
+
+  apply(event: StatecrewEvent): void {
+    switch (event.type) {
+      case 'node.started': {
+        const record = this.#record(event.nodeId, event.name, event.agent);
+        record.status = 'running';
+        record.attempts = event.attempt;
+        if (event.attempt === 1) record.startedAt = event.at;
+        return;
+      }
+      case 'node.completed': {
+        const record = this.#record(event.nodeId, event.output.name, event.output.agent);
+        record.status = 'completed';
+        record.durationMs = event.durationMs;
+        record.output = event.output;
+        this.settled.push(record);
+        return;
+      }
+      case 'node.failed': {
+        if (event.willRetry) return;
+        const record = this.#record(event.nodeId, event.nodeId, '');
+        record.status = 'failed';
+        record.durationMs = event.durationMs;
+        record.error = event.error;
+        this.settled.push(record);
+        return;
+      }
+      case 'node.blocked':
+        this.#record(event.nodeId, event.nodeId, '').status = 'blocked';
+        this.blocked.push(event.nodeId);
+        return;
+      case 'model.call':
+        addUsage(this.#record(event.nodeId, event.nodeId, '').usage, event.usage);
+        addUsage(this.usage, event.usage);
+        return;
+      case 'tool.call':
+        this.#record(event.nodeId, event.nodeId, '').toolCalls.push(event.call);
+        return;
+      case 'delegation':
+        this.delegations.push({ task: event.task, role: event.role });
+        return;
+      case 'manager.call':
+        this.managerCalls += 1;
+        addUsage(this.usage, event.usage);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The raw output of a completed node, if it completed. */
+  rawOf(nodeId: string): string | undefined {
+    return this.nodes.get(nodeId)?.output?.raw;
+  }
+
+  #record(nodeId: string, name: string, agent: string): NodeRecord {
+    let record = this.nodes.get(nodeId);
+    if (record === undefined) {
+      record = {
+        nodeId,
+        name,
+        agent,
+        status: 'idle',
+        startedAt: 0,
+        durationMs: 0,
+        attempts: 0,
+        usage: emptyUsage(),
+        toolCalls: [],
+      };
+      this.nodes.set(nodeId, record);
+    }
+    return record;
+  }
+}

@@ -1,0 +1,103 @@
+import type { CrewOutput, NodeExecutionInfo, RunStatus, TaskOutput } from '../types.js';
+import type { NodeRecord, RunRecorder } from './recorder.js';
+
+/** What a process decides about its result; everything else comes from the recorder. */
+export interface ProcessSummary {
+  raw: string;
+  output: unknown;
+  leaves: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** Run-level facts the result needs besides the recorder and the process summary. */
+export interface RunFacts {
+  executionId: string;
+  process: string;
+  totalTimeMs: number;
+  /** The node id whose output `outputOf(task)` returns for a task. */
+  nodeIdOf(task: { readonly name: string | undefined }): string | undefined;
+}
+
+/** `completed` with no failures (an empty run too), `failed` with no successes, else `partial`. */
+export function statusOf(completed: number, failed: number): RunStatus {
+  if (failed === 0) return 'completed';
+  return completed === 0 ? 'failed' : 'partial';
+}
+
+/** The value a node contributes to `output` and `nodeResults`: structured when it has one, else raw. */
+export function nodeValue(output: TaskOutput): unknown {
+  return 'structured' in output ? output.structured : output.raw;
+}
+
+/** `output` by the leaf rule: one executed leaf → its value; several → a dict by node id; none → {}. */
+export function leafOutput(
+  recorder: RunRecorder,
+  leaves: readonly string[],
+): { output: unknown; leaves: string[] } {
+  const executed = leaves.filter((id) => recorder.nodes.get(id)?.output !== undefined);
+  const values = executed.map((id) => nodeValue(recorder.nodes.get(id)?.output as TaskOutput));
+  if (executed.length === 1) return { output: values[0], leaves: executed };
+  return { output: Object.fromEntries(executed.map((id, i) => [id, values[i]])), leaves: executed };
+}
+
+/** Builds the one result contract from a run's recorder, its process's summary and its facts. */
+export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, facts: RunFacts): CrewOutput {
+  const tasksOutput: TaskOutput[] = [];
+  const nodeResults: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  const nodes = recorder.settled.map(toNodeInfo);
+  for (const record of recorder.settled) {
+    if (record.output !== undefined) {
+      tasksOutput.push(record.output);
+      nodeResults[record.nodeId] = nodeValue(record.output);
+    } else if (record.error !== undefined) {
+      errors[record.nodeId] = record.error;
+    }
+  }
+  const completed = tasksOutput.length;
+  const failed = recorder.settled.length - completed;
+  return {
+    raw: summary.raw,
+    output: summary.output,
+    tasksOutput,
+    nodeResults,
+    nodes,
+    executionLog: nodes.map(({ nodeId, status, durationMs, error }) =>
+      error === undefined ? { nodeId, status, durationMs } : { nodeId, status, durationMs, error },
+    ),
+    status: statusOf(completed, failed),
+    errors,
+    usage: { ...recorder.usage },
+    managerCalls: recorder.managerCalls,
+    delegations: [...recorder.delegations],
+    totalTimeMs: facts.totalTimeMs,
+    summary: `${completed} completed, ${failed} failed, ${recorder.blocked.length} blocked`,
+    metadata: {
+      executionId: facts.executionId,
+      process: facts.process,
+      leaves: summary.leaves,
+      blocked: [...recorder.blocked],
+      ...summary.metadata,
+    },
+    outputOf(task) {
+      const nodeId = facts.nodeIdOf(task);
+      return nodeId === undefined ? undefined : recorder.nodes.get(nodeId)?.output;
+    },
+  };
+}
+
+function toNodeInfo(record: NodeRecord): NodeExecutionInfo {
+  const info: NodeExecutionInfo = {
+    nodeId: record.nodeId,
+    name: record.name,
+    agent: record.agent,
+    status: record.status === 'completed' ? 'completed' : 'failed',
+    startedAt: record.startedAt,
+    durationMs: record.durationMs,
+    attempts: record.attempts,
+    usage: { ...record.usage },
+    toolCalls: [...record.toolCalls],
+  };
+  if (record.error !== undefined) info.error = record.error;
+  return info;
+}

@@ -1,0 +1,71 @@
+import type { ZodType } from 'zod';
+import { InvalidOptionError } from '../errors.js';
+import type { TaskOutput } from '../types.js';
+import type { Agent } from './agent.js';
+import { optionalInteger, optionalPositive, requiredText } from './validate.js';
+
+/**
+ * Checks a task's output before it is accepted: `true` accepts it; `false` or a string (the reason)
+ * rejects the attempt with `guardrail_rejected`, which is retried like any failed attempt.
+ */
+export type Guardrail = (output: TaskOutput) => boolean | string | Promise<boolean | string>;
+
+/** Options of a {@link Task}. */
+export interface TaskOptions {
+  /** The node id of its runs. @default `task-<position from 1>` */
+  name?: string | undefined;
+  /** What to do; `{placeholders}` are filled from the run's inputs. */
+  description: string;
+  /** What a good answer looks like. @default '' */
+  expectedOutput?: string | undefined;
+  /** Who does it; hierarchical crews leave it out and let the manager choose. */
+  agent?: Agent | undefined;
+  /** Tasks whose outputs it reads; see the process for what `undefined` and `[]` mean. */
+  context?: Task[] | undefined;
+  /** Parses the output as JSON and validates it; the result is the task's `structured` output. */
+  outputSchema?: ZodType | undefined;
+  guardrail?: Guardrail | undefined;
+  /** Retries after a failed attempt. @default the agent's `maxRetries`, else 2 */
+  maxRetries?: number | undefined;
+  /** Time limit of one attempt. @default the agent's `timeoutMs`, else none */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * A unit of work for an agent. `context` is public and may be reassigned before a run: it is read at
+ * kickoff.
+ *
+ * @example
+ * const research = new Task({ name: 'research', description: 'Research {topic}', expectedOutput: '3 bullets', agent });
+ */
+export class Task {
+  readonly name: string | undefined;
+  readonly description: string;
+  readonly expectedOutput: string;
+  readonly agent: Agent | undefined;
+  context: Task[] | undefined;
+  readonly outputSchema: ZodType | undefined;
+  readonly guardrail: Guardrail | undefined;
+  readonly maxRetries: number | undefined;
+  readonly timeoutMs: number | undefined;
+
+  constructor(options: TaskOptions) {
+    const where = `Task "${options.name ?? options.description}"`;
+    requiredText('Task', 'description', options.description);
+    if (options.name !== undefined) requiredText(where, 'name', options.name);
+    if (options.context !== undefined && !Array.isArray(options.context)) {
+      throw new InvalidOptionError(where, 'context', 'an array of tasks or undefined', options.context);
+    }
+    optionalInteger(where, 'maxRetries', options.maxRetries, 0);
+    optionalPositive(where, 'timeoutMs', options.timeoutMs);
+    this.name = options.name;
+    this.description = options.description;
+    this.expectedOutput = options.expectedOutput ?? '';
+    this.agent = options.agent;
+    this.context = options.context;
+    this.outputSchema = options.outputSchema;
+    this.guardrail = options.guardrail;
+    this.maxRetries = options.maxRetries;
+    this.timeoutMs = options.timeoutMs;
+  }
+}

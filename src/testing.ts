@@ -1,0 +1,7 @@
+export {
+  type RecordedRequest,
+  type Script,
+  type ScriptedModel,
+  type ScriptedReply,
+  scriptedModel,
+} from './models/scripted.js';

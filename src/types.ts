@@ -1,0 +1,209 @@
+/** Token and call counts of one model call, a node, or a whole run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  calls: number;
+  /** Present only when some model reported a cost. */
+  costUsd?: number;
+}
+
+/** What a model may report about one call; missing counts are taken as 0. */
+export interface ModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+/** A model's request to call a tool. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+/** One message of the conversation an agent holds with its model during a task attempt. */
+export type ModelMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** A tool as the model sees it: a name, what it does, and a JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** Everything a {@link Model} gets for one call. */
+export interface ModelRequest {
+  /** The role of the calling agent. */
+  agent: string;
+  /** The rendered task prompt (see `Agent.renderPrompt`). */
+  prompt: string;
+  /** Outputs of earlier tasks that this task reads; '' when none. */
+  context: string;
+  /** The conversation so far: the prompt with its context first, then tool calls and their results. */
+  messages: ModelMessage[];
+  /** Tools the agent may call. */
+  tools: ToolSpec[];
+  /** Aborted when the run is cancelled or the attempt times out. */
+  signal: AbortSignal;
+}
+
+/** A model's answer: text, or tool calls to make before answering. */
+export interface ModelResponse {
+  text: string;
+  toolCalls?: ToolCall[];
+  usage?: ModelUsage;
+}
+
+/** Anything that answers a {@link ModelRequest}: a real provider, a scripted model, a recording. */
+export interface Model {
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** The simplest model: a function from prompt and context to text. */
+export type Policy = (prompt: string, context: string) => string | Promise<string>;
+
+/** What an agent thinks with. */
+export type Llm = Policy | Model;
+
+/** The lifecycle states of a node (a task run or a flow step run). */
+export type NodeStatus = 'idle' | 'ready' | 'running' | 'completed' | 'failed' | 'blocked';
+
+/** The outcome of a whole run. */
+export type RunStatus = 'completed' | 'partial' | 'failed';
+
+/** The output of one completed task. */
+export interface TaskOutput {
+  name: string;
+  /** The description after interpolation. */
+  description: string;
+  expectedOutput: string;
+  /** The role of the agent that produced it. */
+  agent: string;
+  raw: string;
+  /** The parsed value, when the task has an `outputSchema`. */
+  structured?: unknown;
+}
+
+/** A record of one tool call made during a node's run. */
+export interface ToolCallRecord {
+  tool: string;
+  args: unknown;
+  result?: string;
+  error?: string;
+}
+
+/** What the result tells about each node that ran. */
+export interface NodeExecutionInfo {
+  nodeId: string;
+  name: string;
+  /** Role of the agent that ran it. */
+  agent: string;
+  status: 'completed' | 'failed';
+  /** Epoch milliseconds of the first attempt's start. */
+  startedAt: number;
+  /** From the first attempt's start to the node settling. */
+  durationMs: number;
+  attempts: number;
+  usage: Usage;
+  toolCalls: ToolCallRecord[];
+  error?: string;
+}
+
+/** One line of the execution log: a node that completed or failed. */
+export interface ExecutionLogEntry {
+  nodeId: string;
+  status: 'completed' | 'failed';
+  durationMs: number;
+  error?: string;
+}
+
+/** Run-level facts; processes add their own keys. */
+export interface CrewMetadata {
+  executionId: string;
+  process: string;
+  /** Node ids whose values make up `output`. */
+  leaves: string[];
+  /** Node ids that never ran because something before them failed. */
+  blocked: string[];
+  [key: string]: unknown;
+}
+
+/** The one result every process returns. */
+export interface CrewOutput {
+  /** The completed task latest in list order; hierarchical: the manager's synthesis. */
+  raw: string;
+  /** One executed leaf → its value; several → `{ [nodeId]: value }`; none → `{}`. */
+  output: unknown;
+  /** Completed tasks, in completion order. */
+  tasksOutput: TaskOutput[];
+  /** Every completed node's value (structured when it has one, else raw). */
+  nodeResults: Record<string, unknown>;
+  /** Completed and failed nodes, in the order they settled. */
+  nodes: NodeExecutionInfo[];
+  executionLog: ExecutionLogEntry[];
+  status: RunStatus;
+  /** nodeId → error message. */
+  errors: Record<string, string>;
+  usage: Usage;
+  managerCalls: number;
+  delegations: { task: string; role: string }[];
+  totalTimeMs: number;
+  summary: string;
+  metadata: CrewMetadata;
+  /** The output of the given task in this run (loop: of its last iteration). */
+  outputOf(task: { readonly name: string | undefined }): TaskOutput | undefined;
+}
+
+interface EventBase {
+  /** The run's execution id. */
+  runId: string;
+  /** Epoch milliseconds, from the run's clock. */
+  at: number;
+}
+
+/** Every event a run emits on `events$`. */
+export type StatecrewEvent = EventBase &
+  (
+    | { type: 'run.started'; process: string; nodes: number }
+    | { type: 'node.ready'; nodeId: string }
+    | { type: 'node.started'; nodeId: string; name: string; attempt: number; agent: string }
+    | { type: 'node.completed'; nodeId: string; attempts: number; durationMs: number; output: TaskOutput }
+    | {
+        type: 'node.failed';
+        nodeId: string;
+        attempt: number;
+        durationMs: number;
+        error: string;
+        code?: string;
+        willRetry: boolean;
+      }
+    | { type: 'node.retrying'; nodeId: string; attempt: number }
+    | { type: 'node.blocked'; nodeId: string; reason: string }
+    | { type: 'delegation'; task: string; role: string }
+    | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }
+    | { type: 'model.call'; nodeId: string; attempt: number; usage: Usage; durationMs: number }
+    | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
+    | { type: 'run.completed'; status: RunStatus; totalTimeMs: number }
+    | { type: 'run.failed'; error: string; code?: string }
+  );
+
+/** The `type` of every event. */
+export type StatecrewEventType = StatecrewEvent['type'];
+
+/** What a tool gets besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the attempt times out. */
+  signal: AbortSignal;
+}
+
+/** A function an agent's model may call. `parameters` (zod) validates the arguments first. */
+export interface Tool<TArgs = unknown> {
+  name: string;
+  description: string;
+  parameters?: import('zod').ZodType<TArgs>;
+  execute(args: TArgs, context: ToolContext): unknown;
+}
