@@ -1,5 +1,5 @@
-import { assign, fromPromise, setup } from 'xstate';
-import type { NodeSettledEvent } from './settled.js';
+import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
+import type { AbortEvent, NodeSettledEvent } from './settled.js';
 
 /** Input of the hierarchical supervisor: how many tasks the manager allocates. */
 export interface HierarchicalInput {
@@ -29,13 +29,13 @@ export interface HierarchicalOutput {
  * The hierarchical supervisor: for each task the manager allocates a worker (`allocate` actor), the
  * worker runs the task (`startNode`), and after the last task the manager synthesizes (`synthesize`
  * actor): `tasks + 1` manager calls. A task that fails for good blocks the rest and skips synthesis;
- * a failed manager call rejects the run.
+ * a failed manager call rejects the run; `ABORT` stops whatever is in flight.
  */
 export const hierarchicalMachine = setup({
   types: {
     context: {} as HierarchicalContext,
     input: {} as HierarchicalInput,
-    events: {} as NodeSettledEvent,
+    events: {} as NodeSettledEvent | AbortEvent,
     output: {} as HierarchicalOutput,
   },
   actors: {
@@ -50,6 +50,9 @@ export const hierarchicalMachine = setup({
     startNode: (_, _params: { index: number; role: string }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { index: number; reason: string }) => {},
+    stopRuns: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
+    }),
   },
   guards: {
     hasNext: ({ context }) => context.index < context.total,
@@ -66,6 +69,7 @@ export const hierarchicalMachine = setup({
     error: undefined,
   }),
   initial: 'next',
+  on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
   states: {
     next: {
       always: [{ guard: 'hasNext', target: 'allocating' }, { target: 'synthesizing' }],
@@ -98,6 +102,7 @@ export const hierarchicalMachine = setup({
             target: 'done',
             actions: [
               assign({ failedAt: ({ context }) => context.index }),
+              stopChild(({ event }) => event.run),
               {
                 type: 'blockFrom',
                 params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
@@ -116,6 +121,7 @@ export const hierarchicalMachine = setup({
       },
     },
     done: { type: 'final' },
+    aborted: { type: 'final' },
     rejected: { type: 'final' },
     crashed: { type: 'final' },
   },

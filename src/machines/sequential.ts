@@ -1,5 +1,5 @@
-import { assign, setup } from 'xstate';
-import type { NodeSettledEvent } from './settled.js';
+import { assign, enqueueActions, setup, stopChild } from 'xstate';
+import type { AbortEvent, NodeSettledEvent } from './settled.js';
 
 /** Input of the sequential supervisor: how many tasks it runs. */
 export interface SequentialInput {
@@ -25,20 +25,23 @@ export interface SequentialOutput {
 /**
  * The sequential supervisor: starts the task at `index`, waits for it to settle, retries it while its
  * lifecycle allows, moves on when it completes, and blocks every later task when it fails for good.
- * A crashed task run actor ends it in `crashed`. `startNode`, `retryNode` and `blockFrom` are provided
- * by the runtime.
+ * A crashed task run actor ends it in `crashed`; `ABORT` ends it in `aborted`, stopping the runs in
+ * flight. The actions `startNode`, `retryNode` and `blockFrom` are provided by the runtime.
  */
 export const sequentialMachine = setup({
   types: {
     context: {} as SequentialContext,
     input: {} as SequentialInput,
-    events: {} as NodeSettledEvent,
+    events: {} as NodeSettledEvent | AbortEvent,
     output: {} as SequentialOutput,
   },
   actions: {
     startNode: (_, _params: { index: number }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { index: number; reason: string }) => {},
+    stopRuns: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
+    }),
   },
   guards: {
     hasNext: ({ context }) => context.index < context.total,
@@ -48,6 +51,7 @@ export const sequentialMachine = setup({
   id: 'sequential',
   context: ({ input }) => ({ total: input.total, index: 0, failedAt: undefined, error: undefined }),
   initial: 'next',
+  on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
   states: {
     next: {
       always: [{ guard: 'hasNext', target: 'running' }, { target: 'done' }],
@@ -69,6 +73,7 @@ export const sequentialMachine = setup({
             target: 'done',
             actions: [
               assign({ failedAt: ({ context }) => context.index }),
+              stopChild(({ event }) => event.run),
               {
                 type: 'blockFrom',
                 params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
@@ -79,6 +84,7 @@ export const sequentialMachine = setup({
       },
     },
     done: { type: 'final' },
+    aborted: { type: 'final' },
     crashed: { type: 'final' },
   },
   output: ({ context }) => ({ failedAt: context.failedAt, error: context.error }),

@@ -1,11 +1,19 @@
-import type { DoneActorEvent, ErrorActorEvent } from 'xstate';
+import type { AnyActorRef, DoneActorEvent, ErrorActorEvent } from 'xstate';
 
 /**
  * What a supervisor hears from its task runs: a run that completed sends XState's own done event
  * (`xstate.done.actor.<nodeId>`, its parent being the supervisor), a run that crashed its error event,
- * and a failed attempt `NODE.FAILED` (failed is not final: it may be retried).
+ * and a failed attempt `NODE.FAILED` (failed is not final: it may be retried). Runs are created with the
+ * supervisor as `parent` but outside its `children` map, so only the supervisor can stop them: the
+ * events carry the refs for its `stopChild`.
  */
 export type NodeSettledEvent =
   | DoneActorEvent<unknown>
   | ErrorActorEvent<unknown>
-  | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean };
+  | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean; run: AnyActorRef };
+
+/** Asks a supervisor to stop: `runs` are the task runs in flight, which only it can stop. */
+export interface AbortEvent {
+  type: 'ABORT';
+  runs: readonly AnyActorRef[];
+}

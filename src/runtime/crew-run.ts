@@ -107,8 +107,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      runner.stopAll();
-      actor.stop();
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ABORT', runs: runner.takeAll() });
       const code = error instanceof StatecrewError ? { code: error.code } : {};
       hub.emit({
         type: 'run.failed',
@@ -124,7 +123,6 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
     toPromise(actor).then((output: unknown) => {
       if (settled) return;
       try {
-        runner.stopAll();
         const summary = process.finish(scope, output);
         const out = buildCrewOutput(recorder, summary, {
           executionId: id,

@@ -31,9 +31,10 @@ type LifecycleActor = Actor<ReturnType<typeof createLifecycleLogic>>;
 /**
  * Runs task runs as lifecycle actors for one crew run. Each actor is created with its supervisor as
  * `parent`: it joins the supervisor's actor system (an inspector sees it and its parent) without
- * entering the supervisor's `children` map, whose copy-on-spawn would make a run quadratic. The runner
- * therefore stops what it started. Lifecycle transitions become run events; settling notifies the
- * supervisor.
+ * entering the supervisor's `children` map, whose copy-on-spawn would make a run quadratic. The price:
+ * only the supervisor can stop such an actor (`stopChild`), so the runner hands live runs over in
+ * its events. Lifecycle transitions become run events; a failed attempt notifies the supervisor, and a
+ * completed run reaches it as XState's done event.
  */
 export class TaskRunner {
   readonly #specs = new Map<string, TaskRunSpec>();
@@ -101,25 +102,36 @@ export class TaskRunner {
       actor.on('node.blocked', (emitted) => this.hub.emit(emitted));
       actor.start();
       actor.send({ type: 'BLOCK', reason });
-      this.#release(nodeId);
+      // A blocked run is inert (no invoked actor, no timer): it is forgotten, not stopped, and goes
+      // with the run's actor system.
+      this.#forget(nodeId);
     }
   }
 
-  /** Drops pending work and stops every run still live (on abort, and when the run ends). */
-  stopAll(): void {
+  /**
+   * Drops pending work and hands over every live run, for the supervisor to stop (abort): an actor
+   * created with a parent can only be stopped by that parent's `stopChild`.
+   */
+  takeAll(): AnyActorRef[] {
     this.#pending.length = 0;
-    for (const nodeId of [...this.#live.keys()]) this.#release(nodeId);
+    const actors = [...this.#live.values()];
+    this.#live.clear();
+    this.#specs.clear();
+    return actors;
   }
 
   #spawn(nodeId: string, maxAttempts: number, supervisor: AnyActorRef): LifecycleActor {
     if (this.#live.has(nodeId)) throw new Error(`Task run "${nodeId}" is already live`);
-    const actor = createActor(this.#logic, { id: nodeId, parent: supervisor, input: { nodeId, maxAttempts } });
+    const actor = createActor(this.#logic, {
+      id: nodeId,
+      parent: supervisor,
+      input: { nodeId, maxAttempts },
+    });
     this.#live.set(nodeId, actor);
     return actor;
   }
 
-  #release(nodeId: string): void {
-    this.#live.get(nodeId)?.stop();
+  #forget(nodeId: string): void {
     this.#live.delete(nodeId);
     this.#specs.delete(nodeId);
   }
@@ -131,8 +143,7 @@ export class TaskRunner {
         return;
       case 'node.completed': {
         const value = emitted.output as TaskRunValue;
-        this.#live.delete(spec.nodeId);
-        this.#specs.delete(spec.nodeId);
+        this.#forget(spec.nodeId);
         this.hub.emit({
           type: 'node.completed',
           nodeId: spec.nodeId,
@@ -152,10 +163,14 @@ export class TaskRunner {
         const { error, ...rest } = emitted;
         const failure = error.code === undefined ? {} : { code: error.code };
         this.hub.emit({ ...rest, error: error.message, ...failure });
+        const run = this.#live.get(spec.nodeId);
+        if (run === undefined) return;
+        if (!emitted.willRetry) this.#forget(spec.nodeId);
         supervisor.send({
           type: 'NODE.FAILED',
           nodeId: spec.nodeId,
           willRetry: emitted.willRetry,
+          run,
         } satisfies NodeSettledEvent);
         return;
       }

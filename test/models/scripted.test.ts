@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing.js';
+
+const request = (prompt: string, signal = new AbortController().signal): ModelRequest => ({
+  agent: 'A',
+  prompt,
+  context: '',
+  messages: [{ role: 'user', content: prompt }],
+  tools: [],
+  signal,
+});
+
+describe('scriptedModel', () => {
+  it('answers a list in call order with estimated usage, then fails with script_exhausted', async () => {
+    const model = scriptedModel(['first', { text: 'second', usage: { inputTokens: 1, outputTokens: 2 } }]);
+    await expect(model.generate(request('12345678'))).resolves.toEqual({
+      text: 'first',
+      usage: { inputTokens: 2, outputTokens: 2 },
+    });
+    await expect(model.generate(request('x'))).resolves.toEqual({
+      text: 'second',
+      usage: { inputTokens: 1, outputTokens: 2 },
+    });
+    await expect(model.generate(request('x'))).rejects.toMatchObject({
+      code: 'script_exhausted',
+      retryable: false,
+    });
+    expect(model.calls.map((c) => c.prompt)).toEqual(['12345678', 'x', 'x']);
+  });
+
+  it('answers from a function of the request, throwing errors it returns', async () => {
+    const model = scriptedModel((r, call) =>
+      r.prompt === 'boom' ? new Error('boom') : `${call}:${r.prompt}`,
+    );
+    await expect(model.generate(request('a'))).resolves.toMatchObject({ text: '0:a' });
+    await expect(model.generate(request('boom'))).rejects.toThrow('boom');
+  });
+
+  it('tracks calls in flight and rejects a pending call when its signal aborts', async () => {
+    let release: (text: string) => void = () => {};
+    const model = scriptedModel(() => () => new Promise<string>((resolve) => (release = resolve)));
+    const controller = new AbortController();
+    const pending = model.generate(request('slow', controller.signal));
+    const other = model.generate(request('other'));
+    expect(model.inFlight).toBe(2);
+    expect(model.peakInFlight).toBe(2);
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+    expect(model.aborted.map((c) => c.prompt)).toEqual(['slow']);
+    release('done');
+    await expect(other).resolves.toMatchObject({ text: 'done' });
+    expect(model.inFlight).toBe(0);
+  });
+});
