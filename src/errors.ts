@@ -66,6 +66,41 @@ export class DuplicateTaskError extends StatecrewError {
   }
 }
 
+/** A task in a parallel crew names a context; parallel tasks see none (a graph crew runs dependencies). */
+export class ContextInParallelError extends StatecrewError {
+  constructor(task: string) {
+    super(
+      'context_in_parallel',
+      `Task "${task}" has a context, but parallel tasks see no context; use process: 'graph' to run it after its dependencies`,
+      { retryable: false, details: { task } },
+    );
+  }
+}
+
+/** The tasks of a graph crew depend on each other in a cycle, so none of them could ever start. */
+export class CycleError extends StatecrewError {
+  constructor(cycle: readonly string[]) {
+    super('cycle', `Tasks depend on each other in a cycle: ${[...cycle, cycle[0]].join(' → ')}`, {
+      retryable: false,
+      details: { cycle },
+    });
+  }
+}
+
+/** A loop's judge answered with something that does not start with YES or NO. */
+export class JudgeError extends StatecrewError {
+  constructor(reply: string, iteration: number) {
+    super(
+      'judge_unparseable',
+      `Judge's reply after iteration ${iteration} does not start with YES or NO: "${reply}"`,
+      {
+        retryable: false,
+        details: { reply, iteration },
+      },
+    );
+  }
+}
+
 /** Two workers of a hierarchical crew share a role, so the manager could not tell them apart. */
 export class DuplicateRoleError extends StatecrewError {
   constructor(role: string) {

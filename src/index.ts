@@ -1,10 +1,13 @@
 export type { ManagerFunctions } from './actors/manager.js';
 export {
+  ContextInParallelError,
   ContextOrderError,
+  CycleError,
   DuplicateRoleError,
   DuplicateTaskError,
   GuardrailError,
   InvalidOptionError,
+  JudgeError,
   MaxIterationsError,
   MissingAgentError,
   MissingManagerError,
@@ -31,7 +34,7 @@ export { Agent, type AgentOptions } from './runtime/agent.js';
 export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
 export { interpolate } from './runtime/interpolate.js';
-export type { ProcessKind } from './runtime/process.js';
+export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { type Guardrail, Task, type TaskOptions } from './runtime/task.js';
 export type {
   CrewMetadata,

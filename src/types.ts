@@ -185,6 +185,7 @@ export type StatecrewEvent = EventBase &
     | { type: 'node.blocked'; nodeId: string; reason: string }
     | { type: 'delegation'; task: string; role: string }
     | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }
+    | { type: 'judge.verdict'; iteration: number; verdict: 'yes' | 'no'; reply: string; usage: Usage }
     | { type: 'model.call'; nodeId: string; attempt: number; usage: Usage; durationMs: number }
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
     | { type: 'run.completed'; status: RunStatus; totalTimeMs: number }

@@ -24,3 +24,34 @@ export function echoModel(): ScriptedModel {
 export function agent(role: string, llm: Llm): Agent {
   return new Agent({ role, llm });
 }
+
+/**
+ * A model whose replies the test releases by hand: each call waits until `release(task)` is called
+ * with the text of its `Task:` line. `started` lists the task lines in call order, and `whenCalled`
+ * resolves once a given task's call arrived — tests await state, never time.
+ */
+export function gatedModel() {
+  const waiting = new Map<string, (text: string) => void>();
+  const arrivals = new Map<string, () => void>();
+  const started: string[] = [];
+  const model = scriptedModel((request) => {
+    const task = taskLine(request.prompt).slice('Task: '.length);
+    started.push(task);
+    arrivals.get(task)?.();
+    return () => new Promise<string>((resolve) => waiting.set(task, resolve));
+  });
+  return {
+    model,
+    started,
+    whenCalled(task: string): Promise<void> {
+      if (started.includes(task)) return Promise.resolve();
+      return new Promise((resolve) => arrivals.set(task, resolve));
+    },
+    release(task: string, text = `done ${task}`): void {
+      const resolve = waiting.get(task);
+      if (resolve === undefined) throw new Error(`No call of "${task}" is waiting`);
+      waiting.delete(task);
+      resolve(text);
+    },
+  };
+}

@@ -1,12 +1,11 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor, toPromise } from 'xstate';
-import type { ManagerLike } from '../actors/manager.js';
 import { StatecrewError } from '../errors.js';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
 import type { Agent } from './agent.js';
 import { EventHub } from './event-hub.js';
 import { attemptsFor, type PlanSource, planCrew } from './plan.js';
-import type { CrewProcess, CrewRunScope } from './process.js';
+import type { CrewDefinition, CrewProcess, CrewRunScope } from './process.js';
 import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
 import type { Task } from './task.js';
@@ -39,9 +38,7 @@ export interface CrewRun {
 }
 
 /** What a run needs of its crew. */
-export interface RunnableCrew extends PlanSource {
-  readonly manager: ManagerLike | undefined;
-}
+export interface RunnableCrew extends PlanSource, CrewDefinition {}
 
 /**
  * Starts one run of `crew` with `process`. Configuration errors throw here, before any call. The
@@ -64,12 +61,12 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
     runner,
     recorder,
     hub,
-    manager: crew.manager,
-    startTask(planned, agent: Agent, context, supervisor) {
+    crew,
+    startTask(planned, agent: Agent, context, supervisor, nodeId = planned.nodeId) {
       const { task } = planned;
       runner.start(
         {
-          nodeId: planned.nodeId,
+          nodeId,
           name: planned.nodeId,
           description: planned.description,
           expectedOutput: planned.expectedOutput,
@@ -83,16 +80,12 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
         supervisor,
       );
     },
-    blockFrom(index, reason, supervisor: AnyActorRef) {
-      runner.block(
-        plan.tasks.slice(index).map((t) => t.nodeId),
-        reason,
-        supervisor,
-      );
+    block(nodeIds, reason, supervisor: AnyActorRef) {
+      runner.block(nodeIds, reason, supervisor);
     },
   };
 
-  const { logic, input } = process.supervisor(scope);
+  const { logic, input, finish } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,
     id: `${process.kind}:${id}`,
@@ -123,7 +116,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
     toPromise(actor).then((output: unknown) => {
       if (settled) return;
       try {
-        const summary = process.finish(scope, output);
+        const summary = finish(output);
         const out = buildCrewOutput(recorder, summary, {
           executionId: id,
           process: process.kind,

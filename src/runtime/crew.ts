@@ -3,9 +3,10 @@ import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
-import type { ProcessKind } from './process.js';
+import type { LoopOptions, ProcessKind } from './process.js';
 import { processes } from './processes/registry.js';
 import { Task } from './task.js';
+import { optionalInteger } from './validate.js';
 
 /** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
 export type Manager = ManagerFunctions | Agent;
@@ -22,6 +23,10 @@ export interface CrewOptions {
   manager?: Manager | undefined;
   /** What the crew is for; the goal a hierarchical manager synthesizes towards. @default '' */
   goal?: string | undefined;
+  /** Task runs in flight at most (parallel and graph). @default 8 */
+  maxConcurrency?: number | undefined;
+  /** The repetition of a loop crew (required for `process: 'loop'`). */
+  loop?: LoopOptions | undefined;
 }
 
 /**
@@ -38,6 +43,8 @@ export class Crew {
   readonly process: ProcessKind;
   readonly manager: Manager | undefined;
   readonly goal: string;
+  readonly maxConcurrency: number;
+  readonly loop: LoopOptions | undefined;
   readonly #nodeIds = new Map<Task, string>();
 
   constructor(options: CrewOptions) {
@@ -58,6 +65,9 @@ export class Crew {
     this.process = process;
     this.manager = options.manager;
     this.goal = options.goal ?? '';
+    optionalInteger('Crew', 'maxConcurrency', options.maxConcurrency, 1);
+    this.maxConcurrency = options.maxConcurrency ?? 8;
+    this.loop = options.loop;
     this.#assignNodeIds();
     processes[process].checkDefinition(this);
   }

@@ -1,5 +1,6 @@
 import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { ManagerLike } from '../actors/manager.js';
+import type { Llm } from '../types.js';
 import type { Agent } from './agent.js';
 import type { EventHub } from './event-hub.js';
 import type { CrewPlan, PlannedTask } from './plan.js';
@@ -8,12 +9,25 @@ import type { ProcessSummary } from './result.js';
 import type { TaskRunner } from './task-runner.js';
 
 /** The names of the processes a crew can run with. */
-export type ProcessKind = 'sequential' | 'hierarchical';
+export type ProcessKind = 'sequential' | 'hierarchical' | 'parallel' | 'graph' | 'loop';
 
-/** What a crew definition offers a process for its checks. */
+/** A loop crew's repetition: run the tasks, ask the judge, stop on YES or at `maxIterations`. */
+export interface LoopOptions {
+  /** What must hold for the loop to stop, as the judge is asked it. */
+  condition: string;
+  /** Iterations at most. @default 3 */
+  maxIterations?: number | undefined;
+  /** Answers YES or NO (first word) on whether the condition holds for the iteration's final output. */
+  judge: Llm;
+}
+
+/** What a crew definition offers a process. */
 export interface CrewDefinition {
   readonly agents: readonly Agent[];
   readonly manager: ManagerLike | undefined;
+  /** Task runs in flight at most, for the processes that run several at once. */
+  readonly maxConcurrency: number;
+  readonly loop: LoopOptions | undefined;
 }
 
 /** Everything a process's supervisor works with during one run. */
@@ -22,17 +36,28 @@ export interface CrewRunScope {
   readonly runner: TaskRunner;
   readonly recorder: RunRecorder;
   readonly hub: EventHub;
-  readonly manager: ManagerLike | undefined;
-  /** Starts a run of `planned` by `agent`, reading `context`, under `supervisor`. */
-  startTask(planned: PlannedTask, agent: Agent, context: string, supervisor: AnyActorRef): void;
-  /** Blocks the tasks from position `index` on, because `reason` failed. */
-  blockFrom(index: number, reason: string, supervisor: AnyActorRef): void;
+  readonly crew: CrewDefinition;
+  /**
+   * Starts a run of `planned` by `agent`, reading `context`, under `supervisor`; its node id is the
+   * task's unless given (a loop's runs are `<task>#<iteration>`).
+   */
+  startTask(
+    planned: PlannedTask,
+    agent: Agent,
+    context: string,
+    supervisor: AnyActorRef,
+    nodeId?: string,
+  ): void;
+  /** Records runs that will never start because `reason` failed. */
+  block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void;
 }
 
-/** A supervisor's logic with the run's implementations provided, and its input. */
+/** A supervisor for one run: its logic with the run's implementations provided, its input, and how its output becomes the process's part of the result. */
 export interface SupervisorSetup {
   logic: AnyActorLogic;
   input: unknown;
+  /** Reads the supervisor's output; throws to reject the run. */
+  finish(output: unknown): ProcessSummary;
 }
 
 /**
@@ -47,6 +72,4 @@ export interface CrewProcess {
   validate(plan: CrewPlan): void;
   /** The supervisor for one run. */
   supervisor(scope: CrewRunScope): SupervisorSetup;
-  /** The process's part of the result, from the supervisor's output; throws to reject the run. */
-  finish(scope: CrewRunScope, output: unknown): ProcessSummary;
 }

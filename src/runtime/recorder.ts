@@ -27,6 +27,7 @@ export class RunRecorder {
   readonly blocked: string[] = [];
   readonly delegations: { task: string; role: string }[] = [];
   readonly usage: Usage = emptyUsage();
+  readonly verdicts: { iteration: number; verdict: 'yes' | 'no'; reply: string }[] = [];
   managerCalls = 0;
 
   apply(event: StatecrewEvent): void {
@@ -68,6 +69,10 @@ export class RunRecorder {
         return;
       case 'delegation':
         this.delegations.push({ task: event.task, role: event.role });
+        return;
+      case 'judge.verdict':
+        this.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
+        addUsage(this.usage, event.usage);
         return;
       case 'manager.call':
         this.managerCalls += 1;

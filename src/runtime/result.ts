@@ -7,6 +7,8 @@ export interface ProcessSummary {
   output: unknown;
   leaves: string[];
   metadata?: Record<string, unknown>;
+  /** The node id of the run whose output `outputOf` returns for a task's node id. @default the same id */
+  runOf?: (nodeId: string) => string;
 }
 
 /** Run-level facts the result needs besides the recorder and the process summary. */
@@ -81,7 +83,8 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     },
     outputOf(task) {
       const nodeId = facts.nodeIdOf(task);
-      return nodeId === undefined ? undefined : recorder.nodes.get(nodeId)?.output;
+      if (nodeId === undefined) return undefined;
+      return recorder.nodes.get(summary.runOf ? summary.runOf(nodeId) : nodeId)?.output;
     },
   };
 }

@@ -29,16 +29,26 @@ export function chainContext(plan: CrewPlan, planned: PlannedTask, recorder: Run
   return planned.contextIds.map((id) => recorder.rawOf(id) ?? '').join('\n');
 }
 
-/** A chain's result: raw of the completed task latest in list order; the last task is the leaf. */
-export function chainSummary(tasks: readonly PlannedTask[], recorder: RunRecorder): ProcessSummary {
-  let raw = '';
+/** The raw of the completed task latest in list order ('' when none completed). */
+export function latestRaw(
+  tasks: readonly PlannedTask[],
+  recorder: RunRecorder,
+  nodeIdOf: (task: PlannedTask) => string = (task) => task.nodeId,
+): string {
   for (let i = tasks.length - 1; i >= 0; i -= 1) {
-    const found = recorder.rawOf((tasks[i] as PlannedTask).nodeId);
-    if (found !== undefined) {
-      raw = found;
-      break;
-    }
+    const found = recorder.rawOf(nodeIdOf(tasks[i] as PlannedTask));
+    if (found !== undefined) return found;
   }
+  return '';
+}
+
+/** A chain's result: raw of the completed task latest in list order; the last task is the leaf. */
+export function chainSummary(
+  tasks: readonly PlannedTask[],
+  recorder: RunRecorder,
+  nodeIdOf: (task: PlannedTask) => string = (task) => task.nodeId,
+): ProcessSummary {
   const last = tasks[tasks.length - 1];
-  return { raw, ...leafOutput(recorder, last === undefined ? [] : [last.nodeId]) };
+  const leaves = last === undefined ? [] : [nodeIdOf(last)];
+  return { raw: latestRaw(tasks, recorder, nodeIdOf), ...leafOutput(recorder, leaves) };
 }

@@ -52,7 +52,7 @@ export const hierarchicalProcess: CrewProcess = {
     const { plan, runner, hub } = scope;
     const contextAt = accumulatedContext(scope);
     const managerScope: ManagerScope = {
-      manager: scope.manager as ManagerScope['manager'],
+      manager: scope.crew.manager as ManagerScope['manager'],
       workerRoles: plan.agents.map((a) => a.role),
       goal: plan.goal,
       now: hub.now,
@@ -76,15 +76,23 @@ export const hierarchicalProcess: CrewProcess = {
           scope.startTask(planned, worker, contextAt(index), self);
         },
         retryNode: (_, { nodeId }) => runner.retry(nodeId),
-        blockFrom: ({ self }, { index, reason }) => scope.blockFrom(index, reason, self),
+        blockFrom: ({ self }, { index, reason }) =>
+          scope.block(
+            plan.tasks.slice(index).map((t) => t.nodeId),
+            reason,
+            self,
+          ),
       },
     });
-    return { logic, input: { total: plan.tasks.length } };
-  },
-  finish(scope, output) {
-    const { synthesis, error } = output as HierarchicalOutput;
-    if (error !== undefined) throw error;
-    if (synthesis === undefined) return chainSummary(scope.plan.tasks, scope.recorder);
-    return { raw: synthesis, output: synthesis, leaves: ['synthesis'] };
+    return {
+      logic,
+      input: { total: plan.tasks.length },
+      finish(output) {
+        const { synthesis, error } = output as HierarchicalOutput;
+        if (error !== undefined) throw error;
+        if (synthesis === undefined) return chainSummary(plan.tasks, scope.recorder);
+        return { raw: synthesis, output: synthesis, leaves: ['synthesis'] };
+      },
+    };
   },
 };

@@ -1,4 +1,4 @@
-import { sequentialMachine } from '../../machines/sequential.js';
+import { type SequentialOutput, sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../agent.js';
 import type { CrewProcess } from '../process.js';
 import { chainContext, chainSummary, validateChain } from './chain.js';
@@ -20,12 +20,22 @@ export const sequentialProcess: CrewProcess = {
           scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
         },
         retryNode: (_, { nodeId }) => runner.retry(nodeId),
-        blockFrom: ({ self }, { index, reason }) => scope.blockFrom(index, reason, self),
+        blockFrom: ({ self }, { index, reason }) =>
+          scope.block(
+            plan.tasks.slice(index).map((t) => t.nodeId),
+            reason,
+            self,
+          ),
       },
     });
-    return { logic, input: { total: plan.tasks.length } };
-  },
-  finish(scope) {
-    return chainSummary(scope.plan.tasks, scope.recorder);
+    return {
+      logic,
+      input: { total: plan.tasks.length },
+      finish(output) {
+        const { error } = output as SequentialOutput;
+        if (error !== undefined) throw error;
+        return chainSummary(plan.tasks, recorder);
+      },
+    };
   },
 };

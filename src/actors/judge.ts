@@ -1,0 +1,53 @@
+import { fromPromise } from 'xstate';
+import { JudgeError } from '../errors.js';
+import type { Verdict } from '../machines/loop.js';
+import { callLlm } from '../models/call.js';
+import { usageOfCall } from '../models/usage.js';
+import type { Llm, Usage } from '../types.js';
+import { openingMessage } from './conversation.js';
+
+const VERDICT = /^(yes|no)\b/i;
+
+/**
+ * Reads a judge's reply: YES or NO as its first word, in any case, after trimming ("No, don't stop"
+ * is NO). Anything else — "maybe", "Yesterday", "I think yes" — is undefined.
+ */
+export function parseVerdict(reply: string): Verdict | undefined {
+  const match = VERDICT.exec(reply.trim());
+  return match ? ((match[1] as string).toLowerCase() as Verdict) : undefined;
+}
+
+/** What the judge actor needs from the run. */
+export interface JudgeScope {
+  judge: Llm;
+  condition: string;
+  now(): number;
+  /** The final raw output of an iteration. */
+  latest(iteration: number): string;
+  onVerdict(iteration: number, verdict: Verdict, reply: string, usage: Usage): void;
+}
+
+/** The prompt a loop's judge gets; the iteration's final output comes as its context. */
+export function judgePrompt(condition: string): string {
+  return `You judge whether a condition holds for the latest output (given as context).\nCondition: ${condition}\nAnswer YES or NO first.`;
+}
+
+/** The loop's judge call after one iteration, as an actor: resolves with the verdict, or rejects with `judge_unparseable`. */
+export function fromJudge(scope: JudgeScope) {
+  return fromPromise<Verdict, { iteration: number }>(async ({ input, signal }) => {
+    const prompt = judgePrompt(scope.condition);
+    const context = scope.latest(input.iteration);
+    const response = await callLlm(scope.judge, {
+      agent: 'Judge',
+      prompt,
+      context,
+      messages: [{ role: 'user', content: openingMessage(prompt, context) }],
+      tools: [],
+      signal,
+    });
+    const verdict = parseVerdict(response.text);
+    if (verdict === undefined) throw new JudgeError(response.text, input.iteration);
+    scope.onVerdict(input.iteration, verdict, response.text, usageOfCall(response.usage));
+    return verdict;
+  });
+}

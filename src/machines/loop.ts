@@ -1,0 +1,154 @@
+import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
+import type { AbortEvent, NodeSettledEvent } from './settled.js';
+
+/** A judge's verdict on the loop's condition. */
+export type Verdict = 'yes' | 'no';
+
+/** Input of the loop supervisor. */
+export interface LoopInput {
+  /** Tasks per iteration. */
+  total: number;
+  maxIterations: number;
+}
+
+/** Context of the loop supervisor. */
+export interface LoopContext {
+  total: number;
+  maxIterations: number;
+  /** The iteration in progress, from 1. */
+  iteration: number;
+  /** Position of the task in flight within the iteration. */
+  index: number;
+  conditionMet: boolean;
+  failed: boolean;
+  error: unknown;
+}
+
+/** Output of the loop supervisor. */
+export interface LoopOutput {
+  iterations: number;
+  conditionMet: boolean;
+  failed: boolean;
+  error: unknown;
+}
+
+/**
+ * The loop supervisor: runs the tasks in order (an iteration), then asks the `judge` actor whether the
+ * condition holds; stops on `yes` or after `maxIterations`, else starts the next iteration. A task that
+ * fails for good blocks the rest of its iteration and ends the loop without a verdict; a judge that
+ * cannot be understood rejects the run. With no tasks there is nothing to judge: it ends at once.
+ */
+export const loopMachine = setup({
+  types: {
+    context: {} as LoopContext,
+    input: {} as LoopInput,
+    events: {} as NodeSettledEvent | AbortEvent,
+    output: {} as LoopOutput,
+  },
+  actors: {
+    judge: fromPromise<Verdict, { iteration: number }>(async () => {
+      throw new Error('No judge actor was provided');
+    }),
+  },
+  actions: {
+    startNode: (_, _params: { iteration: number; index: number }) => {},
+    retryNode: (_, _params: { nodeId: string }) => {},
+    blockFrom: (_, _params: { iteration: number; index: number; reason: string }) => {},
+    stopRuns: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
+    }),
+  },
+  guards: {
+    hasNext: ({ context }) => context.index < context.total,
+    noTasks: ({ context }) => context.total === 0,
+    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+    holds: (_, verdict: Verdict) => verdict === 'yes',
+    iterationsLeft: ({ context }) => context.iteration < context.maxIterations,
+  },
+}).createMachine({
+  id: 'loop',
+  context: ({ input }) => ({
+    total: input.total,
+    maxIterations: input.maxIterations,
+    iteration: 1,
+    index: 0,
+    conditionMet: false,
+    failed: false,
+    error: undefined,
+  }),
+  initial: 'next',
+  on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
+  states: {
+    next: {
+      always: [
+        { guard: 'hasNext', target: 'running' },
+        { guard: 'noTasks', target: 'done' },
+        { target: 'judging' },
+      ],
+    },
+    running: {
+      entry: {
+        type: 'startNode',
+        params: ({ context }) => ({ iteration: context.iteration, index: context.index }),
+      },
+      on: {
+        'xstate.done.actor.*': {
+          target: 'next',
+          actions: assign({ index: ({ context }) => context.index + 1 }),
+        },
+        'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
+        'NODE.FAILED': [
+          {
+            guard: 'willRetry',
+            actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
+          },
+          {
+            target: 'done',
+            actions: [
+              assign({ failed: true }),
+              stopChild(({ event }) => event.run),
+              {
+                type: 'blockFrom',
+                params: ({ context, event }) => ({
+                  iteration: context.iteration,
+                  index: context.index + 1,
+                  reason: event.nodeId,
+                }),
+              },
+            ],
+          },
+        ],
+      },
+    },
+    judging: {
+      invoke: {
+        src: 'judge',
+        input: ({ context }) => ({ iteration: context.iteration }),
+        onDone: [
+          {
+            guard: { type: 'holds', params: ({ event }) => event.output },
+            target: 'done',
+            actions: assign({ conditionMet: true }),
+          },
+          {
+            guard: 'iterationsLeft',
+            target: 'next',
+            actions: assign({ iteration: ({ context }) => context.iteration + 1, index: 0 }),
+          },
+          { target: 'done' },
+        ],
+        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
+      },
+    },
+    done: { type: 'final' },
+    rejected: { type: 'final' },
+    aborted: { type: 'final' },
+    crashed: { type: 'final' },
+  },
+  output: ({ context }) => ({
+    iterations: context.iteration,
+    conditionMet: context.conditionMet,
+    failed: context.failed,
+    error: context.error,
+  }),
+});

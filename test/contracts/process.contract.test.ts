@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Agent,
+  Crew,
+  type CrewOutput,
+  type ProcessKind,
+  type StatecrewEvent,
+  Task,
+} from '../../src/index.js';
+import { scriptedModel } from '../../src/testing.js';
+
+const PROCESSES: ProcessKind[] = ['sequential', 'hierarchical', 'parallel', 'graph', 'loop'];
+
+/** The same three scripted tasks for every process; `failing` names the tasks whose model fails. */
+function crewFor(process: ProcessKind, failing: readonly string[], count = 3) {
+  const llm = scriptedModel((r) => {
+    const name = r.prompt.split('Task: ')[1] ?? '';
+    return failing.includes(name)
+      ? new Error(`${name} failed`)
+      : { text: `out ${name}`, usage: { inputTokens: 3, outputTokens: 2 } };
+  });
+  const worker = new Agent({ role: 'Worker', llm, maxRetries: 0 });
+  const tasks = ['a', 'b', 'c']
+    .slice(0, count)
+    .map((name) => new Task({ name, description: name, agent: worker }));
+  const crew = new Crew({
+    tasks,
+    agents: [worker],
+    process,
+    manager: { allocate: () => 'Worker', synthesize: (_goal, outputs) => outputs.join('|') },
+    loop: { condition: 'good enough', judge: () => 'YES', maxIterations: 2 },
+  });
+  return crew;
+}
+
+async function runWithEvents(crew: Crew): Promise<{ out: CrewOutput; events: StatecrewEvent[] }> {
+  const run = crew.run();
+  const events: StatecrewEvent[] = [];
+  run.events$.subscribe((e) => events.push(e));
+  return { out: await run.result, events };
+}
+
+const populated = (out: CrewOutput) =>
+  Object.entries(out)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort();
+
+describe.each(PROCESSES)('process contract: %s', (process) => {
+  it('fills the same fields as every other process', async () => {
+    const { out } = await runWithEvents(crewFor(process, []));
+    const { out: reference } = await runWithEvents(crewFor('sequential', []));
+    expect(populated(out)).toEqual(populated(reference));
+    expect(Object.keys(out.metadata)).toEqual(
+      expect.arrayContaining(['executionId', 'process', 'leaves', 'blocked']),
+    );
+    expect(out.metadata.process).toBe(process);
+    expect(typeof out.summary).toBe('string');
+    expect(out.totalTimeMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('lists nodes in completion order with one log entry per settled node and usage summed over nodes', async () => {
+    const { out, events } = await runWithEvents(crewFor(process, ['b']));
+    const settledOrder = events
+      .filter((e) => e.type === 'node.completed' || (e.type === 'node.failed' && !e.willRetry))
+      .map((e) => ('nodeId' in e ? e.nodeId : ''));
+    expect(out.nodes.map((n) => n.nodeId)).toEqual(settledOrder);
+    expect(out.executionLog.map((e) => [e.nodeId, e.status])).toEqual(
+      out.nodes.map((n) => [n.nodeId, n.status]),
+    );
+    const nodeTokens = out.nodes.reduce((sum, n) => sum + n.usage.totalTokens, 0);
+    const nodeCalls = out.nodes.reduce((sum, n) => sum + n.usage.calls, 0);
+    const judgeCalls = events.filter((e) => e.type === 'judge.verdict').length;
+    expect(out.usage.totalTokens).toBe(nodeTokens);
+    expect(out.usage.calls).toBe(nodeCalls + judgeCalls);
+  });
+
+  it('is completed with no failures, even for an empty crew', async () => {
+    expect((await crewFor(process, []).kickoff()).status).toBe('completed');
+    const empty = await crewFor(process, [], 0).kickoff();
+    expect(empty.status).toBe('completed');
+    expect(empty.nodes).toEqual([]);
+    expect(empty.tasksOutput).toEqual([]);
+  });
+
+  it('is failed with no successes', async () => {
+    const out = await crewFor(process, ['a', 'b', 'c']).kickoff();
+    expect(out.status).toBe('failed');
+    expect(out.errors.a ?? out.errors['a#1']).toBe('a failed');
+  });
+
+  it('is partial with both', async () => {
+    const out = await crewFor(process, ['b']).kickoff();
+    expect(out.status).toBe('partial');
+    expect(Object.values(out.errors)).toEqual(['b failed']);
+    expect(out.tasksOutput.length).toBeGreaterThan(0);
+  });
+});
