@@ -93,11 +93,12 @@ describe('graph process', () => {
     expect(llm.calls).toHaveLength(22);
   });
 
-  it('runs a task listed before its dependency after it', async () => {
+  it('runs a task listed before its dependency after it, and takes raw from the leaf', async () => {
     const { crew, llm } = graphOf({ late: ['early'], early: [] });
     const out = await crew.kickoff();
     expect(llm.calls.map((c) => c.prompt.split('Task: ')[1])).toEqual(['early', 'late']);
     expect(out.output).toBe('W: late');
+    expect(out.raw).toBe('W: late');
   });
 
   it('starts a task as soon as its last dependency completes, not in waves', async () => {

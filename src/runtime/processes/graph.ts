@@ -47,7 +47,14 @@ export const graphProcess: CrewProcess = {
       finish(output) {
         const { error } = output as GraphOutput;
         if (error !== undefined) throw error;
-        return { raw: latestRaw(plan.tasks, recorder), ...leafOutput(recorder, scheduler.leaves()) };
+        const leaves = scheduler.leaves();
+        const isLeaf = new Set(leaves);
+        const ranLeaves = plan.tasks.filter(
+          (t) => isLeaf.has(t.nodeId) && recorder.rawOf(t.nodeId) !== undefined,
+        );
+        // A graph crew's list order says nothing about the flow: the raw is a leaf's whenever one ran.
+        const raw = latestRaw(ranLeaves.length > 0 ? ranLeaves : plan.tasks, recorder);
+        return { raw, ...leafOutput(recorder, leaves) };
       },
     };
   },
