@@ -101,6 +101,116 @@ export class JudgeError extends StatecrewError {
   }
 }
 
+/** A flow step name is used twice. */
+export class DuplicateStepError extends StatecrewError {
+  constructor(flow: string, step: string) {
+    super('duplicate_step', `Flow "${flow}" already has a step named "${step}"`, {
+      retryable: false,
+      details: { flow, step },
+    });
+  }
+}
+
+/** A flow step and a route label share a name (they share one namespace). */
+export class NameClashError extends StatecrewError {
+  constructor(flow: string, name: string, router: string) {
+    super('name_clash', `Flow "${flow}": "${name}" is both a step and a route label of router "${router}"`, {
+      retryable: false,
+      details: { flow, name, router },
+    });
+  }
+}
+
+/** A flow step's trigger includes the step itself. */
+export class SelfTriggerError extends StatecrewError {
+  constructor(flow: string, step: string) {
+    super('self_trigger', `Flow "${flow}": step "${step}" is triggered by itself`, {
+      retryable: false,
+      details: { flow, step },
+    });
+  }
+}
+
+/** A flow router was declared without its routes. */
+export class MissingRoutesError extends StatecrewError {
+  constructor(flow: string, router: string) {
+    super(
+      'missing_routes',
+      `Flow "${flow}": router "${router}" must declare its routes, e.g. { routes: ['yes', 'no'] }`,
+      {
+        retryable: false,
+        details: { flow, router },
+      },
+    );
+  }
+}
+
+/** A flow trigger names neither a step nor a declared route label. */
+export class UnknownTriggerError extends StatecrewError {
+  constructor(flow: string, step: string, trigger: string) {
+    super(
+      'unknown_trigger',
+      `Flow "${flow}": step "${step}" listens to "${trigger}", which is neither a step nor a route label`,
+      {
+        retryable: false,
+        details: { flow, step, trigger },
+      },
+    );
+  }
+}
+
+/** A flow router returned a label outside its declared routes. */
+export class UnknownRouteError extends StatecrewError {
+  constructor(router: string, label: unknown, routes: readonly string[]) {
+    super(
+      'unknown_route',
+      `Router "${router}" returned ${JSON.stringify(label) ?? String(label)}, which is not one of its routes: ${routes.map((r) => `"${r}"`).join(', ')}`,
+      { retryable: false, details: { router, label, routes } },
+    );
+  }
+}
+
+/** A flow step's trigger fired more often than its `maxRuns`. */
+export class MaxRunsError extends StatecrewError {
+  constructor(step: string, maxRuns: number) {
+    super(
+      'max_runs',
+      `Step "${step}" was triggered to run ${ordinal(maxRuns + 1)} time, but its maxRuns is ${maxRuns}`,
+      {
+        retryable: false,
+        details: { step, maxRuns },
+      },
+    );
+  }
+}
+
+/** A flow's inputs do not fit its state schema. */
+export class InvalidInputsError extends StatecrewError {
+  constructor(flow: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
+    super('invalid_inputs', `Inputs of flow "${flow}" do not fit its state: ${listIssues(issues)}`, {
+      retryable: false,
+      details: { flow, issues },
+    });
+  }
+}
+
+/** A flow step left the state in a shape its schema refuses. */
+export class InvalidStateError extends StatecrewError {
+  constructor(step: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
+    super('invalid_state', `Step "${step}" left the state invalid: ${listIssues(issues)}`, {
+      retryable: false,
+      details: { step, issues },
+    });
+  }
+}
+
+/** A flow has no start step, so nothing would ever run. */
+export class NoStartError extends StatecrewError {
+  constructor(flow: string) {
+    super('no_start', `Flow "${flow}" has no start step`, { retryable: false, details: { flow } });
+  }
+}
+
 /** Two workers of a hierarchical crew share a role, so the manager could not tell them apart. */
 export class DuplicateRoleError extends StatecrewError {
   constructor(role: string) {
@@ -166,8 +276,7 @@ export class ModelResponseError extends StatecrewError {
 /** A task's output did not match its `outputSchema`. Retryable: the model may do better. */
 export class OutputValidationError extends StatecrewError {
   constructor(task: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
-    const listed = issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
-    super('output_invalid', `Output of task "${task}" does not match its schema: ${listed}`, {
+    super('output_invalid', `Output of task "${task}" does not match its schema: ${listIssues(issues)}`, {
       details: { task, issues },
     });
   }
@@ -216,4 +325,13 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
+}
+
+function listIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }

@@ -9,7 +9,7 @@ import type { CrewDefinition, CrewProcess, CrewRunScope } from './process.js';
 import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
 import type { Task } from './task.js';
-import { TaskRunner } from './task-runner.js';
+import { createTaskRunner } from './task-runner.js';
 
 /** Options of one crew run. */
 export interface RunOptions {
@@ -55,7 +55,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const now = options.clock ?? Date.now;
   const recorder = new RunRecorder();
   const hub = new EventHub(id, now, (event) => recorder.apply(event));
-  const runner = new TaskRunner(hub);
+  const runner = createTaskRunner(hub);
   const scope: CrewRunScope = {
     plan,
     runner,

@@ -1,0 +1,159 @@
+import { type Actor, type AnyActorRef, createActor, type PromiseActorLogic } from 'xstate';
+import {
+  type LifecycleEmitted,
+  lifecycleMachine,
+  type WorkInput,
+  type WorkOutcome,
+} from '../machines/lifecycle.js';
+import type { NodeSettledEvent } from '../machines/settled.js';
+
+/** What every node run needs: its id and how many attempts it may take. */
+export interface NodeRunSpec {
+  nodeId: string;
+  maxAttempts: number;
+}
+
+/** What a kind of node (task, flow step) plugs into the runner. */
+export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
+  /** The `work` actor of one attempt, reading the live spec of its node. */
+  work(lookup: (nodeId: string) => TSpec): PromiseActorLogic<WorkOutcome, WorkInput>;
+  /** Publishes one lifecycle transition of a run (`spec` is undefined for a run that was blocked). */
+  publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
+}
+
+function createLogic<TSpec extends NodeRunSpec>(
+  specs: ReadonlyMap<string, TSpec>,
+  hooks: LifecycleRunnerHooks<TSpec>,
+) {
+  const work = hooks.work((nodeId) => {
+    const spec = specs.get(nodeId);
+    if (spec === undefined) throw new Error(`No run "${nodeId}" is live`);
+    return spec;
+  });
+  return lifecycleMachine.provide({ actors: { work } });
+}
+
+type LifecycleActor = Actor<ReturnType<typeof createLogic>>;
+
+/**
+ * Runs node runs as lifecycle actors for one supervisor. Each actor is created with the supervisor as
+ * `parent`: it joins the supervisor's actor system (an inspector sees it and its parent) without
+ * entering the supervisor's `children` map, whose copy-on-spawn would make a run quadratic. The price:
+ * only the supervisor can stop such an actor (`stopChild`), so the runner hands live runs over in its
+ * events. A failed attempt reaches the supervisor as `NODE.FAILED`; a completed run as XState's done
+ * event.
+ */
+export class LifecycleRunner<TSpec extends NodeRunSpec> {
+  readonly #specs = new Map<string, TSpec>();
+  readonly #live = new Map<string, LifecycleActor>();
+  readonly #logic: ReturnType<typeof createLogic>;
+  /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
+  readonly #pending: (() => void)[] = [];
+  #flushing = false;
+
+  constructor(
+    private readonly hooks: LifecycleRunnerHooks<TSpec>,
+    private readonly now: () => number,
+  ) {
+    this.#logic = createLogic(this.#specs, hooks);
+  }
+
+  /**
+   * Runs the work that supervisor actions asked for, in order. Supervisors call the runner from their
+   * actions, while XState is still inside their transition; creating and driving other actors from
+   * there would nest their transitions inside it, so the run calls `flush` from an observer of the
+   * supervisor, right after each of its transitions.
+   */
+  flush(): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    try {
+      for (let i = 0; i < this.#pending.length; i += 1) (this.#pending[i] as () => void)();
+    } finally {
+      this.#pending.length = 0;
+      this.#flushing = false;
+    }
+  }
+
+  /** Starts a run: a new lifecycle actor taken through `ready` to `running`. */
+  start(spec: TSpec, supervisor: AnyActorRef): void {
+    this.#pending.push(() => this.#start(spec, supervisor));
+  }
+
+  /** Sends a failed run back through `ready` to `running` for another attempt. */
+  retry(nodeId: string): void {
+    this.#pending.push(() => {
+      const actor = this.#live.get(nodeId);
+      if (actor === undefined) throw new Error(`No run "${nodeId}" is live to retry`);
+      actor.send({ type: 'RETRY' });
+      actor.send({ type: 'START', at: this.now() });
+    });
+  }
+
+  /** Records runs that will never start because `reason` failed: each goes `idle → blocked`. */
+  block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void {
+    this.#pending.push(() => {
+      for (const nodeId of nodeIds) {
+        const actor = this.#spawn(nodeId, 1, supervisor);
+        actor.on('node.blocked', (emitted) => this.hooks.publish(emitted, undefined));
+        actor.start();
+        actor.send({ type: 'BLOCK', reason });
+        // A blocked run is inert (no invoked actor, no timer): it is forgotten, not stopped, and goes
+        // with the run's actor system.
+        this.#forget(nodeId);
+      }
+    });
+  }
+
+  /**
+   * Drops pending work and hands over every live run, for the supervisor to stop (abort): an actor
+   * created with a parent can only be stopped by that parent's `stopChild`.
+   */
+  takeAll(): AnyActorRef[] {
+    this.#pending.length = 0;
+    const actors = [...this.#live.values()];
+    this.#live.clear();
+    this.#specs.clear();
+    return actors;
+  }
+
+  #start(spec: TSpec, supervisor: AnyActorRef): void {
+    const actor = this.#spawn(spec.nodeId, spec.maxAttempts, supervisor);
+    this.#specs.set(spec.nodeId, spec);
+    actor.on('*', (emitted) => this.#settle(spec, emitted, supervisor));
+    actor.start();
+    actor.send({ type: 'READY' });
+    actor.send({ type: 'START', at: this.now() });
+  }
+
+  #spawn(nodeId: string, maxAttempts: number, supervisor: AnyActorRef): LifecycleActor {
+    if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
+    const actor = createActor(this.#logic, {
+      id: nodeId,
+      parent: supervisor,
+      input: { nodeId, maxAttempts },
+    });
+    this.#live.set(nodeId, actor);
+    return actor;
+  }
+
+  #forget(nodeId: string): void {
+    this.#live.delete(nodeId);
+    this.#specs.delete(nodeId);
+  }
+
+  #settle(spec: TSpec, emitted: LifecycleEmitted, supervisor: AnyActorRef): void {
+    if (emitted.type === 'node.completed') this.#forget(spec.nodeId);
+    this.hooks.publish(emitted, spec);
+    if (emitted.type !== 'node.failed') return;
+    const run = this.#live.get(spec.nodeId);
+    if (run === undefined) return;
+    if (!emitted.willRetry) this.#forget(spec.nodeId);
+    supervisor.send({
+      type: 'NODE.FAILED',
+      nodeId: spec.nodeId,
+      willRetry: emitted.willRetry,
+      run,
+    } satisfies NodeSettledEvent);
+  }
+}
