@@ -4,20 +4,30 @@ export {
   ContextOrderError,
   CycleError,
   DuplicateRoleError,
+  DuplicateStepError,
   DuplicateTaskError,
   GuardrailError,
+  InvalidInputsError,
   InvalidOptionError,
+  InvalidStateError,
   JudgeError,
   MaxIterationsError,
+  MaxRunsError,
   MissingAgentError,
   MissingManagerError,
+  MissingRoutesError,
   ModelResponseError,
+  NameClashError,
+  NoStartError,
   OutputValidationError,
   ScriptExhaustedError,
+  SelfTriggerError,
   StatecrewError,
   type StatecrewErrorOptions,
   TaskTimeoutError,
   UnknownContextTaskError,
+  UnknownRouteError,
+  UnknownTriggerError,
   UnknownWorkerError,
 } from './errors.js';
 export {
@@ -33,6 +43,17 @@ export {
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
+export type {
+  ListenOptions,
+  RouterFn,
+  RouterOptions,
+  StepContext,
+  StepFn,
+} from './runtime/flow/definition.js';
+export { createFlow, Flow, type FreeFlowOptions, type StructuredFlowOptions } from './runtime/flow/flow.js';
+export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-run.js';
+export type { WithId } from './runtime/flow/state.js';
+export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export { interpolate } from './runtime/interpolate.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { type Guardrail, Task, type TaskOptions } from './runtime/task.js';

@@ -159,10 +159,12 @@ export interface CrewOutput {
 }
 
 interface EventBase {
-  /** The run's execution id. */
+  /** The run's execution id (a flow's: its state id). */
   runId: string;
   /** Epoch milliseconds, from the run's clock. */
   at: number;
+  /** Set on the events of a crew run inside a flow: the step that ran it. */
+  step?: string;
 }
 
 /** Every event a run emits on `events$`. */
@@ -188,6 +190,19 @@ export type StatecrewEvent = EventBase &
     | { type: 'judge.verdict'; iteration: number; verdict: 'yes' | 'no'; reply: string; usage: Usage }
     | { type: 'model.call'; nodeId: string; attempt: number; usage: Usage; durationMs: number }
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
+    | {
+        type: 'flow.step';
+        /** The step's name. */
+        name: string;
+        nodeId: string;
+        run: number;
+        status: 'started' | 'completed' | 'failed';
+        output?: unknown;
+        error?: string;
+        code?: string;
+      }
+    | { type: 'flow.route'; router: string; label: string }
+    | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
     | { type: 'run.completed'; status: RunStatus; totalTimeMs: number }
     | { type: 'run.failed'; error: string; code?: string }
   );

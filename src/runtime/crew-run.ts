@@ -14,15 +14,20 @@ import { createTaskRunner } from './task-runner.js';
 /** Options of one crew run. */
 export interface RunOptions {
   /** Values for `{placeholders}` in descriptions, expected outputs and agent personas. @default {} */
-  inputs?: Record<string, unknown>;
+  inputs?: Record<string, unknown> | undefined;
   /** Aborting it cancels in-flight model calls and rejects the run with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** An XState inspection observer: it sees the supervisor and every task and agent run actor. */
-  inspect?: ActorOptions<AnyActorLogic>['inspect'];
+  inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
   /** The run's execution id. @default a random UUID */
-  executionId?: string;
+  executionId?: string | undefined;
   /** The clock for timestamps and durations, in epoch milliseconds. @default Date.now */
-  clock?: () => number;
+  clock?: (() => number) | undefined;
+  /**
+   * Runs the crew's supervisor as a child of this actor, in its actor system (a flow step does this);
+   * `inspect` is then the system's.
+   */
+  parent?: AnyActorRef | undefined;
 }
 
 /** A crew run in progress. */
@@ -89,7 +94,11 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const actor = createActor(logic, {
     input,
     id: `${process.kind}:${id}`,
-    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    ...(options.parent !== undefined
+      ? { parent: options.parent }
+      : options.inspect === undefined
+        ? {}
+        : { inspect: options.inspect }),
   });
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = now();

@@ -27,6 +27,13 @@ export class EventHub {
     this.#subject.next(stamped);
   }
 
+  /** Publishes an event another run stamped (a crew inside a flow step), tagged with the step. */
+  relay(event: StatecrewEvent, step: string): void {
+    const tagged = { ...event, step };
+    this.reduce(tagged);
+    this.#subject.next(tagged);
+  }
+
   /** Ends `events$`. */
   complete(): void {
     this.#subject.complete();

@@ -1,0 +1,67 @@
+import type { ZodType } from 'zod';
+import type { CrewOutput } from '../../types.js';
+import type { Crew } from '../crew.js';
+import type { RunOptions } from '../crew-run.js';
+import type { Trigger } from './triggers.js';
+
+/** What a flow step gets. */
+export interface StepContext<S> {
+  /** The run's state; steps mutate it. */
+  state: S;
+  /** The triggering step's return value; for a route label trigger, the label. */
+  payload: unknown;
+  /** The run's inputs. */
+  inputs: Readonly<Record<string, unknown>>;
+  /** Every completed step's latest output, by step name (read-only). */
+  outputs: Readonly<Record<string, unknown>>;
+  /** The state's id. */
+  flowId: string;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+  /** Runs a crew as a child actor of this step; its events join the flow's, tagged with the step. */
+  kickoff(crew: Crew, options?: Pick<RunOptions, 'inputs' | 'executionId'>): Promise<CrewOutput>;
+}
+
+/** A step's body. */
+export type StepFn<S> = (context: StepContext<S>) => unknown;
+
+/** A router's body: returns one of its route labels. */
+export type RouterFn<S, R extends string> = (context: StepContext<S>) => R | Promise<R>;
+
+/** Options of a listening step. */
+export interface ListenOptions {
+  /** Runs allowed in one flow run; each new emission of the trigger fires it again. @default 1 (later emissions ignored) */
+  maxRuns?: number | undefined;
+}
+
+/** Options of a router. */
+export interface RouterOptions<R extends string> extends ListenOptions {
+  /** Every label the router may return. */
+  routes: readonly R[];
+}
+
+/** One step of a flow definition. */
+export interface StepDefinition<S> {
+  name: string;
+  /** Position in definition order, from 0. */
+  index: number;
+  kind: 'start' | 'listen' | 'router';
+  trigger: Trigger | undefined;
+  routes: readonly string[] | undefined;
+  /** undefined: runs once, later emissions ignored; k: runs up to k times, a (k+1)-th firing fails the run. */
+  maxRuns: number | undefined;
+  run: StepFn<S>;
+}
+
+/** A step without its body: what scheduling and analysis read. */
+export type StepShape = Omit<StepDefinition<never>, 'run'>;
+
+/** How a flow's state is made and checked. */
+export type StateSource<S> = { kind: 'free'; initial: S } | { kind: 'schema'; schema: ZodType };
+
+/** A flow definition as the runtime reads it. */
+export interface FlowDefinition<S> {
+  name: string;
+  steps: readonly StepDefinition<S>[];
+  state: StateSource<S>;
+}

@@ -1,0 +1,53 @@
+import type { StatecrewEvent } from '../../types.js';
+
+/**
+ * Folds a flow run's events into what its result reports: the trail (round by round, in definition
+ * order within a round), every step's latest output, the names emitted, and the errors. The run's only
+ * bookkeeping of what ran.
+ */
+export class FlowRecorder {
+  readonly trail: string[] = [];
+  readonly outputs = new Map<string, unknown>();
+  readonly emitted: string[] = [];
+  readonly errors: Record<string, string> = {};
+  /** Output of the last step in the trail. */
+  lastOutput: unknown;
+
+  apply(event: StatecrewEvent): void {
+    if (event.step !== undefined) return;
+    switch (event.type) {
+      case 'flow.step':
+        if (event.status === 'completed') this.outputs.set(event.name, event.output);
+        if (event.status === 'failed') this.errors[event.name] = event.error ?? 'failed';
+        return;
+      case 'flow.round':
+        for (const step of event.steps) this.trail.push(step);
+        for (const name of event.emitted) this.emitted.push(name);
+        if (event.steps.length > 0)
+          this.lastOutput = this.outputs.get(event.steps[event.steps.length - 1] as string);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A read-only view of the outputs, by step name, that stays current as the run goes on. */
+  outputsView(): Readonly<Record<string, unknown>> {
+    const outputs = this.outputs;
+    const refuse = () => {
+      throw new TypeError('ctx.outputs is read-only');
+    };
+    return new Proxy({} as Record<string, unknown>, {
+      get: (_, key) => (typeof key === 'string' ? outputs.get(key) : undefined),
+      has: (_, key) => typeof key === 'string' && outputs.has(key),
+      ownKeys: () => [...outputs.keys()],
+      getOwnPropertyDescriptor: (_, key) =>
+        typeof key === 'string' && outputs.has(key)
+          ? { value: outputs.get(key), enumerable: true, configurable: true, writable: false }
+          : undefined,
+      set: refuse,
+      deleteProperty: refuse,
+      defineProperty: refuse,
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { InvalidInputsError, InvalidStateError } from '../../errors.js';
+import type { StateSource } from './definition.js';
+
+/** Every flow state carries a stable id. */
+export type WithId<S> = S & { id: string };
+
+/**
+ * A run's fresh state: a deep copy of the initial state (or what the schema makes of the inputs), with
+ * the inputs merged in and an `id` (the one given in `inputs.id`, else a random UUID). Inputs that do not
+ * fit a schema fail with `invalid_inputs`.
+ */
+export function createState<S>(
+  flow: string,
+  source: StateSource<S>,
+  inputs: Readonly<Record<string, unknown>>,
+): WithId<S> {
+  const { id: givenId, ...rest } = inputs;
+  let state: Record<string, unknown>;
+  if (source.kind === 'free') {
+    state = Object.assign(structuredClone(source.initial) as Record<string, unknown>, rest);
+  } else {
+    const parsed = source.schema.safeParse(rest);
+    if (!parsed.success) throw new InvalidInputsError(flow, parsed.error.issues);
+    state = parsed.data as Record<string, unknown>;
+  }
+  const existing = typeof state.id === 'string' ? state.id : undefined;
+  state.id =
+    typeof givenId === 'string' && givenId !== '' ? givenId : (existing ?? globalThis.crypto.randomUUID());
+  return state as WithId<S>;
+}
+
+/** Checks a state against its schema after `step` ran (`invalid_state` with the issue paths). */
+export function checkState<S>(source: StateSource<S>, state: unknown, step: string): void {
+  if (source.kind !== 'schema') return;
+  const parsed = source.schema.safeParse(state);
+  if (!parsed.success) throw new InvalidStateError(step, parsed.error.issues);
+}

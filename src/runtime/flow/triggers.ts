@@ -1,0 +1,73 @@
+/** What makes a flow step run: a step name or route label, or a gate over other triggers. */
+export type Trigger = string | TriggerGate;
+
+/** `or(...)`: satisfied by any of its triggers; `and(...)`: by all of them. */
+export interface TriggerGate {
+  readonly kind: 'or' | 'and';
+  readonly of: readonly Trigger[];
+}
+
+/**
+ * A trigger satisfied when any of `triggers` is.
+ *
+ * @example
+ * flow.listen('notify', or('approved', 'escalated'), notify);
+ */
+export function or(...triggers: Trigger[]): TriggerGate {
+  return { kind: 'or', of: triggers };
+}
+
+/**
+ * A trigger satisfied when all of `triggers` are; it resets after its step fires.
+ *
+ * @example
+ * flow.listen('announce', and('publish', 'audit'), announce);
+ */
+export function and(...triggers: Trigger[]): TriggerGate {
+  return { kind: 'and', of: triggers };
+}
+
+/** Every name (step or label) a trigger mentions. */
+export function namesIn(trigger: Trigger, into: Set<string> = new Set()): Set<string> {
+  if (typeof trigger === 'string') into.add(trigger);
+  else for (const inner of trigger.of) namesIn(inner, into);
+  return into;
+}
+
+/** Which emission satisfied a trigger: the name emitted and its place in emission order. */
+export interface Satisfaction {
+  name: string;
+  seq: number;
+}
+
+/**
+ * Whether `trigger` is satisfied by the names emitted (each with its emission sequence number), and
+ * by which emission: for `or`, the earliest satisfied branch; for `and`, the branch completed last.
+ */
+export function satisfiedBy(
+  trigger: Trigger,
+  emitted: ReadonlyMap<string, number>,
+): Satisfaction | undefined {
+  if (typeof trigger === 'string') {
+    const seq = emitted.get(trigger);
+    return seq === undefined ? undefined : { name: trigger, seq };
+  }
+  let chosen: Satisfaction | undefined;
+  for (const inner of trigger.of) {
+    const found = satisfiedBy(inner, emitted);
+    if (trigger.kind === 'and') {
+      if (found === undefined) return undefined;
+      if (chosen === undefined || found.seq >= chosen.seq) chosen = found;
+    } else if (found !== undefined && (chosen === undefined || found.seq < chosen.seq)) {
+      chosen = found;
+    }
+  }
+  return chosen;
+}
+
+/** A readable form of a trigger: `a`, `or(a, b)`, `and(a, or(b, c))`. */
+export function describeTrigger(trigger: Trigger): string {
+  return typeof trigger === 'string'
+    ? trigger
+    : `${trigger.kind}(${trigger.of.map(describeTrigger).join(', ')})`;
+}

@@ -1,0 +1,23 @@
+import { NoStartError, UnknownTriggerError } from '../../errors.js';
+import type { StepShape } from './definition.js';
+import { namesIn } from './triggers.js';
+
+/**
+ * Checks what can only be checked once the whole flow is defined (triggers may name steps and routes
+ * declared later): every trigger names a step or a declared route label (`unknown_trigger`), and
+ * some step starts the flow (`no_start`).
+ */
+export function validateTriggers(definition: { name: string; steps: readonly StepShape[] }): void {
+  const known = new Set<string>();
+  for (const step of definition.steps) {
+    known.add(step.name);
+    for (const label of step.routes ?? []) known.add(label);
+  }
+  for (const step of definition.steps) {
+    if (step.trigger === undefined) continue;
+    for (const name of namesIn(step.trigger)) {
+      if (!known.has(name)) throw new UnknownTriggerError(definition.name, step.name, name);
+    }
+  }
+  if (!definition.steps.some((s) => s.kind === 'start')) throw new NoStartError(definition.name);
+}
