@@ -175,7 +175,7 @@ export class MaxRunsError extends StatecrewError {
   constructor(step: string, maxRuns: number) {
     super(
       'max_runs',
-      `Step "${step}" was triggered to run ${ordinal(maxRuns + 1)} time, but its maxRuns is ${maxRuns}`,
+      `Step "${step}" was triggered a ${ordinal(maxRuns + 1)} time, but its maxRuns is ${maxRuns}`,
       {
         retryable: false,
         details: { step, maxRuns },

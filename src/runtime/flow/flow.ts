@@ -60,7 +60,7 @@ export class Flow<S> {
   router<const R extends string>(
     name: string,
     trigger: Trigger,
-    fn: RouterFn<WithId<S>, R>,
+    fn: RouterFn<WithId<S>, NoInfer<R>>,
     options: RouterOptions<R>,
   ): this {
     const routes = (options as Partial<RouterOptions<R>> | undefined)?.routes;
