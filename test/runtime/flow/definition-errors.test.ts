@@ -35,7 +35,7 @@ describe('flow definition errors', () => {
   });
 
   it('throws missing_routes for a router without routes', () => {
-    const build = () => base().router('r', 's', () => 'x', { routes: [] });
+    const build = () => base().router('r', 's', () => 'x' as never, { routes: [] });
     expect(build).toThrow(expect.objectContaining({ code: 'missing_routes' }));
     expect(() => base().router('r', 's', () => 'x', undefined as never)).toThrow(
       expect.objectContaining({ code: 'missing_routes' }),
