@@ -1,60 +1,93 @@
 /**
- * Orchestration cost per task with an instant policy, at 1,000 and 10,000 tasks, for each workload:
+ * Orchestration cost per task (or flow step) with an instant policy, at 1,000 and 10,000, for each workload:
  *   sequential     a sequential crew of N tasks
  *   graph-chain    a graph of N tasks, each reading the one before
  *   graph-fanout   a graph: 1 start → N parallel tasks → 1 join (default maxConcurrency 8)
  *   parallel       a parallel crew of N tasks (default maxConcurrency 8)
- * Each workload × size runs in a fresh process (peak RSS belongs to it): one warm-up run, then
- * REPS measured runs; the table shows the median.
+ *   flow-chain     a flow of N steps, each listening to the one before
+ *   flow-fanout    a flow of 1 start step and N listeners on it (one round of N concurrent steps)
+ * Each workload × size runs in a fresh process (peak RSS belongs to it): warm-up runs over about
+ * 20,000 nodes, then REPS measured runs; the table shows the median.
  *
  * Run: npm run bench                      (all workloads, 1,000 and 10,000)
  *      npx tsx bench/orchestration.ts graph-fanout 1000 10000 100000
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Agent, Crew, Task } from '../src/index.js';
+import { Agent, Crew, createFlow, Task } from '../src/index.js';
 
 const REPS = 5;
-const WORKLOADS = ['sequential', 'graph-chain', 'graph-fanout', 'parallel'] as const;
+const WORKLOADS = [
+  'sequential',
+  'graph-chain',
+  'graph-fanout',
+  'parallel',
+  'flow-chain',
+  'flow-fanout',
+] as const;
 type Workload = (typeof WORKLOADS)[number];
 
-function build(workload: Workload, size: number): { crew: Crew; tasks: number } {
+/** A workload ready to run: how to run it once, and how many nodes a complete run settles. */
+interface Built {
+  run(): Promise<{ complete: boolean; nodes: number }>;
+  nodes: number;
+}
+
+const crewRun = (crew: Crew, nodes: number): Built => ({
+  nodes,
+  run: async () => {
+    const out = await crew.kickoff();
+    return { complete: out.status === 'completed', nodes: out.nodes.length };
+  },
+});
+
+function buildFlow(workload: 'flow-chain' | 'flow-fanout', size: number): Built {
+  const flow = createFlow({ name: workload, initialState: { n: 0 } }).start('s0', () => 0);
+  for (let i = 1; i < size; i += 1) {
+    flow.listen(`s${i}`, workload === 'flow-chain' ? `s${i - 1}` : 's0', ({ state }) => {
+      state.n += 1;
+      return i;
+    });
+  }
+  return {
+    nodes: size,
+    run: async () => {
+      const out = await flow.kickoff();
+      return { complete: out.status === 'completed', nodes: out.trail.length };
+    },
+  };
+}
+
+function build(workload: Workload, size: number): Built {
+  if (workload === 'flow-chain' || workload === 'flow-fanout') return buildFlow(workload, size);
   const agent = new Agent({ role: 'Worker', llm: (_prompt, context) => `${context.length}` });
   const task = (i: number) => new Task({ name: `t${i}`, description: `step ${i}`, agent });
+  const tasks = Array.from({ length: size }, (_, i) => task(i));
   switch (workload) {
     case 'sequential':
-      return { crew: new Crew({ tasks: Array.from({ length: size }, (_, i) => task(i)) }), tasks: size };
+      return crewRun(new Crew({ tasks }), size);
     case 'parallel':
-      return {
-        crew: new Crew({ tasks: Array.from({ length: size }, (_, i) => task(i)), process: 'parallel' }),
-        tasks: size,
-      };
-    case 'graph-chain': {
-      const tasks = Array.from({ length: size }, (_, i) => task(i));
+      return crewRun(new Crew({ tasks, process: 'parallel' }), size);
+    case 'graph-chain':
       tasks.forEach((t, i) => {
         t.context = i === 0 ? undefined : [tasks[i - 1] as Task];
       });
-      return { crew: new Crew({ tasks, process: 'graph' }), tasks: size };
-    }
+      return crewRun(new Crew({ tasks, process: 'graph' }), size);
     case 'graph-fanout': {
       const start = new Task({ name: 'start', description: 'start', agent });
-      const middle = Array.from(
-        { length: size },
-        (_, i) => new Task({ name: `m${i}`, description: 'm', agent, context: [start] }),
-      );
-      const join = new Task({ name: 'join', description: 'join', agent, context: middle });
-      return { crew: new Crew({ tasks: [start, ...middle, join], process: 'graph' }), tasks: size + 2 };
+      for (const t of tasks) t.context = [start];
+      const join = new Task({ name: 'join', description: 'join', agent, context: tasks });
+      return crewRun(new Crew({ tasks: [start, ...tasks, join], process: 'graph' }), size + 2);
     }
   }
 }
 
 async function timeOnce(workload: Workload, size: number): Promise<number> {
-  const { crew, tasks } = build(workload, size);
+  const built = build(workload, size);
   const started = performance.now();
-  const out = await crew.kickoff();
+  const { complete, nodes } = await built.run();
   const ms = performance.now() - started;
-  if (out.status !== 'completed' || out.nodes.length !== tasks)
-    throw new Error(`${workload} ${size} did not complete`);
+  if (!complete || nodes !== built.nodes) throw new Error(`${workload} ${size} did not complete`);
   return ms;
 }
 
@@ -68,7 +101,8 @@ interface Row {
 }
 
 async function measure(workload: Workload, size: number): Promise<void> {
-  await timeOnce(workload, size);
+  // Warm up on about 20,000 nodes whatever the size, so small sizes are not measured on cold code.
+  for (let done = 0; done < Math.max(size, 20_000); done += size) await timeOnce(workload, size);
   const times: number[] = [];
   for (let i = 0; i < REPS; i += 1) times.push(await timeOnce(workload, size));
   times.sort((a, b) => a - b);
