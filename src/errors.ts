@@ -159,6 +159,17 @@ export class UnknownTriggerError extends StatecrewError {
   }
 }
 
+/** `kickoff({ routes })` names a router the flow does not have. */
+export class UnknownRouterError extends StatecrewError {
+  constructor(flow: string, router: string, routers: readonly string[]) {
+    super(
+      'unknown_router',
+      `Flow "${flow}" has no router "${router}" to force; its routers are: ${routers.map((r) => `"${r}"`).join(', ') || 'none'}`,
+      { retryable: false, details: { flow, router, routers } },
+    );
+  }
+}
+
 /** A flow router returned a label outside its declared routes. */
 export class UnknownRouteError extends StatecrewError {
   constructor(router: string, label: unknown, routes: readonly string[]) {

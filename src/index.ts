@@ -27,6 +27,7 @@ export {
   TaskTimeoutError,
   UnknownContextTaskError,
   UnknownRouteError,
+  UnknownRouterError,
   UnknownTriggerError,
   UnknownWorkerError,
 } from './errors.js';
@@ -42,7 +43,10 @@ export {
 } from './machines/lifecycle.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
+export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
+export { AnalysisLimitError } from './runtime/flow/abstraction.js';
+export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type {
   ListenOptions,
   RouterFn,

@@ -5,3 +5,10 @@ export {
   type ScriptedReply,
   scriptedModel,
 } from './models/scripted.js';
+export {
+  expectRouteCoverage,
+  forEachPath,
+  type PathRun,
+  type RouteCoverage,
+  routeCoverage,
+} from './runtime/flow/coverage.js';

@@ -2,7 +2,15 @@ import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
+import {
+  analyzeCrew,
+  type CrewAnalysis,
+  type CrewShape,
+  crewToMachine,
+  crewToMermaid,
+} from './crew-picture.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
+import { planCrew } from './plan.js';
 import type { LoopOptions, ProcessKind } from './process.js';
 import { processes } from './processes/registry.js';
 import { Task } from './task.js';
@@ -80,6 +88,25 @@ export class Crew {
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: RunOptions = {}): CrewRun {
     return startCrewRun(this, processes[this.process], options);
+  }
+
+  /** Finds cycles and what they make unreachable, the critical path, what a failure blocks, and the paths. */
+  analyze(): CrewAnalysis {
+    return analyzeCrew(this.#shape());
+  }
+
+  /** The crew's control flow as a plain XState machine (JSON-safe, opens in Stately). */
+  toMachine() {
+    return crewToMachine(this.#shape());
+  }
+
+  /** A Mermaid flowchart of the crew's tasks and their order or dependencies. */
+  toMermaid(): string {
+    return crewToMermaid(this.#shape());
+  }
+
+  #shape(): CrewShape {
+    return { process: this.process, plan: planCrew(this, {}), maxIterations: this.loop?.maxIterations ?? 3 };
   }
 
   /** Runs the crew to the end: `run(options).result`. */

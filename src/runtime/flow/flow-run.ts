@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor, toPromise } from 'xstate';
 import { fromFlowStep } from '../../actors/flow-step.js';
-import { MaxRunsError, StatecrewError } from '../../errors.js';
+import { MaxRunsError, StatecrewError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
 import { createFlowMachine, type FlowMachineOutput } from '../../machines/flow.js';
 import type { StatecrewEvent } from '../../types.js';
 import { EventHub } from '../event-hub.js';
@@ -22,6 +22,12 @@ export interface FlowRunOptions {
   inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
   /** The clock for timestamps and durations, in epoch milliseconds. @default Date.now */
   clock?: (() => number) | undefined;
+  /**
+   * Forces routers along a path without calling them: a label forces every run of that router, a list
+   * its successive runs. A missing label, or one outside the routes, fails the step (`unknown_route`);
+   * a key naming no router rejects the kickoff (`unknown_router`).
+   */
+  routes?: Readonly<Record<string, string | readonly string[]>> | undefined;
 }
 
 /** The result of a flow run. */
@@ -60,6 +66,37 @@ interface StepRunSpec<S> extends NodeRunSpec {
   payload: unknown;
 }
 
+/** Checks the routers named in `routes` exist (`unknown_router`). */
+function checkForcedRoutes<S>(
+  definition: FlowDefinition<S>,
+  routes: FlowRunOptions['routes'],
+): ReadonlyMap<string, string | readonly string[]> {
+  const forced = new Map(Object.entries(routes ?? {}));
+  const routers = definition.steps.filter((s) => s.kind === 'router').map((s) => s.name);
+  for (const name of forced.keys()) {
+    if (!routers.includes(name)) throw new UnknownRouterError(definition.name, name, routers);
+  }
+  return forced;
+}
+
+/** A router whose body returns the forced label of its `run`-th run instead of deciding. */
+function forcedRouter<S>(
+  step: StepDefinition<S>,
+  forced: ReadonlyMap<string, string | readonly string[]>,
+  run: number,
+) {
+  const choice = forced.get(step.name);
+  const label = typeof choice === 'string' ? choice : choice?.[run - 1];
+  return {
+    ...step,
+    run: () => {
+      if (label === undefined)
+        throw new UnknownRouteError(step.name, `(no forced label for run ${run})`, step.routes ?? []);
+      return label;
+    },
+  };
+}
+
 const runNodeId = (scheduled: ScheduledStep) =>
   scheduled.run === 1 ? scheduled.step : `${scheduled.step}#${scheduled.run}`;
 
@@ -71,6 +108,7 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
   const { signal } = options;
   signal?.throwIfAborted();
   validateTriggers(definition);
+  const forced = checkForcedRoutes(definition, options.routes);
   const inputs = options.inputs ?? {};
   const state = createState(definition.name, definition.state, inputs);
   const id = state.id;
@@ -112,7 +150,8 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
           now,
           prepare(nodeId, stepSignal, self) {
             const spec = lookup(nodeId);
-            return { step: spec.step as never, context: contextFor(spec, stepSignal, self) };
+            const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
+            return { step: step as never, context: contextFor(spec, stepSignal, self) };
           },
           check: (step) => checkState(definition.state, state, step),
         }),

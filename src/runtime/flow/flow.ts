@@ -7,6 +7,7 @@ import {
   SelfTriggerError,
 } from '../../errors.js';
 import { requiredText } from '../validate.js';
+import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
   FlowDefinition,
   ListenOptions,
@@ -17,6 +18,7 @@ import type {
   StepFn,
 } from './definition.js';
 import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
+import { flowToMachine, flowToMermaid } from './picture.js';
 import type { WithId } from './state.js';
 import { namesIn, type Trigger } from './triggers.js';
 
@@ -71,6 +73,29 @@ export class Flow<S> {
   /** The definition as the runtime reads it. */
   get definition(): FlowDefinition<WithId<S>> {
     return { name: this.name, steps: [...this.#steps], state: this.#state as StateSource<WithId<S>> };
+  }
+
+  /**
+   * Proves termination and finds unreachable steps, unused routes and dead ends on the flow's abstract
+   * state graph, whose only choices are route labels; lists every path (at most `limit`).
+   */
+  analyze(options: AnalyzeOptions = {}): FlowAnalysis {
+    return analyzeFlow(this.definition, options);
+  }
+
+  /** Every route combination, with the trail it runs and how it ends (`failed` for `max_runs`). */
+  paths(options: AnalyzeOptions = {}): FlowPath[] {
+    return flowPaths(this.definition, options);
+  }
+
+  /** The flow's control flow as a plain XState machine (JSON-safe, opens in Stately). */
+  toMachine() {
+    return flowToMachine(this.definition);
+  }
+
+  /** A Mermaid flowchart of the definition, route labels on the edges. */
+  toMermaid(): string {
+    return flowToMermaid(this.definition);
   }
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */

@@ -25,13 +25,17 @@ export type RoundOutcome =
  */
 export class FlowRounds {
   readonly #steps: readonly StepShape[];
-  readonly #listeners = new Map<string, StepShape[]>();
+  readonly #listeners: Map<string, StepShape[]> = new Map();
   readonly #since = new Map<string, Map<string, number>>();
   readonly #runs = new Map<string, number>();
   #seq = 0;
 
-  constructor(steps: readonly StepShape[]) {
+  constructor(steps: readonly StepShape[], listeners?: Map<string, StepShape[]>) {
     this.#steps = steps;
+    if (listeners !== undefined) {
+      this.#listeners = listeners;
+      return;
+    }
     for (const step of steps) {
       if (step.trigger === undefined) continue;
       for (const name of namesIn(step.trigger)) {
@@ -79,6 +83,46 @@ export class FlowRounds {
       steps.push(this.#fire(step, satisfaction.name));
     }
     return { kind: 'next', steps };
+  }
+
+  /** An independent copy, for exploring what each choice of route labels leads to. */
+  clone(): FlowRounds {
+    const copy = new FlowRounds(this.#steps, this.#listeners);
+    for (const [step, since] of this.#since) copy.#since.set(step, new Map(since));
+    for (const [step, runs] of this.#runs) copy.#runs.set(step, runs);
+    copy.#seq = this.#seq;
+    return copy;
+  }
+
+  /**
+   * What decides the future of a run, as a string: per step, its runs (where a limit makes them count)
+   * and the names emitted since its last run — forgetting steps that can no longer fire. Two states
+   * with the same key have the same futures.
+   */
+  key(): string {
+    const parts: string[] = [];
+    for (const step of this.#steps) {
+      const runs = this.#runs.get(step.name) ?? 0;
+      const spent = step.maxRuns === undefined && runs >= 1;
+      const since = spent ? [] : [...(this.#since.get(step.name)?.keys() ?? [])].sort();
+      const counted = step.maxRuns === Number.POSITIVE_INFINITY ? Math.min(runs, 1) : runs;
+      if (counted === 0 && since.length === 0) continue;
+      parts.push(`${step.name}:${counted}:${since.join(',')}`);
+    }
+    return parts.join('|');
+  }
+
+  /** Steps whose trigger is partly satisfied (some names emitted since their last run, not enough). */
+  waiting(): { step: string; missing: string[] }[] {
+    const found: { step: string; missing: string[] }[] = [];
+    for (const step of this.#steps) {
+      const since = this.#since.get(step.name);
+      if (step.trigger === undefined || since === undefined || since.size === 0) continue;
+      if (step.maxRuns === undefined && (this.#runs.get(step.name) ?? 0) >= 1) continue;
+      if (satisfiedBy(step.trigger, since) !== undefined) continue;
+      found.push({ step: step.name, missing: [...namesIn(step.trigger)].filter((n) => !since.has(n)) });
+    }
+    return found;
   }
 
   #fire(step: StepShape, trigger: string | undefined): ScheduledStep {

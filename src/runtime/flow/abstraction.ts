@@ -1,0 +1,142 @@
+import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
+import { assign, createActor, setup } from 'xstate';
+import { StatecrewError } from '../../errors.js';
+import type { StepShape } from './definition.js';
+import { FlowRounds } from './rounds.js';
+
+/** One round of the abstraction: the label each router of the round returns. */
+export interface RoundEvent {
+  type: 'ROUND';
+  labels: Record<string, string>;
+}
+
+/** The abstract state of a flow run between rounds. */
+export interface AbstractContext {
+  rounds: FlowRounds;
+  /** The steps of the next round, in definition order. */
+  round: string[];
+  /** The step whose firing would pass its maxRuns, if the last round led to one. */
+  exceeded: string | undefined;
+}
+
+/** What the abstraction is built from. */
+export interface AbstractFlow {
+  name: string;
+  steps: readonly StepShape[];
+}
+
+/**
+ * The abstraction of a flow that analysis walks: one transition per round, whose only choice is the
+ * label each router of the round returns. Its state is what the runtime's round semantics keep
+ * (`FlowRounds`), so the runtime and the analysis cannot drift apart.
+ */
+export function createAbstractionMachine(flow: AbstractFlow) {
+  const byName = new Map(flow.steps.map((s) => [s.name, s]));
+  return setup({
+    types: { context: {} as AbstractContext, events: {} as RoundEvent },
+    guards: {
+      exceeded: ({ context }) => context.exceeded !== undefined,
+      idle: ({ context }) => context.round.length === 0,
+    },
+  }).createMachine({
+    id: `${flow.name}:abstraction`,
+    context: () => {
+      const rounds = new FlowRounds(flow.steps);
+      return { rounds, round: rounds.first().map((s) => s.step), exceeded: undefined };
+    },
+    initial: 'running',
+    states: {
+      running: {
+        always: [
+          { guard: 'exceeded', target: 'failed' },
+          { guard: 'idle', target: 'done' },
+        ],
+        on: {
+          ROUND: {
+            actions: assign(({ context, event }) => {
+              const rounds = context.rounds.clone();
+              const emitted: string[] = [];
+              for (const name of context.round) {
+                emitted.push(name);
+                if (byName.get(name)?.kind === 'router') emitted.push(event.labels[name] as string);
+              }
+              const outcome = rounds.next(emitted);
+              return outcome.kind === 'next'
+                ? { rounds, round: outcome.steps.map((s) => s.step), exceeded: undefined }
+                : { rounds, round: [], exceeded: outcome.step };
+            }),
+          },
+        },
+      },
+      done: { type: 'final' },
+      failed: { type: 'final' },
+    },
+  });
+}
+
+/** The machine's snapshot type. */
+export type AbstractSnapshot = ReturnType<ReturnType<typeof createAbstractionMachine>['getInitialSnapshot']>;
+
+/** Every combination of labels the routers of the next round can return. */
+export function roundChoices(flow: AbstractFlow, round: readonly string[]): RoundEvent[] {
+  let combos: Record<string, string>[] = [{}];
+  for (const name of round) {
+    const routes = flow.steps.find((s) => s.name === name)?.routes;
+    if (routes === undefined) continue;
+    combos = combos.flatMap((combo) => routes.map((label) => ({ ...combo, [name]: label })));
+  }
+  return combos.map((labels) => ({ type: 'ROUND', labels }));
+}
+
+/** The key of an abstract state: its status, next round and round-semantics state. */
+export function abstractKey(snapshot: AbstractSnapshot): string {
+  return `${String(snapshot.value)}|${snapshot.context.round.join(',')}|${snapshot.context.rounds.key()}`;
+}
+
+/** A state graph of the abstraction: each state once, with its outgoing transitions. */
+export interface AbstractGraph {
+  initial: string;
+  nodes: Map<string, { snapshot: AbstractSnapshot; edges: { event: RoundEvent; to: string }[] }>;
+}
+
+/** The flow's abstract state graph exceeded the state budget of an analysis. */
+export class AnalysisLimitError extends StatecrewError {
+  constructor(flow: string, states: number) {
+    super(
+      'analysis_limit',
+      `Flow "${flow}" has more than ${states} abstract states; raise stateLimit to analyse it`,
+      {
+        retryable: false,
+        details: { flow, states },
+      },
+    );
+  }
+}
+
+/** Builds the abstraction's state graph with `@xstate/graph`, at most `stateLimit` states. */
+export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): AbstractGraph {
+  const machine = createAbstractionMachine(flow);
+  let map: AdjacencyMap<AbstractSnapshot, RoundEvent>;
+  try {
+    map = getAdjacencyMap<AbstractSnapshot, RoundEvent, undefined>(machine as never, {
+      events: (snapshot) => (snapshot.status === 'done' ? [] : roundChoices(flow, snapshot.context.round)),
+      serializeState: (snapshot) => abstractKey(snapshot),
+      limit: stateLimit,
+    });
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Traversal limit exceeded') {
+      throw new AnalysisLimitError(flow.name, stateLimit);
+    }
+    throw error;
+  }
+  const nodes: AbstractGraph['nodes'] = new Map();
+  for (const [key, value] of Object.entries(map)) {
+    const edges = Object.values(value.transitions) as { event: RoundEvent; state: AbstractSnapshot }[];
+    nodes.set(key, {
+      snapshot: value.state,
+      edges: edges.map(({ event, state }) => ({ event, to: abstractKey(state) })),
+    });
+  }
+  const initial = abstractKey(createActor(machine).getSnapshot());
+  return { initial, nodes };
+}
