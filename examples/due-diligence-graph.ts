@@ -7,6 +7,7 @@
  */
 import { Agent, Crew, Task } from '../src/index.js';
 import { scriptedModel } from '../src/testing.js';
+import { isMain } from './main.js';
 
 const llm = scriptedModel((request) => {
   const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
@@ -44,26 +45,31 @@ const memo = new Task({
   context: [financials, legal, market],
 });
 
-// Listed out of order on purpose: the graph, not the list, decides what runs when.
-const crew = new Crew({
+/** The due-diligence crew, listed out of order on purpose: the graph, not the list, decides what runs when. */
+export const dueDiligence = new Crew({
   tasks: [memo, market, legal, financials, brief],
   process: 'graph',
   maxConcurrency: 3,
 });
-const run = crew.run({ inputs: { company: 'Acme Robotics' } });
-const order: string[] = [];
-run.events$.subscribe((e) => {
-  if (e.type === 'node.started') order.push(`start ${e.nodeId}`);
-  if (e.type === 'node.completed') order.push(`done ${e.nodeId}`);
-});
-const out = await run.result;
 
-console.log('\n== graph: brief → {financials, legal, market} → memo');
-console.log(
-  `  status: ${out.status}; leaves: ${out.metadata.leaves.join(', ')}; model calls in flight at most: ${llm.peakInFlight}`,
-);
-console.log(`  order: ${order.join(', ')}`);
-console.log(
-  `  memo context: ${JSON.stringify(llm.calls.find((c) => c.prompt.includes('investment memo'))?.context)}`,
-);
-console.log(`  final output: ${out.raw}`);
+async function main(): Promise<void> {
+  const run = dueDiligence.run({ inputs: { company: 'Acme Robotics' } });
+  const order: string[] = [];
+  run.events$.subscribe((e) => {
+    if (e.type === 'node.started') order.push(`start ${e.nodeId}`);
+    if (e.type === 'node.completed') order.push(`done ${e.nodeId}`);
+  });
+  const out = await run.result;
+
+  console.log('\n== graph: brief → {financials, legal, market} → memo');
+  console.log(
+    `  status: ${out.status}; leaves: ${out.metadata.leaves.join(', ')}; model calls in flight at most: ${llm.peakInFlight}`,
+  );
+  console.log(`  order: ${order.join(', ')}`);
+  console.log(
+    `  memo context: ${JSON.stringify(llm.calls.find((c) => c.prompt.includes('investment memo'))?.context)}`,
+  );
+  console.log(`  final output: ${out.raw}`);
+}
+
+if (isMain(import.meta.url)) await main();

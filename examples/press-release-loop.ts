@@ -7,6 +7,7 @@
  */
 import { Agent, Crew, Task } from '../src/index.js';
 import { scriptedModel } from '../src/testing.js';
+import { isMain } from './main.js';
 
 let round = 0;
 const llm = scriptedModel((request) => {
@@ -26,7 +27,8 @@ const judge = (_prompt: string, latestReview: string) =>
 
 const copywriter = new Agent({ role: 'Copywriter', goal: 'announce {product}', llm });
 const reviewer = new Agent({ role: 'Reviewer', goal: 'hold the release to the style guide', llm });
-const crew = new Crew({
+/** The press-release crew: draft and review, looped until the judge says YES. */
+export const pressRelease = new Crew({
   tasks: [
     new Task({ name: 'draft', description: 'Draft the press release for {product}', agent: copywriter }),
     new Task({ name: 'review', description: 'Review the draft', agent: reviewer }),
@@ -34,12 +36,16 @@ const crew = new Crew({
   process: 'loop',
   loop: { condition: 'the release is clear, dated and quotable', judge, maxIterations: 5 },
 });
-const out = await crew.kickoff({ inputs: { product: 'the Acme R2' } });
+async function main(): Promise<void> {
+  const out = await pressRelease.kickoff({ inputs: { product: 'the Acme R2' } });
 
-console.log('\n== loop: draft → review, judged after each round');
-console.log(`  iterations: ${out.metadata.iterations}; condition met: ${out.metadata.conditionMet}`);
-for (const v of out.metadata.verdicts as { iteration: number; reply: string }[]) {
-  console.log(`  judge after round ${v.iteration}: ${v.reply}`);
+  console.log('\n== loop: draft → review, judged after each round');
+  console.log(`  iterations: ${out.metadata.iterations}; condition met: ${out.metadata.conditionMet}`);
+  for (const v of out.metadata.verdicts as { iteration: number; reply: string }[]) {
+    console.log(`  judge after round ${v.iteration}: ${v.reply}`);
+  }
+  console.log(`  nodes: ${out.nodes.map((n) => n.nodeId).join(', ')}`);
+  console.log(`  final output: ${out.raw}`);
 }
-console.log(`  nodes: ${out.nodes.map((n) => n.nodeId).join(', ')}`);
-console.log(`  final output: ${out.raw}`);
+
+if (isMain(import.meta.url)) await main();

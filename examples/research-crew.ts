@@ -7,9 +7,10 @@
  */
 import { Agent, Crew, type CrewOutput, type ManagerFunctions, Task } from '../src/index.js';
 import { type ScriptedModel, scriptedModel } from '../src/testing.js';
+import { isMain } from './main.js';
 
 /** A stand-in model that answers like each persona would, from the task it is given. */
-function studioModel(): ScriptedModel {
+export function studioModel(): ScriptedModel {
   return scriptedModel((request) => {
     const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
     const read =
@@ -18,7 +19,8 @@ function studioModel(): ScriptedModel {
   });
 }
 
-function buildCrew(llm: ScriptedModel) {
+/** The research team and its tasks, on one model. */
+export function buildCrew(llm: ScriptedModel) {
   const researcher = new Agent({
     role: 'Researcher',
     goal: 'find facts about {topic}',
@@ -61,42 +63,53 @@ function show(title: string, out: CrewOutput, llm: ScriptedModel): void {
   console.log(`  final output: ${out.raw}`);
 }
 
-const inputs = { topic: 'actor-based orchestration' };
-
-// 1. Sequential: each task reads the previous one.
-const sequentialModel = studioModel();
-const chain = buildCrew(sequentialModel);
-const sequential = await new Crew({ tasks: [chain.research, chain.write, chain.edit] }).kickoff({ inputs });
-show('sequential: research → write → edit', sequential, sequentialModel);
-
-// 2. Fan-in: the writer reads the research and an outline made without context.
-const fanInModel = studioModel();
-const fanIn = buildCrew(fanInModel);
-fanIn.write.context = [fanIn.research, fanIn.outline];
-const fanInOut = await new Crew({ tasks: [fanIn.research, fanIn.outline, fanIn.write, fanIn.edit] }).kickoff({
-  inputs,
-});
-show('fan-in: write reads research and outline', fanInOut, fanInModel);
-
-// 3. Hierarchical: a manager allocates each task by role and synthesizes the outputs.
-const hierarchicalModel = studioModel();
-const team = buildCrew(hierarchicalModel);
 const byVerb: Record<string, string> = { Research: 'Researcher', Write: 'Writer', Edit: 'Editor' };
-const manager: ManagerFunctions = {
-  allocate: (description) => byVerb[description.split(' ')[0] ?? ''] ?? 'Writer',
-  synthesize: (goal, outputs) => `${goal}: ${outputs.length} contributions merged`,
-};
-const hierarchical = await new Crew({
-  agents: [team.researcher, team.writer, team.editor],
-  tasks: [
-    new Task({ name: 'research', description: 'Research {topic}' }),
-    new Task({ name: 'write', description: 'Write about {topic}' }),
-    new Task({ name: 'edit', description: 'Edit the draft' }),
-  ],
-  process: 'hierarchical',
-  manager,
-  goal: 'An article on {topic}',
-}).kickoff({ inputs });
-show('hierarchical: manager allocates and synthesizes', hierarchical, hierarchicalModel);
-console.log(`  delegations: ${hierarchical.delegations.map((d) => `${d.task} → ${d.role}`).join(', ')}`);
-console.log(`  manager calls: ${hierarchical.managerCalls} (tasks + 1)`);
+
+/** The three crews of the example: sequential, fan-in and hierarchical. */
+export function researchCrews(llm: ScriptedModel = studioModel()) {
+  const chain = buildCrew(llm);
+  const sequential = new Crew({ tasks: [chain.research, chain.write, chain.edit] });
+  const fanIn = buildCrew(llm);
+  fanIn.write.context = [fanIn.research, fanIn.outline];
+  const fanInCrew = new Crew({ tasks: [fanIn.research, fanIn.outline, fanIn.write, fanIn.edit] });
+  const team = buildCrew(llm);
+  const manager: ManagerFunctions = {
+    allocate: (description) => byVerb[description.split(' ')[0] ?? ''] ?? 'Writer',
+    synthesize: (goal, outputs) => `${goal}: ${outputs.length} contributions merged`,
+  };
+  const hierarchical = new Crew({
+    agents: [team.researcher, team.writer, team.editor],
+    tasks: [
+      new Task({ name: 'research', description: 'Research {topic}' }),
+      new Task({ name: 'write', description: 'Write about {topic}' }),
+      new Task({ name: 'edit', description: 'Edit the draft' }),
+    ],
+    process: 'hierarchical',
+    manager,
+    goal: 'An article on {topic}',
+  });
+  return { sequential, fanIn: fanInCrew, hierarchical };
+}
+
+async function main(): Promise<void> {
+  const inputs = { topic: 'actor-based orchestration' };
+
+  // 1. Sequential: each task reads the previous one.
+  const sequentialModel = studioModel();
+  const sequential = await researchCrews(sequentialModel).sequential.kickoff({ inputs });
+  show('sequential: research → write → edit', sequential, sequentialModel);
+
+  // 2. Fan-in: the writer reads the research and an outline made without context.
+  const fanInModel = studioModel();
+  const fanInOut = await researchCrews(fanInModel).fanIn.kickoff({ inputs });
+  show('fan-in: write reads research and outline', fanInOut, fanInModel);
+
+  // 3. Hierarchical: a manager allocates each task by role and synthesizes the outputs.
+  const hierarchicalModel = studioModel();
+  const hierarchical = await researchCrews(hierarchicalModel).hierarchical.kickoff({ inputs });
+  show('hierarchical: manager allocates and synthesizes', hierarchical, hierarchicalModel);
+  console.log(`  delegations: ${hierarchical.delegations.map((d) => `${d.task} → ${d.role}`).join(', ')}`);
+  console.log(`  manager calls: ${hierarchical.managerCalls} (tasks + 1)`);
+}
+
+if (isMain(import.meta.url)) await main();

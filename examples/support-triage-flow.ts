@@ -7,20 +7,23 @@
  */
 import { Agent, and, Crew, createFlow, or, Task } from '../src/index.js';
 import { scriptedModel } from '../src/testing.js';
+import { isMain } from './main.js';
 
 const llm = scriptedModel((request) => {
   const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
   return task.startsWith('Classify') ? 'category: refund' : `summary: ${task.replace('Summarize ', '')}`;
 });
 const triager = new Agent({ role: 'Triager', goal: 'route support tickets', llm });
-const triageCrew = new Crew({
+/** The crew that triages a ticket inside the flow's start step. */
+export const triageCrew = new Crew({
   tasks: [
     new Task({ name: 'classify', description: 'Classify the ticket: {ticket}', agent: triager }),
     new Task({ name: 'summarize', description: 'Summarize {ticket}', agent: triager }),
   ],
 });
 
-const support = createFlow({
+/** The support-triage flow. */
+export const support = createFlow({
   name: 'support-triage',
   initialState: { ticket: '', amount: 0, customer: '', notes: [] as string[] },
 })
@@ -40,19 +43,23 @@ const support = createFlow({
     return `Dear ${state.customer}: ${String(action)}. (${String(payload)})`;
   });
 
-for (const ticket of [
-  { ticket: 'Order 1042 arrived broken', amount: 35, customer: 'Ada' },
-  { ticket: 'Charged twice for a laptop', amount: 1299, customer: 'Grace' },
-]) {
-  const run = support.run({ inputs: ticket });
-  let crewEvents = 0;
-  run.events$.subscribe((e) => {
-    if (e.step === 'triage') crewEvents += 1;
-  });
-  const out = await run.result;
-  console.log(`\n== flow: ${ticket.customer}'s ticket ($${ticket.amount})`);
-  console.log(`  status: ${out.status}; route: ${String(out.outputs.decide)}`);
-  console.log(`  trail: ${out.trail.join(' → ')}`);
-  console.log(`  triage crew events seen in the flow: ${crewEvents}`);
-  console.log(`  reply: ${String(out.output)}`);
+async function main(): Promise<void> {
+  for (const ticket of [
+    { ticket: 'Order 1042 arrived broken', amount: 35, customer: 'Ada' },
+    { ticket: 'Charged twice for a laptop', amount: 1299, customer: 'Grace' },
+  ]) {
+    const run = support.run({ inputs: ticket });
+    let crewEvents = 0;
+    run.events$.subscribe((e) => {
+      if (e.step === 'triage') crewEvents += 1;
+    });
+    const out = await run.result;
+    console.log(`\n== flow: ${ticket.customer}'s ticket ($${ticket.amount})`);
+    console.log(`  status: ${out.status}; route: ${String(out.outputs.decide)}`);
+    console.log(`  trail: ${out.trail.join(' → ')}`);
+    console.log(`  triage crew events seen in the flow: ${crewEvents}`);
+    console.log(`  reply: ${String(out.output)}`);
+  }
 }
+
+if (isMain(import.meta.url)) await main();

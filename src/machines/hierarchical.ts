@@ -76,6 +76,7 @@ export const hierarchicalMachine = setup({
     },
     allocating: {
       invoke: {
+        id: 'allocate',
         src: 'allocate',
         input: ({ context }) => ({ index: context.index }),
         onDone: { target: 'working', actions: assign({ role: ({ event }) => event.output }) },
@@ -114,6 +115,7 @@ export const hierarchicalMachine = setup({
     },
     synthesizing: {
       invoke: {
+        id: 'synthesize',
         src: 'synthesize',
         input: {},
         onDone: { target: 'done', actions: assign({ synthesis: ({ event }) => event.output }) },

@@ -122,6 +122,7 @@ export const loopMachine = setup({
     },
     judging: {
       invoke: {
+        id: 'judge',
         src: 'judge',
         input: ({ context }) => ({ iteration: context.iteration }),
         onDone: [

@@ -1,0 +1,142 @@
+import { getAdjacencyMap } from '@xstate/graph';
+import { describe, expect, it } from 'vitest';
+import type { AnyActorRef, AnyStateMachine, EventObject } from 'xstate';
+import { createFlowMachine } from '../../src/machines/flow.js';
+import { graphMachine } from '../../src/machines/graph.js';
+import { hierarchicalMachine } from '../../src/machines/hierarchical.js';
+import { loopMachine } from '../../src/machines/loop.js';
+import { parallelMachine } from '../../src/machines/parallel.js';
+import { sequentialMachine } from '../../src/machines/sequential.js';
+
+const run = { id: 'run' } as AnyActorRef;
+const done = (id: string, output: unknown = 'out') => ({
+  type: `xstate.done.actor.${id}`,
+  output,
+  actorId: id,
+});
+const settled = [
+  done('t'),
+  { type: 'xstate.error.actor.t', error: new Error('crash'), actorId: 't' },
+  { type: 'NODE.FAILED', nodeId: 't', willRetry: true, run },
+  { type: 'NODE.FAILED', nodeId: 't', willRetry: false, run },
+  { type: 'ABORT', runs: [] },
+];
+
+interface Proof {
+  /** State values reached. */
+  reached: Set<string>;
+  /** Reached states from which no final state can be reached. */
+  stuck: string[];
+}
+
+/** Walks a machine's state graph with @xstate/graph: what it reaches, and what cannot end. */
+function prove(machine: AnyStateMachine, events: EventObject[], input?: unknown): Proof {
+  const key = (s: { value: unknown; context: unknown }) => JSON.stringify([s.value, s.context]);
+  const map = getAdjacencyMap(machine, { events, input, serializeState: key });
+  const entries = Object.entries(map) as [
+    string,
+    { state: { value: unknown; status: string }; transitions: Record<string, { state: never }> },
+  ][];
+  const canEnd = new Set(entries.filter(([, v]) => v.state.status === 'done').map(([k]) => k));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [k, v] of entries) {
+      if (!canEnd.has(k) && Object.values(v.transitions).some((t) => canEnd.has(key(t.state)))) {
+        canEnd.add(k);
+        grew = true;
+      }
+    }
+  }
+  return {
+    reached: new Set(entries.map(([, v]) => JSON.stringify(v.state.value))),
+    stuck: entries.filter(([k]) => !canEnd.has(k)).map(([k]) => k),
+  };
+}
+
+const stateNames = (machine: AnyStateMachine) =>
+  Object.keys(machine.root.states).map((s) => JSON.stringify(s));
+const union = (...proofs: Proof[]) => new Set(proofs.flatMap((p) => [...p.reached]));
+
+describe('every supervisor machine is proven to end, with no unreachable state', () => {
+  it('sequential', () => {
+    const proof = prove(sequentialMachine, settled, { total: 2 });
+    expect(proof.stuck).toEqual([]);
+    expect([...proof.reached].sort()).toEqual(
+      stateNames(sequentialMachine)
+        .filter((s) => s !== '"next"')
+        .sort(),
+    );
+  });
+
+  it('hierarchical', () => {
+    const events = [
+      ...settled,
+      done('allocate', 'Writer'),
+      done('synthesize'),
+      { type: 'xstate.error.actor.allocate', error: 'x', actorId: 'allocate' },
+    ];
+    const proof = prove(hierarchicalMachine, events, { total: 2 });
+    expect(proof.stuck).toEqual([]);
+    expect([...proof.reached].sort()).toEqual(
+      stateNames(hierarchicalMachine)
+        .filter((s) => s !== '"next"')
+        .sort(),
+    );
+  });
+
+  it('parallel', () => {
+    const proof = prove(parallelMachine, settled, { total: 3, maxConcurrency: 2 });
+    expect(proof.stuck).toEqual([]);
+    expect([...proof.reached].sort()).toEqual(stateNames(parallelMachine).sort());
+  });
+
+  it('loop', () => {
+    const events = [
+      ...settled,
+      done('judge', 'yes'),
+      done('judge', 'no'),
+      { type: 'xstate.error.actor.judge', error: 'x', actorId: 'judge' },
+    ];
+    const proof = prove(loopMachine, events, { total: 2, maxIterations: 3 });
+    expect(proof.stuck).toEqual([]);
+    expect([...proof.reached].sort()).toEqual(
+      stateNames(loopMachine)
+        .filter((s) => s !== '"next"')
+        .sort(),
+    );
+  });
+
+  it('graph (readiness is the runtime scheduler’s: proven under both answers of allSettled)', () => {
+    const open = prove(graphMachine.provide({ guards: { allSettled: () => false } }), settled);
+    const closed = prove(graphMachine.provide({ guards: { allSettled: () => true } }), settled);
+    expect(closed.stuck).toEqual([]);
+    expect(open.stuck).toEqual([]);
+    expect([...union(open, closed)].sort()).toEqual(stateNames(graphMachine).sort());
+  });
+
+  it('flow (round bookkeeping is the runtime’s: proven under every answer of its guards)', () => {
+    const machine = createFlowMachine({ name: 'f', steps: ['a'] });
+    const proofs: Proof[] = [];
+    for (const roundSettled of [true, false]) {
+      for (const hasFailed of [true, false]) {
+        for (const hasRound of [true, false]) {
+          if (roundSettled && !hasFailed && hasRound) continue; // rounds forever: the runtime's FlowRounds ends them
+          const guards = {
+            roundSettled: () => roundSettled,
+            hasFailed: () => hasFailed,
+            hasRound: () => hasRound,
+          };
+          proofs.push(prove(machine.provide({ guards }), [{ type: 'START' }, ...settled]));
+        }
+      }
+    }
+    expect(proofs.flatMap((p) => p.stuck)).toEqual([]);
+    // `between` only passes: its eventless transitions leave it within the same step.
+    expect([...union(...proofs)].sort()).toEqual(
+      stateNames(machine)
+        .filter((s) => s !== '"between"')
+        .sort(),
+    );
+  });
+});
