@@ -9,7 +9,7 @@
  * Each workload × size runs in a fresh process (peak RSS belongs to it): warm-up runs over about
  * 20,000 nodes, then REPS measured runs; the table shows the median.
  *
- * Run: npm run bench                      (all workloads, 1,000 and 10,000)
+ * Run: npm run bench:statecrew            (all workloads, 1,000 and 10,000)
  *      npx tsx bench/orchestration.ts graph-fanout 1000 10000 100000
  */
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import { JudgeError } from '../errors.js';
 import type { Verdict } from '../machines/loop.js';
 import { callLlm } from '../models/call.js';
@@ -32,22 +31,24 @@ export function judgePrompt(condition: string): string {
   return `You judge whether a condition holds for the latest output (given as context).\nCondition: ${condition}\nAnswer YES or NO first.`;
 }
 
-/** The loop's judge call after one iteration, as an actor: resolves with the verdict, or rejects with `judge_unparseable`. */
-export function fromJudge(scope: JudgeScope) {
-  return fromPromise<Verdict, { iteration: number }>(async ({ input, signal }) => {
-    const prompt = judgePrompt(scope.condition);
-    const context = scope.latest(input.iteration);
-    const response = await callLlm(scope.judge, {
-      agent: 'Judge',
-      prompt,
-      context,
-      messages: [{ role: 'user', content: openingMessage(prompt, context) }],
-      tools: [],
-      signal,
-    });
-    const verdict = parseVerdict(response.text);
-    if (verdict === undefined) throw new JudgeError(response.text, input.iteration);
-    scope.onVerdict(input.iteration, verdict, response.text, usageOfCall(response.usage));
-    return verdict;
+/** The loop's judge call after `iteration`: resolves with the verdict, or rejects with `judge_unparseable`. */
+export async function judgeIteration(
+  scope: JudgeScope,
+  iteration: number,
+  signal: AbortSignal,
+): Promise<Verdict> {
+  const prompt = judgePrompt(scope.condition);
+  const context = scope.latest(iteration);
+  const response = await callLlm(scope.judge, {
+    agent: 'Judge',
+    prompt,
+    context,
+    messages: [{ role: 'user', content: openingMessage(prompt, context) }],
+    tools: [],
+    signal,
   });
+  const verdict = parseVerdict(response.text);
+  if (verdict === undefined) throw new JudgeError(response.text, iteration);
+  scope.onVerdict(iteration, verdict, response.text, usageOfCall(response.usage));
+  return verdict;
 }

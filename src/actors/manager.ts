@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import { UnknownWorkerError } from '../errors.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { Usage } from '../types.js';
@@ -49,61 +48,57 @@ async function ask(
 }
 
 /**
- * The manager's allocation call for one task, as an actor: resolves with a worker role, or rejects
- * with `unknown_worker` when the answer (trimmed) is not exactly one of the workers' roles.
+ * The manager's allocation call for the task at `index`: resolves with a worker role, or rejects with
+ * `unknown_worker` when the answer (trimmed) is not exactly one of the workers' roles.
  */
-export function fromAllocation(scope: ManagerScope) {
-  return fromPromise<string, { index: number }>(async ({ input, signal }) => {
-    const task = scope.taskAt(input.index);
-    const roles = [...scope.workerRoles];
-    const { manager } = scope;
-    const usage = emptyUsage();
-    let answer: unknown;
-    try {
-      answer = isFunctions(manager)
-        ? await manager.allocate(task.description, roles, task.context)
-        : await ask(
-            manager,
-            usage,
-            {
-              description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
-              expected: 'Exactly one worker role from the list, and nothing else',
-              context: task.context,
-            },
-            signal,
-            scope.now,
-          );
-    } finally {
-      scope.onCall('allocate', usage);
-    }
-    const role = String(answer).trim();
-    if (!roles.includes(role)) throw new UnknownWorkerError(role, roles, task.nodeId);
-    scope.onDelegation(task.nodeId, role);
-    return role;
-  });
+export async function allocate(scope: ManagerScope, index: number, signal: AbortSignal): Promise<string> {
+  const task = scope.taskAt(index);
+  const roles = [...scope.workerRoles];
+  const { manager } = scope;
+  const usage = emptyUsage();
+  let answer: unknown;
+  try {
+    answer = isFunctions(manager)
+      ? await manager.allocate(task.description, roles, task.context)
+      : await ask(
+          manager,
+          usage,
+          {
+            description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
+            expected: 'Exactly one worker role from the list, and nothing else',
+            context: task.context,
+          },
+          signal,
+          scope.now,
+        );
+  } finally {
+    scope.onCall('allocate', usage);
+  }
+  const role = String(answer).trim();
+  if (!roles.includes(role)) throw new UnknownWorkerError(role, roles, task.nodeId);
+  scope.onDelegation(task.nodeId, role);
+  return role;
 }
 
-/** The manager's synthesis call, as an actor: resolves with the crew's final text. */
-export function fromSynthesis(scope: ManagerScope) {
-  return fromPromise<string, Record<string, never>>(async ({ signal }) => {
-    const { manager } = scope;
-    const outputs = scope.outputs();
-    const usage = emptyUsage();
-    try {
-      if (isFunctions(manager)) return String(await manager.synthesize(scope.goal, outputs));
-      return await ask(
-        manager,
-        usage,
-        {
-          description: `Synthesize the workers' outputs into one answer for the goal: ${scope.goal}`,
-          expected: 'The final answer',
-          context: outputs.join('\n'),
-        },
-        signal,
-        scope.now,
-      );
-    } finally {
-      scope.onCall('synthesize', usage);
-    }
-  });
+/** The manager's synthesis call: resolves with the crew's final text. */
+export async function synthesize(scope: ManagerScope, signal: AbortSignal): Promise<string> {
+  const { manager } = scope;
+  const outputs = scope.outputs();
+  const usage = emptyUsage();
+  try {
+    if (isFunctions(manager)) return String(await manager.synthesize(scope.goal, outputs));
+    return await ask(
+      manager,
+      usage,
+      {
+        description: `Synthesize the workers' outputs into one answer for the goal: ${scope.goal}`,
+        expected: 'The final answer',
+        context: outputs.join('\n'),
+      },
+      signal,
+      scope.now,
+    );
+  } finally {
+    scope.onCall('synthesize', usage);
+  }
 }

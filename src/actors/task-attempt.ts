@@ -1,7 +1,6 @@
-import { fromPromise } from 'xstate';
 import type { ZodType } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
-import type { WorkInput, WorkOutcome } from '../machines/lifecycle.js';
+import type { WorkOutcome } from '../machines/lifecycle.js';
 import type { TaskOutput, ToolCallRecord, Usage } from '../types.js';
 import { converse, type Speaker } from './conversation.js';
 import { toFailure } from './failure.js';
@@ -40,23 +39,25 @@ export interface AttemptHooks {
 }
 
 /**
- * The `work` actor of a task run (an agent run): one attempt of the node's agent on its task, with
- * the time limit, structured output and guardrail applied. Failures resolve as `{ ok: false }` so
- * the lifecycle can decide on a retry; only an abort rejects.
+ * One attempt of a task run (an agent run, the `work` of its lifecycle): the node's agent on its
+ * task, with the time limit, structured output and guardrail applied. Failures resolve as
+ * `{ ok: false }` so the lifecycle can decide on a retry; only an abort rejects.
  */
-export function fromTaskAttempt(lookup: (nodeId: string) => AttemptSpec, hooks: AttemptHooks) {
-  return fromPromise<WorkOutcome, WorkInput>(async ({ input, signal }) => {
-    const spec = lookup(input.nodeId);
-    try {
-      const value = await withTimeout(spec, signal, (attemptSignal) =>
-        attempt(spec, input.attempt, attemptSignal, hooks),
-      );
-      return { ok: true, output: value, finishedAt: hooks.now() };
-    } catch (error) {
-      signal.throwIfAborted();
-      return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
-    }
-  });
+export async function runTaskAttempt(
+  spec: AttemptSpec,
+  attemptNo: number,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+): Promise<WorkOutcome> {
+  try {
+    const value = await withTimeout(spec, signal, (attemptSignal) =>
+      attempt(spec, attemptNo, attemptSignal, hooks),
+    );
+    return { ok: true, output: value, finishedAt: hooks.now() };
+  } catch (error) {
+    signal.throwIfAborted();
+    return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
+  }
 }
 
 async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal, hooks: AttemptHooks) {

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** What the flow supervisor is built from: the flow's name and its steps in definition order. */
 export interface FlowMachineDefinition {
@@ -8,7 +8,7 @@ export interface FlowMachineDefinition {
 }
 
 /** Context of the flow supervisor: the round in progress. */
-export interface FlowContext {
+export interface FlowContext extends RunKeyed {
   round: number;
   error: unknown;
 }
@@ -34,6 +34,7 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
   return setup({
     types: {
       context: {} as FlowContext,
+      input: {} as RunKeyed,
       events: {} as FlowEvent,
       output: {} as FlowMachineOutput,
     },
@@ -54,7 +55,7 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
   }).createMachine({
     id: definition.name,
     description: `Flow "${definition.name}" with steps ${definition.steps.join(', ')}`,
-    context: { round: 0, error: undefined },
+    context: ({ input }) => ({ run: input.run, round: 0, error: undefined }),
     initial: 'idle',
     on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
     states: {

@@ -1,8 +1,8 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** Context of the graph supervisor. */
-export interface GraphContext {
+export interface GraphContext extends RunKeyed {
   error: unknown;
 }
 
@@ -22,6 +22,7 @@ export interface GraphOutput {
 export const graphMachine = setup({
   types: {
     context: {} as GraphContext,
+    input: {} as RunKeyed,
     events: {} as NodeSettledEvent | AbortEvent,
     output: {} as GraphOutput,
   },
@@ -40,7 +41,7 @@ export const graphMachine = setup({
   },
 }).createMachine({
   id: 'graph',
-  context: { error: undefined },
+  context: ({ input }) => ({ run: input.run, error: undefined }),
   initial: 'running',
   on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
   states: {

@@ -1,13 +1,13 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** Input of the hierarchical supervisor: how many tasks the manager allocates. */
-export interface HierarchicalInput {
+export interface HierarchicalInput extends RunKeyed {
   total: number;
 }
 
 /** Context of the hierarchical supervisor. */
-export interface HierarchicalContext {
+export interface HierarchicalContext extends RunKeyed {
   total: number;
   index: number;
   /** The worker role the manager chose for the task at `index`. */
@@ -39,10 +39,10 @@ export const hierarchicalMachine = setup({
     output: {} as HierarchicalOutput,
   },
   actors: {
-    allocate: fromPromise<string, { index: number }>(async () => {
+    allocate: fromPromise<string, { run: string; index: number }>(async () => {
       throw new Error('No allocate actor was provided');
     }),
-    synthesize: fromPromise<string, Record<string, never>>(async () => {
+    synthesize: fromPromise<string, RunKeyed>(async () => {
       throw new Error('No synthesize actor was provided');
     }),
   },
@@ -61,6 +61,7 @@ export const hierarchicalMachine = setup({
 }).createMachine({
   id: 'hierarchical',
   context: ({ input }) => ({
+    run: input.run,
     total: input.total,
     index: 0,
     role: undefined,
@@ -78,7 +79,7 @@ export const hierarchicalMachine = setup({
       invoke: {
         id: 'allocate',
         src: 'allocate',
-        input: ({ context }) => ({ index: context.index }),
+        input: ({ context }) => ({ run: context.run, index: context.index }),
         onDone: { target: 'working', actions: assign({ role: ({ event }) => event.output }) },
         onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
       },
@@ -117,7 +118,7 @@ export const hierarchicalMachine = setup({
       invoke: {
         id: 'synthesize',
         src: 'synthesize',
-        input: {},
+        input: ({ context }) => ({ run: context.run }),
         onDone: { target: 'done', actions: assign({ synthesis: ({ event }) => event.output }) },
         onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
       },

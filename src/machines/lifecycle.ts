@@ -13,14 +13,17 @@ export type WorkOutcome =
   | { ok: true; output: unknown; finishedAt: number }
   | { ok: false; error: NodeFailure; finishedAt: number };
 
-/** Input of the `work` actor: which node and which attempt (1-based). */
+/** Input of the `work` actor: which run, which node, which attempt (1-based). */
 export interface WorkInput {
+  run: string;
   nodeId: string;
   attempt: number;
 }
 
 /** Input of a lifecycle actor. */
 export interface LifecycleInput {
+  /** The key of the run the node belongs to (how the `work` actor finds what to do). */
+  run: string;
   nodeId: string;
   /** Attempts allowed in total, at least 1. */
   maxAttempts: number;
@@ -28,6 +31,7 @@ export interface LifecycleInput {
 
 /** Context of a lifecycle actor: the node's attempts and timing. */
 export interface LifecycleContext {
+  run: string;
   nodeId: string;
   maxAttempts: number;
   attempts: number;
@@ -98,6 +102,7 @@ export const lifecycleMachine = setup({
 }).createMachine({
   id: 'lifecycle',
   context: ({ input }) => ({
+    run: input.run,
     nodeId: input.nodeId,
     maxAttempts: input.maxAttempts,
     attempts: 0,
@@ -137,7 +142,7 @@ export const lifecycleMachine = setup({
       invoke: {
         id: 'work',
         src: 'work',
-        input: ({ context }) => ({ nodeId: context.nodeId, attempt: context.attempts }),
+        input: ({ context }) => ({ run: context.run, nodeId: context.nodeId, attempt: context.attempts }),
         onDone: [
           {
             guard: { type: 'succeeded', params: ({ event }) => event.output },

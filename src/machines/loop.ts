@@ -1,18 +1,18 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** A judge's verdict on the loop's condition. */
 export type Verdict = 'yes' | 'no';
 
 /** Input of the loop supervisor. */
-export interface LoopInput {
+export interface LoopInput extends RunKeyed {
   /** Tasks per iteration. */
   total: number;
   maxIterations: number;
 }
 
 /** Context of the loop supervisor. */
-export interface LoopContext {
+export interface LoopContext extends RunKeyed {
   total: number;
   maxIterations: number;
   /** The iteration in progress, from 1. */
@@ -46,7 +46,7 @@ export const loopMachine = setup({
     output: {} as LoopOutput,
   },
   actors: {
-    judge: fromPromise<Verdict, { iteration: number }>(async () => {
+    judge: fromPromise<Verdict, { run: string; iteration: number }>(async () => {
       throw new Error('No judge actor was provided');
     }),
   },
@@ -68,6 +68,7 @@ export const loopMachine = setup({
 }).createMachine({
   id: 'loop',
   context: ({ input }) => ({
+    run: input.run,
     total: input.total,
     maxIterations: input.maxIterations,
     iteration: 1,
@@ -124,7 +125,7 @@ export const loopMachine = setup({
       invoke: {
         id: 'judge',
         src: 'judge',
-        input: ({ context }) => ({ iteration: context.iteration }),
+        input: ({ context }) => ({ run: context.run, iteration: context.iteration }),
         onDone: [
           {
             guard: { type: 'holds', params: ({ event }) => event.output },

@@ -1,15 +1,15 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** Input of the parallel supervisor. */
-export interface ParallelInput {
+export interface ParallelInput extends RunKeyed {
   total: number;
   /** Task runs in flight at most, at least 1. */
   maxConcurrency: number;
 }
 
 /** Context of the parallel supervisor: counters only, so each event costs O(1). */
-export interface ParallelContext {
+export interface ParallelContext extends RunKeyed {
   total: number;
   maxConcurrency: number;
   /** Position of the next task to start. */
@@ -51,6 +51,7 @@ export const parallelMachine = setup({
 }).createMachine({
   id: 'parallel',
   context: ({ input }) => ({
+    run: input.run,
     total: input.total,
     maxConcurrency: input.maxConcurrency,
     next: 0,

@@ -1,13 +1,13 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent } from './settled.js';
+import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
 
 /** Input of the sequential supervisor: how many tasks it runs. */
-export interface SequentialInput {
+export interface SequentialInput extends RunKeyed {
   total: number;
 }
 
 /** Context of the sequential supervisor: the position of the task in flight. */
-export interface SequentialContext {
+export interface SequentialContext extends RunKeyed {
   total: number;
   index: number;
   /** Position of the task that failed for good, if one did. */
@@ -49,7 +49,13 @@ export const sequentialMachine = setup({
   },
 }).createMachine({
   id: 'sequential',
-  context: ({ input }) => ({ total: input.total, index: 0, failedAt: undefined, error: undefined }),
+  context: ({ input }) => ({
+    run: input.run,
+    total: input.total,
+    index: 0,
+    failedAt: undefined,
+    error: undefined,
+  }),
   initial: 'next',
   on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
   states: {

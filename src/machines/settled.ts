@@ -17,3 +17,8 @@ export interface AbortEvent {
   type: 'ABORT';
   runs: readonly AnyActorRef[];
 }
+
+/** What every supervisor gets in its input and keeps in its context: its run's key, by which the runtime's once-provided implementations find the run's handlers. */
+export interface RunKeyed {
+  run: string;
+}

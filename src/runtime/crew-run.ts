@@ -90,7 +90,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
     },
   };
 
-  const { logic, input, finish } = process.supervisor(scope);
+  const { logic, input, finish, dispose } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,
     id: `${process.kind}:${id}`,
@@ -117,6 +117,8 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
         ...code,
       });
       hub.complete();
+      runner.dispose();
+      dispose();
       reject(error);
     };
     const onAbort = () => fail(signal?.reason);
@@ -136,6 +138,8 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
         signal?.removeEventListener('abort', onAbort);
         hub.emit({ type: 'run.completed', status: out.status, totalTimeMs: out.totalTimeMs });
         hub.complete();
+        runner.dispose();
+        dispose();
         resolve(out);
       } catch (error) {
         fail(error);

@@ -1,4 +1,4 @@
-import { type Actor, type AnyActorRef, createActor, type PromiseActorLogic } from 'xstate';
+import { type Actor, type AnyActorRef, createActor, fromPromise } from 'xstate';
 import {
   type LifecycleEmitted,
   lifecycleMachine,
@@ -6,6 +6,7 @@ import {
   type WorkOutcome,
 } from '../machines/lifecycle.js';
 import type { NodeSettledEvent } from '../machines/settled.js';
+import { RunRegistry } from './run-registry.js';
 
 /** What every node run needs: its id and how many attempts it may take. */
 export interface NodeRunSpec {
@@ -15,25 +16,27 @@ export interface NodeRunSpec {
 
 /** What a kind of node (task, flow step) plugs into the runner. */
 export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
-  /** The `work` actor of one attempt, reading the live spec of its node. */
-  work(lookup: (nodeId: string) => TSpec): PromiseActorLogic<WorkOutcome, WorkInput>;
+  /** One attempt of a live node: resolves with its outcome; rejects only when `signal` aborts. */
+  attempt(spec: TSpec, attempt: number, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome>;
   /** Publishes one lifecycle transition of a run (`spec` is undefined for a run that was blocked). */
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
 }
 
-function createLogic<TSpec extends NodeRunSpec>(
-  specs: ReadonlyMap<string, TSpec>,
-  hooks: LifecycleRunnerHooks<TSpec>,
-) {
-  const work = hooks.work((nodeId) => {
-    const spec = specs.get(nodeId);
-    if (spec === undefined) throw new Error(`No run "${nodeId}" is live`);
-    return spec;
-  });
-  return lifecycleMachine.provide({ actors: { work } });
-}
+type Attempt = (input: WorkInput, signal: AbortSignal, self: AnyActorRef) => Promise<WorkOutcome>;
 
-type LifecycleActor = Actor<ReturnType<typeof createLogic>>;
+/** How the once-provided `work` actor reaches the runner of its node's run. */
+const runners = new RunRegistry<Attempt>();
+
+/** The lifecycle machine with its `work` actor provided once, for every run of every kind of node. */
+const lifecycleLogic = lifecycleMachine.provide({
+  actors: {
+    work: fromPromise<WorkOutcome, WorkInput>(({ input, signal, self }) =>
+      runners.get(input.run)(input, signal, self),
+    ),
+  },
+});
+
+type LifecycleActor = Actor<typeof lifecycleLogic>;
 
 /**
  * Runs node runs as lifecycle actors for one supervisor. Each actor is created with the supervisor as
@@ -46,7 +49,8 @@ type LifecycleActor = Actor<ReturnType<typeof createLogic>>;
 export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #specs = new Map<string, TSpec>();
   readonly #live = new Map<string, LifecycleActor>();
-  readonly #logic: ReturnType<typeof createLogic>;
+  /** This runner's key in the registry the `work` actor reads. */
+  readonly #key: string;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
   readonly #pending: (() => void)[] = [];
   #flushing = false;
@@ -55,7 +59,16 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     private readonly hooks: LifecycleRunnerHooks<TSpec>,
     private readonly now: () => number,
   ) {
-    this.#logic = createLogic(this.#specs, hooks);
+    this.#key = runners.register((input, signal, self) => {
+      const spec = this.#specs.get(input.nodeId);
+      if (spec === undefined) throw new Error(`No run "${input.nodeId}" is live`);
+      return hooks.attempt(spec, input.attempt, signal, self);
+    });
+  }
+
+  /** Unregisters the runner once its run ended (nothing live can attempt any more). */
+  dispose(): void {
+    runners.delete(this.#key);
   }
 
   /**
@@ -128,10 +141,10 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   #spawn(nodeId: string, maxAttempts: number, supervisor: AnyActorRef): LifecycleActor {
     if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
-    const actor = createActor(this.#logic, {
+    const actor = createActor(lifecycleLogic, {
       id: nodeId,
       parent: supervisor,
-      input: { nodeId, maxAttempts },
+      input: { run: this.#key, nodeId, maxAttempts },
     });
     this.#live.set(nodeId, actor);
     return actor;

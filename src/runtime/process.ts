@@ -58,6 +58,8 @@ export interface SupervisorSetup {
   input: unknown;
   /** Reads the supervisor's output; throws to reject the run. */
   finish(output: unknown): ProcessSummary;
+  /** Forgets the run's handlers once the run ended. */
+  dispose(): void;
 }
 
 /**

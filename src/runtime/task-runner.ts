@@ -1,4 +1,9 @@
-import { type AttemptSpec, fromTaskAttempt, type TaskRunValue } from '../actors/task-attempt.js';
+import {
+  type AttemptHooks,
+  type AttemptSpec,
+  runTaskAttempt,
+  type TaskRunValue,
+} from '../actors/task-attempt.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
 
@@ -12,15 +17,15 @@ export type TaskRunner = LifecycleRunner<TaskRunSpec>;
 
 /** Creates the task runner of one crew run, publishing on `hub`. */
 export function createTaskRunner(hub: EventHub): TaskRunner {
+  const hooks: AttemptHooks = {
+    now: hub.now,
+    onModelCall: (nodeId, attempt, usage, durationMs) =>
+      hub.emit({ type: 'model.call', nodeId, attempt, usage, durationMs }),
+    onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
+  };
   return new LifecycleRunner<TaskRunSpec>(
     {
-      work: (lookup) =>
-        fromTaskAttempt(lookup, {
-          now: hub.now,
-          onModelCall: (nodeId, attempt, usage, durationMs) =>
-            hub.emit({ type: 'model.call', nodeId, attempt, usage, durationMs }),
-          onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
-        }),
+      attempt: (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks),
       publish(emitted, spec) {
         switch (emitted.type) {
           case 'node.started':

@@ -50,7 +50,7 @@ const key = (s: Snapshot) =>
 function graph(maxAttempts: number) {
   return getAdjacencyMap(logic, {
     events,
-    input: { nodeId: 'n', maxAttempts },
+    input: { run: 'test', nodeId: 'n', maxAttempts },
     serializeState: (s) => key(s as Snapshot),
   });
 }
@@ -108,7 +108,7 @@ describe('lifecycle machine', () => {
   it('covers every transition of the table by some path from idle', () => {
     const paths = getSimplePaths(logic, {
       events,
-      input: { nodeId: 'n', maxAttempts: 2 },
+      input: { run: 'test', nodeId: 'n', maxAttempts: 2 },
       serializeState: (s) => key(s as Snapshot),
     });
     const covered = new Set<string>();
@@ -176,7 +176,7 @@ describe('lifecycle machine', () => {
           }),
         },
       }),
-      { input: { nodeId: 'n', maxAttempts: 3 } },
+      { input: { run: 'test', nodeId: 'n', maxAttempts: 3 } },
     );
     const seen: string[] = [];
     actor.on('*', (e) => seen.push(e.type));

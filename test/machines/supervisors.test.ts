@@ -60,7 +60,7 @@ const union = (...proofs: Proof[]) => new Set(proofs.flatMap((p) => [...p.reache
 
 describe('every supervisor machine is proven to end, with no unreachable state', () => {
   it('sequential', () => {
-    const proof = prove(sequentialMachine, settled, { total: 2 });
+    const proof = prove(sequentialMachine, settled, { run: 'test', total: 2 });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(
       stateNames(sequentialMachine)
@@ -76,7 +76,7 @@ describe('every supervisor machine is proven to end, with no unreachable state',
       done('synthesize'),
       { type: 'xstate.error.actor.allocate', error: 'x', actorId: 'allocate' },
     ];
-    const proof = prove(hierarchicalMachine, events, { total: 2 });
+    const proof = prove(hierarchicalMachine, events, { run: 'test', total: 2 });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(
       stateNames(hierarchicalMachine)
@@ -86,7 +86,7 @@ describe('every supervisor machine is proven to end, with no unreachable state',
   });
 
   it('parallel', () => {
-    const proof = prove(parallelMachine, settled, { total: 3, maxConcurrency: 2 });
+    const proof = prove(parallelMachine, settled, { run: 'test', total: 3, maxConcurrency: 2 });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(stateNames(parallelMachine).sort());
   });
@@ -98,7 +98,7 @@ describe('every supervisor machine is proven to end, with no unreachable state',
       done('judge', 'no'),
       { type: 'xstate.error.actor.judge', error: 'x', actorId: 'judge' },
     ];
-    const proof = prove(loopMachine, events, { total: 2, maxIterations: 3 });
+    const proof = prove(loopMachine, events, { run: 'test', total: 2, maxIterations: 3 });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(
       stateNames(loopMachine)
@@ -108,8 +108,12 @@ describe('every supervisor machine is proven to end, with no unreachable state',
   });
 
   it('graph (readiness is the runtime scheduler’s: proven under both answers of allSettled)', () => {
-    const open = prove(graphMachine.provide({ guards: { allSettled: () => false } }), settled);
-    const closed = prove(graphMachine.provide({ guards: { allSettled: () => true } }), settled);
+    const open = prove(graphMachine.provide({ guards: { allSettled: () => false } }), settled, {
+      run: 'test',
+    });
+    const closed = prove(graphMachine.provide({ guards: { allSettled: () => true } }), settled, {
+      run: 'test',
+    });
     expect(closed.stuck).toEqual([]);
     expect(open.stuck).toEqual([]);
     expect([...union(open, closed)].sort()).toEqual(stateNames(graphMachine).sort());
@@ -127,7 +131,7 @@ describe('every supervisor machine is proven to end, with no unreachable state',
             hasFailed: () => hasFailed,
             hasRound: () => hasRound,
           };
-          proofs.push(prove(machine.provide({ guards }), [{ type: 'START' }, ...settled]));
+          proofs.push(prove(machine.provide({ guards }), [{ type: 'START' }, ...settled], { run: 'test' }));
         }
       }
     }

@@ -1,11 +1,12 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor, toPromise } from 'xstate';
-import { fromFlowStep } from '../../actors/flow-step.js';
+import { runFlowStep } from '../../actors/flow-step.js';
 import { MaxRunsError, StatecrewError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
 import { createFlowMachine, type FlowMachineOutput } from '../../machines/flow.js';
 import type { StatecrewEvent } from '../../types.js';
 import { EventHub } from '../event-hub.js';
 import { LifecycleRunner, type NodeRunSpec } from '../lifecycle-runner.js';
+import { RunRegistry } from '../run-registry.js';
 import type { FlowDefinition, StepContext, StepDefinition } from './definition.js';
 import { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
@@ -66,6 +67,42 @@ interface StepRunSpec<S> extends NodeRunSpec {
   payload: unknown;
 }
 
+interface FlowHandlers {
+  startRound(round: number, self: AnyActorRef): void;
+  recordDone(nodeId: string): void;
+  recordFailed(): void;
+  advance(round: number): void;
+  roundSettled(): boolean;
+  hasFailed(): boolean;
+  hasRound(): boolean;
+}
+
+const flowRuns = new RunRegistry<FlowHandlers>();
+
+/**
+ * A flow's supervisor with its implementations provided once: they find their run's round
+ * bookkeeping by the run key in the context. Build it once per definition (`provide` rebuilds the
+ * whole machine, about the cost of a small run).
+ */
+export function createFlowSupervisor(definition: { name: string; steps: readonly { name: string }[] }) {
+  return createFlowMachine({ name: definition.name, steps: definition.steps.map((s) => s.name) }).provide({
+    actions: {
+      startRound: ({ context, self }, { round }) => flowRuns.get(context.run).startRound(round, self),
+      recordDone: ({ context }, { nodeId }) => flowRuns.get(context.run).recordDone(nodeId),
+      recordFailed: ({ context }) => flowRuns.get(context.run).recordFailed(),
+      advance: ({ context }, { round }) => flowRuns.get(context.run).advance(round),
+    },
+    guards: {
+      roundSettled: ({ context }) => flowRuns.get(context.run).roundSettled(),
+      hasFailed: ({ context }) => flowRuns.get(context.run).hasFailed(),
+      hasRound: ({ context }) => flowRuns.get(context.run).hasRound(),
+    },
+  });
+}
+
+/** A flow's supervisor, as `createFlowSupervisor` builds it. */
+export type FlowSupervisor = ReturnType<typeof createFlowSupervisor>;
+
 /** Checks the routers named in `routes` exist (`unknown_router`). */
 function checkForcedRoutes<S>(
   definition: FlowDefinition<S>,
@@ -104,7 +141,11 @@ const runNodeId = (scheduled: ScheduledStep) =>
  * Starts one run of a flow. Definition errors (`unknown_trigger`, `no_start`) and inputs that do not fit
  * the state (`invalid_inputs`) throw here, before any step runs.
  */
-export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunOptions): FlowRun<S> {
+export function startFlowRun<S>(
+  definition: FlowDefinition<S>,
+  options: FlowRunOptions,
+  supervisor: FlowSupervisor = createFlowSupervisor(definition),
+): FlowRun<S> {
   const { signal } = options;
   signal?.throwIfAborted();
   validateTriggers(definition);
@@ -145,16 +186,13 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
 
   const runner = new LifecycleRunner<StepRunSpec<S>>(
     {
-      work: (lookup) =>
-        fromFlowStep<StepContext<WithId<S>>>({
+      attempt(spec, _attempt, stepSignal, self) {
+        const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
+        return runFlowStep(step, contextFor(spec, stepSignal, self), stepSignal, {
           now,
-          prepare(nodeId, stepSignal, self) {
-            const spec = lookup(nodeId);
-            const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
-            return { step: step as never, context: contextFor(spec, stepSignal, self) };
-          },
-          check: (step) => checkState(definition.state, state, step),
-        }),
+          check: (name) => checkState(definition.state, state, name),
+        });
+      },
       publish(emitted, spec) {
         if (spec === undefined) return;
         const base = { type: 'flow.step' as const, name: spec.step.name, nodeId: spec.nodeId, run: spec.run };
@@ -173,74 +211,68 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
     now,
   );
 
-  const machine = createFlowMachine({
-    name: definition.name,
-    steps: definition.steps.map((s) => s.name),
-  }).provide({
-    actions: {
-      startRound: ({ self }, { round }) => {
-        const scheduled = round === 1 ? rounds.first() : upcoming;
-        inRound = [];
-        completedInRound.clear();
-        for (const entry of scheduled) {
-          const step = byName.get(entry.step) as StepDefinition<S>;
-          const nodeId = runNodeId(entry);
-          const payload =
-            entry.trigger === undefined
-              ? undefined
-              : byName.has(entry.trigger)
-                ? recorder.outputs.get(entry.trigger)
-                : entry.trigger;
-          inRound.push({ step, nodeId });
-          pending += 1;
-          runner.start({ nodeId, maxAttempts: 1, step, run: entry.run, payload }, self);
-        }
-      },
-      recordDone: (_, { nodeId }) => {
-        pending -= 1;
-        completedInRound.add(nodeId);
-      },
-      recordFailed: () => {
-        pending -= 1;
-        failed = true;
-      },
-      advance: (_, { round }) => {
-        const done = inRound
-          .filter((r) => completedInRound.has(r.nodeId))
-          .sort((a, b) => a.step.index - b.step.index);
-        const emitted: string[] = [];
-        for (const { step } of done) {
-          emitted.push(step.name);
-          if (step.kind === 'router') emitted.push(String(recorder.outputs.get(step.name)));
-        }
-        hub.emit({ type: 'flow.round', round, steps: done.map((d) => d.step.name), emitted });
-        if (failed) return;
-        const outcome = rounds.next(emitted);
-        if (outcome.kind === 'next') {
-          upcoming = outcome.steps;
-          return;
-        }
-        failed = true;
-        const error = new MaxRunsError(outcome.step, outcome.maxRuns);
-        hub.emit({
-          type: 'flow.step',
-          name: outcome.step,
-          nodeId: `${outcome.step}#${outcome.maxRuns + 1}`,
-          run: outcome.maxRuns + 1,
-          status: 'failed',
-          error: error.message,
-          code: error.code,
-        });
-      },
+  const run = flowRuns.register({
+    startRound(round, self) {
+      const scheduled = round === 1 ? rounds.first() : upcoming;
+      inRound = [];
+      completedInRound.clear();
+      for (const entry of scheduled) {
+        const step = byName.get(entry.step) as StepDefinition<S>;
+        const nodeId = runNodeId(entry);
+        const payload =
+          entry.trigger === undefined
+            ? undefined
+            : byName.has(entry.trigger)
+              ? recorder.outputs.get(entry.trigger)
+              : entry.trigger;
+        inRound.push({ step, nodeId });
+        pending += 1;
+        runner.start({ nodeId, maxAttempts: 1, step, run: entry.run, payload }, self);
+      }
     },
-    guards: {
-      roundSettled: () => pending === 0,
-      hasFailed: () => failed,
-      hasRound: () => upcoming.length > 0,
+    recordDone(nodeId) {
+      pending -= 1;
+      completedInRound.add(nodeId);
     },
+    recordFailed() {
+      pending -= 1;
+      failed = true;
+    },
+    advance(round) {
+      const done = inRound
+        .filter((r) => completedInRound.has(r.nodeId))
+        .sort((a, b) => a.step.index - b.step.index);
+      const emitted: string[] = [];
+      for (const { step } of done) {
+        emitted.push(step.name);
+        if (step.kind === 'router') emitted.push(String(recorder.outputs.get(step.name)));
+      }
+      hub.emit({ type: 'flow.round', round, steps: done.map((d) => d.step.name), emitted });
+      if (failed) return;
+      const outcome = rounds.next(emitted);
+      if (outcome.kind === 'next') {
+        upcoming = outcome.steps;
+        return;
+      }
+      failed = true;
+      const error = new MaxRunsError(outcome.step, outcome.maxRuns);
+      hub.emit({
+        type: 'flow.step',
+        name: outcome.step,
+        nodeId: `${outcome.step}#${outcome.maxRuns + 1}`,
+        run: outcome.maxRuns + 1,
+        status: 'failed',
+        error: error.message,
+        code: error.code,
+      });
+    },
+    roundSettled: () => pending === 0,
+    hasFailed: () => failed,
+    hasRound: () => upcoming.length > 0,
   });
 
-  const actor = createActor(machine, {
+  const actor = createActor(supervisor, {
+    input: { run },
     id: `flow:${id}`,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
@@ -261,6 +293,8 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
         ...code,
       });
       hub.complete();
+      runner.dispose();
+      flowRuns.delete(run);
       reject(error);
     };
     const onAbort = () => fail(signal?.reason);
@@ -285,6 +319,8 @@ export function startFlowRun<S>(definition: FlowDefinition<S>, options: FlowRunO
       };
       hub.emit({ type: 'run.completed', status, totalTimeMs: out.totalTimeMs });
       hub.complete();
+      runner.dispose();
+      flowRuns.delete(run);
       resolve(out);
     }, fail);
 

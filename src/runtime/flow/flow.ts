@@ -17,7 +17,14 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
-import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
+import {
+  createFlowSupervisor,
+  type FlowOutput,
+  type FlowRun,
+  type FlowRunOptions,
+  type FlowSupervisor,
+  startFlowRun,
+} from './flow-run.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import type { WithId } from './state.js';
 import { namesIn, type Trigger } from './triggers.js';
@@ -41,6 +48,8 @@ export class Flow<S> {
   readonly #stepNames = new Set<string>();
   /** Route label → the router that declares it. */
   readonly #labels = new Map<string, string>();
+  /** The supervisor, built on the first run after the last change to the definition. */
+  #supervisor: FlowSupervisor | undefined;
 
   constructor(name: string, state: StateSource<S>) {
     requiredText('createFlow', 'name', name);
@@ -100,7 +109,9 @@ export class Flow<S> {
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: FlowRunOptions = {}): FlowRun<WithId<S>> {
-    return startFlowRun(this.definition, options);
+    const definition = this.definition;
+    this.#supervisor ??= createFlowSupervisor(definition);
+    return startFlowRun(definition, options, this.#supervisor);
   }
 
   /** Runs the flow to the end: `run(options).result`. */
@@ -140,6 +151,7 @@ export class Flow<S> {
       throw new InvalidOptionError(where, 'routes', 'distinct labels', routes);
     }
     this.#stepNames.add(name);
+    this.#supervisor = undefined;
     for (const label of routes ?? []) this.#labels.set(label, name);
     this.#steps.push({
       name,

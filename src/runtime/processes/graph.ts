@@ -1,10 +1,31 @@
+import type { AnyActorRef } from 'xstate';
 import { MissingAgentError } from '../../errors.js';
 import { type GraphOutput, graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../agent.js';
 import { assertAcyclic, DagScheduler } from '../dag.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
+import { RunRegistry } from '../run-registry.js';
 import { latestRaw } from './chain.js';
+
+interface Handlers {
+  scheduler: DagScheduler;
+  fill(self: AnyActorRef): void;
+  recordFailed(nodeId: string, self: AnyActorRef): void;
+  retryNode(nodeId: string): void;
+}
+
+const runs = new RunRegistry<Handlers>();
+
+const logic = graphMachine.provide({
+  guards: { allSettled: ({ context }) => runs.get(context.run).scheduler.allSettled },
+  actions: {
+    fill: ({ context, self }) => runs.get(context.run).fill(self),
+    recordCompleted: ({ context }, { nodeId }) => runs.get(context.run).scheduler.completed(nodeId),
+    recordFailed: ({ context, self }, { nodeId }) => runs.get(context.run).recordFailed(nodeId, self),
+    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
+  },
+});
 
 /**
  * A DAG whose edges are the tasks' `context` lists: each task runs as soon as all its dependencies
@@ -23,27 +44,24 @@ export const graphProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
     const scheduler = new DagScheduler(plan.tasks, scope.crew.maxConcurrency);
-    const logic = graphMachine.provide({
-      guards: { allSettled: () => scheduler.allSettled },
-      actions: {
-        fill: ({ self }) => {
-          while (scheduler.canStart) {
-            const planned = scheduler.start();
-            const context = (planned.contextIds ?? []).map((id) => recorder.rawOf(id) ?? '').join('\n');
-            scope.startTask(planned, planned.agent as Agent, context, self);
-          }
-        },
-        recordCompleted: (_, { nodeId }) => scheduler.completed(nodeId),
-        recordFailed: ({ self }, { nodeId }) => {
-          const blocked = scheduler.failed(nodeId);
-          if (blocked.length > 0) scope.block(blocked, nodeId, self);
-        },
-        retryNode: (_, { nodeId }) => runner.retry(nodeId),
+    const run = runs.register({
+      scheduler,
+      fill(self) {
+        while (scheduler.canStart) {
+          const planned = scheduler.start();
+          const context = (planned.contextIds ?? []).map((id) => recorder.rawOf(id) ?? '').join('\n');
+          scope.startTask(planned, planned.agent as Agent, context, self);
+        }
       },
+      recordFailed(nodeId, self) {
+        const blocked = scheduler.failed(nodeId);
+        if (blocked.length > 0) scope.block(blocked, nodeId, self);
+      },
+      retryNode: (nodeId) => runner.retry(nodeId),
     });
     return {
       logic,
-      input: undefined,
+      input: { run },
       finish(output) {
         const { error } = output as GraphOutput;
         if (error !== undefined) throw error;
@@ -56,6 +74,7 @@ export const graphProcess: CrewProcess = {
         const raw = latestRaw(ranLeaves.length > 0 ? ranLeaves : plan.tasks, recorder);
         return { raw, ...leafOutput(recorder, leaves) };
       },
+      dispose: () => runs.delete(run),
     };
   },
 };

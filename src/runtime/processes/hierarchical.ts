@@ -1,9 +1,36 @@
-import { fromAllocation, fromSynthesis, type ManagerScope } from '../../actors/manager.js';
+import { type AnyActorRef, fromPromise } from 'xstate';
+import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
 import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
+import type { RunKeyed } from '../../machines/settled.js';
 import type { CrewProcess, CrewRunScope } from '../process.js';
-import type { RunRecorder } from '../recorder.js';
+import { RunRegistry } from '../run-registry.js';
 import { chainSummary } from './chain.js';
+
+interface Handlers {
+  manager: ManagerScope;
+  startNode(index: number, role: string, self: AnyActorRef): void;
+  retryNode(nodeId: string): void;
+  blockFrom(index: number, reason: string, self: AnyActorRef): void;
+}
+
+const runs = new RunRegistry<Handlers>();
+
+const logic = hierarchicalMachine.provide({
+  actors: {
+    allocate: fromPromise<string, { run: string; index: number }>(({ input, signal }) =>
+      allocate(runs.get(input.run).manager, input.index, signal),
+    ),
+    synthesize: fromPromise<string, RunKeyed>(({ input, signal }) =>
+      synthesize(runs.get(input.run).manager, signal),
+    ),
+  },
+  actions: {
+    startNode: ({ context, self }, { index, role }) => runs.get(context.run).startNode(index, role, self),
+    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
+    blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
+  },
+});
 
 function checkRoles(roles: readonly string[]): void {
   const seen = new Set<string>();
@@ -26,15 +53,6 @@ function accumulatedContext(scope: CrewRunScope) {
   };
 }
 
-function completedOutputs(scope: CrewRunScope, recorder: RunRecorder): string[] {
-  const outputs: string[] = [];
-  for (const planned of scope.plan.tasks) {
-    const raw = recorder.rawOf(planned.nodeId);
-    if (raw !== undefined) outputs.push(raw);
-  }
-  return outputs;
-}
-
 /** A manager allocates each task to a worker by role, then synthesizes: tasks + 1 manager calls. */
 export const hierarchicalProcess: CrewProcess = {
   kind: 'hierarchical',
@@ -49,50 +67,49 @@ export const hierarchicalProcess: CrewProcess = {
     checkRoles(plan.agents.map((a) => a.role));
   },
   supervisor(scope) {
-    const { plan, runner, hub } = scope;
+    const { plan, runner, recorder, hub } = scope;
     const contextAt = accumulatedContext(scope);
-    const managerScope: ManagerScope = {
-      manager: scope.crew.manager as ManagerScope['manager'],
-      workerRoles: plan.agents.map((a) => a.role),
-      goal: plan.goal,
-      now: hub.now,
-      taskAt: (index) => {
-        const planned = plan.tasks[index];
-        if (planned === undefined) throw new Error(`No task at position ${index}`);
-        return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
-      },
-      outputs: () => completedOutputs(scope, scope.recorder),
-      onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
-      onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),
-    };
-    const logic = hierarchicalMachine.provide({
-      actors: { allocate: fromAllocation(managerScope), synthesize: fromSynthesis(managerScope) },
-      actions: {
-        startNode: ({ self }, { index, role }) => {
+    const run = runs.register({
+      manager: {
+        manager: scope.crew.manager as ManagerScope['manager'],
+        workerRoles: plan.agents.map((a) => a.role),
+        goal: plan.goal,
+        now: hub.now,
+        taskAt: (index) => {
           const planned = plan.tasks[index];
-          const worker = plan.agents.find((a) => a.role === role);
-          if (planned === undefined || worker === undefined)
-            throw new Error(`Cannot start task ${index} as ${role}`);
-          scope.startTask(planned, worker, contextAt(index), self);
+          if (planned === undefined) throw new Error(`No task at position ${index}`);
+          return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
         },
-        retryNode: (_, { nodeId }) => runner.retry(nodeId),
-        blockFrom: ({ self }, { index, reason }) =>
-          scope.block(
-            plan.tasks.slice(index).map((t) => t.nodeId),
-            reason,
-            self,
-          ),
+        outputs: () => plan.tasks.flatMap((t) => recorder.rawOf(t.nodeId) ?? []),
+        onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
+        onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),
+      },
+      startNode(index, role, self) {
+        const planned = plan.tasks[index];
+        const worker = plan.agents.find((a) => a.role === role);
+        if (planned === undefined || worker === undefined)
+          throw new Error(`Cannot start task ${index} as ${role}`);
+        scope.startTask(planned, worker, contextAt(index), self);
+      },
+      retryNode: (nodeId) => runner.retry(nodeId),
+      blockFrom(index, reason, self) {
+        scope.block(
+          plan.tasks.slice(index).map((t) => t.nodeId),
+          reason,
+          self,
+        );
       },
     });
     return {
       logic,
-      input: { total: plan.tasks.length },
+      input: { run, total: plan.tasks.length },
       finish(output) {
         const { synthesis, error } = output as HierarchicalOutput;
         if (error !== undefined) throw error;
-        if (synthesis === undefined) return chainSummary(plan.tasks, scope.recorder);
+        if (synthesis === undefined) return chainSummary(plan.tasks, recorder);
         return { raw: synthesis, output: synthesis, leaves: ['synthesis'] };
       },
+      dispose: () => runs.delete(run),
     };
   },
 };

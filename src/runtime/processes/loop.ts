@@ -1,9 +1,11 @@
-import { fromJudge } from '../../actors/judge.js';
+import { type AnyActorRef, fromPromise } from 'xstate';
+import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
-import { type LoopOutput, loopMachine } from '../../machines/loop.js';
+import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import type { Agent } from '../agent.js';
 import type { PlannedTask } from '../plan.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
+import { RunRegistry } from '../run-registry.js';
 import { requiredText } from '../validate.js';
 import { chainSummary, validateChain } from './chain.js';
 
@@ -26,6 +28,30 @@ function loopContext(scope: CrewRunScope, planned: PlannedTask, iteration: numbe
   const last = plan.tasks[plan.tasks.length - 1];
   return iteration > 1 && last !== undefined ? (recorder.rawOf(runId(last, iteration - 1)) ?? '') : '';
 }
+
+interface Handlers {
+  judge: JudgeScope;
+  startNode(iteration: number, index: number, self: AnyActorRef): void;
+  retryNode(nodeId: string): void;
+  blockFrom(iteration: number, index: number, reason: string, self: AnyActorRef): void;
+}
+
+const runs = new RunRegistry<Handlers>();
+
+const logic = loopMachine.provide({
+  actors: {
+    judge: fromPromise<Verdict, { run: string; iteration: number }>(({ input, signal }) =>
+      judgeIteration(runs.get(input.run).judge, input.iteration, signal),
+    ),
+  },
+  actions: {
+    startNode: ({ context, self }, { iteration, index }) =>
+      runs.get(context.run).startNode(iteration, index, self),
+    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
+    blockFrom: ({ context, self }, { iteration, index, reason }) =>
+      runs.get(context.run).blockFrom(iteration, index, reason, self),
+  },
+});
 
 /** Runs the tasks as a sequence, again and again, until the judge says the condition holds (bounded). */
 export const loopProcess: CrewProcess = {
@@ -54,38 +80,36 @@ export const loopProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder, hub } = scope;
     const loop = scope.crew.loop as LoopOptions;
-    const judge = fromJudge({
-      judge: loop.judge,
-      condition: loop.condition,
-      now: hub.now,
-      latest: (iteration) => {
-        const last = plan.tasks[plan.tasks.length - 1];
-        return last === undefined ? '' : (recorder.rawOf(runId(last, iteration)) ?? '');
-      },
-      onVerdict: (iteration, verdict, reply, usage) =>
-        hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
-    });
-    const logic = loopMachine.provide({
-      actors: { judge },
-      actions: {
-        startNode: ({ self }, { iteration, index }) => {
-          const planned = plan.tasks[index];
-          if (planned === undefined) throw new Error(`No task at position ${index}`);
-          const context = loopContext(scope, planned, iteration);
-          scope.startTask(planned, planned.agent as Agent, context, self, runId(planned, iteration));
+    const run = runs.register({
+      judge: {
+        judge: loop.judge,
+        condition: loop.condition,
+        now: hub.now,
+        latest: (iteration) => {
+          const last = plan.tasks[plan.tasks.length - 1];
+          return last === undefined ? '' : (recorder.rawOf(runId(last, iteration)) ?? '');
         },
-        retryNode: (_, { nodeId }) => runner.retry(nodeId),
-        blockFrom: ({ self }, { iteration, index, reason }) =>
-          scope.block(
-            plan.tasks.slice(index).map((t) => runId(t, iteration)),
-            reason,
-            self,
-          ),
+        onVerdict: (iteration, verdict, reply, usage) =>
+          hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
+      },
+      startNode(iteration, index, self) {
+        const planned = plan.tasks[index];
+        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        const context = loopContext(scope, planned, iteration);
+        scope.startTask(planned, planned.agent as Agent, context, self, runId(planned, iteration));
+      },
+      retryNode: (nodeId) => runner.retry(nodeId),
+      blockFrom(iteration, index, reason, self) {
+        scope.block(
+          plan.tasks.slice(index).map((t) => runId(t, iteration)),
+          reason,
+          self,
+        );
       },
     });
     return {
       logic,
-      input: { total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3 },
+      input: { run, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3 },
       finish(output) {
         const { iterations, conditionMet, error } = output as LoopOutput;
         if (error !== undefined) throw error;
@@ -96,6 +120,7 @@ export const loopProcess: CrewProcess = {
           metadata: { iterations, conditionMet, verdicts: [...recorder.verdicts] },
         };
       },
+      dispose: () => runs.delete(run),
     };
   },
 };

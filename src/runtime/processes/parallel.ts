@@ -1,9 +1,25 @@
+import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
 import { type ParallelOutput, parallelMachine } from '../../machines/parallel.js';
 import type { Agent } from '../agent.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
+import { RunRegistry } from '../run-registry.js';
 import { latestRaw } from './chain.js';
+
+interface Handlers {
+  startNode(index: number, self: AnyActorRef): void;
+  retryNode(nodeId: string): void;
+}
+
+const runs = new RunRegistry<Handlers>();
+
+const logic = parallelMachine.provide({
+  actions: {
+    startNode: ({ context, self }, { index }) => runs.get(context.run).startNode(index, self),
+    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
+  },
+});
 
 /** Every task at once, at most `maxConcurrency` in flight; no context; failures stay isolated. */
 export const parallelProcess: CrewProcess = {
@@ -18,24 +34,21 @@ export const parallelProcess: CrewProcess = {
     }
   },
   supervisor(scope) {
-    const { plan, runner } = scope;
-    const logic = parallelMachine.provide({
-      actions: {
-        startNode: ({ self }, { index }) => {
-          const planned = plan.tasks[index];
-          if (planned === undefined) throw new Error(`No task at position ${index}`);
-          scope.startTask(planned, planned.agent as Agent, '', self);
-        },
-        retryNode: (_, { nodeId }) => runner.retry(nodeId),
+    const { plan, runner, recorder } = scope;
+    const run = runs.register({
+      startNode(index, self) {
+        const planned = plan.tasks[index];
+        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        scope.startTask(planned, planned.agent as Agent, '', self);
       },
+      retryNode: (nodeId) => runner.retry(nodeId),
     });
     return {
       logic,
-      input: { total: plan.tasks.length, maxConcurrency: scope.crew.maxConcurrency },
+      input: { run, total: plan.tasks.length, maxConcurrency: scope.crew.maxConcurrency },
       finish(output) {
         const { error } = output as ParallelOutput;
         if (error !== undefined) throw error;
-        const { recorder } = scope;
         return {
           raw: latestRaw(plan.tasks, recorder),
           ...leafOutput(
@@ -44,6 +57,7 @@ export const parallelProcess: CrewProcess = {
           ),
         };
       },
+      dispose: () => runs.delete(run),
     };
   },
 };

@@ -1,7 +1,25 @@
+import type { AnyActorRef } from 'xstate';
 import { type SequentialOutput, sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../agent.js';
 import type { CrewProcess } from '../process.js';
+import { RunRegistry } from '../run-registry.js';
 import { chainContext, chainSummary, validateChain } from './chain.js';
+
+interface Handlers {
+  startNode(index: number, self: AnyActorRef): void;
+  retryNode(nodeId: string): void;
+  blockFrom(index: number, reason: string, self: AnyActorRef): void;
+}
+
+const runs = new RunRegistry<Handlers>();
+
+const logic = sequentialMachine.provide({
+  actions: {
+    startNode: ({ context, self }, { index }) => runs.get(context.run).startNode(index, self),
+    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
+    blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
+  },
+});
 
 /** Tasks in list order, each reading the context its `context` list asks for. */
 export const sequentialProcess: CrewProcess = {
@@ -12,30 +30,30 @@ export const sequentialProcess: CrewProcess = {
   },
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
-    const logic = sequentialMachine.provide({
-      actions: {
-        startNode: ({ self }, { index }) => {
-          const planned = plan.tasks[index];
-          if (planned === undefined) throw new Error(`No task at position ${index}`);
-          scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
-        },
-        retryNode: (_, { nodeId }) => runner.retry(nodeId),
-        blockFrom: ({ self }, { index, reason }) =>
-          scope.block(
-            plan.tasks.slice(index).map((t) => t.nodeId),
-            reason,
-            self,
-          ),
+    const run = runs.register({
+      startNode(index, self) {
+        const planned = plan.tasks[index];
+        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
+      },
+      retryNode: (nodeId) => runner.retry(nodeId),
+      blockFrom(index, reason, self) {
+        scope.block(
+          plan.tasks.slice(index).map((t) => t.nodeId),
+          reason,
+          self,
+        );
       },
     });
     return {
       logic,
-      input: { total: plan.tasks.length },
+      input: { run, total: plan.tasks.length },
       finish(output) {
         const { error } = output as SequentialOutput;
         if (error !== undefined) throw error;
         return chainSummary(plan.tasks, recorder);
       },
+      dispose: () => runs.delete(run),
     };
   },
 };

@@ -1,0 +1,29 @@
+/**
+ * Per-run handlers of machines that are provided once, not once per run. XState's `provide` rebuilds
+ * the whole machine (about as costly as a run's first node), so a run registers its handlers under a
+ * key that travels in the machine's input and context, and the implementations look them up.
+ */
+export class RunRegistry<T> {
+  readonly #handlers = new Map<string, T>();
+  #next = 0;
+
+  /** Registers `handlers` under a new key. */
+  register(handlers: T): string {
+    this.#next += 1;
+    const key = `run-${this.#next}`;
+    this.#handlers.set(key, handlers);
+    return key;
+  }
+
+  /** The handlers registered under `key`. */
+  get(key: string): T {
+    const handlers = this.#handlers.get(key);
+    if (handlers === undefined) throw new Error(`No run "${key}" is registered`);
+    return handlers;
+  }
+
+  /** Forgets `key` (when its run ends). */
+  delete(key: string): void {
+    this.#handlers.delete(key);
+  }
+}
