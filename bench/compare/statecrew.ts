@@ -1,7 +1,7 @@
-import { Agent, Crew, createFlow, Task } from '../../src/index.js';
+import { Agent, Crew, createFlow, Task } from 'statecrew';
 import { type Adapter, stubModel } from './workloads.js';
 
-/** statecrew, from this repository's source: crews for W1–W3, a flow for W4. */
+/** statecrew, as built from this repository (`npm run build`): crews for W1–W3, a flow for W4. */
 export const statecrew: Adapter = {
   name: 'statecrew',
   async build(workload, n) {

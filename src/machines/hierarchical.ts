@@ -56,6 +56,7 @@ export const hierarchicalMachine = setup({
   },
   guards: {
     hasNext: ({ context }) => context.index < context.total,
+    isLast: ({ context }) => context.index + 1 >= context.total,
     willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
   },
 }).createMachine({
@@ -90,10 +91,14 @@ export const hierarchicalMachine = setup({
         params: ({ context }) => ({ index: context.index, role: context.role ?? '' }),
       },
       on: {
-        'xstate.done.actor.*': {
-          target: 'next',
-          actions: assign({ index: ({ context }) => context.index + 1 }),
-        },
+        'xstate.done.actor.*': [
+          {
+            guard: 'isLast',
+            target: 'synthesizing',
+            actions: assign({ index: ({ context }) => context.index + 1 }),
+          },
+          { target: 'allocating', actions: assign({ index: ({ context }) => context.index + 1 }) },
+        ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
         'NODE.FAILED': [
           {

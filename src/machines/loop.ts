@@ -61,6 +61,7 @@ export const loopMachine = setup({
   guards: {
     hasNext: ({ context }) => context.index < context.total,
     noTasks: ({ context }) => context.total === 0,
+    isLast: ({ context }) => context.index + 1 >= context.total,
     willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
     holds: (_, verdict: Verdict) => verdict === 'yes',
     iterationsLeft: ({ context }) => context.iteration < context.maxIterations,
@@ -93,10 +94,18 @@ export const loopMachine = setup({
         params: ({ context }) => ({ iteration: context.iteration, index: context.index }),
       },
       on: {
-        'xstate.done.actor.*': {
-          target: 'next',
-          actions: assign({ index: ({ context }) => context.index + 1 }),
-        },
+        'xstate.done.actor.*': [
+          {
+            guard: 'isLast',
+            target: 'judging',
+            actions: assign({ index: ({ context }) => context.index + 1 }),
+          },
+          {
+            target: 'running',
+            reenter: true,
+            actions: assign({ index: ({ context }) => context.index + 1 }),
+          },
+        ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
         'NODE.FAILED': [
           {

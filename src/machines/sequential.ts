@@ -45,6 +45,7 @@ export const sequentialMachine = setup({
   },
   guards: {
     hasNext: ({ context }) => context.index < context.total,
+    isLast: ({ context }) => context.index + 1 >= context.total,
     willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
   },
 }).createMachine({
@@ -65,10 +66,14 @@ export const sequentialMachine = setup({
     running: {
       entry: { type: 'startNode', params: ({ context }) => ({ index: context.index }) },
       on: {
-        'xstate.done.actor.*': {
-          target: 'next',
-          actions: assign({ index: ({ context }) => context.index + 1 }),
-        },
+        'xstate.done.actor.*': [
+          { guard: 'isLast', target: 'done', actions: assign({ index: ({ context }) => context.index + 1 }) },
+          {
+            target: 'running',
+            reenter: true,
+            actions: assign({ index: ({ context }) => context.index + 1 }),
+          },
+        ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
         'NODE.FAILED': [
           {
