@@ -1,6 +1,5 @@
 import type { Observable } from 'rxjs';
-import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor, toPromise } from 'xstate';
-import { StatecrewError } from '../errors.js';
+import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
 import type { Agent } from './agent.js';
 import { EventHub } from './event-hub.js';
@@ -8,6 +7,7 @@ import { attemptsFor, type PlanSource, planCrew } from './plan.js';
 import type { CrewDefinition, CrewProcess, CrewRunScope } from './process.js';
 import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
+import { runToEnd } from './run-to-end.js';
 import type { Task } from './task.js';
 import { createTaskRunner } from './task-runner.js';
 
@@ -103,54 +103,23 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = now();
 
-  const result = new Promise<CrewOutput>((resolve, reject) => {
-    let settled = false;
-    const fail = (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ABORT', runs: runner.takeAll() });
-      const code = error instanceof StatecrewError ? { code: error.code } : {};
-      hub.emit({
-        type: 'run.failed',
-        error: error instanceof Error ? error.message : String(error),
-        ...code,
+  const result = runToEnd<CrewOutput>({
+    supervisor: actor,
+    hub,
+    runner,
+    signal,
+    nodes: plan.tasks.length,
+    process: process.kind,
+    complete(output) {
+      const out = buildCrewOutput(recorder, finish(output), {
+        executionId: id,
+        process: process.kind,
+        totalTimeMs: now() - startedAt,
+        nodeIdOf: (task) => crew.nodeIdOf(task as Task),
       });
-      hub.complete();
-      runner.dispose();
-      dispose();
-      reject(error);
-    };
-    const onAbort = () => fail(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    toPromise(actor).then((output: unknown) => {
-      if (settled) return;
-      try {
-        const summary = finish(output);
-        const out = buildCrewOutput(recorder, summary, {
-          executionId: id,
-          process: process.kind,
-          totalTimeMs: now() - startedAt,
-          nodeIdOf: (task) => crew.nodeIdOf(task as Task),
-        });
-        settled = true;
-        signal?.removeEventListener('abort', onAbort);
-        hub.emit({ type: 'run.completed', status: out.status, totalTimeMs: out.totalTimeMs });
-        hub.complete();
-        runner.dispose();
-        dispose();
-        resolve(out);
-      } catch (error) {
-        fail(error);
-      }
-    }, fail);
-
-    queueMicrotask(() => {
-      if (settled) return;
-      hub.emit({ type: 'run.started', process: process.kind, nodes: plan.tasks.length });
-      actor.start();
-    });
+      return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
+    },
+    release: dispose,
   });
 
   return { id, events$: hub.events$, actor, result };

@@ -1,16 +1,18 @@
 import type { Observable } from 'rxjs';
-import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor, toPromise } from 'xstate';
+import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import { runFlowStep } from '../../actors/flow-step.js';
-import { MaxRunsError, StatecrewError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
-import { createFlowMachine, type FlowMachineOutput } from '../../machines/flow.js';
+import { MaxRunsError } from '../../errors.js';
+import type { FlowMachineOutput } from '../../machines/flow.js';
 import type { StatecrewEvent } from '../../types.js';
 import { EventHub } from '../event-hub.js';
 import { LifecycleRunner, type NodeRunSpec } from '../lifecycle-runner.js';
-import { RunRegistry } from '../run-registry.js';
+import { runToEnd } from '../run-to-end.js';
 import type { FlowDefinition, StepContext, StepDefinition } from './definition.js';
+import { checkForcedRoutes, type ForcedRoutes, forcedRouter } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
 import { checkState, createState, type WithId } from './state.js';
+import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
 import { validateTriggers } from './validate.js';
 
 /** Options of one flow run. */
@@ -28,7 +30,7 @@ export interface FlowRunOptions {
    * its successive runs. A missing label, or one outside the routes, fails the step (`unknown_route`);
    * a key naming no router rejects the kickoff (`unknown_router`).
    */
-  routes?: Readonly<Record<string, string | readonly string[]>> | undefined;
+  routes?: ForcedRoutes | undefined;
 }
 
 /** The result of a flow run. */
@@ -65,73 +67,6 @@ interface StepRunSpec<S> extends NodeRunSpec {
   step: StepDefinition<S>;
   run: number;
   payload: unknown;
-}
-
-interface FlowHandlers {
-  startRound(round: number, self: AnyActorRef): void;
-  recordDone(nodeId: string): void;
-  recordFailed(): void;
-  advance(round: number): void;
-  roundSettled(): boolean;
-  hasFailed(): boolean;
-  hasRound(): boolean;
-}
-
-const flowRuns = new RunRegistry<FlowHandlers>();
-
-/**
- * A flow's supervisor with its implementations provided once: they find their run's round
- * bookkeeping by the run key in the context. Build it once per definition (`provide` rebuilds the
- * whole machine, about the cost of a small run).
- */
-export function createFlowSupervisor(definition: { name: string; steps: readonly { name: string }[] }) {
-  return createFlowMachine({ name: definition.name, steps: definition.steps.map((s) => s.name) }).provide({
-    actions: {
-      startRound: ({ context, self }, { round }) => flowRuns.get(context.run).startRound(round, self),
-      recordDone: ({ context }, { nodeId }) => flowRuns.get(context.run).recordDone(nodeId),
-      recordFailed: ({ context }) => flowRuns.get(context.run).recordFailed(),
-      advance: ({ context }, { round }) => flowRuns.get(context.run).advance(round),
-    },
-    guards: {
-      roundSettled: ({ context }) => flowRuns.get(context.run).roundSettled(),
-      hasFailed: ({ context }) => flowRuns.get(context.run).hasFailed(),
-      hasRound: ({ context }) => flowRuns.get(context.run).hasRound(),
-    },
-  });
-}
-
-/** A flow's supervisor, as `createFlowSupervisor` builds it. */
-export type FlowSupervisor = ReturnType<typeof createFlowSupervisor>;
-
-/** Checks the routers named in `routes` exist (`unknown_router`). */
-function checkForcedRoutes<S>(
-  definition: FlowDefinition<S>,
-  routes: FlowRunOptions['routes'],
-): ReadonlyMap<string, string | readonly string[]> {
-  const forced = new Map(Object.entries(routes ?? {}));
-  const routers = definition.steps.filter((s) => s.kind === 'router').map((s) => s.name);
-  for (const name of forced.keys()) {
-    if (!routers.includes(name)) throw new UnknownRouterError(definition.name, name, routers);
-  }
-  return forced;
-}
-
-/** A router whose body returns the forced label of its `run`-th run instead of deciding. */
-function forcedRouter<S>(
-  step: StepDefinition<S>,
-  forced: ReadonlyMap<string, string | readonly string[]>,
-  run: number,
-) {
-  const choice = forced.get(step.name);
-  const label = typeof choice === 'string' ? choice : choice?.[run - 1];
-  return {
-    ...step,
-    run: () => {
-      if (label === undefined)
-        throw new UnknownRouteError(step.name, `(no forced label for run ${run})`, step.routes ?? []);
-      return label;
-    },
-  };
 }
 
 const runNodeId = (scheduled: ScheduledStep) =>
@@ -279,32 +214,17 @@ export function startFlowRun<S>(
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = now();
 
-  const result = new Promise<FlowOutput<S>>((resolve, reject) => {
-    let settled = false;
-    const fail = (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ABORT', runs: runner.takeAll() });
-      const code = error instanceof StatecrewError ? { code: error.code } : {};
-      hub.emit({
-        type: 'run.failed',
-        error: error instanceof Error ? error.message : String(error),
-        ...code,
-      });
-      hub.complete();
-      runner.dispose();
-      flowRuns.delete(run);
-      reject(error);
-    };
-    const onAbort = () => fail(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    toPromise(actor).then((output: FlowMachineOutput) => {
-      if (settled) return;
-      if (output.error !== undefined) return fail(output.error);
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
+  const result = runToEnd<FlowOutput<S>>({
+    supervisor: actor,
+    hub,
+    runner,
+    signal,
+    nodes: definition.steps.length,
+    process: 'flow',
+    startEvent: { type: 'START' },
+    complete(output) {
+      const { error } = output as FlowMachineOutput;
+      if (error !== undefined) throw error;
       const status = actor.getSnapshot().value === 'failed' ? 'failed' : 'completed';
       const out: FlowOutput<S> = {
         id,
@@ -317,19 +237,9 @@ export function startFlowRun<S>(
         errors: { ...recorder.errors },
         totalTimeMs: now() - startedAt,
       };
-      hub.emit({ type: 'run.completed', status, totalTimeMs: out.totalTimeMs });
-      hub.complete();
-      runner.dispose();
-      flowRuns.delete(run);
-      resolve(out);
-    }, fail);
-
-    queueMicrotask(() => {
-      if (settled) return;
-      hub.emit({ type: 'run.started', process: 'flow', nodes: definition.steps.length });
-      actor.start();
-      actor.send({ type: 'START' });
-    });
+      return { result: out, status, totalTimeMs: out.totalTimeMs };
+    },
+    release: () => flowRuns.delete(run),
   });
 
   return { id, events$: hub.events$, actor, result };

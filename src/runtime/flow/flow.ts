@@ -17,16 +17,10 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
-import {
-  createFlowSupervisor,
-  type FlowOutput,
-  type FlowRun,
-  type FlowRunOptions,
-  type FlowSupervisor,
-  startFlowRun,
-} from './flow-run.js';
+import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import type { WithId } from './state.js';
+import { createFlowSupervisor, type FlowSupervisor } from './supervisor.js';
 import { namesIn, type Trigger } from './triggers.js';
 
 /**
