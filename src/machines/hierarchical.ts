@@ -1,5 +1,5 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
 
 /** Input of the hierarchical supervisor: how many tasks the manager allocates. */
 export interface HierarchicalInput extends RunKeyed {
@@ -55,9 +55,7 @@ export const hierarchicalMachine = setup({
     }),
   },
   guards: {
-    hasNext: ({ context }) => context.index < context.total,
-    isLast: ({ context }) => context.index + 1 >= context.total,
-    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+    ...chainGuards,
   },
 }).createMachine({
   id: 'hierarchical',

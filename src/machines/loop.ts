@@ -1,5 +1,5 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
 
 /** A judge's verdict on the loop's condition. */
 export type Verdict = 'yes' | 'no';
@@ -59,11 +59,9 @@ export const loopMachine = setup({
     }),
   },
   guards: {
-    hasNext: ({ context }) => context.index < context.total,
+    ...chainGuards,
     noTasks: ({ context }) => context.total === 0,
-    isLast: ({ context }) => context.index + 1 >= context.total,
-    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
-    holds: (_, verdict: Verdict) => verdict === 'yes',
+    holds: ({ event }) => 'output' in event && event.output === ('yes' satisfies Verdict),
     iterationsLeft: ({ context }) => context.iteration < context.maxIterations,
   },
 }).createMachine({
@@ -137,7 +135,7 @@ export const loopMachine = setup({
         input: ({ context }) => ({ run: context.run, iteration: context.iteration }),
         onDone: [
           {
-            guard: { type: 'holds', params: ({ event }) => event.output },
+            guard: 'holds',
             target: 'done',
             actions: assign({ conditionMet: true }),
           },

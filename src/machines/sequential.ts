@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
 
 /** Input of the sequential supervisor: how many tasks it runs. */
 export interface SequentialInput extends RunKeyed {
@@ -44,9 +44,7 @@ export const sequentialMachine = setup({
     }),
   },
   guards: {
-    hasNext: ({ context }) => context.index < context.total,
-    isLast: ({ context }) => context.index + 1 >= context.total,
-    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+    ...chainGuards,
   },
 }).createMachine({
   id: 'sequential',

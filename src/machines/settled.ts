@@ -22,3 +22,20 @@ export interface AbortEvent {
 export interface RunKeyed {
   run: string;
 }
+
+/** The context every chain supervisor (sequential, hierarchical, loop) keeps: a position in its tasks. */
+export interface ChainPosition {
+  index: number;
+  total: number;
+}
+
+/** Guards every chain supervisor shares. */
+export const chainGuards = {
+  /** A task remains at the current position. */
+  hasNext: ({ context }: { context: ChainPosition }) => context.index < context.total,
+  /** The task in flight is the last one. */
+  isLast: ({ context }: { context: ChainPosition }) => context.index + 1 >= context.total,
+  /** The failed attempt will be retried (its lifecycle allows it). */
+  willRetry: ({ event }: { event: { type: string; willRetry?: boolean } }) =>
+    event.type === 'NODE.FAILED' && event.willRetry === true,
+};

@@ -1,18 +1,9 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
-import type { NodeStatus, StatecrewEvent, TaskOutput, ToolCallRecord, Usage } from '../types.js';
+import type { NodeExecutionInfo, NodeStatus, StatecrewEvent, TaskOutput, Usage } from '../types.js';
 
-/** What the recorder knows about one node, built only from its events. */
-export interface NodeRecord {
-  nodeId: string;
-  name: string;
-  agent: string;
+/** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
+export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   status: NodeStatus;
-  startedAt: number;
-  durationMs: number;
-  attempts: number;
-  usage: Usage;
-  toolCalls: ToolCallRecord[];
-  error?: string;
   output?: TaskOutput;
 }
 

@@ -1,5 +1,7 @@
+import type { AnyActorRef } from 'xstate';
 import { ContextOrderError, MissingAgentError } from '../../errors.js';
 import type { CrewPlan, PlannedTask } from '../plan.js';
+import type { CrewRunScope } from '../process.js';
 import type { RunRecorder } from '../recorder.js';
 import { leafOutput, type ProcessSummary } from '../result.js';
 
@@ -51,4 +53,15 @@ export function chainSummary(
   const last = tasks[tasks.length - 1];
   const leaves = last === undefined ? [] : [nodeIdOf(last)];
   return { raw: latestRaw(tasks, recorder, nodeIdOf), ...leafOutput(recorder, leaves) };
+}
+
+/** Blocks the tasks from position `index` on (their runs named by `runId`), because `reason` failed. */
+export function blockRest(
+  scope: CrewRunScope,
+  index: number,
+  reason: string,
+  supervisor: AnyActorRef,
+  runId: (task: PlannedTask) => string = (task) => task.nodeId,
+): void {
+  scope.block(scope.plan.tasks.slice(index).map(runId), reason, supervisor);
 }

@@ -5,7 +5,7 @@ import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hie
 import type { RunKeyed } from '../../machines/settled.js';
 import type { CrewProcess, CrewRunScope } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
-import { chainSummary } from './chain.js';
+import { blockRest, chainSummary } from './chain.js';
 
 interface Handlers {
   manager: ManagerScope;
@@ -92,13 +92,7 @@ export const hierarchicalProcess: CrewProcess = {
         scope.startTask(planned, worker, contextAt(index), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
-      blockFrom(index, reason, self) {
-        scope.block(
-          plan.tasks.slice(index).map((t) => t.nodeId),
-          reason,
-          self,
-        );
-      },
+      blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
     });
     return {
       logic,

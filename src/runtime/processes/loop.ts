@@ -7,7 +7,7 @@ import type { PlannedTask } from '../plan.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
 import { requiredText } from '../validate.js';
-import { chainSummary, validateChain } from './chain.js';
+import { blockRest, chainSummary, validateChain } from './chain.js';
 
 /** The node id of a task's run in an iteration: `<task>#<iteration>`. */
 const runId = (planned: PlannedTask, iteration: number) => `${planned.nodeId}#${iteration}`;
@@ -99,13 +99,8 @@ export const loopProcess: CrewProcess = {
         scope.startTask(planned, planned.agent as Agent, context, self, runId(planned, iteration));
       },
       retryNode: (nodeId) => runner.retry(nodeId),
-      blockFrom(iteration, index, reason, self) {
-        scope.block(
-          plan.tasks.slice(index).map((t) => runId(t, iteration)),
-          reason,
-          self,
-        );
-      },
+      blockFrom: (iteration, index, reason, self) =>
+        blockRest(scope, index, reason, self, (t) => runId(t, iteration)),
     });
     return {
       logic,

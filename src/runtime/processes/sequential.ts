@@ -3,7 +3,7 @@ import { type SequentialOutput, sequentialMachine } from '../../machines/sequent
 import type { Agent } from '../agent.js';
 import type { CrewProcess } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
-import { chainContext, chainSummary, validateChain } from './chain.js';
+import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
 
 interface Handlers {
   startNode(index: number, self: AnyActorRef): void;
@@ -37,13 +37,7 @@ export const sequentialProcess: CrewProcess = {
         scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
-      blockFrom(index, reason, self) {
-        scope.block(
-          plan.tasks.slice(index).map((t) => t.nodeId),
-          reason,
-          self,
-        );
-      },
+      blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
     });
     return {
       logic,
