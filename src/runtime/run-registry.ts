@@ -1,3 +1,12 @@
+const registries = new Set<{ readonly size: number }>();
+
+/** Runs registered in every registry: 0 once every run has ended (a leak shows here). */
+export function liveRuns(): number {
+  let total = 0;
+  for (const registry of registries) total += registry.size;
+  return total;
+}
+
 /**
  * Per-run handlers of machines that are provided once, not once per run. XState's `provide` rebuilds
  * the whole machine (about as costly as a run's first node), so a run registers its handlers under a
@@ -6,6 +15,15 @@
 export class RunRegistry<T> {
   readonly #handlers = new Map<string, T>();
   #next = 0;
+
+  constructor() {
+    registries.add(this);
+  }
+
+  /** How many runs are registered. */
+  get size(): number {
+    return this.#handlers.size;
+  }
 
   /** Registers `handlers` under a new key. */
   register(handlers: T): string {
