@@ -81,6 +81,10 @@ const canRetry = (context: LifecycleContext): boolean =>
  * `blocked → ready` (unblock) and `failed → ready` (retry, only while attempts remain and the error is
  * retryable). In `running` it invokes the `work` actor, which the runtime provides; any other
  * transition is impossible by construction.
+ *
+ * @example
+ * const node = createActor(lifecycleMachine.provide({ actors: { work } }), { input: { run: 'r', nodeId: 'n', maxAttempts: 3 } });
+ * node.start(); node.send({ type: 'READY' }); node.send({ type: 'START', at: Date.now() });
  */
 export const lifecycleMachine = setup({
   types: {

@@ -38,7 +38,12 @@ export interface RouteCoverage {
   ratio: number;
 }
 
-/** The route coverage of runs of one flow, read from what each run emitted. */
+/**
+ * The route coverage of runs of one flow, read from what each run emitted.
+ *
+ * @example
+ * routeCoverage(await forEachPath(flow, check)); // { covered: ['grade=approve', …], uncovered: [], ratio: 1 }
+ */
 export function routeCoverage<S>(runs: readonly PathRun<S>[]): RouteCoverage {
   const flow = runs[0]?.flow;
   const declared = (flow?.definition.steps ?? []).flatMap((s) =>
@@ -62,7 +67,12 @@ export function routeCoverage<S>(runs: readonly PathRun<S>[]): RouteCoverage {
   };
 }
 
-/** Throws, listing the routes no run took, when coverage is below `min` (a ratio; default all of them). */
+/**
+ * Throws, listing the routes no run took, when coverage is below `min` (a ratio; default all of them).
+ *
+ * @example
+ * expectRouteCoverage(routeCoverage(runs), 0.9);
+ */
 export function expectRouteCoverage(coverage: RouteCoverage, min = 1): void {
   if (coverage.ratio >= min) return;
   throw new Error(
