@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, type NodeSettledEvent, type RunKeyed, willRetry } from './settled.js';
 
 /** Context of the graph supervisor. */
 export interface GraphContext extends RunKeyed {
@@ -37,7 +37,7 @@ export const graphMachine = setup({
   },
   guards: {
     allSettled: () => true,
-    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+    willRetry,
   },
 }).createMachine({
   id: 'graph',

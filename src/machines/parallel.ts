@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, type NodeSettledEvent, type RunKeyed, willRetry } from './settled.js';
 
 /** Input of the parallel supervisor. */
 export interface ParallelInput extends RunKeyed {
@@ -46,7 +46,7 @@ export const parallelMachine = setup({
   guards: {
     allSettled: ({ context }) => context.settled === context.total,
     hasSlot: ({ context }) => context.next < context.total && context.inFlight < context.maxConcurrency,
-    willRetry: ({ event }) => event.type === 'NODE.FAILED' && event.willRetry,
+    willRetry,
   },
 }).createMachine({
   id: 'parallel',

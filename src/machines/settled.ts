@@ -29,13 +29,15 @@ export interface ChainPosition {
   total: number;
 }
 
+/** Whether a failed attempt will be retried (its lifecycle allows it): a guard every supervisor shares. */
+export const willRetry = ({ event }: { event: { type: string; willRetry?: boolean } }): boolean =>
+  event.type === 'NODE.FAILED' && event.willRetry === true;
+
 /** Guards every chain supervisor shares. */
 export const chainGuards = {
   /** A task remains at the current position. */
   hasNext: ({ context }: { context: ChainPosition }) => context.index < context.total,
   /** The task in flight is the last one. */
   isLast: ({ context }: { context: ChainPosition }) => context.index + 1 >= context.total,
-  /** The failed attempt will be retried (its lifecycle allows it). */
-  willRetry: ({ event }: { event: { type: string; willRetry?: boolean } }) =>
-    event.type === 'NODE.FAILED' && event.willRetry === true,
+  willRetry,
 };

@@ -79,3 +79,10 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
 export function attemptsFor(task: Task, agent: Agent): number {
   return 1 + (task.maxRetries ?? agent.maxRetries ?? 2);
 }
+
+/** The planned task at a position of the crew's list (a supervisor's index), or a clear error. */
+export function taskAt(plan: CrewPlan, index: number): PlannedTask {
+  const planned = plan.tasks[index];
+  if (planned === undefined) throw new Error(`No task at position ${index}`);
+  return planned;
+}

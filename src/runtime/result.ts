@@ -21,13 +21,13 @@ export interface RunFacts {
 }
 
 /** `completed` with no failures (an empty run too), `failed` with no successes, else `partial`. */
-export function statusOf(completed: number, failed: number): RunStatus {
+function statusOf(completed: number, failed: number): RunStatus {
   if (failed === 0) return 'completed';
   return completed === 0 ? 'failed' : 'partial';
 }
 
 /** The value a node contributes to `output` and `nodeResults`: structured when it has one, else raw. */
-export function nodeValue(output: TaskOutput): unknown {
+function nodeValue(output: TaskOutput): unknown {
   return 'structured' in output ? output.structured : output.raw;
 }
 

@@ -78,7 +78,7 @@ export function createAbstractionMachine(flow: AbstractFlow) {
 export type AbstractSnapshot = ReturnType<ReturnType<typeof createAbstractionMachine>['getInitialSnapshot']>;
 
 /** Every combination of labels the routers of the next round can return. */
-export function roundChoices(flow: AbstractFlow, round: readonly string[]): RoundEvent[] {
+function roundChoices(flow: AbstractFlow, round: readonly string[]): RoundEvent[] {
   let combos: Record<string, string>[] = [{}];
   for (const name of round) {
     const routes = flow.steps.find((s) => s.name === name)?.routes;
@@ -89,7 +89,7 @@ export function roundChoices(flow: AbstractFlow, round: readonly string[]): Roun
 }
 
 /** The key of an abstract state: its status, next round and round-semantics state. */
-export function abstractKey(snapshot: AbstractSnapshot): string {
+function abstractKey(snapshot: AbstractSnapshot): string {
   return `${String(snapshot.value)}|${snapshot.context.round.join(',')}|${snapshot.context.rounds.key()}`;
 }
 

@@ -10,8 +10,6 @@ export class FlowRecorder {
   readonly outputs = new Map<string, unknown>();
   readonly emitted: string[] = [];
   readonly errors: Record<string, string> = {};
-  /** Output of the last step in the trail. */
-  lastOutput: unknown;
 
   apply(event: StatecrewEvent): void {
     if (event.step !== undefined) return;
@@ -23,12 +21,16 @@ export class FlowRecorder {
       case 'flow.round':
         for (const step of event.steps) this.trail.push(step);
         for (const name of event.emitted) this.emitted.push(name);
-        if (event.steps.length > 0)
-          this.lastOutput = this.outputs.get(event.steps[event.steps.length - 1] as string);
         return;
       default:
         return;
     }
+  }
+
+  /** The output of the last step in the trail (its latest run is the last one in the trail). */
+  get lastOutput(): unknown {
+    const last = this.trail.at(-1);
+    return last === undefined ? undefined : this.outputs.get(last);
   }
 
   /** A read-only view of the outputs, by step name, that stays current as the run goes on. */

@@ -64,10 +64,3 @@ export function satisfiedBy(
   }
   return chosen;
 }
-
-/** A readable form of a trigger: `a`, `or(a, b)`, `and(a, or(b, c))`. */
-export function describeTrigger(trigger: Trigger): string {
-  return typeof trigger === 'string'
-    ? trigger
-    : `${trigger.kind}(${trigger.of.map(describeTrigger).join(', ')})`;
-}

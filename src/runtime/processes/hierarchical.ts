@@ -3,6 +3,7 @@ import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js
 import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
 import type { RunKeyed } from '../../machines/settled.js';
+import { taskAt } from '../plan.js';
 import type { CrewProcess, CrewRunScope } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
 import { blockRest, chainSummary } from './chain.js';
@@ -76,8 +77,7 @@ export const hierarchicalProcess: CrewProcess = {
         goal: plan.goal,
         now: hub.now,
         taskAt: (index) => {
-          const planned = plan.tasks[index];
-          if (planned === undefined) throw new Error(`No task at position ${index}`);
+          const planned = taskAt(plan, index);
           return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
         },
         outputs: () => plan.tasks.flatMap((t) => recorder.rawOf(t.nodeId) ?? []),

@@ -4,6 +4,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import type { Agent } from '../agent.js';
 import type { PlannedTask } from '../plan.js';
+import { taskAt } from '../plan.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
 import { requiredText } from '../validate.js';
@@ -93,8 +94,7 @@ export const loopProcess: CrewProcess = {
           hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
       },
       startNode(iteration, index, self) {
-        const planned = plan.tasks[index];
-        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        const planned = taskAt(plan, index);
         const context = loopContext(scope, planned, iteration);
         scope.startTask(planned, planned.agent as Agent, context, self, runId(planned, iteration));
       },

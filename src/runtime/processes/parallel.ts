@@ -2,6 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
 import { type ParallelOutput, parallelMachine } from '../../machines/parallel.js';
 import type { Agent } from '../agent.js';
+import { taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
 import { RunRegistry } from '../run-registry.js';
@@ -37,8 +38,7 @@ export const parallelProcess: CrewProcess = {
     const { plan, runner, recorder } = scope;
     const run = runs.register({
       startNode(index, self) {
-        const planned = plan.tasks[index];
-        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        const planned = taskAt(plan, index);
         scope.startTask(planned, planned.agent as Agent, '', self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),

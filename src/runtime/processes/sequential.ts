@@ -1,6 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { type SequentialOutput, sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../agent.js';
+import { taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
 import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
@@ -32,8 +33,7 @@ export const sequentialProcess: CrewProcess = {
     const { plan, runner, recorder } = scope;
     const run = runs.register({
       startNode(index, self) {
-        const planned = plan.tasks[index];
-        if (planned === undefined) throw new Error(`No task at position ${index}`);
+        const planned = taskAt(plan, index);
         scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
