@@ -1,3 +1,38 @@
+/** Every stable error code statecrew uses: the contract that survives JSON, queues and stores. */
+export type StatecrewErrorCode =
+  | 'aborted'
+  | 'analysis_limit'
+  | 'context_forward_reference'
+  | 'context_in_parallel'
+  | 'cycle'
+  | 'duplicate_role'
+  | 'duplicate_step'
+  | 'duplicate_task'
+  | 'guardrail_rejected'
+  | 'invalid_inputs'
+  | 'invalid_model_response'
+  | 'invalid_option'
+  | 'invalid_state'
+  | 'judge_failed'
+  | 'judge_unparseable'
+  | 'manager_failed'
+  | 'max_iterations'
+  | 'max_runs'
+  | 'missing_agent'
+  | 'missing_manager'
+  | 'missing_routes'
+  | 'name_clash'
+  | 'no_start'
+  | 'output_invalid'
+  | 'script_exhausted'
+  | 'self_trigger'
+  | 'task_timeout'
+  | 'unknown_context_task'
+  | 'unknown_route'
+  | 'unknown_router'
+  | 'unknown_trigger'
+  | 'unknown_worker';
+
 /** Options every {@link StatecrewError} accepts. */
 export interface StatecrewErrorOptions {
   /** Whether a task attempt that failed with this error may be tried again. @default true */
@@ -10,20 +45,21 @@ export interface StatecrewErrorOptions {
 
 /**
  * The base of every error statecrew throws. `code` is the stable contract; the message says what was
- * wrong and where, and always ends with the code in parentheses.
+ * wrong and where, and always ends with the code in parentheses. Each subclass narrows `code` to its
+ * own literal.
  *
  * @example
  * try { await crew.kickoff(); } catch (e) { if (e instanceof StatecrewError && e.code === 'unknown_worker') … }
  */
-export class StatecrewError extends Error {
+export class StatecrewError<C extends StatecrewErrorCode = StatecrewErrorCode> extends Error {
   /** Stable snake_case identifier of the failure. */
-  readonly code: string;
+  readonly code: C;
   /** Whether a task attempt that failed with this error may be retried. */
   readonly retryable: boolean;
   /** Structured facts about the failure. */
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, what: string, options: StatecrewErrorOptions = {}) {
+  constructor(code: C, what: string, options: StatecrewErrorOptions = {}) {
     super(`${what} (${code})`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -32,8 +68,62 @@ export class StatecrewError extends Error {
   }
 }
 
+/**
+ * What a thrown value says, as text: an `Error`'s message, a string as itself, anything else as JSON
+ * (`{"code":429,"msg":"rate"}`), so a thrown plain object never becomes `[object Object]`.
+ */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === 'string') return value;
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A run was cancelled through its `signal`. `cause` is the signal's reason; `partial` the result so far. */
+export class RunAbortedError<P = unknown> extends StatecrewError<'aborted'> {
+  /** The run's result as far as it got (a crew's result contract, or a flow's output). */
+  readonly partial: P;
+
+  constructor(run: string, reason: unknown, partial: P) {
+    super('aborted', `Run "${run}" was aborted: ${describeThrown(reason)}`, {
+      retryable: false,
+      cause: reason,
+      details: { run },
+    });
+    this.partial = partial;
+  }
+}
+
+/** A hierarchical crew's manager failed (threw, or its model did): the run is rejected with this. */
+export class ManagerError extends StatecrewError<'manager_failed'> {
+  constructor(phase: 'allocate' | 'synthesize', cause: unknown, task?: string) {
+    const where = task === undefined ? phase : `${phase} for task "${task}"`;
+    super('manager_failed', `Manager failed to ${where}: ${describeThrown(cause)}`, {
+      retryable: false,
+      cause,
+      details: task === undefined ? { phase } : { phase, task },
+    });
+  }
+}
+
+/** A loop's judge failed (threw, or its model did) after an iteration: the run is rejected with this. */
+export class JudgeCallError extends StatecrewError<'judge_failed'> {
+  constructor(iteration: number, cause: unknown) {
+    super('judge_failed', `Judge failed after iteration ${iteration}: ${describeThrown(cause)}`, {
+      retryable: false,
+      cause,
+      details: { iteration },
+    });
+  }
+}
+
 /** A task's `context` names a task that runs later (or itself) in a sequential crew. */
-export class ContextOrderError extends StatecrewError {
+export class ContextOrderError extends StatecrewError<'context_forward_reference'> {
   constructor(task: string, referenced: string) {
     super('context_forward_reference', `Task "${task}" references task "${referenced}", which runs later`, {
       retryable: false,
@@ -43,7 +133,7 @@ export class ContextOrderError extends StatecrewError {
 }
 
 /** A task's `context` names a task that is not part of the crew. */
-export class UnknownContextTaskError extends StatecrewError {
+export class UnknownContextTaskError extends StatecrewError<'unknown_context_task'> {
   constructor(task: string, referenced: string) {
     super(
       'unknown_context_task',
@@ -57,7 +147,7 @@ export class UnknownContextTaskError extends StatecrewError {
 }
 
 /** Two tasks of one crew share a name (node ids must be unique). */
-export class DuplicateTaskError extends StatecrewError {
+export class DuplicateTaskError extends StatecrewError<'duplicate_task'> {
   constructor(name: string, positions: readonly number[]) {
     super('duplicate_task', `Task name "${name}" is used by tasks at positions ${positions.join(' and ')}`, {
       retryable: false,
@@ -67,7 +157,7 @@ export class DuplicateTaskError extends StatecrewError {
 }
 
 /** A task in a parallel crew names a context; parallel tasks see none (a graph crew runs dependencies). */
-export class ContextInParallelError extends StatecrewError {
+export class ContextInParallelError extends StatecrewError<'context_in_parallel'> {
   constructor(task: string) {
     super(
       'context_in_parallel',
@@ -78,7 +168,7 @@ export class ContextInParallelError extends StatecrewError {
 }
 
 /** The tasks of a graph crew depend on each other in a cycle, so none of them could ever start. */
-export class CycleError extends StatecrewError {
+export class CycleError extends StatecrewError<'cycle'> {
   constructor(cycle: readonly string[]) {
     super('cycle', `Tasks depend on each other in a cycle: ${[...cycle, cycle[0]].join(' → ')}`, {
       retryable: false,
@@ -88,7 +178,7 @@ export class CycleError extends StatecrewError {
 }
 
 /** A loop's judge answered with something that does not start with YES or NO. */
-export class JudgeError extends StatecrewError {
+export class JudgeError extends StatecrewError<'judge_unparseable'> {
   constructor(reply: string, iteration: number) {
     super(
       'judge_unparseable',
@@ -102,7 +192,7 @@ export class JudgeError extends StatecrewError {
 }
 
 /** A flow step name is used twice. */
-export class DuplicateStepError extends StatecrewError {
+export class DuplicateStepError extends StatecrewError<'duplicate_step'> {
   constructor(flow: string, step: string) {
     super('duplicate_step', `Flow "${flow}" already has a step named "${step}"`, {
       retryable: false,
@@ -112,7 +202,7 @@ export class DuplicateStepError extends StatecrewError {
 }
 
 /** A flow step and a route label share a name (they share one namespace). */
-export class NameClashError extends StatecrewError {
+export class NameClashError extends StatecrewError<'name_clash'> {
   constructor(flow: string, name: string, router: string) {
     super('name_clash', `Flow "${flow}": "${name}" is both a step and a route label of router "${router}"`, {
       retryable: false,
@@ -122,7 +212,7 @@ export class NameClashError extends StatecrewError {
 }
 
 /** A flow step's trigger includes the step itself. */
-export class SelfTriggerError extends StatecrewError {
+export class SelfTriggerError extends StatecrewError<'self_trigger'> {
   constructor(flow: string, step: string) {
     super('self_trigger', `Flow "${flow}": step "${step}" is triggered by itself`, {
       retryable: false,
@@ -132,7 +222,7 @@ export class SelfTriggerError extends StatecrewError {
 }
 
 /** A flow router was declared without its routes. */
-export class MissingRoutesError extends StatecrewError {
+export class MissingRoutesError extends StatecrewError<'missing_routes'> {
   constructor(flow: string, router: string) {
     super(
       'missing_routes',
@@ -146,7 +236,7 @@ export class MissingRoutesError extends StatecrewError {
 }
 
 /** A flow trigger names neither a step nor a declared route label. */
-export class UnknownTriggerError extends StatecrewError {
+export class UnknownTriggerError extends StatecrewError<'unknown_trigger'> {
   constructor(flow: string, step: string, trigger: string) {
     super(
       'unknown_trigger',
@@ -160,7 +250,7 @@ export class UnknownTriggerError extends StatecrewError {
 }
 
 /** `kickoff({ routes })` names a router the flow does not have. */
-export class UnknownRouterError extends StatecrewError {
+export class UnknownRouterError extends StatecrewError<'unknown_router'> {
   constructor(flow: string, router: string, routers: readonly string[]) {
     super(
       'unknown_router',
@@ -171,7 +261,7 @@ export class UnknownRouterError extends StatecrewError {
 }
 
 /** A flow router returned a label outside its declared routes. */
-export class UnknownRouteError extends StatecrewError {
+export class UnknownRouteError extends StatecrewError<'unknown_route'> {
   constructor(router: string, label: unknown, routes: readonly string[]) {
     super(
       'unknown_route',
@@ -182,7 +272,7 @@ export class UnknownRouteError extends StatecrewError {
 }
 
 /** A flow step's trigger fired more often than its `maxRuns`. */
-export class MaxRunsError extends StatecrewError {
+export class MaxRunsError extends StatecrewError<'max_runs'> {
   constructor(step: string, maxRuns: number) {
     super(
       'max_runs',
@@ -195,18 +285,37 @@ export class MaxRunsError extends StatecrewError {
   }
 }
 
-/** A flow's inputs do not fit its state schema. */
-export class InvalidInputsError extends StatecrewError {
-  constructor(flow: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
-    super('invalid_inputs', `Inputs of flow "${flow}" do not fit its state: ${listIssues(issues)}`, {
-      retryable: false,
-      details: { flow, issues },
+/**
+ * A run's inputs were refused: not a plain object (a string, an array, a number, `null`), or not
+ * what a flow's state schema accepts.
+ */
+export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
+  constructor(what: string, details: Record<string, unknown> = {}) {
+    super('invalid_inputs', what, { retryable: false, details });
+  }
+
+  /** Inputs that are not a plain object, for the run of `where` (`Crew "x"`, `Flow "y"`). */
+  static notAnObject(where: string, received: unknown): InvalidInputsError {
+    return new InvalidInputsError(
+      `${where}: inputs must be a plain object of values for {placeholders}, got ${describe(received)}`,
+      { where, received: describe(received) },
+    );
+  }
+
+  /** Inputs that do not fit the state schema of flow `flow`. */
+  static notFitting(
+    flow: string,
+    issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  ): InvalidInputsError {
+    return new InvalidInputsError(`Inputs of flow "${flow}" do not fit its state: ${listIssues(issues)}`, {
+      flow,
+      issues,
     });
   }
 }
 
 /** A flow step left the state in a shape its schema refuses. */
-export class InvalidStateError extends StatecrewError {
+export class InvalidStateError extends StatecrewError<'invalid_state'> {
   constructor(step: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
     super('invalid_state', `Step "${step}" left the state invalid: ${listIssues(issues)}`, {
       retryable: false,
@@ -216,14 +325,14 @@ export class InvalidStateError extends StatecrewError {
 }
 
 /** A flow has no start step, so nothing would ever run. */
-export class NoStartError extends StatecrewError {
+export class NoStartError extends StatecrewError<'no_start'> {
   constructor(flow: string) {
     super('no_start', `Flow "${flow}" has no start step`, { retryable: false, details: { flow } });
   }
 }
 
 /** Two workers of a hierarchical crew share a role, so the manager could not tell them apart. */
-export class DuplicateRoleError extends StatecrewError {
+export class DuplicateRoleError extends StatecrewError<'duplicate_role'> {
   constructor(role: string) {
     super('duplicate_role', `Role "${role}" is held by more than one agent`, {
       retryable: false,
@@ -233,7 +342,7 @@ export class DuplicateRoleError extends StatecrewError {
 }
 
 /** A task has no agent in a process that needs one. */
-export class MissingAgentError extends StatecrewError {
+export class MissingAgentError extends StatecrewError<'missing_agent'> {
   constructor(task: string, process: string) {
     super('missing_agent', `Task "${task}" has no agent, which the ${process} process needs`, {
       retryable: false,
@@ -243,14 +352,14 @@ export class MissingAgentError extends StatecrewError {
 }
 
 /** A hierarchical crew was built without a manager. */
-export class MissingManagerError extends StatecrewError {
+export class MissingManagerError extends StatecrewError<'missing_manager'> {
   constructor() {
     super('missing_manager', 'A hierarchical crew needs a `manager` option', { retryable: false });
   }
 }
 
 /** The manager chose a role that no worker holds. */
-export class UnknownWorkerError extends StatecrewError {
+export class UnknownWorkerError extends StatecrewError<'unknown_worker'> {
   constructor(role: string, knownRoles: readonly string[], task: string) {
     super(
       'unknown_worker',
@@ -261,7 +370,7 @@ export class UnknownWorkerError extends StatecrewError {
 }
 
 /** An option has a value outside what it accepts. */
-export class InvalidOptionError extends StatecrewError {
+export class InvalidOptionError extends StatecrewError<'invalid_option'> {
   constructor(where: string, option: string, expected: string, received: unknown) {
     super('invalid_option', `${where}: option "${option}" must be ${expected}, got ${describe(received)}`, {
       retryable: false,
@@ -271,7 +380,7 @@ export class InvalidOptionError extends StatecrewError {
 }
 
 /** A model (or policy) answered with something that is not a usable reply. */
-export class ModelResponseError extends StatecrewError {
+export class ModelResponseError extends StatecrewError<'invalid_model_response'> {
   constructor(agent: string, received: unknown) {
     super(
       'invalid_model_response',
@@ -285,7 +394,7 @@ export class ModelResponseError extends StatecrewError {
 }
 
 /** A task's output did not match its `outputSchema`. Retryable: the model may do better. */
-export class OutputValidationError extends StatecrewError {
+export class OutputValidationError extends StatecrewError<'output_invalid'> {
   constructor(task: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
     super('output_invalid', `Output of task "${task}" does not match its schema: ${listIssues(issues)}`, {
       details: { task, issues },
@@ -294,7 +403,7 @@ export class OutputValidationError extends StatecrewError {
 }
 
 /** A task's guardrail rejected its output. Retryable: the model may do better. */
-export class GuardrailError extends StatecrewError {
+export class GuardrailError extends StatecrewError<'guardrail_rejected'> {
   constructor(task: string, reason: string) {
     super('guardrail_rejected', `Guardrail of task "${task}" rejected the output: ${reason}`, {
       details: { task, reason },
@@ -303,7 +412,7 @@ export class GuardrailError extends StatecrewError {
 }
 
 /** A task attempt ran past its `timeoutMs`. Retryable. */
-export class TaskTimeoutError extends StatecrewError {
+export class TaskTimeoutError extends StatecrewError<'task_timeout'> {
   constructor(task: string, timeoutMs: number) {
     super('task_timeout', `Task "${task}" did not finish within ${timeoutMs} ms`, {
       details: { task, timeoutMs },
@@ -312,7 +421,7 @@ export class TaskTimeoutError extends StatecrewError {
 }
 
 /** An agent was still calling tools after `maxIter` model calls. */
-export class MaxIterationsError extends StatecrewError {
+export class MaxIterationsError extends StatecrewError<'max_iterations'> {
   constructor(agent: string, maxIter: number) {
     super('max_iterations', `Agent "${agent}" was still calling tools after ${maxIter} model calls`, {
       details: { agent, maxIter },
@@ -321,7 +430,7 @@ export class MaxIterationsError extends StatecrewError {
 }
 
 /** A scripted model was called more often than its script has replies. */
-export class ScriptExhaustedError extends StatecrewError {
+export class ScriptExhaustedError extends StatecrewError<'script_exhausted'> {
   constructor(calls: number, replies: number) {
     super('script_exhausted', `Scripted model was called ${calls} times but has only ${replies} replies`, {
       retryable: false,
@@ -331,6 +440,7 @@ export class ScriptExhaustedError extends StatecrewError {
 }
 
 function describe(value: unknown): string {
+  if (value === undefined) return 'nothing (undefined)';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;

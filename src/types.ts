@@ -63,11 +63,31 @@ export interface Model {
   generate(request: ModelRequest): Promise<ModelResponse>;
 }
 
+/** What a {@link Policy} gets besides its prompt and context. */
+export interface PolicyOptions {
+  /** Aborted when the run is cancelled or the attempt times out: pass it on to cancel your own work. */
+  signal: AbortSignal;
+}
+
 /** The simplest model: a function from prompt and context to text. */
-export type Policy = (prompt: string, context: string) => string | Promise<string>;
+export type Policy = (prompt: string, context: string, options: PolicyOptions) => string | Promise<string>;
 
 /** What an agent thinks with. */
 export type Llm = Policy | Model;
+
+/**
+ * Why a node failed, in a form that survives JSON, a queue or a store (an `Error` and `instanceof` do
+ * not): the message, the stable code when there is one, and whether a retry could mend it.
+ */
+export interface Failure {
+  message: string;
+  /** A `StatecrewError`'s code, or the string `code` of another error. */
+  code?: string;
+  /** False for errors that no retry can mend (configuration, 401, unknown worker, …). */
+  retryable: boolean;
+  /** Structured facts about the failure (a `StatecrewError`'s `details`). */
+  details?: unknown;
+}
 
 /** The lifecycle states of a node (a task run or a flow step run). */
 export type NodeStatus = 'idle' | 'ready' | 'running' | 'completed' | 'failed' | 'blocked';
@@ -111,6 +131,8 @@ export interface NodeExecutionInfo {
   usage: Usage;
   toolCalls: ToolCallRecord[];
   error?: string;
+  /** The failure's stable code, when it has one. */
+  errorCode?: string;
 }
 
 /** One line of the execution log: a node that completed or failed. */
@@ -148,6 +170,8 @@ export interface CrewOutput {
   status: RunStatus;
   /** nodeId → error message. */
   errors: Record<string, string>;
+  /** nodeId → the failure with its code: the contract that survives JSON. */
+  failures: Record<string, Failure>;
   usage: Usage;
   managerCalls: number;
   delegations: { task: string; role: string }[];
@@ -163,7 +187,10 @@ interface EventBase {
   runId: string;
   /** Epoch milliseconds, from the run's clock. */
   at: number;
-  /** Set on the events of a crew run inside a flow: the step that ran it. */
+  /**
+   * Set on the events of a flow step: on a step run's own `node.*` events (`runId` is then the flow's
+   * id), and on the events of a crew run inside the step (`runId` is then the crew's execution id).
+   */
   step?: string;
 }
 
@@ -181,14 +208,25 @@ export type StatecrewEvent = EventBase &
         durationMs: number;
         error: string;
         code?: string;
+        retryable: boolean;
+        details?: unknown;
         willRetry: boolean;
       }
-    | { type: 'node.retrying'; nodeId: string; attempt: number }
+    | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
     | { type: 'node.blocked'; nodeId: string; reason: string }
     | { type: 'delegation'; task: string; role: string }
     | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }
     | { type: 'judge.verdict'; iteration: number; verdict: 'yes' | 'no'; reply: string; usage: Usage }
-    | { type: 'model.call'; nodeId: string; attempt: number; usage: Usage; durationMs: number }
+    | {
+        type: 'model.call';
+        nodeId: string;
+        attempt: number;
+        usage: Usage;
+        durationMs: number;
+        /** Set when the call failed: what it threw. */
+        error?: string;
+        code?: string;
+      }
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
     | {
         type: 'flow.step';

@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
-import type { TaskOutput, ToolCallRecord, Usage } from '../types.js';
+import type { Failure, TaskOutput, ToolCallRecord, Usage } from '../types.js';
 import { converse, type Speaker } from './conversation.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
@@ -34,7 +34,8 @@ export interface TaskRunValue {
 /** Where task attempts report model and tool calls. */
 export interface AttemptHooks {
   now(): number;
-  onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number): void;
+  /** A model call ended; `failure` is set when it threw. */
+  onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
 }
 

@@ -1,11 +1,10 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
+import type { Failure } from '../types.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
-export interface NodeFailure {
-  message: string;
-  code?: string;
-  /** False for errors that no retry can mend (configuration, unknown worker, …). */
-  retryable: boolean;
+export interface NodeFailure extends Failure {
+  /** How long the provider asked to wait before the next attempt (its `retry-after`), in ms. */
+  retryAfterMs?: number;
 }
 
 /** What the `work` actor of one attempt resolves with. */

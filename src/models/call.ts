@@ -7,12 +7,12 @@ export function isModel(llm: Llm): llm is Model {
 }
 
 /**
- * Asks `llm` for one reply. A policy gets `(prompt, context)` and its string becomes the text; a model
+ * Asks `llm` for one reply. A policy gets `(prompt, context, { signal })` and its string becomes the text; a model
  * gets the whole request. Anything that is not text is a {@link ModelResponseError}.
  */
 export async function callLlm(llm: Llm, request: ModelRequest): Promise<ModelResponse> {
   if (!isModel(llm)) {
-    const text: unknown = await llm(request.prompt, request.context);
+    const text: unknown = await llm(request.prompt, request.context, { signal: request.signal });
     if (typeof text !== 'string') throw new ModelResponseError(request.agent, text);
     return { text };
   }

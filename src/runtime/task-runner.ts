@@ -19,8 +19,16 @@ export type TaskRunner = LifecycleRunner<TaskRunSpec>;
 export function createTaskRunner(hub: EventHub): TaskRunner {
   const hooks: AttemptHooks = {
     now: hub.now,
-    onModelCall: (nodeId, attempt, usage, durationMs) =>
-      hub.emit({ type: 'model.call', nodeId, attempt, usage, durationMs }),
+    onModelCall: (nodeId, attempt, usage, durationMs, failure) =>
+      hub.emit({
+        type: 'model.call',
+        nodeId,
+        attempt,
+        usage,
+        durationMs,
+        ...(failure === undefined ? {} : { error: failure.message }),
+        ...(failure?.code === undefined ? {} : { code: failure.code }),
+      }),
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
   };
   return new LifecycleRunner<TaskRunSpec>(

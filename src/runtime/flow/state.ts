@@ -20,7 +20,7 @@ export function createState<S>(
     state = Object.assign(structuredClone(source.initial) as Record<string, unknown>, rest);
   } else {
     const parsed = source.schema.safeParse(rest);
-    if (!parsed.success) throw new InvalidInputsError(flow, parsed.error.issues);
+    if (!parsed.success) throw InvalidInputsError.notFitting(flow, parsed.error.issues);
     state = parsed.data as Record<string, unknown>;
   }
   const existing = typeof state.id === 'string' ? state.id : undefined;
