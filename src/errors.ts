@@ -76,7 +76,8 @@ export function describeThrown(value: unknown): string {
   if (value instanceof Error) return value.message;
   if (typeof value === 'string') return value;
   if (value === undefined) return 'undefined';
-  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') return String(value);
+  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function')
+    return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

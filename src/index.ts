@@ -6,11 +6,14 @@ export {
   DuplicateRoleError,
   DuplicateStepError,
   DuplicateTaskError,
+  describeThrown,
   GuardrailError,
   InvalidInputsError,
   InvalidOptionError,
   InvalidStateError,
+  JudgeCallError,
   JudgeError,
+  ManagerError,
   MaxIterationsError,
   MaxRunsError,
   MissingAgentError,
@@ -20,9 +23,11 @@ export {
   NameClashError,
   NoStartError,
   OutputValidationError,
+  RunAbortedError,
   ScriptExhaustedError,
   SelfTriggerError,
   StatecrewError,
+  type StatecrewErrorCode,
   type StatecrewErrorOptions,
   TaskTimeoutError,
   UnknownContextTaskError,
@@ -42,6 +47,8 @@ export {
   type WorkOutcome,
 } from './machines/lifecycle.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
+export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
+export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
 export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
@@ -59,12 +66,14 @@ export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-ru
 export type { WithId } from './runtime/flow/state.js';
 export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export { interpolate } from './runtime/interpolate.js';
+export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { type Guardrail, Task, type TaskOptions } from './runtime/task.js';
 export type {
   CrewMetadata,
   CrewOutput,
   ExecutionLogEntry,
+  Failure,
   Llm,
   Model,
   ModelMessage,
@@ -74,6 +83,7 @@ export type {
   NodeExecutionInfo,
   NodeStatus,
   Policy,
+  PolicyOptions,
   RunStatus,
   StatecrewEvent,
   StatecrewEventType,

@@ -12,3 +12,4 @@ export {
   type RouteCoverage,
   routeCoverage,
 } from './runtime/flow/coverage.js';
+export { type ManualClock, manualClock } from './runtime/manual-clock.js';

@@ -238,6 +238,9 @@ export type StatecrewEvent = EventBase &
         output?: unknown;
         error?: string;
         code?: string;
+        /** On a failed step: whether a retry could mend the failure. */
+        retryable?: boolean;
+        details?: unknown;
       }
     | { type: 'flow.route'; router: string; label: string }
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }

@@ -64,8 +64,11 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
         entry: { type: 'startRound', params: ({ context }) => ({ round: context.round }) },
         always: { guard: 'roundSettled', target: 'between' },
         on: {
-          'xstate.done.actor.*': {
-            actions: { type: 'recordDone', params: ({ event }) => ({ nodeId: event.actorId }) },
+          'NODE.COMPLETED': {
+            actions: [
+              stopChild(({ event }) => event.run),
+              { type: 'recordDone', params: ({ event }) => ({ nodeId: event.nodeId }) },
+            ],
           },
           'NODE.FAILED': {
             actions: [

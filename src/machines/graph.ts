@@ -49,9 +49,10 @@ export const graphMachine = setup({
       entry: { type: 'fill', params: {} },
       always: { guard: 'allSettled', target: 'done' },
       on: {
-        'xstate.done.actor.*': {
+        'NODE.COMPLETED': {
           actions: [
-            { type: 'recordCompleted', params: ({ event }) => ({ nodeId: event.actorId }) },
+            stopChild(({ event }) => event.run),
+            { type: 'recordCompleted', params: ({ event }) => ({ nodeId: event.nodeId }) },
             { type: 'fill', params: {} },
           ],
         },

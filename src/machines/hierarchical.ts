@@ -13,7 +13,6 @@ export interface HierarchicalContext extends RunKeyed {
   /** The worker role the manager chose for the task at `index`. */
   role: string | undefined;
   synthesis: string | undefined;
-  failedAt: number | undefined;
   /** Why the run was rejected (a manager call failed). */
   error: unknown;
 }
@@ -21,7 +20,6 @@ export interface HierarchicalContext extends RunKeyed {
 /** Output of the hierarchical supervisor. */
 export interface HierarchicalOutput {
   synthesis: string | undefined;
-  failedAt: number | undefined;
   error: unknown;
 }
 
@@ -65,7 +63,6 @@ export const hierarchicalMachine = setup({
     index: 0,
     role: undefined,
     synthesis: undefined,
-    failedAt: undefined,
     error: undefined,
   }),
   initial: 'next',
@@ -89,13 +86,22 @@ export const hierarchicalMachine = setup({
         params: ({ context }) => ({ index: context.index, role: context.role ?? '' }),
       },
       on: {
-        'xstate.done.actor.*': [
+        'NODE.COMPLETED': [
           {
             guard: 'isLast',
             target: 'synthesizing',
-            actions: assign({ index: ({ context }) => context.index + 1 }),
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
           },
-          { target: 'allocating', actions: assign({ index: ({ context }) => context.index + 1 }) },
+          {
+            target: 'allocating',
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
+          },
         ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
         'NODE.FAILED': [
@@ -106,7 +112,6 @@ export const hierarchicalMachine = setup({
           {
             target: 'done',
             actions: [
-              assign({ failedAt: ({ context }) => context.index }),
               stopChild(({ event }) => event.run),
               {
                 type: 'blockFrom',
@@ -133,7 +138,6 @@ export const hierarchicalMachine = setup({
   },
   output: ({ context }) => ({
     synthesis: context.synthesis,
-    failedAt: context.failedAt,
     error: context.error,
   }),
 });

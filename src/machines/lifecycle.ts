@@ -45,7 +45,8 @@ export interface LifecycleContext {
 export type LifecycleEvent =
   | { type: 'READY' }
   | { type: 'START'; at: number }
-  | { type: 'RETRY' }
+  /** Back to `ready` for another attempt, which the supervisor starts after `delayMs` (its backoff). */
+  | { type: 'RETRY'; delayMs: number }
   | { type: 'BLOCK'; reason: string }
   | { type: 'UNBLOCK' };
 
@@ -69,7 +70,7 @@ export type LifecycleEmitted =
       error: NodeFailure;
       willRetry: boolean;
     }
-  | { type: 'node.retrying'; nodeId: string; attempt: number }
+  | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
   | { type: 'node.blocked'; nodeId: string; reason: string };
 
 const canRetry = (context: LifecycleContext): boolean =>
@@ -79,7 +80,8 @@ const canRetry = (context: LifecycleContext): boolean =>
  * The lifecycle of one node run: `idle → ready → running → completed | failed`, `idle | ready → blocked`,
  * `blocked → ready` (unblock) and `failed → ready` (retry, only while attempts remain and the error is
  * retryable). In `running` it invokes the `work` actor, which the runtime provides; any other
- * transition is impossible by construction.
+ * transition is impossible by construction. `completed`, like `failed` for good and `blocked`, has no
+ * way out; the supervisor stops the run once it heard of it.
  *
  * @example
  * const node = createActor(lifecycleMachine.provide({ actors: { work } }), { input: { run: 'r', nodeId: 'n', maxAttempts: 3 } });
@@ -91,7 +93,6 @@ export const lifecycleMachine = setup({
     input: {} as LifecycleInput,
     events: {} as LifecycleEvent,
     emitted: {} as LifecycleEmitted,
-    output: {} as unknown,
   },
   actors: {
     work: fromPromise<WorkOutcome, WorkInput>(async ({ input }) => {
@@ -176,8 +177,11 @@ export const lifecycleMachine = setup({
         },
       },
     },
+    // Terminal but not final on purpose: a final child sends its parent `xstate.done.actor.<id>`, an
+    // event type per node id, and XState caches transitions per event type on the (module-level)
+    // supervisor machine forever. The runner reports completion as `NODE.COMPLETED` instead, and the
+    // supervisor stops the run.
     completed: {
-      type: 'final',
       entry: emit(({ context }) => ({
         type: 'node.completed' as const,
         nodeId: context.nodeId,
@@ -201,10 +205,11 @@ export const lifecycleMachine = setup({
           guard: 'canRetry',
           target: 'ready',
           actions: [
-            emit(({ context }) => ({
+            emit(({ context, event }) => ({
               type: 'node.retrying' as const,
               nodeId: context.nodeId,
               attempt: context.attempts + 1,
+              delayMs: event.delayMs,
             })),
             assign({ error: undefined }),
           ],
@@ -220,8 +225,4 @@ export const lifecycleMachine = setup({
       on: { UNBLOCK: { target: 'ready', actions: assign({ blockedBy: undefined }) } },
     },
   },
-  output: ({ context }: { context: LifecycleContext }) => context.output,
 });
-
-/** The lifecycle machine's type, for runtimes that provide its `work` actor. */
-export type LifecycleMachine = typeof lifecycleMachine;

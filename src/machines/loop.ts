@@ -20,7 +20,6 @@ export interface LoopContext extends RunKeyed {
   /** Position of the task in flight within the iteration. */
   index: number;
   conditionMet: boolean;
-  failed: boolean;
   error: unknown;
 }
 
@@ -28,7 +27,6 @@ export interface LoopContext extends RunKeyed {
 export interface LoopOutput {
   iterations: number;
   conditionMet: boolean;
-  failed: boolean;
   error: unknown;
 }
 
@@ -73,7 +71,6 @@ export const loopMachine = setup({
     iteration: 1,
     index: 0,
     conditionMet: false,
-    failed: false,
     error: undefined,
   }),
   initial: 'next',
@@ -92,16 +89,22 @@ export const loopMachine = setup({
         params: ({ context }) => ({ iteration: context.iteration, index: context.index }),
       },
       on: {
-        'xstate.done.actor.*': [
+        'NODE.COMPLETED': [
           {
             guard: 'isLast',
             target: 'judging',
-            actions: assign({ index: ({ context }) => context.index + 1 }),
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
           },
           {
             target: 'running',
             reenter: true,
-            actions: assign({ index: ({ context }) => context.index + 1 }),
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
           },
         ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
@@ -113,7 +116,6 @@ export const loopMachine = setup({
           {
             target: 'done',
             actions: [
-              assign({ failed: true }),
               stopChild(({ event }) => event.run),
               {
                 type: 'blockFrom',
@@ -157,7 +159,6 @@ export const loopMachine = setup({
   output: ({ context }) => ({
     iterations: context.iteration,
     conditionMet: context.conditionMet,
-    failed: context.failed,
     error: context.error,
   }),
 });

@@ -77,11 +77,14 @@ export const parallelMachine = setup({
         },
       ],
       on: {
-        'xstate.done.actor.*': {
-          actions: assign({
-            inFlight: ({ context }) => context.inFlight - 1,
-            settled: ({ context }) => context.settled + 1,
-          }),
+        'NODE.COMPLETED': {
+          actions: [
+            stopChild(({ event }) => event.run),
+            assign({
+              inFlight: ({ context }) => context.inFlight - 1,
+              settled: ({ context }) => context.settled + 1,
+            }),
+          ],
         },
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
         'NODE.FAILED': [

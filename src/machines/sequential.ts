@@ -10,15 +10,12 @@ export interface SequentialInput extends RunKeyed {
 export interface SequentialContext extends RunKeyed {
   total: number;
   index: number;
-  /** Position of the task that failed for good, if one did. */
-  failedAt: number | undefined;
   /** What crashed a task run actor, if one crashed. */
   error: unknown;
 }
 
 /** Output of the sequential supervisor. */
 export interface SequentialOutput {
-  failedAt: number | undefined;
   error: unknown;
 }
 
@@ -52,7 +49,6 @@ export const sequentialMachine = setup({
     run: input.run,
     total: input.total,
     index: 0,
-    failedAt: undefined,
     error: undefined,
   }),
   initial: 'next',
@@ -64,12 +60,22 @@ export const sequentialMachine = setup({
     running: {
       entry: { type: 'startNode', params: ({ context }) => ({ index: context.index }) },
       on: {
-        'xstate.done.actor.*': [
-          { guard: 'isLast', target: 'done', actions: assign({ index: ({ context }) => context.index + 1 }) },
+        'NODE.COMPLETED': [
+          {
+            guard: 'isLast',
+            target: 'done',
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
+          },
           {
             target: 'running',
             reenter: true,
-            actions: assign({ index: ({ context }) => context.index + 1 }),
+            actions: [
+              stopChild(({ event }) => event.run),
+              assign({ index: ({ context }) => context.index + 1 }),
+            ],
           },
         ],
         'xstate.error.actor.*': { target: 'crashed', actions: assign({ error: ({ event }) => event.error }) },
@@ -81,7 +87,6 @@ export const sequentialMachine = setup({
           {
             target: 'done',
             actions: [
-              assign({ failedAt: ({ context }) => context.index }),
               stopChild(({ event }) => event.run),
               {
                 type: 'blockFrom',
@@ -96,5 +101,5 @@ export const sequentialMachine = setup({
     aborted: { type: 'final' },
     crashed: { type: 'final' },
   },
-  output: ({ context }) => ({ failedAt: context.failedAt, error: context.error }),
+  output: ({ context }) => ({ error: context.error }),
 });

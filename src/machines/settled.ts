@@ -1,14 +1,15 @@
-import type { AnyActorRef, DoneActorEvent, ErrorActorEvent } from 'xstate';
+import type { AnyActorRef, ErrorActorEvent } from 'xstate';
 
 /**
- * What a supervisor hears from its task runs: a run that completed sends XState's own done event
- * (`xstate.done.actor.<nodeId>`, its parent being the supervisor), a run that crashed its error event,
- * and a failed attempt `NODE.FAILED` (failed is not final: it may be retried). Runs are created with the
- * supervisor as `parent` but outside its `children` map, so only the supervisor can stop them: the
- * events carry the refs for its `stopChild`.
+ * What a supervisor hears from its task runs: `NODE.COMPLETED` when a run completed, `NODE.FAILED`
+ * when an attempt failed (failed is not final: it may be retried), and XState's error event when a run
+ * crashed. Event types never carry a node id: XState caches transitions per event type on the
+ * supervisor machine, which lives as long as the process. Runs are created with the supervisor as
+ * `parent` but outside its `children` map, so only the supervisor can stop them: the events carry the
+ * refs for its `stopChild`.
  */
 export type NodeSettledEvent =
-  | DoneActorEvent<unknown>
+  | { type: 'NODE.COMPLETED'; nodeId: string; run: AnyActorRef }
   | ErrorActorEvent<unknown>
   | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean; run: AnyActorRef };
 

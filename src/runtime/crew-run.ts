@@ -1,10 +1,12 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
-import type { Agent } from './agent.js';
+import { type ClockOption, toClock } from './clock.js';
+import { createCrewScope } from './crew-scope.js';
 import { EventHub } from './event-hub.js';
-import { attemptsFor, type PlanSource, planCrew } from './plan.js';
-import type { CrewDefinition, CrewProcess, CrewRunScope } from './process.js';
+import { checkInputs } from './inputs.js';
+import { type PlanSource, planCrew } from './plan.js';
+import type { CrewDefinition, CrewProcess, SupervisorOutput } from './process.js';
 import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
 import { runToEnd } from './run-to-end.js';
@@ -13,16 +15,22 @@ import { createTaskRunner } from './task-runner.js';
 
 /** Options of one crew run. */
 export interface RunOptions {
-  /** Values for `{placeholders}` in descriptions, expected outputs and agent personas. @default {} */
+  /** Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object. @default {} */
   inputs?: Record<string, unknown> | undefined;
-  /** Aborting it cancels in-flight model calls and rejects the run with the signal's reason. */
+  /**
+   * Aborting it cancels in-flight model calls and rejects the run with `RunAbortedError` (`aborted`):
+   * its `cause` is the signal's reason, its `partial` the result so far.
+   */
   signal?: AbortSignal | undefined;
   /** An XState inspection observer: it sees the supervisor and every task and agent run actor. */
   inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
   /** The run's execution id. @default a random UUID */
   executionId?: string | undefined;
-  /** The clock for timestamps and durations, in epoch milliseconds. @default Date.now */
-  clock?: (() => number) | undefined;
+  /**
+   * The clock for timestamps, durations and retry backoffs: a `Clock`, or just its `now` in epoch
+   * milliseconds (backoffs then wait on the host's timers). @default the system clock
+   */
+  clock?: ClockOption | undefined;
   /**
    * Runs the crew's supervisor as a child of this actor, in its actor system (a flow step does this);
    * `inspect` is then the system's.
@@ -38,7 +46,10 @@ export interface CrewRun {
   events$: Observable<StatecrewEvent>;
   /** The supervisor actor (it starts on the next microtask). */
   actor: AnyActorRef;
-  /** Resolves with the result contract; rejects on abort, a configuration error or a manager failure. */
+  /**
+   * Resolves with the result contract; rejects on abort (`aborted`), a configuration error or a
+   * manager or judge failure. Nobody has to await it: a failure is also the `run.failed` event.
+   */
   result: Promise<CrewOutput>;
 }
 
@@ -46,54 +57,26 @@ export interface CrewRun {
 export interface RunnableCrew extends PlanSource, CrewDefinition {}
 
 /**
- * Starts one run of `crew` with `process`. Configuration errors throw here, before any call. The
- * supervisor starts on the next microtask, so subscribers attached to `events$` right away see every
- * event.
+ * Starts one run of `crew` with `process`. Bad inputs and configuration errors throw here, before any
+ * call. The supervisor starts on the next microtask, so subscribers attached to `events$` right away
+ * see every event.
  */
 export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: RunOptions): CrewRun {
-  const { signal } = options;
-  signal?.throwIfAborted();
-  const plan = planCrew(crew, options.inputs ?? {});
+  const inputs = checkInputs('Crew kickoff', options.inputs);
+  const plan = planCrew(crew, inputs);
   process.validate(plan);
 
   const id = options.executionId ?? globalThis.crypto.randomUUID();
-  const now = options.clock ?? Date.now;
+  const clock = toClock(options.clock);
   const recorder = new RunRecorder();
-  const hub = new EventHub(id, now, (event) => recorder.apply(event));
-  const runner = createTaskRunner(hub);
-  const scope: CrewRunScope = {
-    plan,
-    runner,
-    recorder,
-    hub,
-    crew,
-    startTask(planned, agent: Agent, context, supervisor, nodeId = planned.nodeId) {
-      const { task } = planned;
-      runner.start(
-        {
-          nodeId,
-          name: planned.nodeId,
-          description: planned.description,
-          expectedOutput: planned.expectedOutput,
-          context,
-          agent,
-          outputSchema: task.outputSchema,
-          guardrail: task.guardrail,
-          timeoutMs: task.timeoutMs ?? agent.timeoutMs,
-          maxAttempts: attemptsFor(task, agent),
-        },
-        supervisor,
-      );
-    },
-    block(nodeIds, reason, supervisor: AnyActorRef) {
-      runner.block(nodeIds, reason, supervisor);
-    },
-  };
-
-  const { logic, input, finish, dispose } = process.supervisor(scope);
+  const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
+  const runner = createTaskRunner(hub, clock);
+  const scope = createCrewScope({ plan, runner, recorder, hub, crew });
+  const { logic, input, summarize, dispose } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,
-    id: `${process.kind}:${id}`,
+    // A child's id becomes the type of the done event its parent gets: keep it free of the run id.
+    id: options.parent === undefined ? `${process.kind}:${id}` : process.kind,
     ...(options.parent !== undefined
       ? { parent: options.parent }
       : options.inspect === undefined
@@ -101,26 +84,32 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
         : { inspect: options.inspect }),
   });
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
-  const startedAt = now();
+  const startedAt = clock.now();
+  const result = (output: SupervisorOutput, aborted: boolean) =>
+    buildCrewOutput(recorder, summarize(output), {
+      executionId: id,
+      process: process.kind,
+      totalTimeMs: clock.now() - startedAt,
+      nodeIdOf: (task) => crew.nodeIdOf(task as Task),
+      aborted,
+    });
 
-  const result = runToEnd<CrewOutput>({
+  const done = runToEnd<CrewOutput>({
     supervisor: actor,
     hub,
     runner,
-    signal,
+    signal: options.signal,
     nodes: plan.tasks.length,
     process: process.kind,
     complete(output) {
-      const out = buildCrewOutput(recorder, finish(output), {
-        executionId: id,
-        process: process.kind,
-        totalTimeMs: now() - startedAt,
-        nodeIdOf: (task) => crew.nodeIdOf(task as Task),
-      });
+      const finished = output as SupervisorOutput;
+      if (finished.error !== undefined) throw finished.error;
+      const out = result(finished, false);
       return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
     },
+    partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
     release: dispose,
   });
 
-  return { id, events$: hub.events$, actor, result };
+  return { id, events$: hub.events$, actor, result: done };
 }

@@ -2,14 +2,9 @@ import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
-import {
-  analyzeCrew,
-  type CrewAnalysis,
-  type CrewShape,
-  crewToMachine,
-  crewToMermaid,
-} from './crew-picture.js';
+import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
+import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
 import type { LoopOptions, ProcessKind } from './process.js';
 import { processes } from './processes/registry.js';
@@ -92,17 +87,18 @@ export class Crew {
 
   /** Finds cycles and what they make unreachable, the critical path, what a failure blocks, and the paths. */
   analyze(): CrewAnalysis {
-    return analyzeCrew(this.#shape());
+    return processes[this.process].analyze(this.#shape());
   }
 
   /** The crew's control flow as a plain XState machine (JSON-safe, opens in Stately). */
-  toMachine() {
-    return crewToMachine(this.#shape());
+  toMachine(): PlainMachine {
+    return processes[this.process].toMachine(this.#shape());
   }
 
   /** A Mermaid flowchart of the crew's tasks and their order or dependencies. */
   toMermaid(): string {
-    return crewToMermaid(this.#shape());
+    const { plan } = this.#shape();
+    return crewMermaid(plan, processes[this.process].mermaidEdges(plan));
   }
 
   #shape(): CrewShape {

@@ -27,11 +27,12 @@ export class EventHub {
     this.#subject.next(stamped);
   }
 
-  /** Publishes an event another run stamped (a crew inside a flow step), tagged with the step. */
+  /**
+   * Publishes an event another run stamped and recorded (a crew inside a flow step), tagged with the
+   * step; this run's reducer does not see it.
+   */
   relay(event: StatecrewEvent, step: string): void {
-    const tagged = { ...event, step };
-    this.reduce(tagged);
-    this.#subject.next(tagged);
+    this.#subject.next({ ...event, step });
   }
 
   /** Ends `events$`. */

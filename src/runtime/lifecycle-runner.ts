@@ -6,12 +6,17 @@ import {
   type WorkOutcome,
 } from '../machines/lifecycle.js';
 import type { NodeSettledEvent } from '../machines/settled.js';
+import { retryDelay } from './backoff.js';
+import type { Clock } from './clock.js';
 import { RunRegistry } from './run-registry.js';
+import { WorkQueue } from './work-queue.js';
 
-/** What every node run needs: its id and how many attempts it may take. */
+/** What every node run needs: its id, how many attempts it may take and the backoff between them. */
 export interface NodeRunSpec {
   nodeId: string;
   maxAttempts: number;
+  /** Delay before the first retry, in ms (doubled per attempt, jittered; `retry-after` wins). */
+  retryDelayMs: number;
 }
 
 /** What a kind of node (task, flow step) plugs into the runner. */
@@ -42,22 +47,26 @@ type LifecycleActor = Actor<typeof lifecycleLogic>;
  * Runs node runs as lifecycle actors for one supervisor. Each actor is created with the supervisor as
  * `parent`: it joins the supervisor's actor system (an inspector sees it and its parent) without
  * entering the supervisor's `children` map, whose copy-on-spawn would make a run quadratic. The price:
- * only the supervisor can stop such an actor (`stopChild`), so the runner hands live runs over in its
- * events. A failed attempt reaches the supervisor as `NODE.FAILED`; a completed run as XState's done
- * event.
+ * only the supervisor can stop such an actor (`stopChild`), so the runner hands runs over in its
+ * events: `NODE.COMPLETED` when a run completed, `NODE.FAILED` when an attempt failed. A retry waits
+ * out its backoff on the run's clock.
  */
 export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #specs = new Map<string, TSpec>();
   readonly #live = new Map<string, LifecycleActor>();
+  /** Backoff of the next attempt of each run whose failed attempt will be retried. */
+  readonly #delays = new Map<string, number>();
+  readonly #timers = new Map<string, unknown>();
   /** This runner's key in the registry the `work` actor reads. */
   readonly #key: string;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
-  readonly #pending: (() => void)[] = [];
-  #flushing = false;
+  readonly #queue = new WorkQueue();
 
   constructor(
     private readonly hooks: LifecycleRunnerHooks<TSpec>,
-    private readonly now: () => number,
+    private readonly clock: Clock,
+    /** Seeds the backoff jitter: the run's id. */
+    private readonly seed: string,
   ) {
     this.#key = runners.register((input, signal, self) => {
       const spec = this.#specs.get(input.nodeId);
@@ -68,6 +77,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   /** Unregisters the runner once its run ended (nothing live can attempt any more). */
   dispose(): void {
+    this.#clearTimers();
+    this.#queue.clear();
     runners.delete(this.#key);
   }
 
@@ -75,38 +86,46 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
    * Runs the work that supervisor actions asked for, in order. Supervisors call the runner from their
    * actions, while XState is still inside their transition; creating and driving other actors from
    * there would nest their transitions inside it, so the run calls `flush` from an observer of the
-   * supervisor, right after each of its transitions.
+   * supervisor, right after each of its transitions. The queue yields to the event loop now and then.
    */
   flush(): void {
-    if (this.#flushing) return;
-    this.#flushing = true;
-    try {
-      for (let i = 0; i < this.#pending.length; i += 1) (this.#pending[i] as () => void)();
-    } finally {
-      this.#pending.length = 0;
-      this.#flushing = false;
-    }
+    this.#queue.flush();
+  }
+
+  /** Resolves once the work supervisors asked for has all run (blocked runs recorded, …). */
+  whenIdle(): Promise<void> {
+    return this.#queue.whenDrained();
   }
 
   /** Starts a run: a new lifecycle actor taken through `ready` to `running`. */
   start(spec: TSpec, supervisor: AnyActorRef): void {
-    this.#pending.push(() => this.#start(spec, supervisor));
+    this.#queue.push(() => this.#start(spec, supervisor));
   }
 
-  /** Sends a failed run back through `ready` to `running` for another attempt. */
+  /** Sends a failed run back to `ready`, and to `running` once its backoff has passed. */
   retry(nodeId: string): void {
-    this.#pending.push(() => {
+    this.#queue.push(() => {
       const actor = this.#live.get(nodeId);
       if (actor === undefined) throw new Error(`No run "${nodeId}" is live to retry`);
-      actor.send({ type: 'RETRY' });
-      actor.send({ type: 'START', at: this.now() });
+      const delayMs = this.#delays.get(nodeId) ?? 0;
+      this.#delays.delete(nodeId);
+      actor.send({ type: 'RETRY', delayMs });
+      if (delayMs === 0) {
+        actor.send({ type: 'START', at: this.clock.now() });
+        return;
+      }
+      const timer = this.clock.setTimeout(() => {
+        this.#timers.delete(nodeId);
+        actor.send({ type: 'START', at: this.clock.now() });
+      }, delayMs);
+      this.#timers.set(nodeId, timer);
     });
   }
 
   /** Records runs that will never start because `reason` failed: each goes `idle → blocked`. */
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void {
-    this.#pending.push(() => {
-      for (const nodeId of nodeIds) {
+    for (const nodeId of nodeIds) {
+      this.#queue.push(() => {
         const actor = this.#spawn(nodeId, 1, supervisor);
         actor.on('node.blocked', (emitted) => this.hooks.publish(emitted, undefined));
         actor.start();
@@ -114,20 +133,27 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
         // A blocked run is inert (no invoked actor, no timer): it is forgotten, not stopped, and goes
         // with the run's actor system.
         this.#forget(nodeId);
-      }
-    });
+      });
+    }
   }
 
   /**
-   * Drops pending work and hands over every live run, for the supervisor to stop (abort): an actor
-   * created with a parent can only be stopped by that parent's `stopChild`.
+   * Drops pending work and backoffs and hands over every live run, for the supervisor to stop (abort):
+   * an actor created with a parent can only be stopped by that parent's `stopChild`.
    */
   takeAll(): AnyActorRef[] {
-    this.#pending.length = 0;
+    this.#queue.clear();
+    this.#clearTimers();
     const actors = [...this.#live.values()];
     this.#live.clear();
     this.#specs.clear();
+    this.#delays.clear();
     return actors;
+  }
+
+  #clearTimers(): void {
+    for (const timer of this.#timers.values()) this.clock.clearTimeout(timer);
+    this.#timers.clear();
   }
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
@@ -136,7 +162,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     actor.on('*', (emitted) => this.#settle(spec, emitted, supervisor));
     actor.start();
     actor.send({ type: 'READY' });
-    actor.send({ type: 'START', at: this.now() });
+    actor.send({ type: 'START', at: this.clock.now() });
   }
 
   #spawn(nodeId: string, maxAttempts: number, supervisor: AnyActorRef): LifecycleActor {
@@ -156,12 +182,21 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   }
 
   #settle(spec: TSpec, emitted: LifecycleEmitted, supervisor: AnyActorRef): void {
-    if (emitted.type === 'node.completed') this.#forget(spec.nodeId);
     this.hooks.publish(emitted, spec);
-    if (emitted.type !== 'node.failed') return;
+    if (emitted.type !== 'node.completed' && emitted.type !== 'node.failed') return;
     const run = this.#live.get(spec.nodeId);
     if (run === undefined) return;
-    if (!emitted.willRetry) this.#forget(spec.nodeId);
+    if (emitted.type === 'node.completed') {
+      this.#forget(spec.nodeId);
+      supervisor.send({ type: 'NODE.COMPLETED', nodeId: spec.nodeId, run } satisfies NodeSettledEvent);
+      return;
+    }
+    if (emitted.willRetry) {
+      const seed = `${this.seed}/${spec.nodeId}/${emitted.attempt}`;
+      this.#delays.set(spec.nodeId, retryDelay(spec.retryDelayMs, emitted.attempt, emitted.error, seed));
+    } else {
+      this.#forget(spec.nodeId);
+    }
     supervisor.send({
       type: 'NODE.FAILED',
       nodeId: spec.nodeId,

@@ -2,14 +2,15 @@ import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { ManagerLike } from '../actors/manager.js';
 import type { Llm } from '../types.js';
 import type { Agent } from './agent.js';
+import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import type { EventHub } from './event-hub.js';
+import type { PlainMachine } from './plain-machine.js';
 import type { CrewPlan, PlannedTask } from './plan.js';
 import type { RunRecorder } from './recorder.js';
 import type { ProcessSummary } from './result.js';
 import type { TaskRunner } from './task-runner.js';
 
-/** The names of the processes a crew can run with. */
-export type ProcessKind = 'sequential' | 'hierarchical' | 'parallel' | 'graph' | 'loop';
+export type { ProcessKind } from './processes/registry.js';
 
 /** A loop crew's repetition: run the tasks, ask the judge, stop on YES or at `maxIterations`. */
 export interface LoopOptions {
@@ -52,26 +53,42 @@ export interface CrewRunScope {
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void;
 }
 
-/** A supervisor for one run: its logic with the run's implementations provided, its input, and how its output becomes the process's part of the result. */
+/** What every supervisor's output carries: why the run was rejected, if it was. */
+export interface SupervisorOutput {
+  error: unknown;
+}
+
+/** A supervisor for one run: its logic, its input, and how its output becomes the process's part of the result. */
 export interface SupervisorSetup {
   logic: AnyActorLogic;
   input: unknown;
-  /** Reads the supervisor's output; throws to reject the run. */
-  finish(output: unknown): ProcessSummary;
+  /**
+   * The process's part of the result from the supervisor's output (also the output of an aborted
+   * supervisor, for the partial result). The shared run code rejects the run when `error` is set.
+   */
+  summarize(output: SupervisorOutput): ProcessSummary;
   /** Forgets the run's handlers once the run ended. */
   dispose(): void;
 }
 
 /**
- * One way of running a crew's tasks. Each process is its own supervisor machine; the shared run code
- * only ever talks to this interface.
+ * One way of running a crew's tasks, and everything about it: its definition and plan checks, its
+ * supervisor, its result summary, and its pictures and analysis. The shared code only ever talks to
+ * this interface and never switches on the kind; adding a process is a file in `processes/` and a
+ * line in the registry.
  */
 export interface CrewProcess {
-  readonly kind: ProcessKind;
+  readonly kind: string;
   /** Checks of the definition that can fail at construction (`duplicate_role`, …). */
   checkDefinition(crew: CrewDefinition): void;
   /** Checks of one run's plan, before any call (`context_forward_reference`, `missing_agent`, …). */
   validate(plan: CrewPlan): void;
   /** The supervisor for one run. */
   supervisor(scope: CrewRunScope): SupervisorSetup;
+  /** The crew's control flow as a plain XState machine (`crew.toMachine()`). */
+  toMachine(shape: CrewShape): PlainMachine;
+  /** The Mermaid edges between the task nodes `t0`, `t1`, … (and any nodes of the process's own). */
+  mermaidEdges(plan: CrewPlan): string[];
+  /** What `crew.analyze()` finds for this process. */
+  analyze(shape: CrewShape): CrewAnalysis;
 }

@@ -1,10 +1,12 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
-import type { NodeExecutionInfo, NodeStatus, StatecrewEvent, TaskOutput, Usage } from '../types.js';
+import type { Failure, NodeExecutionInfo, NodeStatus, StatecrewEvent, TaskOutput, Usage } from '../types.js';
 
 /** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
 export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   status: NodeStatus;
   output?: TaskOutput;
+  /** Why it failed for good, with its code. */
+  failure?: Failure;
 }
 
 /**
@@ -44,6 +46,8 @@ export class RunRecorder {
         record.status = 'failed';
         record.durationMs = event.durationMs;
         record.error = event.error;
+        record.failure = failureOf(event);
+        if (event.code !== undefined) record.errorCode = event.code;
         this.settled.push(record);
         return;
       }
@@ -97,4 +101,12 @@ export class RunRecorder {
     }
     return record;
   }
+}
+
+/** The failure a `node.failed` event reports, as the result's `failures` holds it. */
+export function failureOf(event: Extract<StatecrewEvent, { type: 'node.failed' }>): Failure {
+  const failure: Failure = { message: event.error, retryable: event.retryable };
+  if (event.code !== undefined) failure.code = event.code;
+  if (event.details !== undefined) failure.details = event.details;
+  return failure;
 }

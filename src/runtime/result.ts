@@ -1,4 +1,4 @@
-import type { CrewOutput, NodeExecutionInfo, RunStatus, TaskOutput } from '../types.js';
+import type { CrewOutput, Failure, NodeExecutionInfo, RunStatus, TaskOutput } from '../types.js';
 import type { NodeRecord, RunRecorder } from './recorder.js';
 
 /** What a process decides about its result; everything else comes from the recorder. */
@@ -18,6 +18,8 @@ export interface RunFacts {
   totalTimeMs: number;
   /** The node id whose output `outputOf(task)` returns for a task. */
   nodeIdOf(task: { readonly name: string | undefined }): string | undefined;
+  /** The run was aborted: the result is partial, and never `completed`. */
+  aborted?: boolean;
 }
 
 /** `completed` with no failures (an empty run too), `failed` with no successes, else `partial`. */
@@ -47,6 +49,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
   const tasksOutput: TaskOutput[] = [];
   const nodeResults: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
+  const failures: Record<string, Failure> = {};
   const nodes = recorder.settled.map(toNodeInfo);
   for (const record of recorder.settled) {
     if (record.output !== undefined) {
@@ -54,6 +57,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
       nodeResults[record.nodeId] = nodeValue(record.output);
     } else if (record.error !== undefined) {
       errors[record.nodeId] = record.error;
+      failures[record.nodeId] = record.failure ?? { message: record.error, retryable: false };
     }
   }
   const completed = tasksOutput.length;
@@ -67,8 +71,9 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     executionLog: nodes.map(({ nodeId, status, durationMs, error }) =>
       error === undefined ? { nodeId, status, durationMs } : { nodeId, status, durationMs, error },
     ),
-    status: statusOf(completed, failed),
+    status: facts.aborted === true ? (completed > 0 ? 'partial' : 'failed') : statusOf(completed, failed),
     errors,
+    failures,
     usage: { ...recorder.usage },
     managerCalls: recorder.managerCalls,
     delegations: [...recorder.delegations],
@@ -102,5 +107,6 @@ function toNodeInfo(record: NodeRecord): NodeExecutionInfo {
     toolCalls: [...record.toolCalls],
   };
   if (record.error !== undefined) info.error = record.error;
+  if (record.errorCode !== undefined) info.errorCode = record.errorCode;
   return info;
 }

@@ -1,5 +1,5 @@
 import { type AnyActorRef, toPromise } from 'xstate';
-import { StatecrewError } from '../errors.js';
+import { RunAbortedError, StatecrewError } from '../errors.js';
 import type { RunStatus } from '../types.js';
 import type { EventHub } from './event-hub.js';
 
@@ -8,7 +8,7 @@ export interface RunParts<T> {
   supervisor: AnyActorRef;
   hub: EventHub;
   /** The node runner: hands over live runs on abort, and is disposed at the end. */
-  runner: { takeAll(): AnyActorRef[]; dispose(): void };
+  runner: { takeAll(): AnyActorRef[]; dispose(): void; whenIdle(): Promise<void> };
   signal: AbortSignal | undefined;
   /** How many nodes the run has, for `run.started`. */
   nodes: number;
@@ -17,6 +17,8 @@ export interface RunParts<T> {
   startEvent?: { type: 'START' };
   /** The result from the supervisor's output; throws to reject the run. */
   complete(output: unknown): { result: T; status: RunStatus; totalTimeMs: number };
+  /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
+  partial(output: unknown): T;
   /** Forgets the run's handlers. */
   release(): void;
 }
@@ -24,13 +26,16 @@ export interface RunParts<T> {
 /**
  * Runs a supervisor to its end, the same way for crews and flows: it starts on the next microtask (so
  * subscribers attached to `events$` right after the run began see every event); its output becomes
- * the result (`run.completed`); an error, a rejection or the signal's abort ends it with `run.failed`,
- * stopping the node runs in flight through the supervisor (`ABORT`). Either way the event stream
- * completes and the run's handlers are released.
+ * the result (`run.completed`); an error or a rejection ends it with `run.failed`, and so does the
+ * signal's abort, which stops the node runs in flight through the supervisor (`ABORT`) and rejects
+ * with `RunAbortedError` holding the partial result. Either way the event stream completes and the
+ * run's handlers are released. The returned promise is marked handled: a run whose result nobody
+ * awaits reports its failure as `run.failed`, never as an unhandled rejection.
  */
 export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
   const { supervisor, hub, runner, signal } = parts;
-  return new Promise<T>((resolve, reject) => {
+  let started = false;
+  const result = new Promise<T>((resolve, reject) => {
     let settled = false;
     const end = () => {
       settled = true;
@@ -39,23 +44,35 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       runner.dispose();
       parts.release();
     };
+    const stop = () => {
+      if (started && supervisor.getSnapshot().status === 'active')
+        supervisor.send({ type: 'ABORT', runs: runner.takeAll() });
+    };
     const fail = (error: unknown) => {
       if (settled) return;
-      if (supervisor.getSnapshot().status === 'active')
-        supervisor.send({ type: 'ABORT', runs: runner.takeAll() });
-      const code = error instanceof StatecrewError ? { code: error.code } : {};
+      stop();
       hub.emit({
         type: 'run.failed',
         error: error instanceof Error ? error.message : String(error),
-        ...code,
+        ...(error instanceof StatecrewError ? { code: error.code } : {}),
       });
       end();
       reject(error);
     };
-    const onAbort = () => fail(signal?.reason);
+    const onAbort = () => {
+      if (settled) return;
+      stop();
+      const output: unknown = started ? supervisor.getSnapshot().output : undefined;
+      fail(new RunAbortedError(hub.runId, signal?.reason, parts.partial(output)));
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    toPromise(supervisor).then((output: unknown) => {
+    // The supervisor may end while the runner still records runs it blocked: the result waits for them.
+    const ended = toPromise(supervisor).then(async (output: unknown) => {
+      await runner.whenIdle();
+      return output;
+    });
+    ended.then((output: unknown) => {
       if (settled) return;
       let completed: { result: T; status: RunStatus; totalTimeMs: number };
       try {
@@ -71,9 +88,16 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
 
     queueMicrotask(() => {
       if (settled) return;
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
       hub.emit({ type: 'run.started', process: parts.process, nodes: parts.nodes });
+      started = true;
       supervisor.start();
       if (parts.startEvent !== undefined) supervisor.send(parts.startEvent);
     });
   });
+  result.catch(() => {});
+  return result;
 }

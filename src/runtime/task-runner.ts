@@ -4,19 +4,22 @@ import {
   runTaskAttempt,
   type TaskRunValue,
 } from '../actors/task-attempt.js';
+import type { LifecycleEmitted } from '../machines/lifecycle.js';
+import type { Clock } from './clock.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
 
-/** A task run to start: what its attempts need, and how many attempts it may take. */
+/** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {
   maxAttempts: number;
+  retryDelayMs: number;
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
 export type TaskRunner = LifecycleRunner<TaskRunSpec>;
 
-/** Creates the task runner of one crew run, publishing on `hub`. */
-export function createTaskRunner(hub: EventHub): TaskRunner {
+/** Creates the task runner of one crew run, publishing on `hub`, its backoffs on `clock`. */
+export function createTaskRunner(hub: EventHub, clock: Clock): TaskRunner {
   const hooks: AttemptHooks = {
     now: hub.now,
     onModelCall: (nodeId, attempt, usage, durationMs, failure) =>
@@ -57,20 +60,27 @@ export function createTaskRunner(hub: EventHub): TaskRunner {
             });
             return;
           }
-          case 'node.failed': {
-            const { error, ...rest } = emitted;
-            hub.emit({
-              ...rest,
-              error: error.message,
-              ...(error.code === undefined ? {} : { code: error.code }),
-            });
+          case 'node.failed':
+            hub.emit(failedEvent(emitted));
             return;
-          }
           default:
             hub.emit(emitted);
         }
       },
     },
-    hub.now,
+    clock,
+    hub.runId,
   );
+}
+
+/** A lifecycle's `node.failed` as a run event: the failure's message, code, retry flag and details. */
+export function failedEvent(emitted: Extract<LifecycleEmitted, { type: 'node.failed' }>) {
+  const { error, ...rest } = emitted;
+  return {
+    ...rest,
+    error: error.message,
+    retryable: error.retryable,
+    ...(error.code === undefined ? {} : { code: error.code }),
+    ...(error.details === undefined ? {} : { details: error.details }),
+  };
 }

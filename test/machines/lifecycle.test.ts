@@ -29,7 +29,7 @@ const failFatal: GraphEvent = {
 const events: GraphEvent[] = [
   { type: 'READY' },
   { type: 'START', at: 1 },
-  { type: 'RETRY' },
+  { type: 'RETRY', delayMs: 0 },
   { type: 'BLOCK', reason: 'upstream' },
   { type: 'UNBLOCK' },
   succeed,
@@ -141,7 +141,12 @@ describe('lifecycle machine', () => {
       }
     }
     expect([...reaches].filter(([, ok]) => !ok)).toEqual([]);
-    expect(Object.values(map).some(({ state }) => state.status === 'done')).toBe(true);
+    // completed is reached and has no way out: the supervisor stops the run when it hears of it.
+    const completed = Object.values(map).filter(({ state }) => state.value === 'completed');
+    expect(completed.length).toBeGreaterThan(0);
+    for (const { transitions } of completed) {
+      expect(edges(transitions).filter(({ state }) => state.value !== 'completed')).toEqual([]);
+    }
   });
 
   it('retries only while attempts remain and only retryable failures', () => {
@@ -150,7 +155,7 @@ describe('lifecycle machine', () => {
       .map(({ state }) => ({
         attempts: state.context.attempts,
         retryable: state.context.error?.retryable,
-        canRetry: state.can({ type: 'RETRY' }),
+        canRetry: state.can({ type: 'RETRY', delayMs: 0 }),
       }));
     expect(retryStates).toEqual(
       expect.arrayContaining([
@@ -184,9 +189,9 @@ describe('lifecycle machine', () => {
     actor.send({ type: 'READY' });
     actor.send({ type: 'START', at: 100 });
     await waitFor(actor, (s) => s.value === 'failed');
-    actor.send({ type: 'RETRY' });
+    actor.send({ type: 'RETRY', delayMs: 0 });
     actor.send({ type: 'START', at: 200 });
-    const { context } = await waitFor(actor, (s) => s.status === 'done');
+    const { context } = await waitFor(actor, (s) => s.value === 'completed');
     expect(context).toMatchObject({ attempts: 2, startedAt: 100, durationMs: 150, output: 'done' });
     expect(seen).toEqual([
       'node.ready',

@@ -15,7 +15,7 @@ const done = (id: string, output: unknown = 'out') => ({
   actorId: id,
 });
 const settled = [
-  done('t'),
+  { type: 'NODE.COMPLETED', nodeId: 't', run },
   { type: 'xstate.error.actor.t', error: new Error('crash'), actorId: 't' },
   { type: 'NODE.FAILED', nodeId: 't', willRetry: true, run },
   { type: 'NODE.FAILED', nodeId: 't', willRetry: false, run },

@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, Crew, ModelResponseError, type StatecrewEvent, Task } from '../../src/index.js';
+import {
+  Agent,
+  Crew,
+  ModelResponseError,
+  RunAbortedError,
+  type StatecrewEvent,
+  Task,
+} from '../../src/index.js';
 import { scriptedModel } from '../../src/testing.js';
 import { echoModel } from '../helpers.js';
 
 function chain(llm: ConstructorParameters<typeof Agent>[0]['llm'], options: { maxRetries?: number } = {}) {
-  const worker = new Agent({ role: 'Worker', llm, ...options });
+  // No backoff here: test/runtime/retries.test.ts covers the delays on a manual clock.
+  const worker = new Agent({ role: 'Worker', llm, retryDelayMs: 0, ...options });
   const tasks = ['a', 'b', 'c'].map((name) => new Task({ name, description: `do ${name}`, agent: worker }));
   return { worker, tasks, crew: new Crew({ tasks }) };
 }
@@ -32,6 +40,7 @@ describe('failures and retries', () => {
     expect(forB).toEqual([
       'node.ready',
       'node.started',
+      'model.call',
       'node.failed',
       'node.retrying',
       'node.ready',
@@ -70,7 +79,7 @@ describe('failures and retries', () => {
 
   it('takes the task’s maxRetries over the agent’s', async () => {
     const llm = scriptedModel(() => new Error('nope'));
-    const worker = new Agent({ role: 'Worker', llm, maxRetries: 4 });
+    const worker = new Agent({ role: 'Worker', llm, maxRetries: 4, retryDelayMs: 0 });
     const once = new Task({ name: 'once', description: 'x', agent: worker, maxRetries: 0 });
     const out = await new Crew({ tasks: [once] }).kickoff();
     expect(out.status).toBe('failed');
@@ -78,7 +87,10 @@ describe('failures and retries', () => {
     const agentDefault = scriptedModel(() => new Error('nope'));
     await new Crew({
       tasks: [
-        new Task({ description: 'x', agent: new Agent({ role: 'W', llm: agentDefault, maxRetries: 1 }) }),
+        new Task({
+          description: 'x',
+          agent: new Agent({ role: 'W', llm: agentDefault, maxRetries: 1, retryDelayMs: 0 }),
+        }),
       ],
     }).kickoff();
     expect(agentDefault.calls).toHaveLength(2);
@@ -99,7 +111,7 @@ describe('failures and retries', () => {
     expect(out.metadata.blocked).toEqual(['b', 'c']);
   });
 
-  it('aborts in-flight model calls and rejects with the signal’s reason', async () => {
+  it('aborts in-flight model calls and rejects with aborted, the reason as cause and the completed task kept', async () => {
     const llm = scriptedModel((request) =>
       request.prompt.endsWith('do b') ? () => new Promise<string>(() => {}) : 'fine',
     );
@@ -114,7 +126,19 @@ describe('failures and retries', () => {
     });
     const reason = new Error('user cancelled');
     controller.abort(reason);
-    await expect(run.result).rejects.toBe(reason);
+    const error = await run.result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RunAbortedError);
+    const aborted = error as RunAbortedError<Awaited<typeof run.result>>;
+    expect(aborted.code).toBe('aborted');
+    expect(aborted.cause).toBe(reason);
+    expect(aborted.message).toContain('user cancelled');
+    expect(aborted.partial.status).toBe('partial');
+    expect(aborted.partial.tasksOutput.map((t) => [t.name, t.raw])).toEqual([['a', 'fine']]);
+    expect(aborted.partial.nodeResults).toEqual({ a: 'fine' });
+    expect(aborted.partial.raw).toBe('fine');
     expect(llm.aborted.map((c) => c.prompt.slice(-4))).toEqual(['do b']);
     expect(llm.calls).toHaveLength(2);
     expect(completed).toBe(true);
@@ -127,7 +151,11 @@ describe('failures and retries', () => {
     const { crew } = chain(llm);
     const controller = new AbortController();
     controller.abort('too late');
-    await expect(crew.kickoff({ signal: controller.signal })).rejects.toBe('too late');
+    await expect(crew.kickoff({ signal: controller.signal })).rejects.toMatchObject({
+      code: 'aborted',
+      cause: 'too late',
+      partial: { status: 'failed', tasksOutput: [], nodes: [] },
+    });
     expect(llm.calls).toHaveLength(0);
   });
 });

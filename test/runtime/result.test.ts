@@ -39,6 +39,7 @@ describe('the result contract', () => {
           'delegations',
           'errors',
           'executionLog',
+          'failures',
           'managerCalls',
           'metadata',
           'nodeResults',

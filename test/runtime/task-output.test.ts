@@ -69,6 +69,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
       description: 'wait',
       agent: slow,
       maxRetries: 1,
+      retryDelayMs: 0,
       timeoutMs: 1_000,
     });
     const result = new Crew({ tasks: [task] }).kickoff();

@@ -1,4 +1,4 @@
-import type { StatecrewEvent } from '../../types.js';
+import type { Failure, StatecrewEvent } from '../../types.js';
 
 /**
  * Folds a flow run's events into what its result reports: the trail (round by round, in definition
@@ -10,13 +10,13 @@ export class FlowRecorder {
   readonly outputs = new Map<string, unknown>();
   readonly emitted: string[] = [];
   readonly errors: Record<string, string> = {};
+  readonly failures: Record<string, Failure> = {};
 
   apply(event: StatecrewEvent): void {
-    if (event.step !== undefined) return;
     switch (event.type) {
       case 'flow.step':
         if (event.status === 'completed') this.outputs.set(event.name, event.output);
-        if (event.status === 'failed') this.errors[event.name] = event.error ?? 'failed';
+        if (event.status === 'failed') this.#fail(event);
         return;
       case 'flow.round':
         for (const step of event.steps) this.trail.push(step);
@@ -25,6 +25,15 @@ export class FlowRecorder {
       default:
         return;
     }
+  }
+
+  #fail(event: Extract<StatecrewEvent, { type: 'flow.step' }>): void {
+    const message = event.error ?? 'failed';
+    this.errors[event.name] = message;
+    const failure: Failure = { message, retryable: event.retryable ?? false };
+    if (event.code !== undefined) failure.code = event.code;
+    if (event.details !== undefined) failure.details = event.details;
+    this.failures[event.name] = failure;
   }
 
   /** The output of the last step in the trail (its latest run is the last one in the trail). */

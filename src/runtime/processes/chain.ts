@@ -5,6 +5,16 @@ import type { CrewRunScope } from '../process.js';
 import type { RunRecorder } from '../recorder.js';
 import { leafOutput, type ProcessSummary } from '../result.js';
 
+/** Checks that every task in a `context` list comes earlier in the crew (`context_forward_reference`). */
+export function validateContextOrder(plan: CrewPlan): void {
+  for (const planned of plan.tasks) {
+    for (const refId of planned.contextIds ?? []) {
+      const ref = plan.byNodeId.get(refId);
+      if (ref === undefined || ref.index >= planned.index) throw new ContextOrderError(planned.nodeId, refId);
+    }
+  }
+}
+
 /**
  * Checks that every task has an agent and that every task in a `context` list comes earlier in the
  * crew, so a chain can run it in list order.
@@ -12,11 +22,8 @@ import { leafOutput, type ProcessSummary } from '../result.js';
 export function validateChain(plan: CrewPlan, process: string): void {
   for (const planned of plan.tasks) {
     if (planned.agent === undefined) throw new MissingAgentError(planned.nodeId, process);
-    for (const refId of planned.contextIds ?? []) {
-      const ref = plan.byNodeId.get(refId);
-      if (ref === undefined || ref.index >= planned.index) throw new ContextOrderError(planned.nodeId, refId);
-    }
   }
+  validateContextOrder(plan);
 }
 
 /**

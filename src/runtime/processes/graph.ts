@@ -1,12 +1,14 @@
 import type { AnyActorRef } from 'xstate';
 import { MissingAgentError } from '../../errors.js';
-import { type GraphOutput, graphMachine } from '../../machines/graph.js';
+import { graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../agent.js';
+import { regionsMachine } from '../crew-picture.js';
 import { assertAcyclic, DagScheduler } from '../dag.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
 import { RunRegistry } from '../run-registry.js';
 import { latestRaw } from './chain.js';
+import { analyzeGraph } from './graph-analysis.js';
 
 interface Handlers {
   scheduler: DagScheduler;
@@ -62,9 +64,7 @@ export const graphProcess: CrewProcess = {
     return {
       logic,
       input: { run },
-      finish(output) {
-        const { error } = output as GraphOutput;
-        if (error !== undefined) throw error;
+      summarize() {
         const leaves = scheduler.leaves();
         const isLeaf = new Set(leaves);
         const ranLeaves = plan.tasks.filter(
@@ -77,4 +77,14 @@ export const graphProcess: CrewProcess = {
       dispose: () => runs.delete(run),
     };
   },
+  toMachine: (shape) =>
+    regionsMachine(
+      'graph',
+      shape.plan.tasks.map((t) => t.nodeId),
+    ),
+  mermaidEdges(plan) {
+    const index = new Map(plan.tasks.map((t, i) => [t.nodeId, i]));
+    return plan.tasks.flatMap((t, i) => (t.contextIds ?? []).map((dep) => `  t${index.get(dep)} --> t${i}`));
+  },
+  analyze: analyzeGraph,
 };

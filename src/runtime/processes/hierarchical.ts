@@ -3,10 +3,13 @@ import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js
 import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
 import type { RunKeyed } from '../../machines/settled.js';
-import { taskAt } from '../plan.js';
-import type { CrewProcess, CrewRunScope } from '../process.js';
+import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew-picture.js';
+import { createPlainMachine, type PlainStateConfig } from '../plain-machine.js';
+import { type CrewPlan, taskAt } from '../plan.js';
+import type { CrewProcess } from '../process.js';
+import type { RunRecorder } from '../recorder.js';
 import { RunRegistry } from '../run-registry.js';
-import { blockRest, chainSummary } from './chain.js';
+import { blockRest, chainSummary, validateContextOrder } from './chain.js';
 
 interface Handlers {
   manager: ManagerScope;
@@ -41,16 +44,24 @@ function checkRoles(roles: readonly string[]): void {
   }
 }
 
-/** The earlier tasks' raws joined with '\n', extended one task at a time so a run stays linear. */
-function accumulatedContext(scope: CrewRunScope) {
-  let text = '';
+/**
+ * The context of the task at `index`, as in a sequential crew except for an unset `context`: that
+ * reads the accumulated context, every earlier task's raw joined with '\n' (extended one task at a
+ * time so a run stays linear). `[]` reads nothing; `[a, b]` those tasks' raws joined with '\n'.
+ */
+function hierarchicalContext(plan: CrewPlan, recorder: RunRecorder) {
+  let accumulated = '';
   let through = 0;
   return (index: number): string => {
-    for (; through < index; through += 1) {
-      const raw = scope.recorder.rawOf((scope.plan.tasks[through] as { nodeId: string }).nodeId) ?? '';
-      text = through === 0 ? raw : `${text}\n${raw}`;
+    const planned = taskAt(plan, index);
+    if (planned.contextIds !== undefined) {
+      return planned.contextIds.map((id) => recorder.rawOf(id) ?? '').join('\n');
     }
-    return text;
+    for (; through < index; through += 1) {
+      const raw = recorder.rawOf(taskAt(plan, through).nodeId) ?? '';
+      accumulated = through === 0 ? raw : `${accumulated}\n${raw}`;
+    }
+    return accumulated;
   };
 }
 
@@ -66,10 +77,11 @@ export const hierarchicalProcess: CrewProcess = {
   },
   validate(plan) {
     checkRoles(plan.agents.map((a) => a.role));
+    validateContextOrder(plan);
   },
   supervisor(scope) {
     const { plan, runner, recorder, hub } = scope;
-    const contextAt = accumulatedContext(scope);
+    const contextAt = hierarchicalContext(plan, recorder);
     const run = runs.register({
       manager: {
         manager: scope.crew.manager as ManagerScope['manager'],
@@ -85,11 +97,9 @@ export const hierarchicalProcess: CrewProcess = {
         onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),
       },
       startNode(index, role, self) {
-        const planned = plan.tasks[index];
         const worker = plan.agents.find((a) => a.role === role);
-        if (planned === undefined || worker === undefined)
-          throw new Error(`Cannot start task ${index} as ${role}`);
-        scope.startTask(planned, worker, contextAt(index), self);
+        if (worker === undefined) throw new Error(`No worker holds role "${role}"`);
+        scope.startTask(taskAt(plan, index), worker, contextAt(index), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
@@ -97,13 +107,41 @@ export const hierarchicalProcess: CrewProcess = {
     return {
       logic,
       input: { run, total: plan.tasks.length },
-      finish(output) {
-        const { synthesis, error } = output as HierarchicalOutput;
-        if (error !== undefined) throw error;
+      summarize(output) {
+        const { synthesis } = output as HierarchicalOutput;
         if (synthesis === undefined) return chainSummary(plan.tasks, recorder);
         return { raw: synthesis, output: synthesis, leaves: ['synthesis'] };
       },
       dispose: () => runs.delete(run),
     };
+  },
+  toMachine(shape) {
+    const ids = shape.plan.tasks.map((t) => t.nodeId);
+    const roles = shape.plan.agents.map((a) => a.role);
+    const states: Record<string, PlainStateConfig> = endStates();
+    ids.forEach((id, i) => {
+      states[`allocate ${id}`] = {
+        description: `The manager allocates ${id}`,
+        on: { ...Object.fromEntries(roles.map((r) => [`ALLOCATE.${r}`, id])), FAIL: 'failed' },
+      };
+      states[id] = {
+        on: { SUCCEED: i + 1 < ids.length ? `allocate ${ids[i + 1]}` : 'synthesize', FAIL: 'failed' },
+      };
+    });
+    states.synthesize = {
+      description: 'The manager synthesizes',
+      on: { SUCCEED: 'completed', FAIL: 'failed' },
+    };
+    const initial = ids.length === 0 ? 'synthesize' : `allocate ${ids[0]}`;
+    return createPlainMachine({ id: 'hierarchical', initial, states });
+  },
+  mermaidEdges: (plan) => [
+    `  manager{{${mermaidLabel('manager')}}}`,
+    ...plan.tasks.map((_, i) => `  manager -- allocates --> t${i}`),
+    `  synthesis[${mermaidLabel('synthesis')}]`,
+    ...plan.tasks.map((_, i) => `  t${i} --> synthesis`),
+  ],
+  analyze(shape) {
+    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'shortest'));
   },
 };

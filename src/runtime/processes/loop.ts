@@ -3,6 +3,15 @@ import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
 import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import type { Agent } from '../agent.js';
+import {
+  chainAnalysis,
+  chainEdges,
+  chainStates,
+  endStates,
+  machinePaths,
+  mermaidLabel,
+} from '../crew-picture.js';
+import { createPlainMachine } from '../plain-machine.js';
 import type { PlannedTask } from '../plan.js';
 import { taskAt } from '../plan.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
@@ -105,9 +114,8 @@ export const loopProcess: CrewProcess = {
     return {
       logic,
       input: { run, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3 },
-      finish(output) {
-        const { iterations, conditionMet, error } = output as LoopOutput;
-        if (error !== undefined) throw error;
+      summarize(output) {
+        const { iterations, conditionMet } = output as LoopOutput;
         const inLast = (nodeId: string) => `${nodeId}#${iterations}`;
         return {
           ...chainSummary(plan.tasks, recorder, (t) => inLast(t.nodeId)),
@@ -117,5 +125,36 @@ export const loopProcess: CrewProcess = {
       },
       dispose: () => runs.delete(run),
     };
+  },
+  toMachine(shape) {
+    const ids = shape.plan.tasks.map((t) => t.nodeId);
+    const states = endStates();
+    const max = shape.maxIterations;
+    for (let it = 1; it <= max && ids.length > 0; it += 1) {
+      chainStates(ids, `${it}/`, `judge ${it}`, states);
+      states[`judge ${it}`] = {
+        description: `The judge reads iteration ${it}`,
+        on: { YES: 'completed', NO: it < max ? `${it + 1}/${ids[0]}` : 'completed', FAIL: 'failed' },
+      };
+    }
+    return createPlainMachine({
+      id: 'loop',
+      initial: ids.length === 0 ? 'completed' : `1/${ids[0]}`,
+      states,
+    });
+  },
+  mermaidEdges(plan) {
+    const last = plan.tasks.length - 1;
+    if (last < 0) return [`  judge{${mermaidLabel('judge')}}`];
+    return [
+      ...chainEdges(plan),
+      `  judge{${mermaidLabel('judge')}}`,
+      `  t${last} --> judge`,
+      '  judge -- NO --> t0',
+      '  judge -- YES --> done(((done)))',
+    ];
+  },
+  analyze(shape) {
+    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'simple'));
   },
 };

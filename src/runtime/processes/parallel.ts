@@ -1,7 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
-import { type ParallelOutput, parallelMachine } from '../../machines/parallel.js';
+import { parallelMachine } from '../../machines/parallel.js';
 import type { Agent } from '../agent.js';
+import { regionsMachine } from '../crew-picture.js';
 import { taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
@@ -46,18 +47,32 @@ export const parallelProcess: CrewProcess = {
     return {
       logic,
       input: { run, total: plan.tasks.length, maxConcurrency: scope.crew.maxConcurrency },
-      finish(output) {
-        const { error } = output as ParallelOutput;
-        if (error !== undefined) throw error;
-        return {
-          raw: latestRaw(plan.tasks, recorder),
-          ...leafOutput(
-            recorder,
-            plan.tasks.map((t) => t.nodeId),
-          ),
-        };
-      },
+      summarize: () => ({
+        raw: latestRaw(plan.tasks, recorder),
+        ...leafOutput(
+          recorder,
+          plan.tasks.map((t) => t.nodeId),
+        ),
+      }),
       dispose: () => runs.delete(run),
+    };
+  },
+  toMachine: (shape) =>
+    regionsMachine(
+      'parallel',
+      shape.plan.tasks.map((t) => t.nodeId),
+    ),
+  mermaidEdges: (plan) => ['  start(((start)))', ...plan.tasks.map((_, i) => `  start --> t${i}`)],
+  analyze(shape) {
+    const ids = shape.plan.tasks.map((t) => t.nodeId);
+    return {
+      process: shape.process,
+      terminates: true,
+      cycle: undefined,
+      unreachable: [],
+      criticalPath: ids.slice(0, 1),
+      blockedOnFailure: Object.fromEntries(ids.map((id) => [id, []])),
+      paths: [{ states: ids, events: ids.map((id) => `SUCCEED.${id}`), outcome: 'completed' }],
     };
   },
 };

@@ -1,6 +1,8 @@
 import type { AnyActorRef } from 'xstate';
-import { type SequentialOutput, sequentialMachine } from '../../machines/sequential.js';
+import { sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../agent.js';
+import { chainAnalysis, chainEdges, chainStates, endStates, machinePaths } from '../crew-picture.js';
+import { createPlainMachine } from '../plain-machine.js';
 import { taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
 import { RunRegistry } from '../run-registry.js';
@@ -42,12 +44,18 @@ export const sequentialProcess: CrewProcess = {
     return {
       logic,
       input: { run, total: plan.tasks.length },
-      finish(output) {
-        const { error } = output as SequentialOutput;
-        if (error !== undefined) throw error;
-        return chainSummary(plan.tasks, recorder);
-      },
+      summarize: () => chainSummary(plan.tasks, recorder),
       dispose: () => runs.delete(run),
     };
+  },
+  toMachine(shape) {
+    const ids = shape.plan.tasks.map((t) => t.nodeId);
+    const states = endStates();
+    chainStates(ids, '', 'completed', states);
+    return createPlainMachine({ id: 'sequential', initial: ids[0] ?? 'completed', states });
+  },
+  mermaidEdges: chainEdges,
+  analyze(shape) {
+    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'simple'));
   },
 };

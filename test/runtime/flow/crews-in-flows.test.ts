@@ -45,7 +45,7 @@ describe('crews inside flows', () => {
     const chain: string[] = [];
     for (let at: AnyActorRef | undefined = classify; at !== undefined; at = at._parent) chain.push(at.id);
     expect(chain[0]).toBe('classify');
-    expect(chain[1]).toMatch(/^sequential:/);
+    expect(chain[1]).toBe('sequential');
     expect(chain[2]).toBe('work');
     expect(chain[3]).toBe('triage');
     expect(chain[4]).toBe(run.actor.id);
@@ -61,9 +61,16 @@ describe('crews inside flows', () => {
     const events: StatecrewEvent[] = [];
     run.events$.subscribe((e) => events.push(e));
     await run.result;
-    const crewEvents = events.filter((e) => e.step !== undefined);
+    const crewEvents = events.filter((e) => e.step !== undefined && e.runId !== run.id);
     expect(crewEvents.map((e) => e.type)).toContain('node.completed');
-    expect(crewEvents.every((e) => e.step === 'triage' && e.runId !== run.id)).toBe(true);
+    expect(crewEvents.every((e) => e.step === 'triage')).toBe(true);
+    // The step's own run speaks the same vocabulary, under the flow's id.
+    const stepEvents = events.filter((e) => e.step !== undefined && e.runId === run.id);
+    expect(stepEvents.map((e) => `${e.type}:${'nodeId' in e ? e.nodeId : ''}`)).toEqual([
+      'node.ready:triage',
+      'node.started:triage',
+      'node.completed:triage',
+    ]);
     expect(events.filter((e) => e.type === 'flow.step' && e.step === undefined)).toHaveLength(2);
   });
 
@@ -79,7 +86,9 @@ describe('crews inside flows', () => {
     );
     const run = flow.run({ signal: controller.signal, inspect: (e) => inspected.push(e) });
     await new Promise<void>((resolve) => {
-      run.events$.subscribe((e) => e.type === 'node.started' && e.step === 'triage' && resolve());
+      run.events$.subscribe(
+        (e) => e.type === 'node.started' && e.step === 'triage' && e.runId !== run.id && resolve(),
+      );
     });
     controller.abort(new Error('stop'));
     await expect(run.result).rejects.toThrow('stop');
@@ -87,7 +96,7 @@ describe('crews inside flows', () => {
     const crewSupervisor = inspected
       .filter((e) => e.type === '@xstate.actor')
       .map((e) => e.actorRef as AnyActorRef)
-      .find((a) => a.id.startsWith('sequential:'));
+      .find((a) => a.id === 'sequential');
     expect(crewSupervisor?.getSnapshot().value).toBe('aborted');
   });
 });

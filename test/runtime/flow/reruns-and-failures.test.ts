@@ -101,7 +101,7 @@ describe('flow failures and abort', () => {
     expect(events.at(-1)?.type).toBe('run.failed');
   });
 
-  it('emits flow.step, flow.route and flow.round events with the state id as run id', async () => {
+  it('emits node.* events for every step run beside flow.step, flow.route and flow.round, with the state id as run id', async () => {
     const flow = createFlow({ name: 'events', initialState: {} })
       .start('s', () => 's')
       .router('r', 's', () => 'yes', { routes: ['yes', 'no'] });
@@ -111,16 +111,27 @@ describe('flow failures and abort', () => {
     await run.result;
     expect(events.map((e) => `${e.type}${'status' in e ? `:${e.status}` : ''}`)).toEqual([
       'run.started',
+      'node.ready',
+      'node.started',
       'flow.step:started',
+      'node.completed',
       'flow.step:completed',
       'flow.round',
+      'node.ready',
+      'node.started',
       'flow.step:started',
+      'node.completed',
       'flow.step:completed',
       'flow.route',
       'flow.round',
       'run.completed:completed',
     ]);
     expect(events.every((e) => e.runId === 'run-7')).toBe(true);
+    const completed = events.filter((e) => e.type === 'node.completed');
+    expect(completed).toMatchObject([
+      { nodeId: 's', step: 's', attempts: 1, output: { name: 's', raw: 's' } },
+      { nodeId: 'r', step: 'r', attempts: 1, output: { name: 'r', raw: 'yes' } },
+    ]);
     expect(events.find((e) => e.type === 'flow.route')).toMatchObject({ router: 'r', label: 'yes' });
   });
 });

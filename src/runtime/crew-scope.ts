@@ -1,0 +1,48 @@
+import { DEFAULT_RETRY_DELAY_MS } from './backoff.js';
+import type { EventHub } from './event-hub.js';
+import { attemptsFor, type CrewPlan } from './plan.js';
+import type { CrewDefinition, CrewRunScope } from './process.js';
+import type { RunRecorder } from './recorder.js';
+import type { TaskRunner } from './task-runner.js';
+
+/** What a crew run's scope is made of. */
+export interface CrewScopeParts {
+  plan: CrewPlan;
+  runner: TaskRunner;
+  recorder: RunRecorder;
+  hub: EventHub;
+  crew: CrewDefinition;
+}
+
+/**
+ * The scope a process's supervisor works in: the run's plan, recorder and hub, and how a task run
+ * starts — the task's own settings first, then its agent's (time limit, attempts, backoff).
+ */
+export function createCrewScope(parts: CrewScopeParts): CrewRunScope {
+  const { runner } = parts;
+  return {
+    ...parts,
+    startTask(planned, agent, context, supervisor, nodeId = planned.nodeId) {
+      const { task } = planned;
+      runner.start(
+        {
+          nodeId,
+          name: planned.nodeId,
+          description: planned.description,
+          expectedOutput: planned.expectedOutput,
+          context,
+          agent,
+          outputSchema: task.outputSchema,
+          guardrail: task.guardrail,
+          timeoutMs: task.timeoutMs ?? agent.timeoutMs,
+          maxAttempts: attemptsFor(task, agent),
+          retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+        },
+        supervisor,
+      );
+    },
+    block(nodeIds, reason, supervisor) {
+      runner.block(nodeIds, reason, supervisor);
+    },
+  };
+}

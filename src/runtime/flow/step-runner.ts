@@ -1,0 +1,107 @@
+import type { AnyActorRef } from 'xstate';
+import { runFlowStep } from '../../actors/flow-step.js';
+import type { LifecycleEmitted } from '../../machines/lifecycle.js';
+import type { TaskOutput } from '../../types.js';
+import type { Clock } from '../clock.js';
+import type { EventHub } from '../event-hub.js';
+import { LifecycleRunner, type NodeRunSpec } from '../lifecycle-runner.js';
+import { failedEvent } from '../task-runner.js';
+import type { StepContext, StepDefinition } from './definition.js';
+import { type ForcedRoutes, forcedRouter } from './forced-routes.js';
+
+/** One run of a flow step: which step, which of its runs, and the payload that triggered it. */
+export interface StepRunSpec<S> extends NodeRunSpec {
+  step: StepDefinition<S>;
+  run: number;
+  payload: unknown;
+}
+
+/** What the step runner needs of its flow run. */
+export interface StepRunnerParts<S> {
+  hub: EventHub;
+  clock: Clock;
+  forced: ReadonlyMap<string, ForcedRoutes[string]>;
+  /** The context a step run's body gets. */
+  contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): StepContext<S>;
+  /** Checks the state after `step` ran (a schema's `invalid_state`). */
+  checkState(step: string): void;
+}
+
+/** A step's return value as the `output` of its `node.completed` event (the shape tasks use). */
+function stepOutput(name: string, value: unknown): TaskOutput {
+  const base = { name, description: '', expectedOutput: '', agent: '' };
+  if (typeof value === 'string') return { ...base, raw: value };
+  let raw: string;
+  try {
+    raw = JSON.stringify(value) ?? String(value);
+  } catch {
+    raw = String(value);
+  }
+  return { ...base, raw, structured: value };
+}
+
+/**
+ * Publishes a step run's lifecycle in the vocabulary task runs use (`node.ready`, `node.started`,
+ * `node.completed`, `node.failed`, …, tagged with `step`), so one subscriber handles both, and the
+ * flow-level record `flow.step` (and `flow.route` for a router) beside it.
+ */
+function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunSpec<S>): void {
+  const step = spec.step.name;
+  const base = { type: 'flow.step' as const, name: step, nodeId: spec.nodeId, run: spec.run };
+  switch (emitted.type) {
+    case 'node.started':
+      hub.emit({ ...emitted, name: step, agent: '', step });
+      hub.emit({ ...base, status: 'started' });
+      return;
+    case 'node.completed':
+      hub.emit({
+        type: 'node.completed',
+        nodeId: emitted.nodeId,
+        attempts: emitted.attempts,
+        durationMs: emitted.durationMs,
+        output: stepOutput(step, emitted.output),
+        step,
+      });
+      hub.emit({ ...base, status: 'completed', output: emitted.output });
+      if (spec.step.kind === 'router')
+        hub.emit({ type: 'flow.route', router: step, label: String(emitted.output) });
+      return;
+    case 'node.failed': {
+      const failed = failedEvent(emitted);
+      hub.emit({ ...failed, step });
+      const { error, code, retryable, details } = failed;
+      hub.emit({
+        ...base,
+        status: 'failed',
+        error,
+        retryable,
+        ...(code === undefined ? {} : { code }),
+        ...(details === undefined ? {} : { details }),
+      });
+      return;
+    }
+    default:
+      hub.emit({ ...emitted, step });
+  }
+}
+
+/** The runner of a flow run's step runs: each a lifecycle actor whose work is the step's body. */
+export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<StepRunSpec<S>> {
+  const { hub, forced } = parts;
+  return new LifecycleRunner<StepRunSpec<S>>(
+    {
+      attempt(spec, _attempt, signal, self) {
+        const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
+        return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
+          now: hub.now,
+          check: parts.checkState,
+        });
+      },
+      publish(emitted, spec) {
+        if (spec !== undefined) publishStep(hub, emitted, spec);
+      },
+    },
+    parts.clock,
+    hub.runId,
+  );
+}
