@@ -1,8 +1,20 @@
 import { z } from 'zod';
-import { MaxIterationsError } from '../errors.js';
+import { describeThrown, MaxIterationsError } from '../errors.js';
 import { callLlm } from '../models/call.js';
-import { usageOfCall } from '../models/usage.js';
-import type { Llm, ModelMessage, Tool, ToolCall, ToolCallRecord, ToolSpec, Usage } from '../types.js';
+import { emptyUsage, usageOfCall } from '../models/usage.js';
+import type {
+  Failure,
+  Llm,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  Tool,
+  ToolCall,
+  ToolCallRecord,
+  ToolSpec,
+  Usage,
+} from '../types.js';
+import { toFailure } from './failure.js';
 
 /** What a conversation needs to know about the agent holding it. */
 export interface Speaker {
@@ -15,7 +27,8 @@ export interface Speaker {
 
 /** Where a conversation reports what it spent and did. */
 export interface ConversationHooks {
-  onModelCall?(usage: Usage, durationMs: number): void;
+  /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
+  onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
   now(): number;
 }
@@ -40,16 +53,8 @@ export async function converse(
   const tools = speaker.tools.map(toSpec);
   for (let call = 0; call < speaker.maxIter; call += 1) {
     signal.throwIfAborted();
-    const started = hooks.now();
-    const response = await callLlm(speaker.llm, {
-      agent: speaker.role,
-      prompt,
-      context,
-      messages: [...messages],
-      tools,
-      signal,
-    });
-    hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
+    const request = { agent: speaker.role, prompt, context, messages: [...messages], tools, signal };
+    const response = await reportedCall(speaker.llm, request, hooks);
     const toolCalls = response.toolCalls ?? [];
     if (toolCalls.length === 0) return response.text;
     messages.push({ role: 'assistant', content: response.text, toolCalls });
@@ -65,6 +70,25 @@ export async function converse(
     }
   }
   throw new MaxIterationsError(speaker.role, speaker.maxIter);
+}
+
+/** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
+async function reportedCall(
+  llm: Llm,
+  request: ModelRequest,
+  hooks: ConversationHooks,
+): Promise<ModelResponse> {
+  const started = hooks.now();
+  let response: ModelResponse;
+  try {
+    response = await callLlm(llm, request);
+  } catch (error) {
+    // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
+    if (!request.signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
+    throw error;
+  }
+  hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
+  return response;
 }
 
 async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {
@@ -91,7 +115,7 @@ async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSign
     return {
       tool: call.name,
       args: call.args,
-      error: error instanceof Error ? error.message : String(error),
+      error: describeThrown(error),
     };
   }
 }

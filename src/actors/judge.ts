@@ -1,8 +1,8 @@
-import { JudgeError } from '../errors.js';
+import { JudgeCallError, JudgeError, StatecrewError } from '../errors.js';
 import type { Verdict } from '../machines/loop.js';
 import { callLlm } from '../models/call.js';
 import { usageOfCall } from '../models/usage.js';
-import type { Llm, Usage } from '../types.js';
+import type { Llm, ModelResponse, Usage } from '../types.js';
 import { openingMessage } from './conversation.js';
 
 const VERDICT = /^(yes|no)\b/i;
@@ -27,11 +27,15 @@ export interface JudgeScope {
 }
 
 /** The prompt a loop's judge gets; the iteration's final output comes as its context. */
-export function judgePrompt(condition: string): string {
+function judgePrompt(condition: string): string {
   return `You judge whether a condition holds for the latest output (given as context).\nCondition: ${condition}\nAnswer YES or NO first.`;
 }
 
-/** The loop's judge call after `iteration`: resolves with the verdict, or rejects with `judge_unparseable`. */
+/**
+ * The loop's judge call after `iteration`: resolves with the verdict, or rejects with
+ * `judge_unparseable` (the reply starts with neither YES nor NO) or `judge_failed` (the judge threw;
+ * its error is the `cause`). An abort rejects with the signal's reason.
+ */
 export async function judgeIteration(
   scope: JudgeScope,
   iteration: number,
@@ -39,14 +43,20 @@ export async function judgeIteration(
 ): Promise<Verdict> {
   const prompt = judgePrompt(scope.condition);
   const context = scope.latest(iteration);
-  const response = await callLlm(scope.judge, {
-    agent: 'Judge',
-    prompt,
-    context,
-    messages: [{ role: 'user', content: openingMessage(prompt, context) }],
-    tools: [],
-    signal,
-  });
+  let response: ModelResponse;
+  try {
+    response = await callLlm(scope.judge, {
+      agent: 'Judge',
+      prompt,
+      context,
+      messages: [{ role: 'user', content: openingMessage(prompt, context) }],
+      tools: [],
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw error instanceof StatecrewError ? error : new JudgeCallError(iteration, error);
+  }
   const verdict = parseVerdict(response.text);
   if (verdict === undefined) throw new JudgeError(response.text, iteration);
   scope.onVerdict(iteration, verdict, response.text, usageOfCall(response.usage));

@@ -1,4 +1,4 @@
-import { UnknownWorkerError } from '../errors.js';
+import { ManagerError, StatecrewError, UnknownWorkerError } from '../errors.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { Usage } from '../types.js';
 import { converse } from './conversation.js';
@@ -48,29 +48,35 @@ async function ask(
 }
 
 /**
+ * What a failed manager call rejects with: an abort's reason untouched, a `StatecrewError` as it is
+ * (`unknown_worker`, `script_exhausted`, …), anything else wrapped in `manager_failed` with the
+ * original as its `cause`.
+ */
+function managerFailure(
+  phase: 'allocate' | 'synthesize',
+  error: unknown,
+  signal: AbortSignal,
+  task?: string,
+): unknown {
+  if (signal.aborted) return signal.reason;
+  if (error instanceof StatecrewError) return error;
+  return new ManagerError(phase, error, task);
+}
+
+/**
  * The manager's allocation call for the task at `index`: resolves with a worker role, or rejects with
- * `unknown_worker` when the answer (trimmed) is not exactly one of the workers' roles.
+ * `unknown_worker` when the answer (trimmed) is not exactly one of the workers' roles, and with
+ * `manager_failed` when the manager (or its model) throws.
  */
 export async function allocate(scope: ManagerScope, index: number, signal: AbortSignal): Promise<string> {
   const task = scope.taskAt(index);
   const roles = [...scope.workerRoles];
-  const { manager } = scope;
   const usage = emptyUsage();
   let answer: unknown;
   try {
-    answer = isFunctions(manager)
-      ? await manager.allocate(task.description, roles, task.context)
-      : await ask(
-          manager,
-          usage,
-          {
-            description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
-            expected: 'Exactly one worker role from the list, and nothing else',
-            context: task.context,
-          },
-          signal,
-          scope.now,
-        );
+    answer = await askAllocation(scope.manager, task, roles, usage, signal, scope.now);
+  } catch (error) {
+    throw managerFailure('allocate', error, signal, task.nodeId);
   } finally {
     scope.onCall('allocate', usage);
   }
@@ -80,24 +86,38 @@ export async function allocate(scope: ManagerScope, index: number, signal: Abort
   return role;
 }
 
-/** The manager's synthesis call: resolves with the crew's final text. */
+async function askAllocation(
+  manager: ManagerLike,
+  task: { description: string; context: string },
+  roles: string[],
+  usage: Usage,
+  signal: AbortSignal,
+  now: () => number,
+): Promise<unknown> {
+  if (isFunctions(manager)) return manager.allocate(task.description, roles, task.context);
+  const request = {
+    description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
+    expected: 'Exactly one worker role from the list, and nothing else',
+    context: task.context,
+  };
+  return ask(manager, usage, request, signal, now);
+}
+
+/** The manager's synthesis call: resolves with the crew's final text, or rejects with `manager_failed`. */
 export async function synthesize(scope: ManagerScope, signal: AbortSignal): Promise<string> {
   const { manager } = scope;
   const outputs = scope.outputs();
   const usage = emptyUsage();
   try {
     if (isFunctions(manager)) return String(await manager.synthesize(scope.goal, outputs));
-    return await ask(
-      manager,
-      usage,
-      {
-        description: `Synthesize the workers' outputs into one answer for the goal: ${scope.goal}`,
-        expected: 'The final answer',
-        context: outputs.join('\n'),
-      },
-      signal,
-      scope.now,
-    );
+    const request = {
+      description: `Synthesize the workers' outputs into one answer for the goal: ${scope.goal}`,
+      expected: 'The final answer',
+      context: outputs.join('\n'),
+    };
+    return await ask(manager, usage, request, signal, scope.now);
+  } catch (error) {
+    throw managerFailure('synthesize', error, signal);
   } finally {
     scope.onCall('synthesize', usage);
   }

@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import { OutputValidationError } from '../errors.js';
+import { describeThrown, OutputValidationError } from '../errors.js';
 
 const FENCE = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/;
 
@@ -14,8 +14,7 @@ export function parseStructured(task: string, raw: string, schema: ZodType): unk
   try {
     json = JSON.parse(body);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new OutputValidationError(task, [{ path: [], message: `not JSON (${reason})` }]);
+    throw new OutputValidationError(task, [{ path: [], message: `not JSON (${describeThrown(error)})` }]);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new OutputValidationError(task, parsed.error.issues);

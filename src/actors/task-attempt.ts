@@ -65,7 +65,8 @@ async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal
   const prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
   const raw = await converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
-    onModelCall: (usage, durationMs) => hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs),
+    onModelCall: (usage, durationMs, failure) =>
+      hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   });
   const value: TaskRunValue = { raw };
@@ -85,22 +86,29 @@ async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal
   return value;
 }
 
+/**
+ * Runs `run` under the attempt's time limit, if it has one: with a signal of its own that aborts when
+ * the attempt's `signal` does (with its reason) or when `timeoutMs` passes (with a `task_timeout`), and
+ * the attempt settles as soon as it aborts, even if the work ignores it. Without a limit the work gets
+ * the attempt's signal itself (aborted when the run is), and nothing is allocated on this hot path.
+ */
 async function withTimeout<T>(
   spec: AttemptSpec,
   signal: AbortSignal,
   run: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (spec.timeoutMs === undefined) return run(signal);
+  const { timeoutMs } = spec;
+  if (timeoutMs === undefined) return run(signal);
+  signal.throwIfAborted();
   const controller = new AbortController();
-  const timeout = new TaskTimeoutError(spec.name, spec.timeoutMs);
-  const timer = setTimeout(() => controller.abort(timeout), spec.timeoutMs);
   const forward = () => controller.abort(signal.reason);
   signal.addEventListener('abort', forward, { once: true });
+  const timer = setTimeout(() => controller.abort(new TaskTimeoutError(spec.name, timeoutMs)), timeoutMs);
   try {
     return await Promise.race([
       run(controller.signal),
       new Promise<never>((_, reject) =>
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason)),
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
       ),
     ]);
   } finally {

@@ -7,8 +7,9 @@ export function isModel(llm: Llm): llm is Model {
 }
 
 /**
- * Asks `llm` for one reply. A policy gets `(prompt, context, { signal })` and its string becomes the text; a model
- * gets the whole request. Anything that is not text is a {@link ModelResponseError}.
+ * Asks `llm` for one reply. A policy gets `(prompt, context, { signal })` and its string becomes the
+ * text; a model gets the whole request. Anything that is not text is a {@link ModelResponseError}.
+ * The signal is the policy's to honour: a run that is aborted settles at once whatever its calls do.
  */
 export async function callLlm(llm: Llm, request: ModelRequest): Promise<ModelResponse> {
   if (!isModel(llm)) {

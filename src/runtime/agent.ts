@@ -13,7 +13,7 @@ export interface AgentOptions {
   goal?: string | undefined;
   /** Where it comes from. @default '' */
   backstory?: string | undefined;
-  /** A policy `(prompt, context) => text` or a {@link Model}. */
+  /** A policy `(prompt, context, { signal }) => text` or a {@link Model}. */
   llm: Llm;
   /** Tools its model may call. @default [] */
   tools?: readonly Tool[] | undefined;
@@ -21,6 +21,11 @@ export interface AgentOptions {
   maxIter?: number | undefined;
   /** Retries after a failed attempt, for tasks that set none. @default 2 */
   maxRetries?: number | undefined;
+  /**
+   * Delay before the first retry, in ms; doubles per attempt, ±20% jitter, capped at 30 s; a provider's
+   * retry-after wins. @default 500 (the task's, else the agent's)
+   */
+  retryDelayMs?: number | undefined;
   /** Time limit of one attempt, for tasks that set none. @default no limit */
   timeoutMs?: number | undefined;
 }
@@ -41,6 +46,8 @@ export class Agent implements Speaker {
   readonly tools: readonly Tool[];
   readonly maxIter: number;
   readonly maxRetries: number | undefined;
+  /** Delay before the first retry, for tasks that set none; see {@link AgentOptions.retryDelayMs}. */
+  readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
 
   constructor(options: AgentOptions) {
@@ -51,6 +58,7 @@ export class Agent implements Speaker {
     }
     optionalInteger(where, 'maxIter', options.maxIter, 1);
     optionalInteger(where, 'maxRetries', options.maxRetries, 0);
+    optionalInteger(where, 'retryDelayMs', options.retryDelayMs, 0);
     optionalPositive(where, 'timeoutMs', options.timeoutMs);
     this.role = options.role;
     this.goal = options.goal ?? '';
@@ -59,6 +67,7 @@ export class Agent implements Speaker {
     this.tools = options.tools ?? [];
     this.maxIter = options.maxIter ?? 10;
     this.maxRetries = options.maxRetries;
+    this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;
   }
 
@@ -78,7 +87,7 @@ export class Agent implements Speaker {
 
   /**
    * Runs one task outside a crew: renders the prompt, asks the model (running tools it calls) and
-   * returns its final text.
+   * returns its final text. Aborting `options.signal` aborts the signal the policy or model was given.
    */
   execute(
     description: string,
@@ -88,7 +97,15 @@ export class Agent implements Speaker {
   ): Promise<string> {
     const hooks: ConversationHooks = { now: Date.now };
     const signal = options.signal ?? new AbortController().signal;
-    return converse(this, this.renderPrompt(description, expectedOutput), context, signal, hooks);
+    const answer = converse(this, this.renderPrompt(description, expectedOutput), context, signal, hooks);
+    if (options.signal === undefined) return answer;
+    // Outside a run nothing else settles on abort: reject at once, even if the model ignores the signal.
+    return new Promise<string>((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      if (signal.aborted) abort();
+      signal.addEventListener('abort', abort, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
   }
 
   /** A copy whose role, goal and backstory have `inputs` interpolated; this agent when none change. */

@@ -27,6 +27,11 @@ export interface TaskOptions {
   guardrail?: Guardrail | undefined;
   /** Retries after a failed attempt. @default the agent's `maxRetries`, else 2 */
   maxRetries?: number | undefined;
+  /**
+   * Delay before the first retry, in ms; doubles per attempt, ±20% jitter, capped at 30 s; a provider's
+   * retry-after wins. @default 500 (the task's, else the agent's)
+   */
+  retryDelayMs?: number | undefined;
   /** Time limit of one attempt. @default the agent's `timeoutMs`, else none */
   timeoutMs?: number | undefined;
 }
@@ -47,6 +52,8 @@ export class Task {
   readonly outputSchema: ZodType | undefined;
   readonly guardrail: Guardrail | undefined;
   readonly maxRetries: number | undefined;
+  /** Delay before the first retry; see {@link TaskOptions.retryDelayMs}. */
+  readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
 
   constructor(options: TaskOptions) {
@@ -57,6 +64,7 @@ export class Task {
       throw new InvalidOptionError(where, 'context', 'an array of tasks or undefined', options.context);
     }
     optionalInteger(where, 'maxRetries', options.maxRetries, 0);
+    optionalInteger(where, 'retryDelayMs', options.retryDelayMs, 0);
     optionalPositive(where, 'timeoutMs', options.timeoutMs);
     this.name = options.name;
     this.description = options.description;
@@ -66,6 +74,7 @@ export class Task {
     this.outputSchema = options.outputSchema;
     this.guardrail = options.guardrail;
     this.maxRetries = options.maxRetries;
+    this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;
   }
 }

@@ -3,24 +3,29 @@ import {
   Agent,
   Crew,
   type CrewOutput,
+  ModelResponseError,
   type ProcessKind,
   type StatecrewEvent,
   Task,
 } from '../../src/index.js';
+import { processes } from '../../src/runtime/processes/registry.js';
 import { scriptedModel } from '../../src/testing.js';
 
-const PROCESSES: ProcessKind[] = ['sequential', 'hierarchical', 'parallel', 'graph', 'loop'];
+/** Every registered process: a new process is held to the contract by being registered. */
+const PROCESSES = Object.keys(processes) as ProcessKind[];
 
 /** The same three scripted tasks for every process; `failing` names the tasks whose model fails. */
 function crewFor(process: ProcessKind, failing: readonly string[], count = 3) {
   const llm = scriptedModel((r) => {
     const name = r.prompt.split('Task: ')[1] ?? '';
+    if (name === 'fatal') return new ModelResponseError('Worker', 42);
     return failing.includes(name)
       ? new Error(`${name} failed`)
       : { text: `out ${name}`, usage: { inputTokens: 3, outputTokens: 2 } };
   });
   const worker = new Agent({ role: 'Worker', llm, maxRetries: 0 });
-  const tasks = ['a', 'b', 'c']
+  const tasks = ['a', 'b', 'c', 'fatal']
+    .filter((name) => name !== 'fatal' || failing.includes('fatal'))
     .slice(0, count)
     .map((name) => new Task({ name, description: name, agent: worker }));
   const crew = new Crew({
@@ -94,5 +99,63 @@ describe.each(PROCESSES)('process contract: %s', (process) => {
     expect(out.status).toBe('partial');
     expect(Object.values(out.errors)).toEqual(['b failed']);
     expect(out.tasksOutput.length).toBeGreaterThan(0);
+  });
+});
+
+/** A node id without a loop's iteration suffix. */
+const taskOf = (nodeId: string) => nodeId.replace(/#\d+$/, '');
+
+describe('one result contract across processes', () => {
+  it('gives the same nodes fields, statuses and failures for the same workload in every process', async () => {
+    const seen = new Map<ProcessKind, unknown>();
+    for (const process of PROCESSES) {
+      const out = await crewFor(process, ['a', 'fatal'], 4).kickoff();
+      const byTask = Object.fromEntries(out.nodes.map((n) => [taskOf(n.nodeId), n]));
+      seen.set(process, {
+        fields: out.nodes.map((n) => Object.keys(n).sort()),
+        statuses: Object.fromEntries(
+          ['a', 'fatal'].map((t) => [
+            t,
+            byTask[t]?.status ?? (out.metadata.blocked.map(taskOf).includes(t) ? 'blocked' : 'missing'),
+          ]),
+        ),
+        failures: Object.fromEntries(Object.entries(out.failures).map(([id, f]) => [taskOf(id), f])),
+        codes: Object.fromEntries(out.nodes.map((n) => [taskOf(n.nodeId), n.errorCode])),
+      });
+    }
+    const expected = {
+      failures: {
+        a: { message: 'a failed', retryable: true },
+        fatal: {
+          message: new ModelResponseError('Worker', 42).message,
+          code: 'invalid_model_response',
+          retryable: false,
+          details: { agent: 'Worker' },
+        },
+      },
+    };
+    for (const process of ['parallel', 'graph'] as const) {
+      expect(seen.get(process), process).toMatchObject({
+        ...expected,
+        statuses: { a: 'failed', fatal: 'failed' },
+        codes: { a: undefined, fatal: 'invalid_model_response', b: undefined, c: undefined },
+      });
+    }
+    // The chain processes stop at the first failure: a fails, the rest (fatal among them) is blocked.
+    for (const process of ['sequential', 'hierarchical', 'loop'] as const) {
+      expect(seen.get(process), process).toMatchObject({
+        failures: { a: expected.failures.a },
+        statuses: { a: 'failed', fatal: 'blocked' },
+        codes: { a: undefined },
+      });
+    }
+    const fieldSets = [...seen.values()].map((v) => (v as { fields: string[][] }).fields[0]);
+    for (const fields of fieldSets) expect(fields).toEqual(fieldSets[0]);
+    const failed = await crewFor('graph', ['fatal'], 4).kickoff();
+    expect(failed.nodes.find((n) => n.nodeId === 'fatal')).toMatchObject({
+      status: 'failed',
+      errorCode: 'invalid_model_response',
+    });
+    expect(JSON.parse(JSON.stringify(failed.failures))).toEqual({ fatal: expected.failures.fatal });
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Crew, Task, type Tool } from '../../src/index.js';
+import { converse } from '../../src/actors/conversation.js';
+import {
+  Agent,
+  Crew,
+  type Failure,
+  type StatecrewEvent,
+  Task,
+  type Tool,
+  type Usage,
+} from '../../src/index.js';
 import { scriptedModel } from '../../src/testing.js';
 
 describe('Agent', () => {
@@ -46,6 +55,89 @@ describe('Agent', () => {
     );
     expect(() => new Agent({ role: 'R', llm, maxIter: 0 })).toThrow(/maxIter/);
     expect(() => new Agent({ role: 'R', llm, timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
+  it('says what was missing when llm is left out', () => {
+    let thrown: unknown;
+    try {
+      new Agent({ role: 'R' } as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'invalid_option', details: { option: 'llm' } });
+    const message = (thrown as Error).message;
+    expect(message).toBe(
+      'Agent "R": option "llm" must be a policy function or a model with generate(), got nothing (undefined) (invalid_option)',
+    );
+    expect(message).not.toContain('undefined undefined');
+  });
+
+  it('accepts retryDelayMs as an integer ≥ 0 on agents and tasks, and refuses anything else', () => {
+    const llm = () => '';
+    expect(new Agent({ role: 'R', llm, retryDelayMs: 0 }).retryDelayMs).toBe(0);
+    expect(new Agent({ role: 'R', llm }).retryDelayMs).toBeUndefined();
+    expect(new Task({ description: 'd', retryDelayMs: 250 }).retryDelayMs).toBe(250);
+    for (const bad of [-1, 1.5, Number.NaN, '500']) {
+      expect(() => new Agent({ role: 'R', llm, retryDelayMs: bad as number })).toThrow(
+        /option "retryDelayMs" must be an integer ≥ 0/,
+      );
+      expect(() => new Task({ description: 'd', retryDelayMs: bad as number })).toThrow(
+        expect.objectContaining({
+          code: 'invalid_option',
+          details: expect.objectContaining({ option: 'retryDelayMs' }),
+        }),
+      );
+    }
+  });
+
+  it('reports a model call that throws with zero usage and the failure, then rethrows what it threw', async () => {
+    const thrown = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const speaker = { role: 'R', llm: scriptedModel([thrown]), tools: [], maxIter: 2 };
+    const calls: [Usage, Failure | undefined][] = [];
+    const hooks = {
+      now: Date.now,
+      onModelCall: (usage: Usage, _ms: number, f?: Failure) => calls.push([usage, f]),
+    };
+    await expect(converse(speaker, 'p', '', new AbortController().signal, hooks)).rejects.toBe(thrown);
+    expect(calls).toEqual([
+      [
+        { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+        { message: 'socket hang up', code: 'ECONNRESET', retryable: true },
+      ],
+    ]);
+  });
+
+  it('does not report a model call that was aborted as a failed call', async () => {
+    const speaker = {
+      role: 'R',
+      llm: scriptedModel(() => () => new Promise<string>(() => {})),
+      tools: [],
+      maxIter: 2,
+    };
+    const controller = new AbortController();
+    const reports: unknown[] = [];
+    const talking = converse(speaker, 'p', '', controller.signal, {
+      now: Date.now,
+      onModelCall: (...args) => reports.push(args),
+    });
+    controller.abort(new Error('stop'));
+    await expect(talking).rejects.toThrow('stop');
+    expect(reports).toEqual([]);
+  });
+
+  it('emits a model.call event with the error when its model throws once, then retries', async () => {
+    const llm = scriptedModel([Object.assign(new Error('rate limited'), { status: 429 }), 'fine']);
+    const worker = new Agent({ role: 'Worker', llm, retryDelayMs: 0 });
+    const run = new Crew({ tasks: [new Task({ name: 'work', description: 'work', agent: worker })] }).run();
+    const calls: StatecrewEvent[] = [];
+    run.events$.subscribe((e) => e.type === 'model.call' && calls.push(e));
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(calls).toMatchObject([
+      { nodeId: 'work', attempt: 1, error: 'rate limited', usage: { calls: 0 } },
+      { nodeId: 'work', attempt: 2, usage: { calls: 1 } },
+    ]);
+    expect(calls[1]).not.toHaveProperty('error');
   });
 
   it('runs the tools its model calls, feeds the results back and records them', async () => {
