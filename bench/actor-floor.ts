@@ -42,8 +42,13 @@ async function chain(logic: AnyActorLogic, input: (i: number) => unknown, drive:
   const started = performance.now();
   for (let i = 0; i < N; i += 1) {
     const actor = createActor(logic, { parent, input: input(i) });
+    // statecrew's lifecycle ends in `completed`, terminal but not final (its supervisor stops it).
     const done = new Promise<void>((resolve) =>
-      actor.subscribe({ complete: () => resolve(), error: () => resolve() }),
+      actor.subscribe({
+        next: (s: { value?: unknown }) => s.value === 'completed' && resolve(),
+        complete: () => resolve(),
+        error: () => resolve(),
+      }),
     );
     actor.start();
     if (drive) {

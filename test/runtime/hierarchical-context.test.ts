@@ -40,7 +40,13 @@ describe('hierarchical context', () => {
       agents: [agent('Worker', llm)],
       tasks,
       process: 'hierarchical',
-      manager: { ...manager, allocate: (_d, _r, context) => (asked.push(context), 'Worker') },
+      manager: {
+        ...manager,
+        allocate: (_d, _r, context) => {
+          asked.push(context);
+          return 'Worker';
+        },
+      },
     });
     await crew.kickoff();
     expect(llm.calls[2]?.context).toBe('Worker: b\nWorker: a');

@@ -78,25 +78,43 @@ export function createAbstractionMachine(flow: AbstractFlow) {
 export type AbstractSnapshot = ReturnType<ReturnType<typeof createAbstractionMachine>['getInitialSnapshot']>;
 
 /** Every combination of labels the routers of the next round can return. */
-function roundChoices(flow: AbstractFlow, round: readonly string[]): RoundEvent[] {
+function roundChoices(byName: ReadonlyMap<string, StepShape>, round: readonly string[]): RoundEvent[] {
   let combos: Record<string, string>[] = [{}];
   for (const name of round) {
-    const routes = flow.steps.find((s) => s.name === name)?.routes;
+    const routes = byName.get(name)?.routes;
     if (routes === undefined) continue;
     combos = combos.flatMap((combo) => routes.map((label) => ({ ...combo, [name]: label })));
   }
   return combos.map((labels) => ({ type: 'ROUND', labels }));
 }
 
-/** The key of an abstract state: its status, next round and round-semantics state. */
-function abstractKey(snapshot: AbstractSnapshot): string {
-  return `${String(snapshot.value)}|${snapshot.context.round.join(',')}|${snapshot.context.rounds.key()}`;
+/**
+ * The key of an abstract state: its status, next round and round-semantics state. Memoised per
+ * snapshot, since the graph asks for the key of each state both when it is reached and for each edge.
+ */
+function abstractKeys(): (snapshot: AbstractSnapshot) => string {
+  const keys = new WeakMap<AbstractSnapshot, string>();
+  return (snapshot) => {
+    let key = keys.get(snapshot);
+    if (key === undefined) {
+      const { round, rounds } = snapshot.context;
+      key = `${String(snapshot.value)}|${round.join(',')}|${rounds.key()}`;
+      keys.set(snapshot, key);
+    }
+    return key;
+  };
 }
 
-/** A state graph of the abstraction: each state once, with its outgoing transitions. */
+/** A state of the abstraction's graph, with its outgoing transitions (`to` is the target's key). */
+export interface AbstractNode {
+  snapshot: AbstractSnapshot;
+  edges: { event: RoundEvent; to: string }[];
+}
+
+/** A state graph of the abstraction: each state once, by key, with its outgoing transitions. */
 export interface AbstractGraph {
   initial: string;
-  nodes: Map<string, { snapshot: AbstractSnapshot; edges: { event: RoundEvent; to: string }[] }>;
+  nodes: Map<string, AbstractNode>;
 }
 
 /** The flow's abstract state graph exceeded the state budget of an analysis. */
@@ -116,10 +134,12 @@ export class AnalysisLimitError extends StatecrewError {
 /** Builds the abstraction's state graph with `@xstate/graph`, at most `stateLimit` states. */
 export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): AbstractGraph {
   const machine = createAbstractionMachine(flow);
+  const byName = new Map(flow.steps.map((s) => [s.name, s]));
+  const abstractKey = abstractKeys();
   let map: AdjacencyMap<AbstractSnapshot, RoundEvent>;
   try {
     map = getAdjacencyMap<AbstractSnapshot, RoundEvent, undefined>(machine as never, {
-      events: (snapshot) => (snapshot.status === 'done' ? [] : roundChoices(flow, snapshot.context.round)),
+      events: (snapshot) => (snapshot.status === 'done' ? [] : roundChoices(byName, snapshot.context.round)),
       serializeState: (snapshot) => abstractKey(snapshot),
       limit: stateLimit,
     });

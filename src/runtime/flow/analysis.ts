@@ -1,4 +1,9 @@
-import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
+import {
+  type AbstractFlow,
+  type AbstractGraph,
+  type AbstractNode,
+  buildAbstractGraph,
+} from './abstraction.js';
 import { namesIn } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
@@ -36,82 +41,150 @@ function graphOf(flow: AbstractFlow, options: AnalyzeOptions): AbstractGraph {
   return buildAbstractGraph(flow, options.stateLimit ?? 100_000);
 }
 
-/** Whether every reachable state can reach an end, and whether the graph has a cycle. */
-function termination(graph: AbstractGraph): { allReachEnd: boolean; cyclic: boolean } {
-  const reaches = new Set<string>();
-  for (const [key, node] of graph.nodes) if (node.snapshot.status === 'done') reaches.add(key);
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const [key, node] of graph.nodes) {
-      if (!reaches.has(key) && node.edges.some((e) => reaches.has(e.to))) {
-        reaches.add(key);
-        changed = true;
-      }
+/** The states that can reach an end: a breadth-first search from the ends along reversed edges. */
+function reachingEnd(graph: AbstractGraph): Set<string> {
+  const into = new Map<string, string[]>();
+  for (const [key, node] of graph.nodes) {
+    for (const { to } of node.edges) {
+      const from = into.get(to);
+      if (from === undefined) into.set(to, [key]);
+      else from.push(key);
     }
   }
-  const color = new Map<string, 1 | 2>();
-  let cyclic = false;
-  const visit = (start: string) => {
-    const stack: { key: string; next: number }[] = [{ key: start, next: 0 }];
-    color.set(start, 1);
-    while (stack.length > 0 && !cyclic) {
-      const top = stack[stack.length - 1] as { key: string; next: number };
-      const edges = graph.nodes.get(top.key)?.edges ?? [];
-      if (top.next >= edges.length) {
-        color.set(top.key, 2);
-        stack.pop();
-        continue;
-      }
-      const to = (edges[top.next] as { to: string }).to;
-      top.next += 1;
-      if (color.get(to) === 1) cyclic = true;
-      else if (!color.has(to)) {
-        color.set(to, 1);
-        stack.push({ key: to, next: 0 });
-      }
+  const reaches = new Set<string>();
+  for (const [key, node] of graph.nodes) if (node.snapshot.status === 'done') reaches.add(key);
+  const queue = [...reaches];
+  for (let i = 0; i < queue.length; i += 1) {
+    for (const from of into.get(queue[i] as string) ?? []) {
+      if (reaches.has(from)) continue;
+      reaches.add(from);
+      queue.push(from);
     }
-  };
-  visit(graph.initial);
-  return { allReachEnd: reaches.size === graph.nodes.size, cyclic };
+  }
+  return reaches;
 }
 
-/** Lists paths from the initial state to an end, depth first, at most `limit` (stops at repeated states). */
-function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number) {
-  const routers = new Set(flow.steps.filter((s) => s.kind === 'router').map((s) => s.name));
-  const found: { path: FlowPath; end: string }[] = [];
-  let truncated = false;
-  const walk = (key: string, trail: string[], labels: [string, string][], onPath: Set<string>) => {
-    if (truncated) return;
-    const node = graph.nodes.get(key);
+/** Whether a cycle is reachable from the initial state: an iterative depth-first search with colours. */
+function hasCycle(graph: AbstractGraph): boolean {
+  const color = new Map<string, 1 | 2>([[graph.initial, 1]]);
+  const stack: { key: string; next: number }[] = [{ key: graph.initial, next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { key: string; next: number };
+    const edges = graph.nodes.get(top.key)?.edges ?? [];
+    if (top.next >= edges.length) {
+      color.set(top.key, 2);
+      stack.pop();
+      continue;
+    }
+    const to = (edges[top.next] as { to: string }).to;
+    top.next += 1;
+    if (color.get(to) === 1) return true;
+    if (!color.has(to)) {
+      color.set(to, 1);
+      stack.push({ key: to, next: 0 });
+    }
+  }
+  return false;
+}
+
+/** The routes of a path: each router's label, or its labels in order when it ran more than once. */
+function routesOf(labels: readonly [string, string][]): Record<string, string | string[]> {
+  const routes: Record<string, string | string[]> = {};
+  for (const [router, label] of labels) {
+    const seen = routes[router];
+    routes[router] = seen === undefined ? label : [...(Array.isArray(seen) ? seen : [seen]), label];
+  }
+  return routes;
+}
+
+/** A state on the path being walked: the edge to try next, and the trail and labels before its round. */
+interface PathFrame {
+  key: string;
+  node: AbstractNode;
+  next: number;
+  trailAt: number;
+  labelsAt: number;
+  /** The routers of its round, whose labels each edge chooses. */
+  routers: string[];
+}
+
+/**
+ * Lists paths from the initial state to an end, depth first, at most `limit` (never entering a state
+ * already on the path). The trail and labels are one stack shared by every path and copied only when
+ * a path ends, so the walk costs the edges it follows plus the paths it lists — not, as copying them
+ * at every state would, the trail's length at every state (quadratic on a chain).
+ */
+class PathWalk {
+  readonly found: { path: FlowPath; end: string }[] = [];
+  truncated = false;
+  readonly #trail: string[] = [];
+  readonly #labels: [string, string][] = [];
+  readonly #onPath = new Set<string>();
+  readonly #stack: PathFrame[] = [];
+
+  readonly #graph: AbstractGraph;
+  readonly #routers: ReadonlySet<string>;
+  readonly #limit: number;
+
+  constructor(graph: AbstractGraph, routers: ReadonlySet<string>, limit: number) {
+    this.#graph = graph;
+    this.#routers = routers;
+    this.#limit = limit;
+  }
+
+  run(): this {
+    this.#enter(this.#graph.initial);
+    while (this.#stack.length > 0 && !this.truncated) {
+      const top = this.#stack[this.#stack.length - 1] as PathFrame;
+      this.#trail.length = top.trailAt + top.node.snapshot.context.round.length;
+      this.#labels.length = top.labelsAt;
+      const edge = top.node.edges[top.next];
+      if (edge === undefined) {
+        this.#stack.pop();
+        this.#onPath.delete(top.key);
+        continue;
+      }
+      top.next += 1;
+      if (this.#onPath.has(edge.to)) continue;
+      for (const router of top.routers) this.#labels.push([router, edge.event.labels[router] as string]);
+      this.#enter(edge.to);
+    }
+    return this;
+  }
+
+  /** Ends a path at `key` if it is an end (or marks the walk truncated past the limit), else walks into it. */
+  #enter(key: string): void {
+    const node = this.#graph.nodes.get(key);
     if (node === undefined) return;
     if (node.snapshot.status === 'done') {
-      if (found.length >= limit) {
-        truncated = true;
-        return;
+      if (this.found.length >= this.#limit) this.truncated = true;
+      else {
+        const outcome = node.snapshot.value === 'failed' ? 'failed' : 'completed';
+        this.found.push({
+          path: { routes: routesOf(this.#labels), trail: [...this.#trail], outcome },
+          end: key,
+        });
       }
-      const routes: Record<string, string | string[]> = {};
-      for (const [router, label] of labels) {
-        const seen = routes[router];
-        routes[router] = seen === undefined ? label : [...(Array.isArray(seen) ? seen : [seen]), label];
-      }
-      const outcome = node.snapshot.value === 'failed' ? 'failed' : 'completed';
-      found.push({ path: { routes, trail, outcome }, end: key });
       return;
     }
     const round = node.snapshot.context.round;
-    for (const edge of node.edges) {
-      if (onPath.has(edge.to)) continue;
-      const chosen = round
-        .filter((s) => routers.has(s))
-        .map((r): [string, string] => [r, edge.event.labels[r] as string]);
-      onPath.add(edge.to);
-      walk(edge.to, [...trail, ...round], [...labels, ...chosen], onPath);
-      onPath.delete(edge.to);
-    }
-  };
-  walk(graph.initial, [], [], new Set([graph.initial]));
-  return { found, truncated };
+    const routers = round.filter((s) => this.#routers.has(s));
+    this.#stack.push({
+      key,
+      node,
+      next: 0,
+      trailAt: this.#trail.length,
+      labelsAt: this.#labels.length,
+      routers,
+    });
+    for (const step of round) this.#trail.push(step);
+    this.#onPath.add(key);
+  }
+}
+
+function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number) {
+  const routers = new Set(flow.steps.filter((s) => s.kind === 'router').map((s) => s.name));
+  return new PathWalk(graph, routers, limit).run();
 }
 
 /** Every path of a flow (at most `limit`), as route choices, trail and outcome. */
@@ -125,7 +198,7 @@ export function flowPaths(flow: AbstractFlow, options: AnalyzeOptions = {}): Flo
  */
 export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): FlowAnalysis {
   const graph = graphOf(flow, options);
-  const { allReachEnd, cyclic } = termination(graph);
+  const allReachEnd = reachingEnd(graph).size === graph.nodes.size;
   const { found, truncated } = enumeratePaths(flow, graph, options.limit ?? 10_000);
 
   const reached = new Set<string>();
@@ -149,7 +222,7 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
       : [],
   );
   return {
-    terminates: allReachEnd && !cyclic,
+    terminates: allReachEnd && !hasCycle(graph),
     paths: found.map((f) => f.path),
     unreachableSteps,
     unusedRoutes,

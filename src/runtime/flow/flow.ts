@@ -6,6 +6,7 @@ import {
   NameClashError,
   SelfTriggerError,
 } from '../../errors.js';
+import type { PlainMachine } from '../plain-machine.js';
 import { requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
@@ -92,7 +93,7 @@ export class Flow<S> {
   }
 
   /** The flow's control flow as a plain XState machine (JSON-safe, opens in Stately). */
-  toMachine() {
+  toMachine(): PlainMachine {
     return flowToMachine(this.definition);
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { and, createFlow, or } from '../../../src/index.js';
+import { FlowRounds } from '../../../src/runtime/flow/rounds.js';
 import { expectRouteCoverage, forEachPath, routeCoverage } from '../../../src/testing.js';
 
 const noop = () => undefined;
@@ -165,6 +166,97 @@ describe('flow analysis', () => {
         '  s2 --> g1',
       ].join('\n'),
     );
+  });
+});
+
+describe('the abstract states of analysis', () => {
+  it('keeps apart end states that differ only in which once-only steps ran', () => {
+    const { flow } = seedFlow();
+    // publish's end and rework's end are two states (one `completed` in the machine).
+    expect(flow.analyze().stats).toEqual({ states: 6, transitions: 5, paths: 2, truncated: false });
+    expect(Object.keys(flow.toMachine().states)).toHaveLength(5);
+  });
+
+  it('keys the same steps run in a different order alike, and a different set of runs apart', () => {
+    const steps = createFlow({ name: 'k', initialState: {} })
+      .start('a', noop)
+      .start('b', noop)
+      .listen('x', 'a', noop)
+      .listen('y', 'b', noop)
+      .listen('z', and('x', 'y'), noop).definition.steps;
+    const xFirst = new FlowRounds(steps);
+    xFirst.first();
+    const yFirst = xFirst.clone();
+    expect(xFirst.next(['a']).kind).toBe('next');
+    expect(yFirst.next(['b']).kind).toBe('next');
+    expect(xFirst.key()).not.toBe(yFirst.key());
+    expect(xFirst.waiting()).toEqual([]);
+    xFirst.next(['b']);
+    yFirst.next(['a']);
+    expect(xFirst.next(['x', 'y'])).toEqual({ kind: 'next', steps: [{ step: 'z', run: 1, trigger: 'y' }] });
+    const half = yFirst.clone();
+    expect(half.next(['y'])).toEqual({ kind: 'next', steps: [] });
+    expect(half.waiting()).toEqual([{ step: 'z', missing: ['x'] }]);
+    expect(yFirst.next(['y', 'x']).kind).toBe('next');
+    expect(yFirst.key()).toBe(xFirst.key());
+    expect(half.key()).not.toBe(yFirst.key());
+  });
+
+  it('ignores emissions that reach a once-only step after it ran', () => {
+    const steps = createFlow({ name: 'once', initialState: {} })
+      .start('a', noop)
+      .listen('again', 'a', noop, { maxRuns: 3 })
+      .listen('once', or('a', 'again'), noop).definition.steps;
+    const rounds = new FlowRounds(steps);
+    rounds.first();
+    expect(rounds.next(['a'])).toMatchObject({ steps: [{ step: 'again' }, { step: 'once' }] });
+    const before = rounds.key();
+    expect(rounds.next(['a'])).toEqual({ kind: 'next', steps: [{ step: 'again', run: 2, trigger: 'a' }] });
+    expect(rounds.next(['again'])).toEqual({ kind: 'next', steps: [] });
+    expect(rounds.key()).not.toBe(before);
+    expect(rounds.waiting()).toEqual([]);
+  });
+
+  it('lists every path of a long chain of routers with its trail in order', () => {
+    let flow = createFlow({ name: 'long', initialState: {} }).start('s0', noop);
+    for (let i = 1; i <= 300; i += 1) {
+      flow =
+        i % 100 === 0
+          ? flow.router(`s${i}`, `s${i - 1}`, () => `l${i}`, { routes: [`l${i}`, `r${i}`] })
+          : flow.listen(`s${i}`, i % 100 === 1 && i > 1 ? or(`l${i - 1}`, `r${i - 1}`) : `s${i - 1}`, noop);
+    }
+    const analysis = flow.analyze();
+    expect(analysis.terminates).toBe(true);
+    expect(analysis.paths.map((p) => p.routes)).toEqual([
+      { s100: 'l100', s200: 'l200', s300: 'l300' },
+      { s100: 'l100', s200: 'l200', s300: 'r300' },
+      { s100: 'l100', s200: 'r200', s300: 'l300' },
+      { s100: 'l100', s200: 'r200', s300: 'r300' },
+      { s100: 'r100', s200: 'l200', s300: 'l300' },
+      { s100: 'r100', s200: 'l200', s300: 'r300' },
+      { s100: 'r100', s200: 'r200', s300: 'l300' },
+      { s100: 'r100', s200: 'r200', s300: 'r300' },
+    ]);
+    const trail = Array.from({ length: 301 }, (_, i) => `s${i}`);
+    expect(analysis.paths.every((p) => JSON.stringify(p.trail) === JSON.stringify(trail))).toBe(true);
+    expect(analysis.stats).toMatchObject({ states: 302, transitions: 304 });
+  });
+
+  it('finds a dead end at the bottom of a long chain, with the whole trail', () => {
+    let flow = createFlow({ name: 'deep', initialState: {} }).start('s0', noop);
+    for (let i = 1; i < 500; i += 1) flow = flow.listen(`s${i}`, `s${i - 1}`, noop);
+    const analysis = flow
+      .router('pick', 's499', () => 'left', { routes: ['left', 'right'] })
+      .listen('l', 'left', noop)
+      .listen('join', and('s499', 'l', 'right'), noop)
+      .analyze();
+    expect(analysis.terminates).toBe(true);
+    expect(analysis.unreachableSteps).toEqual(['join']);
+    const trail = [...Array.from({ length: 500 }, (_, i) => `s${i}`), 'pick'];
+    expect(analysis.deadEnds).toEqual([
+      { step: 'join', missing: ['right'], trail: [...trail, 'l'] },
+      { step: 'join', missing: ['l'], trail },
+    ]);
   });
 });
 
