@@ -126,7 +126,11 @@ describe('loop process', () => {
     const llm = echoModel();
     const tasks = [new Task({ description: 'x', agent: new Agent({ role: 'W', llm }) })];
     expect(() => new Crew({ tasks, process: 'loop' })).toThrow(
-      expect.objectContaining({ code: 'invalid_option' }),
+      expect.objectContaining({
+        code: 'invalid_option',
+        message:
+          'Crew: option "loop" must be { condition, judge, maxIterations? }, got nothing (undefined) (invalid_option)',
+      }),
     );
     expect(
       () => new Crew({ tasks, process: 'loop', loop: { condition: 'c', judge: llm, maxIterations: 0 } }),

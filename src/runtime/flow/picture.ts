@@ -1,4 +1,4 @@
-import { createMachine } from 'xstate';
+import { createPlainMachine, type PlainMachine } from '../plain-machine.js';
 import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
 import type { StepShape } from './definition.js';
 import type { Trigger } from './triggers.js';
@@ -30,7 +30,7 @@ function stateNames(graph: AbstractGraph): Map<string, string> {
  * JSON and opens in Stately): one state per abstract state between rounds, named after the steps it
  * runs; one event per choice of route labels; `completed` and `failed` as final states.
  */
-export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000) {
+export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000): PlainMachine {
   validateTriggers(flow);
   const graph = buildAbstractGraph(flow, stateLimit);
   const names = stateNames(graph);
@@ -45,7 +45,7 @@ export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000) {
     for (const edge of node.edges) on[choiceName(edge.event.labels)] = names.get(edge.to) as string;
     states[name] = { description: `Runs ${node.snapshot.context.round.join(', ')}`, on };
   }
-  return createMachine({ id: flow.name, initial: names.get(graph.initial) as string, states });
+  return createPlainMachine({ id: flow.name, initial: names.get(graph.initial) as string, states });
 }
 
 const mermaidId = (i: number) => `s${i}`;
