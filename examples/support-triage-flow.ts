@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     const run = support.run({ inputs: ticket });
     let crewEvents = 0;
     run.events$.subscribe((e) => {
-      if (e.step === 'triage') crewEvents += 1;
+      // The step's own node.* events carry the flow's id; its crew's carry the crew's execution id.
+      if (e.step === 'triage' && e.runId !== run.id) crewEvents += 1;
     });
     const out = await run.result;
     console.log(`\n== flow: ${ticket.customer}'s ticket ($${ticket.amount})`);

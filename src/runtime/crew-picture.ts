@@ -97,18 +97,22 @@ export function machinePaths(machine: PlainMachine, walk: 'simple' | 'shortest')
   }));
 }
 
+/** The analysis of a process without dependency cycles: it terminates and every task is reachable. */
+export function acyclicAnalysis(
+  shape: CrewShape,
+  found: Pick<CrewAnalysis, 'criticalPath' | 'blockedOnFailure' | 'paths'>,
+): CrewAnalysis {
+  return { process: shape.process, terminates: true, cycle: undefined, unreachable: [], ...found };
+}
+
 /** The analysis of a process that runs its tasks one after another: a failure blocks all later ones. */
 export function chainAnalysis(shape: CrewShape, paths: CrewPath[]): CrewAnalysis {
   const ids = shape.plan.tasks.map((t) => t.nodeId);
-  return {
-    process: shape.process,
-    terminates: true,
-    cycle: undefined,
-    unreachable: [],
+  return acyclicAnalysis(shape, {
     criticalPath: ids,
     blockedOnFailure: Object.fromEntries(ids.map((id, i) => [id, ids.slice(i + 1)])),
     paths,
-  };
+  });
 }
 
 const quote = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;

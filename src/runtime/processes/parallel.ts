@@ -2,7 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
 import { parallelMachine } from '../../machines/parallel.js';
 import type { Agent } from '../agent.js';
-import { regionsMachine } from '../crew-picture.js';
+import { acyclicAnalysis, regionsMachine } from '../crew-picture.js';
 import { taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
 import { leafOutput } from '../result.js';
@@ -65,14 +65,10 @@ export const parallelProcess: CrewProcess = {
   mermaidEdges: (plan) => ['  start(((start)))', ...plan.tasks.map((_, i) => `  start --> t${i}`)],
   analyze(shape) {
     const ids = shape.plan.tasks.map((t) => t.nodeId);
-    return {
-      process: shape.process,
-      terminates: true,
-      cycle: undefined,
-      unreachable: [],
+    return acyclicAnalysis(shape, {
       criticalPath: ids.slice(0, 1),
       blockedOnFailure: Object.fromEntries(ids.map((id) => [id, []])),
       paths: [{ states: ids, events: ids.map((id) => `SUCCEED.${id}`), outcome: 'completed' }],
-    };
+    });
   },
 };
