@@ -1,5 +1,5 @@
 import { type AnyActorRef, toPromise } from 'xstate';
-import { RunAbortedError, StatecrewError } from '../errors.js';
+import { describeThrown, RunAbortedError, StatecrewError } from '../errors.js';
 import type { RunStatus } from '../types.js';
 import type { EventHub } from './event-hub.js';
 
@@ -53,7 +53,7 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       stop();
       hub.emit({
         type: 'run.failed',
-        error: error instanceof Error ? error.message : String(error),
+        error: describeThrown(error),
         ...(error instanceof StatecrewError ? { code: error.code } : {}),
       });
       end();
