@@ -1,3 +1,4 @@
+export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-actor.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
   ContextInParallelError,
@@ -43,8 +44,8 @@ export {
   type LifecycleInput,
   lifecycleMachine,
   type NodeFailure,
-  type WorkInput,
   type WorkOutcome,
+  type WorkRequest,
 } from './machines/lifecycle.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';

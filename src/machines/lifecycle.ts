@@ -1,4 +1,4 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import type { Failure } from '../types.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
@@ -7,25 +7,20 @@ export interface NodeFailure extends Failure {
   retryAfterMs?: number;
 }
 
-/** What the `work` actor of one attempt resolves with. */
+/** How one attempt's work ended, as its executor reports it. */
 export type WorkOutcome =
   | { ok: true; output: unknown; finishedAt: number }
   | { ok: false; error: NodeFailure; finishedAt: number };
 
-/** Input of the `work` actor: which run, which node, which attempt (1-based). */
-export interface WorkInput {
-  run: string;
-  nodeId: string;
-  attempt: number;
-}
-
 /** Input of a lifecycle actor. */
 export interface LifecycleInput {
-  /** The key of the run the node belongs to (how the `work` actor finds what to do). */
+  /** The key of the run the node belongs to. */
   run: string;
   nodeId: string;
   /** Attempts allowed in total, at least 1. */
   maxAttempts: number;
+  /** The system id of the actor that runs this node's work (its agent's actor, a flow's executor). */
+  executor: string;
 }
 
 /** Context of a lifecycle actor: the node's attempts and timing. */
@@ -33,7 +28,10 @@ export interface LifecycleContext {
   run: string;
   nodeId: string;
   maxAttempts: number;
+  executor: string;
   attempts: number;
+  /** When `START` asked for the first attempt while the node was idle (it then runs at once). */
+  startAt: number | undefined;
   startedAt: number | undefined;
   durationMs: number | undefined;
   output: unknown;
@@ -41,14 +39,23 @@ export interface LifecycleContext {
   blockedBy: string | undefined;
 }
 
-/** Events a lifecycle actor accepts from its supervisor. */
+/** Events a lifecycle actor accepts: from its supervisor, and the outcome of its work from its executor. */
 export type LifecycleEvent =
   | { type: 'READY' }
+  /** From `idle`: through `ready` to `running` in one step; from `ready`: to `running`. */
   | { type: 'START'; at: number }
   /** Back to `ready` for another attempt, which the supervisor starts after `delayMs` (its backoff). */
   | { type: 'RETRY'; delayMs: number }
   | { type: 'BLOCK'; reason: string }
-  | { type: 'UNBLOCK' };
+  | { type: 'UNBLOCK' }
+  | { type: 'WORK.DONE'; attempt: number; outcome: WorkOutcome };
+
+/** What a lifecycle actor sends its executor when an attempt starts (`requestWork`). */
+export interface WorkRequest {
+  type: 'WORK';
+  nodeId: string;
+  attempt: number;
+}
 
 /** Events a lifecycle actor emits (see `actor.on`), one per transition. */
 export type LifecycleEmitted =
@@ -76,16 +83,26 @@ export type LifecycleEmitted =
 const canRetry = (context: LifecycleContext): boolean =>
   context.attempts < context.maxAttempts && context.error?.retryable === true;
 
+const beginAttempt = (context: LifecycleContext, at: number) => ({
+  attempts: context.attempts + 1,
+  startedAt: context.startedAt ?? at,
+  startAt: undefined,
+});
+
+const duration = (context: LifecycleContext, outcome: WorkOutcome) =>
+  outcome.finishedAt - (context.startedAt ?? outcome.finishedAt);
+
 /**
  * The lifecycle of one node run: `idle → ready → running → completed | failed`, `idle | ready → blocked`,
  * `blocked → ready` (unblock) and `failed → ready` (retry, only while attempts remain and the error is
- * retryable). In `running` it invokes the `work` actor, which the runtime provides; any other
- * transition is impossible by construction. `completed`, like `failed` for good and `blocked`, has no
- * way out; the supervisor stops the run once it heard of it.
+ * retryable). Entering `running` it asks its executor for the attempt's work (`requestWork`, provided
+ * by the runtime: a `WORK` request to the agent's actor) and waits for `WORK.DONE`; no actor is
+ * invoked per attempt. `completed`, like `failed` for good and `blocked`, has no way out; the
+ * supervisor stops the run once it heard of it.
  *
  * @example
- * const node = createActor(lifecycleMachine.provide({ actors: { work } }), { input: { run: 'r', nodeId: 'n', maxAttempts: 3 } });
- * node.start(); node.send({ type: 'READY' }); node.send({ type: 'START', at: Date.now() });
+ * const node = createActor(lifecycleMachine.provide({ actions: { requestWork } }), { input });
+ * node.start(); node.send({ type: 'START', at: Date.now() }); // idle → ready → running in one step
  */
 export const lifecycleMachine = setup({
   types: {
@@ -94,14 +111,16 @@ export const lifecycleMachine = setup({
     events: {} as LifecycleEvent,
     emitted: {} as LifecycleEmitted,
   },
-  actors: {
-    work: fromPromise<WorkOutcome, WorkInput>(async ({ input }) => {
-      throw new Error(`No work actor was provided for node "${input.nodeId}"`);
-    }),
+  actions: {
+    /** Sends the executor the attempt's `WORK` request; the runtime provides it. */
+    requestWork: (_, _params: { nodeId: string; attempt: number }) => {},
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
-    succeeded: (_, outcome: WorkOutcome) => outcome.ok,
+    startAsked: ({ context }) => context.startAt !== undefined,
+    current: ({ context }, attempt: number) => attempt === context.attempts,
+    succeeded: ({ context }, params: { attempt: number; ok: boolean }) =>
+      params.ok && params.attempt === context.attempts,
   },
 }).createMachine({
   id: 'lifecycle',
@@ -109,7 +128,9 @@ export const lifecycleMachine = setup({
     run: input.run,
     nodeId: input.nodeId,
     maxAttempts: input.maxAttempts,
+    executor: input.executor,
     attempts: 0,
+    startAt: undefined,
     startedAt: undefined,
     durationMs: undefined,
     output: undefined,
@@ -121,60 +142,60 @@ export const lifecycleMachine = setup({
     idle: {
       on: {
         READY: 'ready',
+        START: { target: 'ready', actions: assign({ startAt: ({ event }) => event.at }) },
         BLOCK: { target: 'blocked', actions: assign({ blockedBy: ({ event }) => event.reason }) },
       },
     },
     ready: {
       entry: emit(({ context }) => ({ type: 'node.ready' as const, nodeId: context.nodeId })),
+      // A START that found the node idle goes on at once: nothing can observe `ready` in between.
+      always: {
+        guard: 'startAsked',
+        target: 'running',
+        actions: assign(({ context }) => beginAttempt(context, context.startAt as number)),
+      },
       on: {
         START: {
           target: 'running',
-          actions: assign({
-            attempts: ({ context }) => context.attempts + 1,
-            startedAt: ({ context, event }) => context.startedAt ?? event.at,
-          }),
+          actions: assign(({ context, event }) => beginAttempt(context, event.at)),
         },
         BLOCK: { target: 'blocked', actions: assign({ blockedBy: ({ event }) => event.reason }) },
       },
     },
     running: {
-      entry: emit(({ context }) => ({
-        type: 'node.started' as const,
-        nodeId: context.nodeId,
-        attempt: context.attempts,
-      })),
-      invoke: {
-        id: 'work',
-        src: 'work',
-        input: ({ context }) => ({ run: context.run, nodeId: context.nodeId, attempt: context.attempts }),
-        onDone: [
+      entry: [
+        emit(({ context }) => ({
+          type: 'node.started' as const,
+          nodeId: context.nodeId,
+          attempt: context.attempts,
+        })),
+        {
+          type: 'requestWork',
+          params: ({ context }) => ({ nodeId: context.nodeId, attempt: context.attempts }),
+        },
+      ],
+      on: {
+        'WORK.DONE': [
           {
-            guard: { type: 'succeeded', params: ({ event }) => event.output },
+            guard: {
+              type: 'succeeded',
+              params: ({ event }) => ({ attempt: event.attempt, ok: event.outcome.ok }),
+            },
             target: 'completed',
             actions: assign({
-              output: ({ event }) => (event.output.ok ? event.output.output : undefined),
-              durationMs: ({ context, event }) =>
-                event.output.finishedAt - (context.startedAt ?? event.output.finishedAt),
+              output: ({ event }) => (event.outcome.ok ? event.outcome.output : undefined),
+              durationMs: ({ context, event }) => duration(context, event.outcome),
             }),
           },
           {
+            guard: { type: 'current', params: ({ event }) => event.attempt },
             target: 'failed',
             actions: assign({
-              error: ({ event }) => (event.output.ok ? undefined : event.output.error),
-              durationMs: ({ context, event }) =>
-                event.output.finishedAt - (context.startedAt ?? event.output.finishedAt),
+              error: ({ event }) => (event.outcome.ok ? undefined : event.outcome.error),
+              durationMs: ({ context, event }) => duration(context, event.outcome),
             }),
           },
         ],
-        onError: {
-          target: 'failed',
-          actions: assign({
-            error: ({ event }) => ({
-              message: event.error instanceof Error ? event.error.message : String(event.error),
-              retryable: false,
-            }),
-          }),
-        },
       },
     },
     // Terminal but not final on purpose: a final child sends its parent `xstate.done.actor.<id>`, an

@@ -1,14 +1,9 @@
-import { type Actor, type AnyActorRef, createActor, fromPromise } from 'xstate';
-import {
-  type LifecycleEmitted,
-  lifecycleMachine,
-  type WorkInput,
-  type WorkOutcome,
-} from '../machines/lifecycle.js';
+import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
+import { type AgentExecutor, agentActorLogic } from '../actors/agent-actor.js';
+import { type LifecycleEmitted, lifecycleMachine, type WorkOutcome } from '../machines/lifecycle.js';
 import type { NodeSettledEvent } from '../machines/settled.js';
 import { retryDelay } from './backoff.js';
 import type { Clock } from './clock.js';
-import { RunRegistry } from './run-registry.js';
 import { WorkQueue } from './work-queue.js';
 
 /** What every node run needs: its id, how many attempts it may take and the backoff between them. */
@@ -19,37 +14,54 @@ export interface NodeRunSpec {
   retryDelayMs: number;
 }
 
+/** Who runs a node's work: one actor per distinct `key` in a run (an agent; a flow's one executor). */
+export interface NodeWorker {
+  key: unknown;
+  /** The actor's id, as an inspector shows it (an agent's role). */
+  name: string;
+}
+
 /** What a kind of node (task, flow step) plugs into the runner. */
 export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
-  /** One attempt of a live node: resolves with its outcome; rejects only when `signal` aborts. */
+  /** Whose actor runs the node's attempts. */
+  workerOf(spec: TSpec): NodeWorker;
+  /**
+   * One attempt of a live node, run by its worker's actor: resolves with its outcome; rejects only
+   * when `signal` aborts. `self` is the node's run actor (a crew started inside a step is its child).
+   */
   attempt(spec: TSpec, attempt: number, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome>;
   /** Publishes one lifecycle transition of a run (`spec` is undefined for a run that was blocked). */
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
 }
 
-type Attempt = (input: WorkInput, signal: AbortSignal, self: AnyActorRef) => Promise<WorkOutcome>;
-
-/** How the once-provided `work` actor reaches the runner of its node's run. */
-const runners = new RunRegistry<Attempt>();
-
-/** The lifecycle machine with its `work` actor provided once, for every run of every kind of node. */
+/** The lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor. */
 const lifecycleLogic = lifecycleMachine.provide({
-  actors: {
-    work: fromPromise<WorkOutcome, WorkInput>(({ input, signal, self }) =>
-      runners.get(input.run)(input, signal, self),
+  actions: {
+    requestWork: sendTo(
+      ({ system, context }) => system.get(context.executor) as AnyActorRef,
+      ({ context, self }) => ({
+        type: 'WORK',
+        nodeId: context.nodeId,
+        attempt: context.attempts,
+        replyTo: self,
+      }),
     ),
   },
 });
 
 type LifecycleActor = Actor<typeof lifecycleLogic>;
 
+let runnerCount = 0;
+
 /**
- * Runs node runs as lifecycle actors for one supervisor. Each actor is created with the supervisor as
+ * Runs node runs as lifecycle actors for one supervisor, and one worker actor per agent that runs
+ * their attempts: a run asks its agent's actor for each attempt (`WORK`) and hears the outcome back
+ * (`WORK.DONE`); no actor is created per attempt. Every actor is created with the supervisor as
  * `parent`: it joins the supervisor's actor system (an inspector sees it and its parent) without
  * entering the supervisor's `children` map, whose copy-on-spawn would make a run quadratic. The price:
  * only the supervisor can stop such an actor (`stopChild`), so the runner hands runs over in its
- * events: `NODE.COMPLETED` when a run completed, `NODE.FAILED` when an attempt failed. A retry waits
- * out its backoff on the run's clock.
+ * events: `NODE.COMPLETED` when a run completed, `NODE.FAILED` when an attempt failed, and every live
+ * actor on abort. A retry waits out its backoff on the run's clock.
  */
 export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #specs = new Map<string, TSpec>();
@@ -57,7 +69,11 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   /** Backoff of the next attempt of each run whose failed attempt will be retried. */
   readonly #delays = new Map<string, number>();
   readonly #timers = new Map<string, unknown>();
-  /** This runner's key in the registry the `work` actor reads. */
+  /** The system id of each worker's actor, by worker key. */
+  readonly #workers = new Map<unknown, string>();
+  readonly #workerActors: AnyActorRef[] = [];
+  readonly #executor: AgentExecutor;
+  /** Prefixes the system ids of this runner's worker actors. */
   readonly #key: string;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
   readonly #queue = new WorkQueue();
@@ -68,18 +84,21 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     /** Seeds the backoff jitter: the run's id. */
     private readonly seed: string,
   ) {
-    this.#key = runners.register((input, signal, self) => {
-      const spec = this.#specs.get(input.nodeId);
-      if (spec === undefined) throw new Error(`No run "${input.nodeId}" is live`);
-      return hooks.attempt(spec, input.attempt, signal, self);
-    });
+    runnerCount += 1;
+    this.#key = `runner-${runnerCount}`;
+    this.#executor = {
+      execute: (work, signal) => {
+        const spec = this.#specs.get(work.nodeId);
+        if (spec === undefined) return Promise.reject(new Error(`No run "${work.nodeId}" is live`));
+        return hooks.attempt(spec, work.attempt, signal, work.replyTo);
+      },
+    };
   }
 
-  /** Unregisters the runner once its run ended (nothing live can attempt any more). */
+  /** Forgets pending work and backoffs once its run ended. */
   dispose(): void {
     this.#clearTimers();
     this.#queue.clear();
-    runners.delete(this.#key);
   }
 
   /**
@@ -126,7 +145,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void {
     for (const nodeId of nodeIds) {
       this.#queue.push(() => {
-        const actor = this.#spawn(nodeId, 1, supervisor);
+        const actor = this.#spawn(nodeId, 1, '', supervisor);
         actor.on('node.blocked', (emitted) => this.hooks.publish(emitted, undefined));
         actor.start();
         actor.send({ type: 'BLOCK', reason });
@@ -144,8 +163,10 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   takeAll(): AnyActorRef[] {
     this.#queue.clear();
     this.#clearTimers();
-    const actors = [...this.#live.values()];
+    const actors: AnyActorRef[] = [...this.#live.values(), ...this.#workerActors];
     this.#live.clear();
+    this.#workerActors.length = 0;
+    this.#workers.clear();
     this.#specs.clear();
     this.#delays.clear();
     return actors;
@@ -157,20 +178,38 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   }
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
-    const actor = this.#spawn(spec.nodeId, spec.maxAttempts, supervisor);
+    const actor = this.#spawn(spec.nodeId, spec.maxAttempts, this.#workerFor(spec, supervisor), supervisor);
     this.#specs.set(spec.nodeId, spec);
     actor.on('*', (emitted) => this.#settle(spec, emitted, supervisor));
     actor.start();
-    actor.send({ type: 'READY' });
     actor.send({ type: 'START', at: this.clock.now() });
   }
 
-  #spawn(nodeId: string, maxAttempts: number, supervisor: AnyActorRef): LifecycleActor {
+  /** The system id of the actor that runs `spec`'s work, created on its first use in the run. */
+  #workerFor(spec: TSpec, supervisor: AnyActorRef): string {
+    const worker = this.hooks.workerOf(spec);
+    let systemId = this.#workers.get(worker.key);
+    if (systemId === undefined) {
+      systemId = `${this.#key}:${this.#workers.size + 1}`;
+      const actor = createActor(agentActorLogic, {
+        id: worker.name,
+        systemId,
+        parent: supervisor,
+        input: { executor: this.#executor },
+      });
+      actor.start();
+      this.#workers.set(worker.key, systemId);
+      this.#workerActors.push(actor);
+    }
+    return systemId;
+  }
+
+  #spawn(nodeId: string, maxAttempts: number, executor: string, supervisor: AnyActorRef): LifecycleActor {
     if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
     const actor = createActor(lifecycleLogic, {
       id: nodeId,
       parent: supervisor,
-      input: { run: this.#key, nodeId, maxAttempts },
+      input: { run: this.#key, nodeId, maxAttempts, executor },
     });
     this.#live.set(nodeId, actor);
     return actor;

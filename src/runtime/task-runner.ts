@@ -36,6 +36,7 @@ export function createTaskRunner(hub: EventHub, clock: Clock): TaskRunner {
   };
   return new LifecycleRunner<TaskRunSpec>(
     {
+      workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
       attempt: (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks),
       publish(emitted, spec) {
         switch (emitted.type) {

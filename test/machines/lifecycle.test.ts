@@ -1,56 +1,51 @@
 import { type AdjacencyValue, getAdjacencyMap, getSimplePaths } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
-import { type ActorLogic, createActor, fromPromise, waitFor } from 'xstate';
+import { type ActorLogic, createActor, type EventObject, waitFor } from 'xstate';
 import {
   type LifecycleEvent,
   type LifecycleInput,
   lifecycleMachine,
-  type WorkInput,
   type WorkOutcome,
+  type WorkRequest,
 } from '../../src/machines/lifecycle.js';
 
-type GraphEvent = LifecycleEvent | { type: 'xstate.done.actor.work'; output: WorkOutcome };
+type GraphEvent = LifecycleEvent;
 type Snapshot = ReturnType<typeof lifecycleMachine.getInitialSnapshot>;
-/** The machine as @xstate/graph sees it: the invoked actor's done events are events like any other. */
+/** The machine as @xstate/graph takes it (its emitted events' type aside). */
 const logic = lifecycleMachine as unknown as ActorLogic<Snapshot, GraphEvent, LifecycleInput>;
+const input: LifecycleInput = { run: 'test', nodeId: 'n', maxAttempts: 3, executor: 'agent' };
 
-const succeed: GraphEvent = {
-  type: 'xstate.done.actor.work',
-  output: { ok: true, output: 'x', finishedAt: 9 },
-};
-const failRetryable: GraphEvent = {
-  type: 'xstate.done.actor.work',
-  output: { ok: false, error: { message: 'flaky', retryable: true }, finishedAt: 9 },
-};
-const failFatal: GraphEvent = {
-  type: 'xstate.done.actor.work',
-  output: { ok: false, error: { message: 'bad config', retryable: false }, finishedAt: 9 },
-};
+/** The executor's outcomes of attempts 1 to 3: the machine only takes the one of its current attempt. */
+const outcomes: GraphEvent[] = [1, 2, 3].flatMap((attempt): GraphEvent[] => [
+  { type: 'WORK.DONE', attempt, outcome: { ok: true, output: 'x', finishedAt: 9 } },
+  {
+    type: 'WORK.DONE',
+    attempt,
+    outcome: { ok: false, error: { message: 'flaky', retryable: true }, finishedAt: 9 },
+  },
+  {
+    type: 'WORK.DONE',
+    attempt,
+    outcome: { ok: false, error: { message: 'bad config', retryable: false }, finishedAt: 9 },
+  },
+]);
 const events: GraphEvent[] = [
   { type: 'READY' },
   { type: 'START', at: 1 },
   { type: 'RETRY', delayMs: 0 },
   { type: 'BLOCK', reason: 'upstream' },
   { type: 'UNBLOCK' },
-  succeed,
-  failRetryable,
-  failFatal,
+  ...outcomes,
 ];
 const label = (e: GraphEvent): string =>
-  e.type === 'xstate.done.actor.work'
-    ? e.output.ok
-      ? 'DONE'
-      : e.output.error.retryable
-        ? 'FAIL'
-        : 'FATAL'
-    : e.type;
+  e.type === 'WORK.DONE' ? (e.outcome.ok ? 'DONE' : e.outcome.error.retryable ? 'FAIL' : 'FATAL') : e.type;
 const key = (s: Snapshot) =>
   JSON.stringify([s.value, s.context.attempts, s.context.error?.retryable ?? null]);
 
 function graph(maxAttempts: number) {
   return getAdjacencyMap(logic, {
     events,
-    input: { run: 'test', nodeId: 'n', maxAttempts },
+    input: { ...input, maxAttempts },
     serializeState: (s) => key(s as Snapshot),
   });
 }
@@ -74,6 +69,7 @@ describe('lifecycle machine', () => {
     expect([...transitionTable(3)].sort()).toEqual(
       [
         'idle -READY-> ready',
+        'idle -START-> running',
         'idle -BLOCK-> blocked',
         'ready -START-> running',
         'ready -BLOCK-> blocked',
@@ -88,14 +84,14 @@ describe('lifecycle machine', () => {
 
   it('refuses every event that is not in a state’s row of the table', () => {
     const allowed: Record<string, string[]> = {
-      idle: ['READY', 'BLOCK'],
+      idle: ['READY', 'START', 'BLOCK'],
       ready: ['START', 'BLOCK'],
       running: [],
       failed: ['RETRY'],
       blocked: ['UNBLOCK'],
       completed: [],
     };
-    const supervisorEvents = events.filter((e) => e.type !== 'xstate.done.actor.work');
+    const supervisorEvents = events.filter((e) => e.type !== 'WORK.DONE');
     for (const { state } of Object.values(graph(3))) {
       const row = allowed[String(state.value)] ?? [];
       for (const event of supervisorEvents) {
@@ -108,7 +104,7 @@ describe('lifecycle machine', () => {
   it('covers every transition of the table by some path from idle', () => {
     const paths = getSimplePaths(logic, {
       events,
-      input: { run: 'test', nodeId: 'n', maxAttempts: 2 },
+      input: { ...input, maxAttempts: 2 },
       serializeState: (s) => key(s as Snapshot),
     });
     const covered = new Set<string>();
@@ -121,7 +117,7 @@ describe('lifecycle machine', () => {
       }
     }
     expect([...covered].sort()).toEqual([...transitionTable(2)].sort());
-    expect(covered.size).toBe(9);
+    expect(covered.size).toBe(10);
   });
 
   it('lets every reachable state reach completed, failed or blocked', () => {
@@ -168,31 +164,35 @@ describe('lifecycle machine', () => {
     expect(retryStates).toHaveLength(4);
   });
 
-  it('records attempts, the first start time and the duration across retries', async () => {
-    let calls = 0;
+  it('asks its executor for each attempt and records attempts, the first start and the duration', async () => {
+    const requests: WorkRequest[] = [];
     const actor = createActor(
       lifecycleMachine.provide({
-        actors: {
-          work: fromPromise<WorkOutcome, WorkInput>(async () => {
-            calls += 1;
-            return calls === 1
-              ? { ok: false, error: { message: 'flaky', retryable: true }, finishedAt: 130 }
-              : { ok: true, output: 'done', finishedAt: 250 };
-          }),
-        },
+        actions: { requestWork: (_, params) => requests.push({ type: 'WORK', ...params }) },
       }),
-      { input: { run: 'test', nodeId: 'n', maxAttempts: 3 } },
+      { input },
     );
     const seen: string[] = [];
-    actor.on('*', (e) => seen.push(e.type));
+    actor.on('*', (e: EventObject) => seen.push(e.type));
     actor.start();
-    actor.send({ type: 'READY' });
     actor.send({ type: 'START', at: 100 });
+    expect(actor.getSnapshot().value).toBe('running');
+    const flaky: WorkOutcome = { ok: false, error: { message: 'flaky', retryable: true }, finishedAt: 130 };
+    actor.send({ type: 'WORK.DONE', attempt: 1, outcome: flaky });
     await waitFor(actor, (s) => s.value === 'failed');
     actor.send({ type: 'RETRY', delayMs: 0 });
+    expect(actor.getSnapshot().value).toBe('ready');
     actor.send({ type: 'START', at: 200 });
+    // A late outcome of an earlier attempt is ignored.
+    actor.send({ type: 'WORK.DONE', attempt: 1, outcome: { ok: true, output: 'stale', finishedAt: 210 } });
+    expect(actor.getSnapshot().value).toBe('running');
+    actor.send({ type: 'WORK.DONE', attempt: 2, outcome: { ok: true, output: 'done', finishedAt: 250 } });
     const { context } = await waitFor(actor, (s) => s.value === 'completed');
     expect(context).toMatchObject({ attempts: 2, startedAt: 100, durationMs: 150, output: 'done' });
+    expect(requests).toEqual([
+      { type: 'WORK', nodeId: 'n', attempt: 1 },
+      { type: 'WORK', nodeId: 'n', attempt: 2 },
+    ]);
     expect(seen).toEqual([
       'node.ready',
       'node.started',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { Crew, type ManagerFunctions, type StatecrewEvent, Task } from '../../src/index.js';
+import { Agent, Crew, type ManagerFunctions, type StatecrewEvent, Task } from '../../src/index.js';
+import type { WorkRequest } from '../../src/machines/lifecycle.js';
 import { agent, echoModel } from '../helpers.js';
 
 function crewOf(n: number, options: { hierarchical?: boolean } = {}) {
@@ -69,33 +70,60 @@ describe('events and inspection', () => {
     ]);
   });
 
-  it('shows every task run as a distinct actor whose parent is the supervisor, each with its agent run', async () => {
+  it('shows every task run and the agent as actors under the supervisor, and the work between them', async () => {
     const inspected: InspectionEvent[] = [];
     const run = crewOf(3).run({ inspect: (e) => inspected.push(e) });
     await run.result;
     const actors = actorsSeen(inspected);
-    const taskRuns = actors.filter((a) => a._parent === run.actor);
-    expect(taskRuns.map((a) => a.id)).toEqual(['t1', 't2', 't3']);
-    expect(new Set(taskRuns.map((a) => a.sessionId)).size).toBe(3);
-    const agentRuns = actors.filter((a) => a._parent !== undefined && taskRuns.includes(a._parent));
-    expect(agentRuns.map((a) => a._parent?.id)).toEqual(['t1', 't2', 't3']);
+    const underSupervisor = actors.filter((a) => a._parent === run.actor);
+    expect(underSupervisor.map((a) => a.id)).toEqual(['Worker', 't1', 't2', 't3']);
+    expect(new Set(underSupervisor.map((a) => a.sessionId)).size).toBe(4);
+    const [agentActor, ...taskRuns] = underSupervisor as [AnyActorRef, ...AnyActorRef[]];
+    // No actor per attempt: nothing has a task run as its parent.
+    expect(actors.filter((a) => a._parent !== undefined && taskRuns.includes(a._parent))).toEqual([]);
+    const sent = inspected.flatMap((e) =>
+      e.type === '@xstate.event' && (e.event.type === 'WORK' || e.event.type === 'WORK.DONE')
+        ? [
+            `${(e.sourceRef as AnyActorRef | undefined)?.id ?? '?'} -${e.event.type}-> ${(e.actorRef as AnyActorRef).id}`,
+          ]
+        : [],
+    );
+    expect(sent.filter((line) => line.includes('-WORK->'))).toEqual([
+      't1 -WORK-> Worker',
+      't2 -WORK-> Worker',
+      't3 -WORK-> Worker',
+    ]);
+    expect(sent.filter((line) => line.includes('WORK.DONE')).map((l) => l.split('-> ')[1])).toEqual([
+      't1',
+      't2',
+      't3',
+    ]);
+    expect(agentActor.id).toBe('Worker');
     expect(Object.keys(run.actor.getSnapshot().children)).toEqual([]);
   });
 
-  it('shows a retried task as one actor with two agent runs', async () => {
+  it('shows a retried task as one actor that asks its agent twice', async () => {
     let calls = 0;
-    const flaky = agent('Flaky', () => {
-      calls += 1;
-      if (calls === 1) throw new Error('once');
-      return 'ok';
+    const flaky = new Agent({
+      role: 'Flaky',
+      retryDelayMs: 0,
+      llm: () => {
+        calls += 1;
+        if (calls === 1) throw new Error('once');
+        return 'ok';
+      },
     });
     const inspected: InspectionEvent[] = [];
     const crew = new Crew({ tasks: [new Task({ name: 'only', description: 'x', agent: flaky })] });
     const run = crew.run({ inspect: (e) => inspected.push(e) });
     await run.result;
-    const actors = actorsSeen(inspected);
-    const taskRuns = actors.filter((a) => a._parent === run.actor);
+    const taskRuns = actorsSeen(inspected).filter((a) => a._parent === run.actor && a.id === 'only');
     expect(taskRuns).toHaveLength(1);
-    expect(actors.filter((a) => a._parent === taskRuns[0])).toHaveLength(2);
+    const attempts = inspected.flatMap((e) =>
+      e.type === '@xstate.event' && e.event.type === 'WORK'
+        ? [(e.event as unknown as WorkRequest).attempt]
+        : [],
+    );
+    expect(attempts).toEqual([1, 2]);
   });
 });

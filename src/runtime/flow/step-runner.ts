@@ -85,11 +85,15 @@ function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunS
   }
 }
 
+const STEPS = Symbol('steps');
+
 /** The runner of a flow run's step runs: each a lifecycle actor whose work is the step's body. */
 export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<StepRunSpec<S>> {
   const { hub, forced } = parts;
   return new LifecycleRunner<StepRunSpec<S>>(
     {
+      // One executor actor per flow run runs every step.
+      workerOf: () => ({ key: STEPS, name: 'steps' }),
       attempt(spec, _attempt, signal, self) {
         const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
         return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
