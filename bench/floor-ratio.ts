@@ -57,7 +57,11 @@ function floorSupervisor(total: number, concurrency: number) {
       running: {
         entry: 'fill',
         always: { guard: ({ context }) => context.done === total, target: 'done' },
-        on: { 'xstate.done.actor.task': { actions: [assign({ done: ({ context }) => context.done + 1 }), 'fill'] } },
+        on: {
+          'xstate.done.actor.task': {
+            actions: [assign({ done: ({ context }) => context.done + 1 }), 'fill'],
+          },
+        },
       },
       done: { type: 'final' },
     },

@@ -30,8 +30,6 @@ export interface LifecycleContext {
   maxAttempts: number;
   executor: string;
   attempts: number;
-  /** When `START` asked for the first attempt while the node was idle (it then runs at once). */
-  startAt: number | undefined;
   startedAt: number | undefined;
   durationMs: number | undefined;
   output: unknown;
@@ -42,7 +40,7 @@ export interface LifecycleContext {
 /** Events a lifecycle actor accepts: from its supervisor, and the outcome of its work from its executor. */
 export type LifecycleEvent =
   | { type: 'READY' }
-  /** From `idle`: through `ready` to `running` in one step; from `ready`: to `running`. */
+  /** From `idle` or `ready`: to `running` (from `idle` announcing `node.ready` on the way). */
   | { type: 'START'; at: number }
   /** Back to `ready` for another attempt, which the supervisor starts after `delayMs` (its backoff). */
   | { type: 'RETRY'; delayMs: number }
@@ -86,7 +84,6 @@ const canRetry = (context: LifecycleContext): boolean =>
 const beginAttempt = (context: LifecycleContext, at: number) => ({
   attempts: context.attempts + 1,
   startedAt: context.startedAt ?? at,
-  startAt: undefined,
 });
 
 const duration = (context: LifecycleContext, outcome: WorkOutcome) =>
@@ -114,10 +111,10 @@ export const lifecycleMachine = setup({
   actions: {
     /** Sends the executor the attempt's `WORK` request; the runtime provides it. */
     requestWork: (_, _params: { nodeId: string; attempt: number }) => {},
+    announceReady: emit(({ context }) => ({ type: 'node.ready' as const, nodeId: context.nodeId })),
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
-    startAsked: ({ context }) => context.startAt !== undefined,
     current: ({ context }, attempt: number) => attempt === context.attempts,
     succeeded: ({ context }, params: { attempt: number; ok: boolean }) =>
       params.ok && params.attempt === context.attempts,
@@ -130,7 +127,6 @@ export const lifecycleMachine = setup({
     maxAttempts: input.maxAttempts,
     executor: input.executor,
     attempts: 0,
-    startAt: undefined,
     startedAt: undefined,
     durationMs: undefined,
     output: undefined,
@@ -142,18 +138,16 @@ export const lifecycleMachine = setup({
     idle: {
       on: {
         READY: 'ready',
-        START: { target: 'ready', actions: assign({ startAt: ({ event }) => event.at }) },
+        // Straight on to running: `ready` is announced, but nothing could observe the node in it.
+        START: {
+          target: 'running',
+          actions: ['announceReady', assign(({ context, event }) => beginAttempt(context, event.at))],
+        },
         BLOCK: { target: 'blocked', actions: assign({ blockedBy: ({ event }) => event.reason }) },
       },
     },
     ready: {
-      entry: emit(({ context }) => ({ type: 'node.ready' as const, nodeId: context.nodeId })),
-      // A START that found the node idle goes on at once: nothing can observe `ready` in between.
-      always: {
-        guard: 'startAsked',
-        target: 'running',
-        actions: assign(({ context }) => beginAttempt(context, context.startAt as number)),
-      },
+      entry: 'announceReady',
       on: {
         START: {
           target: 'running',
