@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeThrown, MaxIterationsError } from '../errors.js';
-import { callLlm } from '../models/call.js';
+import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, usageOfCall } from '../models/usage.js';
 import type {
   Failure,
@@ -49,6 +49,12 @@ export async function converse(
   signal: AbortSignal,
   hooks: ConversationHooks,
 ): Promise<string> {
+  if (!isModel(speaker.llm)) {
+    // A policy reads the prompt and context only and cannot call tools: one call, nothing to build.
+    signal.throwIfAborted();
+    const request = { agent: speaker.role, prompt, context, messages: NO_MESSAGES, tools: NO_TOOLS, signal };
+    return (await reportedCall(speaker.llm, request, hooks)).text;
+  }
   const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt, context) }];
   const tools = speaker.tools.map(toSpec);
   for (let call = 0; call < speaker.maxIter; call += 1) {
@@ -71,6 +77,10 @@ export async function converse(
   }
   throw new MaxIterationsError(speaker.role, speaker.maxIter);
 }
+
+// Policies never see a request's messages or tools; one frozen empty list serves every call.
+const NO_MESSAGES = Object.freeze([]) as unknown as ModelMessage[];
+const NO_TOOLS = Object.freeze([]) as unknown as ToolSpec[];
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
 async function reportedCall(

@@ -20,11 +20,16 @@ export class EventHub {
     private readonly reduce: (event: StatecrewEvent) => void,
   ) {}
 
-  /** Stamps `event`, records it, and publishes it. */
+  /**
+   * Stamps `event` (in place: every caller hands over a fresh object), records it, and publishes it
+   * when someone listens.
+   */
   emit(event: UnstampedEvent): void {
-    const stamped = { ...event, runId: this.runId, at: this.now() } as StatecrewEvent;
+    const stamped = event as StatecrewEvent;
+    stamped.runId = this.runId;
+    stamped.at = this.now();
     this.reduce(stamped);
-    this.#subject.next(stamped);
+    if (this.#subject.observed) this.#subject.next(stamped);
   }
 
   /**
