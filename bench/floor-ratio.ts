@@ -1,87 +1,21 @@
 /**
  * statecrew's per-task cost against the floor of one XState actor per task run under a supervisor
  * machine, alternated run by run in this one process:
- *   floor        a supervisor machine; per task one minimal machine actor created with the supervisor
- *                as parent (statecrew's layout), whose work runs outside it and comes back as an event;
- *                no events, no bookkeeping, no results
+ *   floor        one XState actor per task under a supervisor machine (bench/compare/actor-floor.ts)
  *   statecrew    a Crew doing the same workload with an instant policy
  * Workloads: a sequential chain of N tasks; a graph root → N → join with maxConcurrency 64.
  * Run: npx tsx bench/floor-ratio.ts [N] [pairs]
  */
-import { type AnyActorRef, assign, createActor, enqueueActions, setup } from 'xstate';
 import { Agent, Crew, Task } from '../src/index.js';
+import { actorChain, actorFanOut } from './compare/actor-floor.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const PAIRS = Number(process.argv[3] ?? 7);
 const CONCURRENCY = 64;
 const instant = async (input: string) => `${input}.`;
 
-/** A task run: `running` asks for its work (outside the actor) and completes on its outcome. */
-const taskLogic = setup({
-  types: { context: {} as { output: string }, events: {} as { type: 'DONE'; output: string } },
-}).createMachine({
-  context: { output: '' },
-  initial: 'running',
-  states: {
-    running: {
-      entry: ({ self }) => {
-        void instant('x').then((output) => self.send({ type: 'DONE', output }));
-      },
-      on: { DONE: { target: 'completed', actions: assign({ output: ({ event }) => event.output }) } },
-    },
-    completed: { type: 'final' },
-  },
-});
-
-type Spawn = (parent: AnyActorRef) => void;
-const spawnTask: Spawn = (parent) => createActor(taskLogic, { id: 'task', parent }).start();
-
-/** A supervisor that starts `total` tasks, at most `concurrency` at once, and ends when all finished. */
-function floorSupervisor(total: number, concurrency: number) {
-  return setup({
-    types: { context: {} as { started: number; done: number } },
-    actions: {
-      fill: enqueueActions(({ context, self, enqueue }) => {
-        let started = context.started;
-        while (started < total && started - context.done < concurrency) {
-          started += 1;
-          queueMicrotask(() => spawnTask(self));
-        }
-        enqueue.assign({ started });
-      }),
-    },
-  }).createMachine({
-    context: { started: 0, done: 0 },
-    initial: 'running',
-    states: {
-      running: {
-        entry: 'fill',
-        always: { guard: ({ context }) => context.done === total, target: 'done' },
-        on: {
-          'xstate.done.actor.task': {
-            actions: [assign({ done: ({ context }) => context.done + 1 }), 'fill'],
-          },
-        },
-      },
-      done: { type: 'final' },
-    },
-  });
-}
-
-async function floorRun(total: number, concurrency: number): Promise<void> {
-  const supervisor = createActor(floorSupervisor(total, concurrency));
-  const done = new Promise<void>((resolve) => supervisor.subscribe({ complete: resolve }));
-  supervisor.start();
-  await done;
-}
-
-const floorChain = () => floorRun(N, 1);
-/** Root, then N at 64 at a time, then the join: the same N + 2 actors as the crew. */
-const floorGraph = async () => {
-  await floorRun(1, 1);
-  await floorRun(N, CONCURRENCY);
-  await floorRun(1, 1);
-};
+const floorChain = () => actorChain(N);
+const floorGraph = () => actorFanOut(N, CONCURRENCY);
 
 const worker = new Agent({ role: 'W', llm: (_prompt, context) => instant(context) });
 const chainCrew = new Crew({
