@@ -1,14 +1,25 @@
-import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
+import { assign, enqueueActions, setup, stopChild } from 'xstate';
+import {
+  type AbortEvent,
+  type AdvisorAnswer,
+  answerError,
+  answered,
+  chainGuards,
+  type NodeSettledEvent,
+  type RunKeyed,
+} from './settled.js';
 
 /** Input of the hierarchical supervisor: how many tasks the manager allocates. */
 export interface HierarchicalInput extends RunKeyed {
   total: number;
+  /** The system id of the run's manager actor. */
+  manager: string;
 }
 
 /** Context of the hierarchical supervisor. */
 export interface HierarchicalContext extends RunKeyed {
   total: number;
+  manager: string;
   index: number;
   /** The worker role the manager chose for the task at `index`. */
   role: string | undefined;
@@ -24,27 +35,21 @@ export interface HierarchicalOutput {
 }
 
 /**
- * The hierarchical supervisor: for each task the manager allocates a worker (`allocate` actor), the
- * worker runs the task (`startNode`), and after the last task the manager synthesizes (`synthesize`
- * actor): `tasks + 1` manager calls. A task that fails for good blocks the rest and skips synthesis;
+ * The hierarchical supervisor: for each task it asks the run's manager actor to allocate a worker
+ * (`askManager`, answered by `WORK.DONE`), the worker runs the task (`startNode`), and after the last
+ * task it asks the manager to synthesize: `tasks + 1` manager calls. A task that fails for good blocks the rest and skips synthesis;
  * a failed manager call rejects the run; `ABORT` stops whatever is in flight.
  */
 export const hierarchicalMachine = setup({
   types: {
     context: {} as HierarchicalContext,
     input: {} as HierarchicalInput,
-    events: {} as NodeSettledEvent | AbortEvent,
+    events: {} as NodeSettledEvent | AbortEvent | AdvisorAnswer,
     output: {} as HierarchicalOutput,
   },
-  actors: {
-    allocate: fromPromise<string, { run: string; index: number }>(async () => {
-      throw new Error('No allocate actor was provided');
-    }),
-    synthesize: fromPromise<string, RunKeyed>(async () => {
-      throw new Error('No synthesize actor was provided');
-    }),
-  },
   actions: {
+    /** Asks the manager actor to allocate the task at `index`, or (`index` = total) to synthesize. */
+    askManager: (_, _params: { index: number }) => {},
     startNode: (_, _params: { index: number; role: string }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { index: number; reason: string }) => {},
@@ -54,12 +59,14 @@ export const hierarchicalMachine = setup({
   },
   guards: {
     ...chainGuards,
+    answered,
   },
 }).createMachine({
   id: 'hierarchical',
   context: ({ input }) => ({
     run: input.run,
     total: input.total,
+    manager: input.manager,
     index: 0,
     role: undefined,
     synthesis: undefined,
@@ -72,12 +79,18 @@ export const hierarchicalMachine = setup({
       always: [{ guard: 'hasNext', target: 'allocating' }, { target: 'synthesizing' }],
     },
     allocating: {
-      invoke: {
-        id: 'allocate',
-        src: 'allocate',
-        input: ({ context }) => ({ run: context.run, index: context.index }),
-        onDone: { target: 'working', actions: assign({ role: ({ event }) => event.output }) },
-        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
+      entry: { type: 'askManager', params: ({ context }) => ({ index: context.index }) },
+      on: {
+        'WORK.DONE': [
+          {
+            guard: 'answered',
+            target: 'working',
+            actions: assign({
+              role: ({ event }) => (event.outcome.ok ? String(event.outcome.output) : undefined),
+            }),
+          },
+          { target: 'rejected', actions: assign({ error: answerError }) },
+        ],
       },
     },
     working: {
@@ -123,12 +136,18 @@ export const hierarchicalMachine = setup({
       },
     },
     synthesizing: {
-      invoke: {
-        id: 'synthesize',
-        src: 'synthesize',
-        input: ({ context }) => ({ run: context.run }),
-        onDone: { target: 'done', actions: assign({ synthesis: ({ event }) => event.output }) },
-        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
+      entry: { type: 'askManager', params: ({ context }) => ({ index: context.total }) },
+      on: {
+        'WORK.DONE': [
+          {
+            guard: 'answered',
+            target: 'done',
+            actions: assign({
+              synthesis: ({ event }) => (event.outcome.ok ? String(event.outcome.output) : undefined),
+            }),
+          },
+          { target: 'rejected', actions: assign({ error: answerError }) },
+        ],
       },
     },
     done: { type: 'final' },

@@ -10,7 +10,8 @@ export interface NodeFailure extends Failure {
 /** How one attempt's work ended, as its executor reports it. */
 export type WorkOutcome =
   | { ok: true; output: unknown; finishedAt: number }
-  | { ok: false; error: NodeFailure; finishedAt: number };
+  /** `cause`: what was thrown, for a supervisor that rejects the run with it (in-process only). */
+  | { ok: false; error: NodeFailure; finishedAt: number; cause?: unknown };
 
 /** Input of a lifecycle actor. */
 export interface LifecycleInput {

@@ -1,5 +1,13 @@
-import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
-import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
+import { and, assign, enqueueActions, setup, stopChild } from 'xstate';
+import {
+  type AbortEvent,
+  type AdvisorAnswer,
+  answerError,
+  answered,
+  chainGuards,
+  type NodeSettledEvent,
+  type RunKeyed,
+} from './settled.js';
 
 /** A judge's verdict on the loop's condition. */
 export type Verdict = 'yes' | 'no';
@@ -9,12 +17,15 @@ export interface LoopInput extends RunKeyed {
   /** Tasks per iteration. */
   total: number;
   maxIterations: number;
+  /** The system id of the run's judge actor. */
+  judge: string;
 }
 
 /** Context of the loop supervisor. */
 export interface LoopContext extends RunKeyed {
   total: number;
   maxIterations: number;
+  judge: string;
   /** The iteration in progress, from 1. */
   iteration: number;
   /** Position of the task in flight within the iteration. */
@@ -31,8 +42,8 @@ export interface LoopOutput {
 }
 
 /**
- * The loop supervisor: runs the tasks in order (an iteration), then asks the `judge` actor whether the
- * condition holds; stops on `yes` or after `maxIterations`, else starts the next iteration. A task that
+ * The loop supervisor: runs the tasks in order (an iteration), then asks the run's judge actor
+ * (`askJudge`, answered by `WORK.DONE`) whether the condition holds; stops on `yes` or after `maxIterations`, else starts the next iteration. A task that
  * fails for good blocks the rest of its iteration and ends the loop without a verdict; a judge that
  * cannot be understood rejects the run. With no tasks there is nothing to judge: it ends at once.
  */
@@ -40,15 +51,12 @@ export const loopMachine = setup({
   types: {
     context: {} as LoopContext,
     input: {} as LoopInput,
-    events: {} as NodeSettledEvent | AbortEvent,
+    events: {} as NodeSettledEvent | AbortEvent | AdvisorAnswer,
     output: {} as LoopOutput,
   },
-  actors: {
-    judge: fromPromise<Verdict, { run: string; iteration: number }>(async () => {
-      throw new Error('No judge actor was provided');
-    }),
-  },
   actions: {
+    /** Asks the judge actor whether the condition holds after `iteration`. */
+    askJudge: (_, _params: { iteration: number }) => {},
     startNode: (_, _params: { iteration: number; index: number }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { iteration: number; index: number; reason: string }) => {},
@@ -59,7 +67,9 @@ export const loopMachine = setup({
   guards: {
     ...chainGuards,
     noTasks: ({ context }) => context.total === 0,
-    holds: ({ event }) => 'output' in event && event.output === ('yes' satisfies Verdict),
+    answered,
+    holds: ({ event }) =>
+      event.type === 'WORK.DONE' && event.outcome.ok && event.outcome.output === ('yes' satisfies Verdict),
     iterationsLeft: ({ context }) => context.iteration < context.maxIterations,
   },
 }).createMachine({
@@ -68,6 +78,7 @@ export const loopMachine = setup({
     run: input.run,
     total: input.total,
     maxIterations: input.maxIterations,
+    judge: input.judge,
     iteration: 1,
     index: 0,
     conditionMet: false,
@@ -131,24 +142,18 @@ export const loopMachine = setup({
       },
     },
     judging: {
-      invoke: {
-        id: 'judge',
-        src: 'judge',
-        input: ({ context }) => ({ run: context.run, iteration: context.iteration }),
-        onDone: [
+      entry: { type: 'askJudge', params: ({ context }) => ({ iteration: context.iteration }) },
+      on: {
+        'WORK.DONE': [
+          { guard: 'holds', target: 'done', actions: assign({ conditionMet: true }) },
           {
-            guard: 'holds',
-            target: 'done',
-            actions: assign({ conditionMet: true }),
-          },
-          {
-            guard: 'iterationsLeft',
+            guard: and(['answered', 'iterationsLeft']),
             target: 'next',
             actions: assign({ iteration: ({ context }) => context.iteration + 1, index: 0 }),
           },
-          { target: 'done' },
+          { guard: 'answered', target: 'done' },
+          { target: 'rejected', actions: assign({ error: answerError }) },
         ],
-        onError: { target: 'rejected', actions: assign({ error: ({ event }) => event.error }) },
       },
     },
     done: { type: 'final' },

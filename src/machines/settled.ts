@@ -1,4 +1,5 @@
 import type { AnyActorRef, ErrorActorEvent } from 'xstate';
+import type { WorkOutcome } from './lifecycle.js';
 
 /**
  * What a supervisor hears from its task runs: `NODE.COMPLETED` when a run completed, `NODE.FAILED`
@@ -42,3 +43,18 @@ export const chainGuards = {
   isLast: ({ context }: { context: ChainPosition }) => context.index + 1 >= context.total,
   willRetry,
 };
+
+/** An advisor's answer (a hierarchical manager's, a loop judge's): the outcome of what it was asked. */
+export interface AdvisorAnswer {
+  type: 'WORK.DONE';
+  attempt: number;
+  outcome: WorkOutcome;
+}
+
+/** Whether an advisor's answer is a success: a guard the supervisors with advisors share. */
+export const answered = ({ event }: { event: { type: string; outcome?: WorkOutcome } }): boolean =>
+  event.outcome?.ok === true;
+
+/** What an advisor's failed answer rejects the run with: what it threw, else its failure record. */
+export const answerError = ({ event }: { event: { outcome?: WorkOutcome } }): unknown =>
+  event.outcome !== undefined && !event.outcome.ok ? (event.outcome.cause ?? event.outcome.error) : undefined;

@@ -72,7 +72,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const runner = createTaskRunner(hub, clock);
   const scope = createCrewScope({ plan, runner, recorder, hub, crew });
-  const { logic, input, summarize, dispose } = process.supervisor(scope);
+  const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,
     // A child's id becomes the type of the done event its parent gets: keep it free of the run id.
@@ -83,6 +83,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
         ? {}
         : { inspect: options.inspect }),
   });
+  for (const advisor of advisors) runner.addAdvisor(advisor, actor);
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = clock.now();
   const result = (output: SupervisorOutput, aborted: boolean) =>

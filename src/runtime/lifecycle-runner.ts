@@ -1,5 +1,5 @@
 import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
-import { type AgentExecutor, agentActorLogic } from '../actors/agent-actor.js';
+import { type AgentExecutor, type AgentWork, agentActorLogic } from '../actors/agent-actor.js';
 import { type LifecycleEmitted, lifecycleMachine, type WorkOutcome } from '../machines/lifecycle.js';
 import type { NodeSettledEvent } from '../machines/settled.js';
 import { retryDelay } from './backoff.js';
@@ -19,6 +19,22 @@ export interface NodeWorker {
   key: unknown;
   /** The actor's id, as an inspector shows it (an agent's role). */
   name: string;
+}
+
+/** An actor a supervisor asks besides its node runs' agents: a manager, a judge. */
+export interface Advisor {
+  /** Its actor's id, as an inspector shows it. */
+  name: string;
+  /** Its system id: where the supervisor sends its requests. */
+  systemId: string;
+  executor: AgentExecutor;
+}
+
+/** Sends an advisor's actor (found by its system id in `system`) a request. */
+export function askAdvisor(system: { get(systemId: string): unknown }, systemId: string, work: AgentWork): void {
+  const advisor = system.get(systemId) as AnyActorRef | undefined;
+  if (advisor === undefined) throw new Error(`No advisor "${systemId}" in this run`);
+  advisor.send(work);
 }
 
 /** What a kind of node (task, flow step) plugs into the runner. */
@@ -185,21 +201,30 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     actor.send({ type: 'START', at: this.clock.now() });
   }
 
+  /** Creates an advisor's actor under `supervisor` (before the supervisor starts asking it). */
+  addAdvisor(advisor: Advisor, supervisor: AnyActorRef): void {
+    this.#startWorker(advisor.name, advisor.systemId, advisor.executor, supervisor);
+  }
+
+  #startWorker(name: string, systemId: string, executor: AgentExecutor, supervisor: AnyActorRef): void {
+    const actor = createActor(agentActorLogic, {
+      id: name,
+      systemId,
+      parent: supervisor,
+      input: { executor },
+    });
+    actor.start();
+    this.#workerActors.push(actor);
+  }
+
   /** The system id of the actor that runs `spec`'s work, created on its first use in the run. */
   #workerFor(spec: TSpec, supervisor: AnyActorRef): string {
     const worker = this.hooks.workerOf(spec);
     let systemId = this.#workers.get(worker.key);
     if (systemId === undefined) {
       systemId = `${this.#key}:${this.#workers.size + 1}`;
-      const actor = createActor(agentActorLogic, {
-        id: worker.name,
-        systemId,
-        parent: supervisor,
-        input: { executor: this.#executor },
-      });
-      actor.start();
+      this.#startWorker(worker.name, systemId, this.#executor, supervisor);
       this.#workers.set(worker.key, systemId);
-      this.#workerActors.push(actor);
     }
     return systemId;
   }

@@ -4,6 +4,7 @@ import type { Llm } from '../types.js';
 import type { Agent } from './agent.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import type { EventHub } from './event-hub.js';
+import type { Advisor } from './lifecycle-runner.js';
 import type { PlainMachine } from './plain-machine.js';
 import type { CrewPlan, PlannedTask } from './plan.js';
 import type { RunRecorder } from './recorder.js';
@@ -69,6 +70,8 @@ export interface SupervisorSetup {
   summarize(output: SupervisorOutput): ProcessSummary;
   /** Forgets the run's handlers once the run ended. */
   dispose(): void;
+  /** The actors it asks besides the agents (a manager, a judge), created before it starts. */
+  advisors?: readonly Advisor[];
 }
 
 /**

@@ -9,11 +9,17 @@ import { parallelMachine } from '../../src/machines/parallel.js';
 import { sequentialMachine } from '../../src/machines/sequential.js';
 
 const run = { id: 'run' } as AnyActorRef;
-const done = (id: string, output: unknown = 'out') => ({
-  type: `xstate.done.actor.${id}`,
-  output,
-  actorId: id,
+/** An advisor's answer (a manager's, a judge's), as its actor sends it. */
+const answer = (output: unknown) => ({
+  type: 'WORK.DONE',
+  attempt: 1,
+  outcome: { ok: true, output, finishedAt: 0 },
 });
+const refusal = {
+  type: 'WORK.DONE',
+  attempt: 1,
+  outcome: { ok: false, error: { message: 'x', retryable: false }, finishedAt: 0 },
+};
 const settled = [
   { type: 'NODE.COMPLETED', nodeId: 't', run },
   { type: 'xstate.error.actor.t', error: new Error('crash'), actorId: 't' },
@@ -70,13 +76,8 @@ describe('every supervisor machine is proven to end, with no unreachable state',
   });
 
   it('hierarchical', () => {
-    const events = [
-      ...settled,
-      done('allocate', 'Writer'),
-      done('synthesize'),
-      { type: 'xstate.error.actor.allocate', error: 'x', actorId: 'allocate' },
-    ];
-    const proof = prove(hierarchicalMachine, events, { run: 'test', total: 2 });
+    const events = [...settled, answer('Writer'), refusal];
+    const proof = prove(hierarchicalMachine, events, { run: 'test', total: 2, manager: 'm' });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(
       stateNames(hierarchicalMachine)
@@ -92,13 +93,8 @@ describe('every supervisor machine is proven to end, with no unreachable state',
   });
 
   it('loop', () => {
-    const events = [
-      ...settled,
-      done('judge', 'yes'),
-      done('judge', 'no'),
-      { type: 'xstate.error.actor.judge', error: 'x', actorId: 'judge' },
-    ];
-    const proof = prove(loopMachine, events, { run: 'test', total: 2, maxIterations: 3 });
+    const events = [...settled, answer('yes'), answer('no'), refusal];
+    const proof = prove(loopMachine, events, { run: 'test', total: 2, maxIterations: 3, judge: 'j' });
     expect(proof.stuck).toEqual([]);
     expect([...proof.reached].sort()).toEqual(
       stateNames(loopMachine)

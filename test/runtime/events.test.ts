@@ -126,4 +126,34 @@ describe('events and inspection', () => {
     );
     expect(attempts).toEqual([1, 2]);
   });
+
+  it('shows a hierarchical manager and a loop judge as one actor each for the whole run', async () => {
+    const inspected: InspectionEvent[] = [];
+    const run = crewOf(3, { hierarchical: true }).run({ inspect: (e) => inspected.push(e) });
+    await run.result;
+    const managers = actorsSeen(inspected).filter((a) => a.id === 'manager');
+    expect(managers.map((a) => a._parent)).toEqual([run.actor]);
+    const asked = inspected.flatMap((e) =>
+      e.type === '@xstate.event' && e.event.type === 'WORK' && (e.actorRef as AnyActorRef).id === 'manager'
+        ? [(e.event as unknown as WorkRequest).nodeId]
+        : [],
+    );
+    expect(asked).toEqual(['allocate:0', 'allocate:1', 'allocate:2', 'synthesize']);
+
+    const judged: InspectionEvent[] = [];
+    let verdicts = 0;
+    const loop = new Crew({
+      tasks: [new Task({ name: 'draft', description: 'draft', agent: agent('Writer', echoModel()) })],
+      process: 'loop',
+      loop: { condition: 'good', judge: () => (++verdicts === 2 ? 'YES' : 'NO'), maxIterations: 5 },
+    });
+    const loopRun = loop.run({ inspect: (e) => judged.push(e) });
+    await loopRun.result;
+    expect(actorsSeen(judged).filter((a) => a.id === 'judge')).toHaveLength(1);
+    const asks = judged.filter(
+      (e) =>
+        e.type === '@xstate.event' && e.event.type === 'WORK' && (e.actorRef as AnyActorRef).id === 'judge',
+    );
+    expect(asks).toHaveLength(2);
+  });
 });

@@ -1,9 +1,10 @@
-import { type AnyActorRef, fromPromise } from 'xstate';
+import type { AnyActorRef } from 'xstate';
+import { advisorExecutor } from '../../actors/advisor.js';
 import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
 import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
-import type { RunKeyed } from '../../machines/settled.js';
 import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew-picture.js';
+import { askAdvisor } from '../lifecycle-runner.js';
 import { createPlainMachine, type PlainStateConfig } from '../plain-machine.js';
 import { type CrewPlan, taskAt } from '../plan.js';
 import type { CrewProcess } from '../process.js';
@@ -21,15 +22,16 @@ interface Handlers {
 const runs = new RunRegistry<Handlers>();
 
 const logic = hierarchicalMachine.provide({
-  actors: {
-    allocate: fromPromise<string, { run: string; index: number }>(({ input, signal }) =>
-      allocate(runs.get(input.run).manager, input.index, signal),
-    ),
-    synthesize: fromPromise<string, RunKeyed>(({ input, signal }) =>
-      synthesize(runs.get(input.run).manager, signal),
-    ),
-  },
   actions: {
+    // Request `index` < total allocates that task; `index` = total synthesizes. A custom action, not
+    // `sendTo`: the first request is resolved when the supervisor is created, before its advisors are.
+    askManager: ({ system, context, self }, { index }) =>
+      askAdvisor(system, context.manager, {
+        type: 'WORK',
+        nodeId: index < context.total ? `allocate:${index}` : 'synthesize',
+        attempt: index + 1,
+        replyTo: self,
+      }),
     startNode: ({ context, self }, { index, role }) => runs.get(context.run).startNode(index, role, self),
     retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
     blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
@@ -104,9 +106,25 @@ export const hierarchicalProcess: CrewProcess = {
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
     });
+    const { manager } = runs.get(run);
+    const total = plan.tasks.length;
+    const managerId = `${run}:manager`;
     return {
       logic,
-      input: { run, total: plan.tasks.length },
+      input: { run, total, manager: managerId },
+      advisors: [
+        {
+          name: 'manager',
+          systemId: managerId,
+          executor: advisorExecutor(
+            (work, signal) =>
+              work.attempt > total
+                ? synthesize(manager, signal)
+                : allocate(manager, work.attempt - 1, signal),
+            hub.now,
+          ),
+        },
+      ],
       summarize(output) {
         const { synthesis } = output as HierarchicalOutput;
         if (synthesis === undefined) return chainSummary(plan.tasks, recorder);

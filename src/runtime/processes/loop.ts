@@ -1,7 +1,8 @@
-import { type AnyActorRef, fromPromise } from 'xstate';
+import type { AnyActorRef } from 'xstate';
+import { advisorExecutor } from '../../actors/advisor.js';
 import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
-import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
+import { type LoopOutput, loopMachine } from '../../machines/loop.js';
 import type { Agent } from '../agent.js';
 import {
   chainAnalysis,
@@ -11,6 +12,7 @@ import {
   machinePaths,
   mermaidLabel,
 } from '../crew-picture.js';
+import { askAdvisor } from '../lifecycle-runner.js';
 import { createPlainMachine } from '../plain-machine.js';
 import type { PlannedTask } from '../plan.js';
 import { taskAt } from '../plan.js';
@@ -49,12 +51,14 @@ interface Handlers {
 const runs = new RunRegistry<Handlers>();
 
 const logic = loopMachine.provide({
-  actors: {
-    judge: fromPromise<Verdict, { run: string; iteration: number }>(({ input, signal }) =>
-      judgeIteration(runs.get(input.run).judge, input.iteration, signal),
-    ),
-  },
   actions: {
+    askJudge: ({ system, context, self }, { iteration }) =>
+      askAdvisor(system, context.judge, {
+        type: 'WORK',
+        nodeId: `judge:${iteration}`,
+        attempt: iteration,
+        replyTo: self,
+      }),
     startNode: ({ context, self }, { iteration, index }) =>
       runs.get(context.run).startNode(iteration, index, self),
     retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
@@ -111,9 +115,20 @@ export const loopProcess: CrewProcess = {
       blockFrom: (iteration, index, reason, self) =>
         blockRest(scope, index, reason, self, (t) => runId(t, iteration)),
     });
+    const judgeId = `${run}:judge`;
     return {
       logic,
-      input: { run, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3 },
+      input: { run, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3, judge: judgeId },
+      advisors: [
+        {
+          name: 'judge',
+          systemId: judgeId,
+          executor: advisorExecutor(
+            (work, signal) => judgeIteration(runs.get(run).judge, work.attempt, signal),
+            hub.now,
+          ),
+        },
+      ],
       summarize(output) {
         const { iterations, conditionMet } = output as LoopOutput;
         const inLast = (nodeId: string) => `${nodeId}#${iterations}`;
