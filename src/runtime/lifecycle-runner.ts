@@ -31,7 +31,11 @@ export interface Advisor {
 }
 
 /** Sends an advisor's actor (found by its system id in `system`) a request. */
-export function askAdvisor(system: { get(systemId: string): unknown }, systemId: string, work: AgentWork): void {
+export function askAdvisor(
+  system: { get(systemId: string): unknown },
+  systemId: string,
+  work: AgentWork,
+): void {
   const advisor = system.get(systemId) as AnyActorRef | undefined;
   if (advisor === undefined) throw new Error(`No advisor "${systemId}" in this run`);
   advisor.send(work);
