@@ -22,6 +22,8 @@ export interface LifecycleInput {
   maxAttempts: number;
   /** The system id of the actor that runs this node's work (its agent's actor, a flow's executor). */
   executor: string;
+  /** Start the first attempt at once, at this time: as a `START` right after creation, without one. */
+  startAt?: number | undefined;
 }
 
 /** Context of a lifecycle actor: the node's attempts and timing. */
@@ -30,6 +32,7 @@ export interface LifecycleContext {
   nodeId: string;
   maxAttempts: number;
   executor: string;
+  startAt: number | undefined;
   attempts: number;
   startedAt: number | undefined;
   durationMs: number | undefined;
@@ -116,6 +119,7 @@ export const lifecycleMachine = setup({
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
+    startsAtOnce: ({ context }) => context.startAt !== undefined,
     current: ({ context }, attempt: number) => attempt === context.attempts,
     succeeded: ({ context }, params: { attempt: number; ok: boolean }) =>
       params.ok && params.attempt === context.attempts,
@@ -127,6 +131,7 @@ export const lifecycleMachine = setup({
     nodeId: input.nodeId,
     maxAttempts: input.maxAttempts,
     executor: input.executor,
+    startAt: input.startAt,
     attempts: 0,
     startedAt: undefined,
     durationMs: undefined,
@@ -137,6 +142,11 @@ export const lifecycleMachine = setup({
   initial: 'idle',
   states: {
     idle: {
+      always: {
+        guard: 'startsAtOnce',
+        target: 'running',
+        actions: ['announceReady', assign(({ context }) => beginAttempt(context, context.startAt as number))],
+      },
       on: {
         READY: 'ready',
         // Straight on to running: `ready` is announced, but nothing could observe the node in it.

@@ -198,11 +198,11 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   }
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
-    const actor = this.#spawn(spec.nodeId, spec.maxAttempts, this.#workerFor(spec, supervisor), supervisor);
+    const executor = this.#workerFor(spec, supervisor);
+    const actor = this.#spawn(spec.nodeId, spec.maxAttempts, executor, supervisor, this.clock.now());
     this.#specs.set(spec.nodeId, spec);
     actor.on('*', (emitted) => this.#settle(spec, emitted, supervisor));
     actor.start();
-    actor.send({ type: 'START', at: this.clock.now() });
   }
 
   /** Creates an advisor's actor under `supervisor` (before the supervisor starts asking it). */
@@ -233,12 +233,18 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     return systemId;
   }
 
-  #spawn(nodeId: string, maxAttempts: number, executor: string, supervisor: AnyActorRef): LifecycleActor {
+  #spawn(
+    nodeId: string,
+    maxAttempts: number,
+    executor: string,
+    supervisor: AnyActorRef,
+    startAt?: number,
+  ): LifecycleActor {
     if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
     const actor = createActor(lifecycleLogic, {
       id: nodeId,
       parent: supervisor,
-      input: { run: this.#key, nodeId, maxAttempts, executor },
+      input: { run: this.#key, nodeId, maxAttempts, executor, startAt },
     });
     this.#live.set(nodeId, actor);
     return actor;

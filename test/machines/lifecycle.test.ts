@@ -203,4 +203,21 @@ describe('lifecycle machine', () => {
       'node.completed',
     ]);
   });
+
+  it('starts its first attempt on creation when given startAt, without a START event', () => {
+    const requests: WorkRequest[] = [];
+    const actor = createActor(
+      lifecycleMachine.provide({
+        actions: { requestWork: (_, params) => requests.push({ type: 'WORK', ...params }) },
+      }),
+      { input: { ...input, startAt: 500 } },
+    );
+    const seen: string[] = [];
+    actor.on('*', (e: EventObject) => seen.push(e.type));
+    actor.start();
+    expect(actor.getSnapshot().value).toBe('running');
+    expect(actor.getSnapshot().context).toMatchObject({ attempts: 1, startedAt: 500 });
+    expect(seen).toEqual(['node.ready', 'node.started']);
+    expect(requests).toEqual([{ type: 'WORK', nodeId: 'n', attempt: 1 }]);
+  });
 });
