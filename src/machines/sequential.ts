@@ -70,11 +70,11 @@ export const sequentialMachine = setup({
             ],
           },
           {
-            target: 'running',
-            reenter: true,
+            // The next task starts in the same step (no exit and re-entry of `running`).
             actions: [
               stopChild(({ event }) => event.run),
               assign({ index: ({ context }) => context.index + 1 }),
+              { type: 'startNode', params: ({ context }) => ({ index: context.index }) },
             ],
           },
         ],
