@@ -10,6 +10,7 @@
  */
 import { Agent, Crew, type Policy, Task } from '../src/index.js';
 import { OPERATIONS_PER_SLICE, setOperationsPerSlice } from '../src/runtime/work-queue.js';
+import { watchStalls } from './stall-probe.js';
 
 const N = 10_000;
 const rounds = Number(process.argv[2] ?? 7);
@@ -37,21 +38,11 @@ function fanOut(llm: Policy, maxConcurrency: number): Crew {
 /** Runs `crew` once; returns µs per task and the longest gap between two turns of the host's loop. */
 async function measure(crew: Crew, yielding: boolean): Promise<{ perTask: number; stallMs: number }> {
   setOperationsPerSlice(yielding ? OPERATIONS_PER_SLICE : Number.POSITIVE_INFINITY);
-  let last = performance.now();
-  let stallMs = 0;
-  let running = true;
-  const probe = () => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-    if (running) setImmediate(probe);
-  };
-  setImmediate(probe);
+  const stalls = watchStalls();
   const started = performance.now();
   const out = await crew.kickoff();
   const elapsed = performance.now() - started;
-  running = false;
-  probe();
+  const stallMs = stalls.stop();
   if (out.status !== 'completed') throw new Error(`run ended ${out.status}`);
   return { perTask: (elapsed * 1000) / out.nodes.length, stallMs };
 }

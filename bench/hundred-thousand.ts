@@ -5,6 +5,7 @@
  *   /usr/bin/time -v npx tsx bench/hundred-thousand.ts [N]
  */
 import { Agent, Crew, Task } from '../src/index.js';
+import { watchStalls } from './stall-probe.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const worker = new Agent({
@@ -20,16 +21,7 @@ const join = new Task({ name: 'join', description: 'x', agent: worker, context: 
 const crew = new Crew({ tasks: [root, ...middle, join], process: 'graph', maxConcurrency: N + 2 });
 
 const heapBefore = process.memoryUsage().heapUsed;
-let last = performance.now();
-let stallMs = 0;
-let running = true;
-const probe = () => {
-  const now = performance.now();
-  stallMs = Math.max(stallMs, now - last);
-  last = now;
-  if (running) setImmediate(probe);
-};
-setImmediate(probe);
+const stalls = watchStalls();
 const started = performance.now();
 const run = crew.run();
 let heapInFlight = 0;
@@ -39,7 +31,7 @@ run.events$.subscribe((e) => {
 });
 const out = await run.result;
 const ms = performance.now() - started;
-running = false;
+const stallMs = stalls.stop();
 console.log(
   JSON.stringify({
     tasks: out.nodes.length,
