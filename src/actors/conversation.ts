@@ -42,19 +42,28 @@ export function openingMessage(prompt: string, context: string): string {
  * Holds one conversation: asks the model, runs the tools it calls and feeds their results back, until
  * it answers with text and no tool calls, or `maxIter` model calls were made (`max_iterations`).
  */
-export async function converse(
+export function converse(
   speaker: Speaker,
   prompt: string,
   context: string,
   signal: AbortSignal,
   hooks: ConversationHooks,
 ): Promise<string> {
-  if (!isModel(speaker.llm)) {
-    // A policy reads the prompt and context only and cannot call tools: one call, nothing to build.
-    signal.throwIfAborted();
-    const request = { agent: speaker.role, prompt, context, messages: NO_MESSAGES, tools: NO_TOOLS, signal };
-    return (await reportedCall(speaker.llm, request, hooks)).text;
-  }
+  if (isModel(speaker.llm)) return modelConversation(speaker, prompt, context, signal, hooks);
+  // A policy reads the prompt and context only and cannot call tools: one call, nothing to build.
+  if (signal.aborted) return Promise.reject(signal.reason);
+  const request = { agent: speaker.role, prompt, context, messages: NO_MESSAGES, tools: NO_TOOLS, signal };
+  return reportedCall(speaker.llm, request, hooks).then((response) => response.text);
+}
+
+/** A conversation with a {@link Model}: tool calls run and fed back until it answers with text. */
+async function modelConversation(
+  speaker: Speaker,
+  prompt: string,
+  context: string,
+  signal: AbortSignal,
+  hooks: ConversationHooks,
+): Promise<string> {
   const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt, context) }];
   const tools = speaker.tools.map(toSpec);
   for (let call = 0; call < speaker.maxIter; call += 1) {
@@ -83,22 +92,19 @@ const NO_MESSAGES = Object.freeze([]) as unknown as ModelMessage[];
 const NO_TOOLS = Object.freeze([]) as unknown as ToolSpec[];
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
-async function reportedCall(
-  llm: Llm,
-  request: ModelRequest,
-  hooks: ConversationHooks,
-): Promise<ModelResponse> {
+function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks): Promise<ModelResponse> {
   const started = hooks.now();
-  let response: ModelResponse;
-  try {
-    response = await callLlm(llm, request);
-  } catch (error) {
-    // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
-    if (!request.signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
-    throw error;
-  }
-  hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
-  return response;
+  return callLlm(llm, request).then(
+    (response) => {
+      hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
+      return response;
+    },
+    (error: unknown) => {
+      // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
+      if (!request.signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
+      throw error;
+    },
+  );
 }
 
 async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {

@@ -44,31 +44,50 @@ export interface AttemptHooks {
  * task, with the time limit, structured output and guardrail applied. Failures resolve as
  * `{ ok: false }` so the lifecycle can decide on a retry; only an abort rejects.
  */
-export async function runTaskAttempt(
+export function runTaskAttempt(
   spec: AttemptSpec,
   attemptNo: number,
   signal: AbortSignal,
   hooks: AttemptHooks,
 ): Promise<WorkOutcome> {
-  try {
-    const value = await withTimeout(spec, signal, (attemptSignal) =>
-      attempt(spec, attemptNo, attemptSignal, hooks),
-    );
-    return { ok: true, output: value, finishedAt: hooks.now() };
-  } catch (error) {
-    signal.throwIfAborted();
-    return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
-  }
+  // Promise callbacks, not an async frame around another: every in-flight task holds this chain.
+  const run = (attemptSignal: AbortSignal) => attempt(spec, attemptNo, attemptSignal, hooks);
+  const work = spec.timeoutMs === undefined ? run(signal) : withTimeout(spec, spec.timeoutMs, signal, run);
+  return work.then(
+    (value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }),
+    (error: unknown): WorkOutcome => {
+      signal.throwIfAborted();
+      return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
+    },
+  );
 }
 
-async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal, hooks: AttemptHooks) {
-  const prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
-  const raw = await converse(spec.agent, prompt, spec.context, signal, {
+/** The agent's conversation on the task, then the checks of its output (schema, guardrail). */
+function attempt(
+  spec: AttemptSpec,
+  attemptNo: number,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+): Promise<TaskRunValue> {
+  let prompt: string;
+  try {
+    prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const raw = converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   });
+  if (spec.outputSchema === undefined && spec.guardrail === undefined)
+    return raw.then((text) => ({ raw: text }));
+  return raw.then((text) => checked(spec, text));
+}
+
+/** The value of a task's output once its schema parsed it and its guardrail accepted it. */
+async function checked(spec: AttemptSpec, raw: string): Promise<TaskRunValue> {
   const value: TaskRunValue = { raw };
   if (spec.outputSchema) value.structured = parseStructured(spec.name, raw, spec.outputSchema);
   if (spec.guardrail) {
@@ -87,18 +106,17 @@ async function attempt(spec: AttemptSpec, attemptNo: number, signal: AbortSignal
 }
 
 /**
- * Runs `run` under the attempt's time limit, if it has one: with a signal of its own that aborts when
- * the attempt's `signal` does (with its reason) or when `timeoutMs` passes (with a `task_timeout`), and
- * the attempt settles as soon as it aborts, even if the work ignores it. Without a limit the work gets
- * the attempt's signal itself (aborted when the run is), and nothing is allocated on this hot path.
+ * Runs `run` under the attempt's time limit: with a signal of its own that aborts when the attempt's
+ * `signal` does (with its reason) or when `timeoutMs` passes (with a `task_timeout`); the attempt
+ * settles as soon as it aborts, even if the work ignores it. (Without a limit the work gets the
+ * attempt's signal itself, aborted when the run is, and nothing is allocated on the hot path.)
  */
 async function withTimeout<T>(
   spec: AttemptSpec,
+  timeoutMs: number,
   signal: AbortSignal,
   run: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const { timeoutMs } = spec;
-  if (timeoutMs === undefined) return run(signal);
   signal.throwIfAborted();
   const controller = new AbortController();
   const forward = () => controller.abort(signal.reason);
