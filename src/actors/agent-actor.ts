@@ -1,5 +1,6 @@
 import { type AnyActorRef, fromCallback } from 'xstate';
 import type { WorkOutcome, WorkRequest } from '../machines/lifecycle.js';
+import { toFailure } from './failure.js';
 
 /** A work request as the agent actor receives it: which node and attempt, and where to send the outcome. */
 export interface AgentWork extends WorkRequest {
@@ -34,8 +35,12 @@ export const agentActorLogic = fromCallback<AgentWork, AgentActorInput>(({ input
         if (!controller.signal.aborted)
           work.replyTo.send({ type: 'WORK.DONE', attempt: work.attempt, outcome });
       },
-      () => {
-        // Only an abort rejects, and then the run is over: nobody waits for this outcome.
+      (error: unknown) => {
+        // An executor rejects only on abort, and then the run is over: nobody waits for the outcome.
+        // Anything else is a fault of the executor's; it fails the attempt rather than hang the run.
+        if (controller.signal.aborted) return;
+        const outcome: WorkOutcome = { ok: false, error: toFailure(error), finishedAt: Date.now() };
+        work.replyTo.send({ type: 'WORK.DONE', attempt: work.attempt, outcome });
       },
     );
   });
