@@ -4,6 +4,7 @@ import {
   type AdvisorAnswer,
   answerError,
   answered,
+  answerText,
   chainGuards,
   type NodeSettledEvent,
   type RunKeyed,
@@ -86,7 +87,7 @@ export const hierarchicalMachine = setup({
             guard: 'answered',
             target: 'working',
             actions: assign({
-              role: ({ event }) => (event.outcome.ok ? String(event.outcome.output) : undefined),
+              role: answerText,
             }),
           },
           { target: 'rejected', actions: assign({ error: answerError }) },
@@ -143,7 +144,7 @@ export const hierarchicalMachine = setup({
             guard: 'answered',
             target: 'done',
             actions: assign({
-              synthesis: ({ event }) => (event.outcome.ok ? String(event.outcome.output) : undefined),
+              synthesis: answerText,
             }),
           },
           { target: 'rejected', actions: assign({ error: answerError }) },

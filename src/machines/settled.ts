@@ -55,6 +55,10 @@ export interface AdvisorAnswer {
 export const answered = ({ event }: { event: { type: string; outcome?: WorkOutcome } }): boolean =>
   event.outcome?.ok === true;
 
+/** The text of an advisor's successful answer (a role, a synthesis). */
+export const answerText = ({ event }: { event: { outcome?: WorkOutcome } }): string | undefined =>
+  event.outcome?.ok === true ? String(event.outcome.output) : undefined;
+
 /** What an advisor's failed answer rejects the run with: what it threw, else its failure record. */
 export const answerError = ({ event }: { event: { outcome?: WorkOutcome } }): unknown =>
   event.outcome !== undefined && !event.outcome.ok ? (event.outcome.cause ?? event.outcome.error) : undefined;
