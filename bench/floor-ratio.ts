@@ -4,10 +4,13 @@
  *   floor        one XState actor per task under a supervisor machine (bench/compare/actor-floor.ts)
  *   statecrew    a Crew doing the same workload with an instant policy
  * Workloads: a sequential chain of N tasks; a graph root → N → join with maxConcurrency 64.
- * Run: npx tsx bench/floor-ratio.ts [N] [pairs]
+ * Run: node --expose-gc --import tsx bench/floor-ratio.ts [N] [pairs]   (without --expose-gc: no collection
+ * between runs, and noisier ratios)
  */
-import { Agent, Crew, Task } from '../src/index.js';
+import { statecrew } from './built.js';
 import { actorChain, actorFanOut } from './compare/actor-floor.js';
+
+const { Agent, Crew, Task } = statecrew;
 
 const N = Number(process.argv[2] ?? 10_000);
 const PAIRS = Number(process.argv[3] ?? 7);
@@ -31,12 +34,16 @@ const graphCrew = new Crew({
   process: 'graph',
   maxConcurrency: CONCURRENCY,
 });
-const crewRun = (crew: Crew) => async () => {
+const crewRun = (crew: InstanceType<typeof Crew>) => async () => {
   const out = await crew.kickoff();
   if (out.status !== 'completed') throw new Error(out.status);
 };
 
+/** With `--expose-gc`, each run starts from a collected heap, so no case pays for another's garbage. */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
 async function timed(run: () => Promise<void>): Promise<number> {
+  collect();
   const started = performance.now();
   await run();
   return performance.now() - started;

@@ -4,8 +4,10 @@
  * task (measured at the moment the last task started, against the heap before the run). Peak RSS:
  *   /usr/bin/time -v npx tsx bench/hundred-thousand.ts [N]
  */
-import { Agent, Crew, Task } from '../src/index.js';
+import { statecrew } from './built.js';
 import { watchStalls } from './stall-probe.js';
+
+const { Agent, Crew, Task } = statecrew;
 
 const N = Number(process.argv[2] ?? 100_000);
 const worker = new Agent({

@@ -3,7 +3,9 @@
  * model answers only when released), heap after GC with all N waiting against the heap before the
  * run. Run: node --expose-gc --import tsx bench/in-flight-memory.ts [N]
  */
-import { Agent, Crew, Task } from '../src/index.js';
+import { statecrew } from './built.js';
+
+const { Agent, Crew, Task } = statecrew;
 
 const N = Number(process.argv[2] ?? 20_000);
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -44,6 +44,7 @@ export {
   type LifecycleInput,
   lifecycleMachine,
   type NodeFailure,
+  startedLifecycleMachine,
   type WorkOutcome,
   type WorkRequest,
 } from './machines/lifecycle.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeThrown, MaxIterationsError } from '../errors.js';
+import { describeThrown, MaxIterationsError, ModelResponseError } from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, usageOfCall } from '../models/usage.js';
 import type {
@@ -8,6 +8,7 @@ import type {
   ModelMessage,
   ModelRequest,
   ModelResponse,
+  Policy,
   Tool,
   ToolCall,
   ToolCallRecord,
@@ -50,10 +51,40 @@ export function converse(
   hooks: ConversationHooks,
 ): Promise<string> {
   if (isModel(speaker.llm)) return modelConversation(speaker, prompt, context, signal, hooks);
-  // A policy reads the prompt and context only and cannot call tools: one call, nothing to build.
   if (signal.aborted) return Promise.reject(signal.reason);
-  const request = { agent: speaker.role, prompt, context, messages: NO_MESSAGES, tools: NO_TOOLS, signal };
-  return reportedCall(speaker.llm, request, hooks).then((response) => response.text);
+  return policyCall(speaker.role, speaker.llm, prompt, context, signal, hooks);
+}
+
+/**
+ * A policy's one call, reported to `hooks` like a model's: a policy reads the prompt and context only
+ * and cannot call tools, so there is no request to build, and its text is checked and reported in one
+ * callback (on every task's hot path).
+ */
+function policyCall(
+  agent: string,
+  policy: Policy,
+  prompt: string,
+  context: string,
+  signal: AbortSignal,
+  hooks: ConversationHooks,
+): Promise<string> {
+  const started = hooks.now();
+  const failed = (error: unknown): never => {
+    // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
+    if (!signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
+    throw error;
+  };
+  let reply: unknown;
+  try {
+    reply = policy(prompt, context, { signal });
+  } catch (error) {
+    return Promise.reject(error).catch(failed);
+  }
+  return Promise.resolve(reply).then((text) => {
+    if (typeof text !== 'string') failed(new ModelResponseError(agent, text));
+    hooks.onModelCall?.(usageOfCall(undefined), hooks.now() - started);
+    return text as string;
+  }, failed);
 }
 
 /** A conversation with a {@link Model}: tool calls run and fed back until it answers with text. */
@@ -86,10 +117,6 @@ async function modelConversation(
   }
   throw new MaxIterationsError(speaker.role, speaker.maxIter);
 }
-
-// Policies never see a request's messages or tools; one frozen empty list serves every call.
-const NO_MESSAGES = Object.freeze([]) as unknown as ModelMessage[];
-const NO_TOOLS = Object.freeze([]) as unknown as ToolSpec[];
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
 function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks): Promise<ModelResponse> {

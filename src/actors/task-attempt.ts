@@ -51,39 +51,42 @@ export function runTaskAttempt(
   hooks: AttemptHooks,
 ): Promise<WorkOutcome> {
   // Promise callbacks, not an async frame around another: every in-flight task holds this chain.
-  const run = (attemptSignal: AbortSignal) => attempt(spec, attemptNo, attemptSignal, hooks);
+  const failed = (error: unknown): WorkOutcome => {
+    signal.throwIfAborted();
+    return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
+  };
+  if (spec.outputSchema === undefined && spec.guardrail === undefined && spec.timeoutMs === undefined) {
+    // Nothing to check and no time limit: the conversation's text is the output.
+    return conversation(spec, attemptNo, signal, hooks).then(
+      (raw): WorkOutcome => ({ ok: true, output: { raw }, finishedAt: hooks.now() }),
+      failed,
+    );
+  }
+  const run = (attemptSignal: AbortSignal) =>
+    conversation(spec, attemptNo, attemptSignal, hooks).then((raw) => checked(spec, raw));
   const work = spec.timeoutMs === undefined ? run(signal) : withTimeout(spec, spec.timeoutMs, signal, run);
-  return work.then(
-    (value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }),
-    (error: unknown): WorkOutcome => {
-      signal.throwIfAborted();
-      return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
-    },
-  );
+  return work.then((value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }), failed);
 }
 
-/** The agent's conversation on the task, then the checks of its output (schema, guardrail). */
-function attempt(
+/** The agent's conversation on the task: its final text. */
+function conversation(
   spec: AttemptSpec,
   attemptNo: number,
   signal: AbortSignal,
   hooks: AttemptHooks,
-): Promise<TaskRunValue> {
+): Promise<string> {
   let prompt: string;
   try {
     prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
   } catch (error) {
     return Promise.reject(error);
   }
-  const raw = converse(spec.agent, prompt, spec.context, signal, {
+  return converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   });
-  if (spec.outputSchema === undefined && spec.guardrail === undefined)
-    return raw.then((text) => ({ raw: text }));
-  return raw.then((text) => checked(spec, text));
 }
 
 /** The value of a task's output once its schema parsed it and its guardrail accepted it. */

@@ -30,6 +30,22 @@ export interface AgentOptions {
   timeoutMs?: number | undefined;
 }
 
+/** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
+const personas = new WeakMap<Agent, string>();
+
+/** The persona sentences of `agent`, built once (an agent's fields never change). */
+function personaOf(agent: Agent): string {
+  let text = personas.get(agent);
+  if (text === undefined) {
+    const persona = [`You are ${agent.role}.`];
+    if (agent.goal !== '') persona.push(`Your goal: ${agent.goal}.`);
+    if (agent.backstory !== '') persona.push(`Backstory: ${agent.backstory}.`);
+    text = persona.join(' ');
+    personas.set(agent, text);
+  }
+  return text;
+}
+
 /**
  * A persona with a model and tools. Agents are definitions: a crew run uses a copy whose role, goal and
  * backstory have the run's inputs interpolated; the original is never changed.
@@ -77,12 +93,8 @@ export class Agent implements Speaker {
    * backstory sentences are left out when empty, the expected-output line when `expectedOutput` is.
    */
   renderPrompt(description: string, expectedOutput: string): string {
-    const persona = [`You are ${this.role}.`];
-    if (this.goal !== '') persona.push(`Your goal: ${this.goal}.`);
-    if (this.backstory !== '') persona.push(`Backstory: ${this.backstory}.`);
-    const lines = [persona.join(' '), `Task: ${description}`];
-    if (expectedOutput !== '') lines.push(`Expected output: ${expectedOutput}`);
-    return lines.join('\n');
+    const task = `${personaOf(this)}\nTask: ${description}`;
+    return expectedOutput === '' ? task : `${task}\nExpected output: ${expectedOutput}`;
   }
 
   /**

@@ -70,7 +70,7 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
-  const runner = createTaskRunner(hub, clock);
+  const runner = createTaskRunner(hub, recorder, clock);
   const scope = createCrewScope({ plan, runner, recorder, hub, crew });
   const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
   const actor = createActor(logic, {

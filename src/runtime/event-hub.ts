@@ -20,6 +20,11 @@ export class EventHub {
     private readonly reduce: (event: StatecrewEvent) => void,
   ) {}
 
+  /** Whether anyone subscribes to `events$`: when nobody does, hot paths build no event objects. */
+  get observed(): boolean {
+    return this.#subject.observed;
+  }
+
   /**
    * Stamps `event` (in place: every caller hands over a fresh object), records it, and publishes it
    * when someone listens.
@@ -30,6 +35,17 @@ export class EventHub {
     stamped.at = this.now();
     this.reduce(stamped);
     if (this.#subject.observed) this.#subject.next(stamped);
+  }
+
+  /**
+   * Publishes an event its emitter already recorded itself (a hot path that feeds the recorder
+   * directly and builds the event only when {@link observed}), stamped with `at`.
+   */
+  publish(event: UnstampedEvent, at: number): void {
+    const stamped = event as StatecrewEvent;
+    stamped.runId = this.runId;
+    stamped.at = at;
+    this.#subject.next(stamped);
   }
 
   /**

@@ -1,6 +1,11 @@
 import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
 import { type AgentExecutor, type AgentWork, agentActorLogic } from '../actors/agent-actor.js';
-import { type LifecycleEmitted, lifecycleMachine, type WorkOutcome } from '../machines/lifecycle.js';
+import {
+  type LifecycleEmitted,
+  lifecycleMachine,
+  startedLifecycleMachine,
+  type WorkOutcome,
+} from '../machines/lifecycle.js';
 import type { NodeSettledEvent } from '../machines/settled.js';
 import { retryDelay } from './backoff.js';
 import type { Clock } from './clock.js';
@@ -54,22 +59,28 @@ export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
 }
 
-/** The lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor. */
-const lifecycleLogic = lifecycleMachine.provide({
-  actions: {
-    requestWork: sendTo(
-      ({ system, context }) => system.get(context.executor) as AnyActorRef,
-      ({ context, self }) => ({
-        type: 'WORK',
-        nodeId: context.nodeId,
-        attempt: context.attempts,
-        replyTo: self,
-      }),
-    ),
-  },
-});
+/** A lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor. */
+const provided = (machine: typeof lifecycleMachine) =>
+  machine.provide({
+    actions: {
+      requestWork: sendTo(
+        ({ system, context }) => system.get(context.executor) as AnyActorRef,
+        ({ context, self }) => ({
+          type: 'WORK',
+          nodeId: context.nodeId,
+          attempt: context.attempts,
+          replyTo: self,
+        }),
+      ),
+    },
+  });
 
-type LifecycleActor = Actor<typeof lifecycleLogic>;
+/** The lifecycle of a run that starts when it is created. */
+const startedLogic = provided(startedLifecycleMachine);
+/** The lifecycle from `idle`, for runs that are blocked instead. */
+const idleLogic = provided(lifecycleMachine);
+
+type LifecycleActor = Actor<typeof startedLogic>;
 
 let runnerCount = 0;
 
@@ -241,7 +252,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     startAt?: number,
   ): LifecycleActor {
     if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
-    const actor = createActor(lifecycleLogic, {
+    const actor = createActor(startAt === undefined ? idleLogic : startedLogic, {
       id: nodeId,
       parent: supervisor,
       input: { run: this.#key, nodeId, maxAttempts, executor, startAt },

@@ -25,21 +25,12 @@ export class RunRecorder {
 
   apply(event: StatecrewEvent): void {
     switch (event.type) {
-      case 'node.started': {
-        const record = this.#record(event.nodeId, event.name, event.agent);
-        record.status = 'running';
-        record.attempts = event.attempt;
-        if (event.attempt === 1) record.startedAt = event.at;
+      case 'node.started':
+        this.started(event.nodeId, event.name, event.agent, event.attempt, event.at);
         return;
-      }
-      case 'node.completed': {
-        const record = this.#record(event.nodeId, event.output.name, event.output.agent);
-        record.status = 'completed';
-        record.durationMs = event.durationMs;
-        record.output = event.output;
-        this.settled.push(record);
+      case 'node.completed':
+        this.completed(event.nodeId, event.output, event.durationMs);
         return;
-      }
       case 'node.failed': {
         if (event.willRetry) return;
         const record = this.#record(event.nodeId, event.nodeId, '');
@@ -56,8 +47,7 @@ export class RunRecorder {
         this.blocked.push(event.nodeId);
         return;
       case 'model.call':
-        addUsage(this.#record(event.nodeId, event.nodeId, '').usage, event.usage);
-        addUsage(this.usage, event.usage);
+        this.modelCall(event.nodeId, event.usage);
         return;
       case 'tool.call':
         this.#record(event.nodeId, event.nodeId, '').toolCalls.push(event.call);
@@ -76,6 +66,29 @@ export class RunRecorder {
       default:
         return;
     }
+  }
+
+  /** An attempt of a node started (`node.started`). */
+  started(nodeId: string, name: string, agent: string, attempt: number, at: number): void {
+    const record = this.#record(nodeId, name, agent);
+    record.status = 'running';
+    record.attempts = attempt;
+    if (attempt === 1) record.startedAt = at;
+  }
+
+  /** A node completed with `output` (`node.completed`). */
+  completed(nodeId: string, output: TaskOutput, durationMs: number): void {
+    const record = this.#record(nodeId, output.name, output.agent);
+    record.status = 'completed';
+    record.durationMs = durationMs;
+    record.output = output;
+    this.settled.push(record);
+  }
+
+  /** A model call of a node's spent `usage` (`model.call`). */
+  modelCall(nodeId: string, usage: Usage): void {
+    addUsage(this.#record(nodeId, nodeId, '').usage, usage);
+    addUsage(this.usage, usage);
   }
 
   /** The raw output of a completed node, if it completed. */

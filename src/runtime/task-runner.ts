@@ -5,9 +5,11 @@ import {
   type TaskRunValue,
 } from '../actors/task-attempt.js';
 import type { LifecycleEmitted } from '../machines/lifecycle.js';
+import type { TaskOutput } from '../types.js';
 import type { Clock } from './clock.js';
-import type { EventHub } from './event-hub.js';
+import type { EventHub, UnstampedEvent } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
+import type { RunRecorder } from './recorder.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {
@@ -18,20 +20,21 @@ export interface TaskRunSpec extends AttemptSpec {
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
 export type TaskRunner = LifecycleRunner<TaskRunSpec>;
 
-/** Creates the task runner of one crew run, publishing on `hub`, its backoffs on `clock`. */
-export function createTaskRunner(hub: EventHub, clock: Clock): TaskRunner {
+/**
+ * Creates the task runner of one crew run: it records each task run's lifecycle in `recorder`, and
+ * builds and publishes the run's events on `hub` only when someone listens; backoffs wait on `clock`.
+ */
+export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Clock): TaskRunner {
   const hooks: AttemptHooks = {
     now: hub.now,
-    onModelCall: (nodeId, attempt, usage, durationMs, failure) =>
-      hub.emit({
-        type: 'model.call',
-        nodeId,
-        attempt,
-        usage,
-        durationMs,
-        ...(failure === undefined ? {} : { error: failure.message }),
-        ...(failure?.code === undefined ? {} : { code: failure.code }),
-      }),
+    onModelCall(nodeId, attempt, usage, durationMs, failure) {
+      recorder.modelCall(nodeId, usage);
+      if (!hub.observed) return;
+      const event: UnstampedEvent = { type: 'model.call', nodeId, attempt, usage, durationMs };
+      if (failure !== undefined) event.error = failure.message;
+      if (failure?.code !== undefined) event.code = failure.code;
+      hub.publish(event, hub.now());
+    },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
   };
   return new LifecycleRunner<TaskRunSpec>(
@@ -40,25 +43,25 @@ export function createTaskRunner(hub: EventHub, clock: Clock): TaskRunner {
       attempt: (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks),
       publish(emitted, spec) {
         switch (emitted.type) {
-          case 'node.started':
-            if (spec) hub.emit({ ...emitted, name: spec.name, agent: spec.agent.role });
+          case 'node.ready':
+            // Nothing records readiness: the event exists for listeners only.
+            if (hub.observed) hub.publish({ type: 'node.ready', nodeId: emitted.nodeId }, hub.now());
             return;
+          case 'node.started': {
+            if (spec === undefined) return;
+            const at = hub.now();
+            recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
+            if (hub.observed) hub.publish({ ...emitted, name: spec.name, agent: spec.agent.role }, at);
+            return;
+          }
           case 'node.completed': {
             if (spec === undefined) return;
-            const value = emitted.output as TaskRunValue;
-            hub.emit({
-              type: 'node.completed',
-              nodeId: emitted.nodeId,
-              attempts: emitted.attempts,
-              durationMs: emitted.durationMs,
-              output: {
-                name: spec.name,
-                description: spec.description,
-                expectedOutput: spec.expectedOutput,
-                agent: spec.agent.role,
-                ...value,
-              },
-            });
+            const output = taskOutput(spec, emitted.output as TaskRunValue);
+            recorder.completed(emitted.nodeId, output, emitted.durationMs);
+            if (hub.observed) {
+              const { nodeId, attempts, durationMs } = emitted;
+              hub.publish({ type: 'node.completed', nodeId, attempts, durationMs, output }, hub.now());
+            }
             return;
           }
           case 'node.failed':
@@ -72,6 +75,19 @@ export function createTaskRunner(hub: EventHub, clock: Clock): TaskRunner {
     clock,
     hub.runId,
   );
+}
+
+/** A completed run's output as its result entry and `node.completed` event carry it. */
+function taskOutput(spec: TaskRunSpec, value: TaskRunValue): TaskOutput {
+  const output: TaskOutput = {
+    name: spec.name,
+    description: spec.description,
+    expectedOutput: spec.expectedOutput,
+    agent: spec.agent.role,
+    raw: value.raw,
+  };
+  if ('structured' in value) output.structured = value.structured;
+  return output;
 }
 
 /** A lifecycle's `node.failed` as a run event: the failure's message, code, retry flag and details. */

@@ -5,6 +5,7 @@ import {
   type LifecycleEvent,
   type LifecycleInput,
   lifecycleMachine,
+  startedLifecycleMachine,
   type WorkOutcome,
   type WorkRequest,
 } from '../../src/machines/lifecycle.js';
@@ -204,10 +205,10 @@ describe('lifecycle machine', () => {
     ]);
   });
 
-  it('starts its first attempt on creation when given startAt, without a START event', () => {
+  it('starts its first attempt on creation as the started lifecycle, without a START event', () => {
     const requests: WorkRequest[] = [];
     const actor = createActor(
-      lifecycleMachine.provide({
+      startedLifecycleMachine.provide({
         actions: { requestWork: (_, params) => requests.push({ type: 'WORK', ...params }) },
       }),
       { input: { ...input, startAt: 500 } },
@@ -219,5 +220,33 @@ describe('lifecycle machine', () => {
     expect(actor.getSnapshot().context).toMatchObject({ attempts: 1, startedAt: 500 });
     expect(seen).toEqual(['node.ready', 'node.started']);
     expect(requests).toEqual([{ type: 'WORK', nodeId: 'n', attempt: 1 }]);
+    // From there it is the same lifecycle: a retryable failure goes back through ready.
+    actor.send({
+      type: 'WORK.DONE',
+      attempt: 1,
+      outcome: { ok: false, error: { message: 'flaky', retryable: true }, finishedAt: 510 },
+    });
+    actor.send({ type: 'RETRY', delayMs: 0 });
+    actor.send({ type: 'START', at: 600 });
+    expect(actor.getSnapshot().value).toBe('running');
+    expect(actor.getSnapshot().context).toMatchObject({ attempts: 2, startedAt: 500 });
+    expect(seen).toEqual([
+      'node.ready',
+      'node.started',
+      'node.failed',
+      'node.retrying',
+      'node.ready',
+      'node.started',
+    ]);
+  });
+
+  it('shares every state of the lifecycle with the started lifecycle', () => {
+    const shape = (machine: typeof lifecycleMachine) =>
+      Object.fromEntries(
+        Object.entries(machine.root.states).map(([name, node]) => [name, Object.keys(node.on).sort()]),
+      );
+    expect(shape(startedLifecycleMachine)).toEqual(shape(lifecycleMachine));
+    expect(lifecycleMachine.root.initial.target.map((n) => n.key)).toEqual(['idle']);
+    expect(startedLifecycleMachine.root.initial.target.map((n) => n.key)).toEqual(['running']);
   });
 });

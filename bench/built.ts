@@ -1,0 +1,11 @@
+/**
+ * statecrew as its users run it: the built package (`npm run build`, which `npm run bench` runs
+ * first), not the TypeScript sources through a loader that wraps every named inner function.
+ */
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/index.js', import.meta.url);
+if (!existsSync(entry)) throw new Error('bench: dist/ is missing; run `npm run build` first');
+
+/** The public API of the built package. */
+export const statecrew = (await import(entry.href)) as typeof import('../src/index.js');
