@@ -67,6 +67,10 @@ async function compare(name: string, tasks: number, floor: () => Promise<void>, 
     floorMs.push(f);
     crewMs.push(c);
     ratios.push(c / f);
+    if (process.env.BENCH_VERBOSE)
+      console.log(
+        `  pair ${p} ${p % 2 === 0 ? 'floor first' : 'statecrew first'}: floor ${f.toFixed(0)} ms, statecrew ${c.toFixed(0)} ms`,
+      );
   }
   const us = (ms: number) => ((ms * 1000) / tasks).toFixed(1);
   console.log(

@@ -1,19 +1,40 @@
 /**
  * 100,000 tasks with every one in flight at once (graph root → 100,000 → join, maxConcurrency
- * 100,002), instant model: the run's time, the longest event-loop stall, and the heap per in-flight
- * task (measured at the moment the last task started, against the heap before the run). Peak RSS:
- *   /usr/bin/time -v npx tsx bench/hundred-thousand.ts [N]
+ * 100,002), a model answering on the macrotask queue: the run's time, the longest event-loop stall,
+ * the heap per in-flight task (measured at the moment the last task started, against the heap before
+ * the run) and the peak RSS, in this fresh process.
+ *   npx tsx bench/hundred-thousand.ts [N]          statecrew (built: `npm run build` first)
+ *   npx tsx bench/hundred-thousand.ts [N] floor    the floor: one XState actor per task under a
+ *                                                  supervisor machine, the same model, every task in flight
+ * Alternate the two a few times and compare the times: this machine's speed drifts.
  */
 import { statecrew } from './built.js';
+import { actorFanOut } from './compare/actor-floor.js';
 import { watchStalls } from './stall-probe.js';
 
 const { Agent, Crew, Task } = statecrew;
 
 const N = Number(process.argv[2] ?? 100_000);
-const worker = new Agent({
-  role: 'W',
-  llm: () => new Promise((resolve) => setImmediate(() => resolve('ok'))),
-});
+const answer = () => new Promise<string>((resolve) => setImmediate(() => resolve('ok')));
+
+if (process.argv[3] === 'floor') {
+  const stalls = watchStalls();
+  const started = performance.now();
+  await actorFanOut(N, N + 2, answer);
+  const ms = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      floor: true,
+      tasks: N + 2,
+      seconds: Number((ms / 1000).toFixed(2)),
+      longestStallMs: Math.round(stalls.stop()),
+      peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    }),
+  );
+  process.exit(0);
+}
+
+const worker = new Agent({ role: 'W', llm: answer });
 const root = new Task({ name: 'root', description: 'x', agent: worker });
 const middle = Array.from(
   { length: N },

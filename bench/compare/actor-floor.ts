@@ -8,19 +8,21 @@ import { assign, createActor, enqueueActions, setup } from 'xstate';
 import { type Adapter, stubModel } from './workloads.js';
 
 /** A task run: `running` starts its work outside the actor and completes on the outcome. */
+type Model = (input: string) => Promise<string>;
+
 const taskLogic = setup({
   types: {
-    context: {} as { input: string; output: string },
-    input: {} as string,
+    context: {} as { input: string; model: Model; output: string },
+    input: {} as { input: string; model: Model },
     events: {} as { type: 'DONE'; output: string },
   },
 }).createMachine({
-  context: ({ input }) => ({ input, output: '' }),
+  context: ({ input }) => ({ input: input.input, model: input.model, output: '' }),
   initial: 'running',
   states: {
     running: {
       entry: ({ context, self }) => {
-        void stubModel(context.input).then((output) => self.send({ type: 'DONE', output }));
+        void context.model(context.input).then((output) => self.send({ type: 'DONE', output }));
       },
       on: { DONE: { target: 'completed', actions: assign({ output: ({ event }) => event.output }) } },
     },
@@ -30,7 +32,7 @@ const taskLogic = setup({
 });
 
 /** A supervisor that runs `total` tasks, at most `concurrency` at once; its output is the last output. */
-function supervisorLogic(total: number, concurrency: number) {
+function supervisorLogic(total: number, concurrency: number, model: Model) {
   return setup({
     types: { context: {} as { started: number; done: number; last: string }, output: {} as string },
     actions: {
@@ -40,7 +42,9 @@ function supervisorLogic(total: number, concurrency: number) {
           started += 1;
           const input = context.last;
           // Outside the transition, as statecrew starts its runs (after the supervisor's step).
-          queueMicrotask(() => createActor(taskLogic, { id: 'task', parent: self, input }).start());
+          queueMicrotask(() =>
+            createActor(taskLogic, { id: 'task', parent: self, input: { input, model } }).start(),
+          );
         }
         enqueue.assign({ started });
       }),
@@ -67,9 +71,9 @@ function supervisorLogic(total: number, concurrency: number) {
   });
 }
 
-/** Runs `total` task actors under one supervisor, at most `concurrency` at once. */
-export function runActors(total: number, concurrency: number): Promise<void> {
-  const supervisor = createActor(supervisorLogic(total, concurrency));
+/** Runs `total` task actors under one supervisor, at most `concurrency` at once, each asking `model`. */
+export function runActors(total: number, concurrency: number, model: Model = stubModel): Promise<void> {
+  const supervisor = createActor(supervisorLogic(total, concurrency, model));
   const done = new Promise<void>((resolve) => supervisor.subscribe({ complete: resolve }));
   supervisor.start();
   return done;
@@ -79,10 +83,10 @@ export function runActors(total: number, concurrency: number): Promise<void> {
 export const actorChain = (n: number) => runActors(n, 1);
 
 /** A root task, `n` tasks at most `concurrency` at once, then a join: n + 2 task actors. */
-export async function actorFanOut(n: number, concurrency: number): Promise<void> {
-  await runActors(1, 1);
-  await runActors(n, concurrency);
-  await runActors(1, 1);
+export async function actorFanOut(n: number, concurrency: number, model: Model = stubModel): Promise<void> {
+  await runActors(1, 1, model);
+  await runActors(n, concurrency, model);
+  await runActors(1, 1, model);
 }
 
 /** The floor as a runtime of the side-by-side table (W1: a chain; W2: a fan-out; W3: a loop's iterations). */

@@ -1,4 +1,4 @@
-import { assign, emit, setup } from 'xstate';
+import { assign, enqueueActions, setup } from 'xstate';
 import type { Failure } from '../types.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
@@ -58,6 +58,9 @@ export interface WorkRequest {
   attempt: number;
 }
 
+/** How a run settled, as its `settle` action tells the supervisor. */
+export type LifecycleSettled = { completed: true } | { completed: false; willRetry: boolean };
+
 /** Events a lifecycle actor emits (see `actor.on`), one per transition. */
 export type LifecycleEmitted =
   | { type: 'node.ready'; nodeId: string }
@@ -102,13 +105,24 @@ const lifecycleSetup = setup({
   actions: {
     /** Sends the executor the attempt's `WORK` request; the runtime provides it. */
     requestWork: (_, _params: { nodeId: string; attempt: number }) => {},
-    announceReady: emit(({ context }) => ({ type: 'node.ready' as const, nodeId: context.nodeId })),
+    /**
+     * Reports a transition: emits it (see `actor.on`). The runtime provides its own, which records it
+     * and tells the supervisor without an emitted event's round trip.
+     */
+    report: enqueueActions(({ enqueue }, emitted: LifecycleEmitted) => enqueue.emit(emitted)),
+    /**
+     * Tells the supervisor the run completed or an attempt failed (after the transition); the runtime
+     * provides it (`NODE.COMPLETED`, `NODE.FAILED`). Standalone it does nothing.
+     */
+    settle: (_, _params: LifecycleSettled) => {},
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
-    current: ({ context }, attempt: number) => attempt === context.attempts,
-    succeeded: ({ context }, params: { attempt: number; ok: boolean }) =>
-      params.ok && params.attempt === context.attempts,
+    /** The outcome is of the current attempt (a late one of an earlier attempt is ignored). */
+    current: ({ context, event }) => event.type === 'WORK.DONE' && event.attempt === context.attempts,
+    /** The current attempt succeeded. */
+    succeeded: ({ context, event }) =>
+      event.type === 'WORK.DONE' && event.outcome.ok && event.attempt === context.attempts,
   },
 });
 
@@ -125,6 +139,15 @@ const initialContext = (input: LifecycleInput): LifecycleContext => ({
   blockedBy: undefined,
 });
 
+/** Reports `node.ready`: entering `ready`, or on the way from `idle` to `running`. */
+const reportReady = {
+  type: 'report',
+  params: ({ context }: { context: LifecycleContext }): LifecycleEmitted => ({
+    type: 'node.ready',
+    nodeId: context.nodeId,
+  }),
+} as const;
+
 /** The states of every node run's lifecycle; {@link lifecycleMachine} documents them. */
 const lifecycleStates = lifecycleSetup.createStateConfig({
   states: {
@@ -134,13 +157,13 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
         // Straight on to running: `ready` is announced, but nothing could observe the node in it.
         START: {
           target: 'running',
-          actions: ['announceReady', assign(({ context, event }) => beginAttempt(context, event.at))],
+          actions: [reportReady, assign(({ context, event }) => beginAttempt(context, event.at))],
         },
         BLOCK: { target: 'blocked', actions: assign({ blockedBy: ({ event }) => event.reason }) },
       },
     },
     ready: {
-      entry: 'announceReady',
+      entry: reportReady,
       on: {
         START: {
           target: 'running',
@@ -151,11 +174,14 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
     },
     running: {
       entry: [
-        emit(({ context }) => ({
-          type: 'node.started' as const,
-          nodeId: context.nodeId,
-          attempt: context.attempts,
-        })),
+        {
+          type: 'report',
+          params: ({ context }) => ({
+            type: 'node.started',
+            nodeId: context.nodeId,
+            attempt: context.attempts,
+          }),
+        },
         {
           type: 'requestWork',
           params: ({ context }) => ({ nodeId: context.nodeId, attempt: context.attempts }),
@@ -164,23 +190,20 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
       on: {
         'WORK.DONE': [
           {
-            guard: {
-              type: 'succeeded',
-              params: ({ event }) => ({ attempt: event.attempt, ok: event.outcome.ok }),
-            },
+            guard: 'succeeded',
             target: 'completed',
-            actions: assign({
-              output: ({ event }) => (event.outcome.ok ? event.outcome.output : undefined),
-              durationMs: ({ context, event }) => duration(context, event.outcome),
-            }),
+            actions: assign(({ context, event: { outcome } }) => ({
+              output: outcome.ok ? outcome.output : undefined,
+              durationMs: duration(context, outcome),
+            })),
           },
           {
-            guard: { type: 'current', params: ({ event }) => event.attempt },
+            guard: 'current',
             target: 'failed',
-            actions: assign({
-              error: ({ event }) => (event.outcome.ok ? undefined : event.outcome.error),
-              durationMs: ({ context, event }) => duration(context, event.outcome),
-            }),
+            actions: assign(({ context, event: { outcome } }) => ({
+              error: outcome.ok ? undefined : outcome.error,
+              durationMs: duration(context, outcome),
+            })),
           },
         ],
       },
@@ -190,46 +213,64 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
     // supervisor machine forever. The runner reports completion as `NODE.COMPLETED` instead, and the
     // supervisor stops the run.
     completed: {
-      entry: emit(({ context }) => ({
-        type: 'node.completed' as const,
-        nodeId: context.nodeId,
-        attempts: context.attempts,
-        startedAt: context.startedAt ?? 0,
-        durationMs: context.durationMs ?? 0,
-        output: context.output,
-      })),
+      entry: [
+        {
+          type: 'report',
+          params: ({ context }) => ({
+            type: 'node.completed',
+            nodeId: context.nodeId,
+            attempts: context.attempts,
+            startedAt: context.startedAt ?? 0,
+            durationMs: context.durationMs ?? 0,
+            output: context.output,
+          }),
+        },
+        { type: 'settle', params: { completed: true } },
+      ],
     },
     failed: {
-      entry: emit(({ context }) => ({
-        type: 'node.failed' as const,
-        nodeId: context.nodeId,
-        attempt: context.attempts,
-        durationMs: context.durationMs ?? 0,
-        error: context.error ?? { message: 'unknown failure', retryable: false },
-        willRetry: canRetry(context),
-      })),
+      entry: [
+        {
+          type: 'report',
+          params: ({ context }) => ({
+            type: 'node.failed',
+            nodeId: context.nodeId,
+            attempt: context.attempts,
+            durationMs: context.durationMs ?? 0,
+            error: context.error ?? { message: 'unknown failure', retryable: false },
+            willRetry: canRetry(context),
+          }),
+        },
+        { type: 'settle', params: ({ context }) => ({ completed: false, willRetry: canRetry(context) }) },
+      ],
       on: {
         RETRY: {
           guard: 'canRetry',
           target: 'ready',
           actions: [
-            emit(({ context, event }) => ({
-              type: 'node.retrying' as const,
-              nodeId: context.nodeId,
-              attempt: context.attempts + 1,
-              delayMs: event.delayMs,
-            })),
+            {
+              type: 'report',
+              params: ({ context, event }) => ({
+                type: 'node.retrying',
+                nodeId: context.nodeId,
+                attempt: context.attempts + 1,
+                delayMs: event.delayMs,
+              }),
+            },
             assign({ error: undefined }),
           ],
         },
       },
     },
     blocked: {
-      entry: emit(({ context }) => ({
-        type: 'node.blocked' as const,
-        nodeId: context.nodeId,
-        reason: context.blockedBy ?? '',
-      })),
+      entry: {
+        type: 'report',
+        params: ({ context }) => ({
+          type: 'node.blocked',
+          nodeId: context.nodeId,
+          reason: context.blockedBy ?? '',
+        }),
+      },
       on: { UNBLOCK: { target: 'ready', actions: assign({ blockedBy: undefined }) } },
     },
   },
@@ -270,6 +311,6 @@ export const startedLifecycleMachine = lifecycleSetup.createMachine({
     return context;
   },
   initial: 'running',
-  entry: 'announceReady',
+  entry: reportReady,
   states: lifecycleStates,
 });

@@ -49,6 +49,7 @@ export class Crew {
   readonly maxConcurrency: number;
   readonly loop: LoopOptions | undefined;
   readonly #nodeIds = new Map<Task, string>();
+  readonly #positions = new Map<Task, number>();
 
   constructor(options: CrewOptions) {
     if (!Array.isArray(options.tasks) || options.tasks.some((t) => !(t instanceof Task))) {
@@ -78,6 +79,11 @@ export class Crew {
   /** The node id of `task` in this crew: its name, else `task-<position from 1>`. */
   nodeIdOf(task: Task): string | undefined {
     return this.#nodeIds.get(task);
+  }
+
+  /** The position of `task` in this crew's list, from 0. */
+  positionOf(task: Task): number | undefined {
+    return this.#positions.get(task);
   }
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
@@ -118,6 +124,7 @@ export class Crew {
       }
       const nodeId = task.name ?? `task-${index + 1}`;
       this.#nodeIds.set(task, nodeId);
+      this.#positions.set(task, index);
       positions.set(nodeId, [...(positions.get(nodeId) ?? []), index + 1]);
     });
     for (const [name, at] of positions) if (at.length > 1) throw new DuplicateTaskError(name, at);

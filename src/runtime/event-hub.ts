@@ -38,14 +38,11 @@ export class EventHub {
   }
 
   /**
-   * Publishes an event its emitter already recorded itself (a hot path that feeds the recorder
-   * directly and builds the event only when {@link observed}), stamped with `at`.
+   * Publishes an event its emitter already recorded itself and built stamped (a hot path that feeds
+   * the recorder directly and builds the event, `runId` and `at` included, only when {@link observed}).
    */
-  publish(event: UnstampedEvent, at: number): void {
-    const stamped = event as StatecrewEvent;
-    stamped.runId = this.runId;
-    stamped.at = at;
-    this.#subject.next(stamped);
+  publish(event: StatecrewEvent): void {
+    this.#subject.next(event);
   }
 
   /**

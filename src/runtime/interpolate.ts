@@ -9,6 +9,7 @@ const PLACEHOLDER = /\{([^{}]+)\}/g;
  * // 'Research AI as {"format": "json"}'
  */
 export function interpolate(template: string, inputs: Readonly<Record<string, unknown>>): string {
+  if (!template.includes('{')) return template;
   return template.replace(PLACEHOLDER, (whole, key: string) =>
     Object.hasOwn(inputs, key) ? String(inputs[key]) : whole,
   );

@@ -2,6 +2,7 @@ import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
 import { type AgentExecutor, type AgentWork, agentActorLogic } from '../actors/agent-actor.js';
 import {
   type LifecycleEmitted,
+  type LifecycleSettled,
   lifecycleMachine,
   startedLifecycleMachine,
   type WorkOutcome,
@@ -9,6 +10,7 @@ import {
 import type { NodeSettledEvent } from '../machines/settled.js';
 import { retryDelay } from './backoff.js';
 import type { Clock } from './clock.js';
+import { RunRegistry } from './run-registry.js';
 import { WorkQueue } from './work-queue.js';
 
 /** What every node run needs: its id, how many attempts it may take and the backoff between them. */
@@ -59,10 +61,28 @@ export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
 }
 
-/** A lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor. */
+/** Where a lifecycle actor's reports go: its runner, found by the key in its context. */
+const runners = new RunRegistry<{
+  report(emitted: LifecycleEmitted): void;
+  supervisor: AnyActorRef | undefined;
+}>();
+
+/**
+ * A lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor,
+ * and each transition is reported to the node's runner directly (no emitted event in between).
+ */
 const provided = (machine: typeof lifecycleMachine) =>
   machine.provide({
     actions: {
+      report: ({ context }, emitted) => runners.find(context.run)?.report(emitted),
+      // A builtin send, so the supervisor hears of the run after its transition, not inside it.
+      settle: sendTo(
+        ({ context, self }) => runners.find(context.run)?.supervisor ?? self,
+        ({ context, self }, settled: LifecycleSettled): NodeSettledEvent =>
+          settled.completed
+            ? { type: 'NODE.COMPLETED', nodeId: context.nodeId, run: self }
+            : { type: 'NODE.FAILED', nodeId: context.nodeId, willRetry: settled.willRetry, run: self },
+      ),
       requestWork: sendTo(
         ({ system, context }) => system.get(context.executor) as AnyActorRef,
         ({ context, self }) => ({
@@ -81,8 +101,6 @@ const startedLogic = provided(startedLifecycleMachine);
 const idleLogic = provided(lifecycleMachine);
 
 type LifecycleActor = Actor<typeof startedLogic>;
-
-let runnerCount = 0;
 
 /**
  * Runs node runs as lifecycle actors for one supervisor, and one worker actor per agent that runs
@@ -104,8 +122,13 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #workers = new Map<unknown, string>();
   readonly #workerActors: AnyActorRef[] = [];
   readonly #executor: AgentExecutor;
-  /** Prefixes the system ids of this runner's worker actors. */
+  /**
+   * This runner's key: in its runs' context (where their reports find the runner), and the prefix of
+   * its worker actors' system ids.
+   */
   readonly #key: string;
+  /** The supervisor the runs report to (one per runner). */
+  supervisor: AnyActorRef | undefined;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
   readonly #queue = new WorkQueue();
 
@@ -115,8 +138,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     /** Seeds the backoff jitter: the run's id. */
     private readonly seed: string,
   ) {
-    runnerCount += 1;
-    this.#key = `runner-${runnerCount}`;
+    this.#key = runners.register(this);
     this.#executor = {
       execute: (work, signal) => {
         const spec = this.#specs.get(work.nodeId);
@@ -126,10 +148,22 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     };
   }
 
-  /** Forgets pending work and backoffs once its run ended. */
+  /** Forgets pending work and backoffs once its run ended; its actors report nothing more. */
   dispose(): void {
     this.#clearTimers();
     this.#queue.clear();
+    runners.delete(this.#key);
+  }
+
+  /** A transition of one of this runner's node runs, as its lifecycle reports it. */
+  report(emitted: LifecycleEmitted): void {
+    const spec = this.#specs.get(emitted.nodeId);
+    if (spec === undefined) {
+      // A blocked run: it never started, and only its `node.blocked` is recorded.
+      if (emitted.type === 'node.blocked') this.hooks.publish(emitted, undefined);
+      return;
+    }
+    this.#settle(spec, emitted);
   }
 
   /**
@@ -145,6 +179,15 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   /** Resolves once the work supervisors asked for has all run (blocked runs recorded, …). */
   whenIdle(): Promise<void> {
     return this.#queue.whenDrained();
+  }
+
+  /**
+   * Runs `operation` in turn with the runner's other work, once the supervisor's transition is over:
+   * a supervisor with many runs to start queues one such operation per run, each of which starts it
+   * (`start`), so the runner yields between them. It does not count towards a slice; the start does.
+   */
+  schedule(operation: () => void): void {
+    this.#queue.push(operation, false);
   }
 
   /** Starts a run: a new lifecycle actor taken through `ready` to `running`. */
@@ -177,7 +220,6 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     for (const nodeId of nodeIds) {
       this.#queue.push(() => {
         const actor = this.#spawn(nodeId, 1, '', supervisor);
-        actor.on('node.blocked', (emitted) => this.hooks.publish(emitted, undefined));
         actor.start();
         actor.send({ type: 'BLOCK', reason });
         // A blocked run is inert (no invoked actor, no timer): it is forgotten, not stopped, and goes
@@ -212,7 +254,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     const executor = this.#workerFor(spec, supervisor);
     const actor = this.#spawn(spec.nodeId, spec.maxAttempts, executor, supervisor, this.clock.now());
     this.#specs.set(spec.nodeId, spec);
-    actor.on('*', (emitted) => this.#settle(spec, emitted, supervisor));
+    this.supervisor = supervisor;
     actor.start();
   }
 
@@ -266,27 +308,19 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     this.#specs.delete(nodeId);
   }
 
-  #settle(spec: TSpec, emitted: LifecycleEmitted, supervisor: AnyActorRef): void {
+  /** Publishes a transition; a settled run is forgotten, or its retry's backoff computed. */
+  #settle(spec: TSpec, emitted: LifecycleEmitted): void {
     this.hooks.publish(emitted, spec);
-    if (emitted.type !== 'node.completed' && emitted.type !== 'node.failed') return;
-    const run = this.#live.get(spec.nodeId);
-    if (run === undefined) return;
     if (emitted.type === 'node.completed') {
       this.#forget(spec.nodeId);
-      supervisor.send({ type: 'NODE.COMPLETED', nodeId: spec.nodeId, run } satisfies NodeSettledEvent);
       return;
     }
+    if (emitted.type !== 'node.failed') return;
     if (emitted.willRetry) {
       const seed = `${this.seed}/${spec.nodeId}/${emitted.attempt}`;
       this.#delays.set(spec.nodeId, retryDelay(spec.retryDelayMs, emitted.attempt, emitted.error, seed));
     } else {
       this.#forget(spec.nodeId);
     }
-    supervisor.send({
-      type: 'NODE.FAILED',
-      nodeId: spec.nodeId,
-      willRetry: emitted.willRetry,
-      run,
-    } satisfies NodeSettledEvent);
   }
 }

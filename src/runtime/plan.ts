@@ -15,6 +15,8 @@ export interface PlannedTask {
   agent: Agent | undefined;
   /** Node ids of the tasks in its `context` list, in list order; undefined when `context` is. */
   contextIds: readonly string[] | undefined;
+  /** The same tasks as positions in the crew's list (the plan's `tasks`). */
+  contextPositions: readonly number[] | undefined;
 }
 
 /** A crew resolved for one run. */
@@ -33,6 +35,8 @@ export interface PlanSource {
   readonly agents: readonly Agent[];
   readonly goal: string;
   nodeIdOf(task: Task): string | undefined;
+  /** The position of `task` in `tasks`, if it is one of them. */
+  positionOf(task: Task): number | undefined;
 }
 
 /**
@@ -50,8 +54,14 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
     }
     return resolved;
   };
+  const nodeIds = crew.tasks.map((task) => crew.nodeIdOf(task) as string);
   const tasks = crew.tasks.map((task, index): PlannedTask => {
-    const nodeId = crew.nodeIdOf(task) as string;
+    const nodeId = nodeIds[index] as string;
+    const contextPositions = task.context?.map((ref) => {
+      const position = crew.positionOf(ref);
+      if (position === undefined) throw new UnknownContextTaskError(nodeId, ref.name ?? ref.description);
+      return position;
+    });
     return {
       nodeId,
       index,
@@ -59,11 +69,8 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
       description: interpolate(task.description, inputs),
       expectedOutput: interpolate(task.expectedOutput, inputs),
       agent: task.agent ? persona(task.agent) : undefined,
-      contextIds: task.context?.map((ref) => {
-        const refId = crew.nodeIdOf(ref);
-        if (refId === undefined) throw new UnknownContextTaskError(nodeId, ref.name ?? ref.description);
-        return refId;
-      }),
+      contextIds: contextPositions?.map((position) => nodeIds[position] as string),
+      contextPositions,
     };
   });
   return {

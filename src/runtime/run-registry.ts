@@ -40,6 +40,11 @@ export class RunRegistry<T> {
     return handlers;
   }
 
+  /** The handlers registered under `key`, if they still are. */
+  find(key: string): T | undefined {
+    return this.#handlers.get(key);
+  }
+
   /** Forgets `key` (when its run ends). */
   delete(key: string): void {
     this.#handlers.delete(key);

@@ -5,9 +5,9 @@ import {
   type TaskRunValue,
 } from '../actors/task-attempt.js';
 import type { LifecycleEmitted } from '../machines/lifecycle.js';
-import type { TaskOutput } from '../types.js';
+import type { StatecrewEvent, TaskOutput } from '../types.js';
 import type { Clock } from './clock.js';
-import type { EventHub, UnstampedEvent } from './event-hub.js';
+import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
 import type { RunRecorder } from './recorder.js';
 
@@ -30,10 +30,18 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
     onModelCall(nodeId, attempt, usage, durationMs, failure) {
       recorder.modelCall(nodeId, usage);
       if (!hub.observed) return;
-      const event: UnstampedEvent = { type: 'model.call', nodeId, attempt, usage, durationMs };
+      const event: StatecrewEvent = {
+        type: 'model.call',
+        runId: hub.runId,
+        at: hub.now(),
+        nodeId,
+        attempt,
+        usage,
+        durationMs,
+      };
       if (failure !== undefined) event.error = failure.message;
       if (failure?.code !== undefined) event.code = failure.code;
-      hub.publish(event, hub.now());
+      hub.publish(event);
     },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
   };
@@ -45,13 +53,26 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
         switch (emitted.type) {
           case 'node.ready':
             // Nothing records readiness: the event exists for listeners only.
-            if (hub.observed) hub.publish({ type: 'node.ready', nodeId: emitted.nodeId }, hub.now());
+            if (hub.observed)
+              hub.publish({ type: 'node.ready', runId: hub.runId, at: hub.now(), nodeId: emitted.nodeId });
             return;
           case 'node.started': {
             if (spec === undefined) return;
             const at = hub.now();
             recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
-            if (hub.observed) hub.publish({ ...emitted, name: spec.name, agent: spec.agent.role }, at);
+            if (hub.observed) {
+              const { nodeId, attempt } = emitted;
+              const { name, agent } = spec;
+              hub.publish({
+                type: 'node.started',
+                runId: hub.runId,
+                at,
+                nodeId,
+                attempt,
+                name,
+                agent: agent.role,
+              });
+            }
             return;
           }
           case 'node.completed': {
@@ -60,7 +81,16 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
             recorder.completed(emitted.nodeId, output, emitted.durationMs);
             if (hub.observed) {
               const { nodeId, attempts, durationMs } = emitted;
-              hub.publish({ type: 'node.completed', nodeId, attempts, durationMs, output }, hub.now());
+              const at = hub.now();
+              hub.publish({
+                type: 'node.completed',
+                runId: hub.runId,
+                at,
+                nodeId,
+                attempts,
+                durationMs,
+                output,
+              });
             }
             return;
           }

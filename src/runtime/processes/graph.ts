@@ -45,15 +45,35 @@ export const graphProcess: CrewProcess = {
   },
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
-    const scheduler = new DagScheduler(plan.tasks, scope.crew.maxConcurrency);
+    const scheduler = new DagScheduler(plan.tasks, scope.crew.maxConcurrency, plan.byNodeId);
+    const startNext = (self: AnyActorRef) => {
+      const planned = scheduler.start();
+      const ids = planned.contextIds ?? [];
+      // One dependency (the common fan-out) needs no list joined.
+      const context =
+        ids.length === 1
+          ? (recorder.rawOf(ids[0] as string) ?? '')
+          : ids.map((id) => recorder.rawOf(id) ?? '').join('\n');
+      scope.startTask(planned, planned.agent as Agent, context, self);
+    };
+    // Ready tasks start one operation at a time on the runner's queue, which yields to the event loop
+    // now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
+    let pumping = false;
+    const pump = (self: AnyActorRef) => {
+      pumping = false;
+      if (!scheduler.canStart) return;
+      startNext(self);
+      if (scheduler.canStart) {
+        pumping = true;
+        runner.schedule(() => pump(self));
+      }
+    };
     const run = runs.register({
       scheduler,
       fill(self) {
-        while (scheduler.canStart) {
-          const planned = scheduler.start();
-          const context = (planned.contextIds ?? []).map((id) => recorder.rawOf(id) ?? '').join('\n');
-          scope.startTask(planned, planned.agent as Agent, context, self);
-        }
+        if (pumping || !scheduler.canStart) return;
+        pumping = true;
+        runner.schedule(() => pump(self));
       },
       recordFailed(nodeId, self) {
         const blocked = scheduler.failed(nodeId);
