@@ -210,7 +210,7 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
     },
     // Terminal but not final on purpose: a final child sends its parent `xstate.done.actor.<id>`, an
     // event type per node id, and XState caches transitions per event type on the (module-level)
-    // supervisor machine forever. The runner reports completion as `NODE.COMPLETED` instead, and the
+    // supervisor machine forever. `settle` reports completion as `NODE.COMPLETED` instead, and the
     // supervisor stops the run.
     completed: {
       entry: [
