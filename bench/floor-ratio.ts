@@ -1,29 +1,26 @@
 /**
  * statecrew's per-task cost against the floor of one XState actor per task run under a supervisor
- * machine, alternated run by run in this one process:
- *   floor        one XState actor per task under a supervisor machine (bench/compare/actor-floor.ts)
- *   statecrew    a Crew doing the same workload with an instant policy
+ * machine (bench/compare/actor-floor.ts), and where the difference comes from: the floor with each
+ * part of statecrew's actor layout added on bare XState (bench/compare/actor-layouts.ts: an agent
+ * actor that runs the work; completion reported to the supervisor, which stops the run), then
+ * statecrew itself. Every case asks the same instant model; they alternate run by run in this one
+ * process (the order reversed every other round); medians of the ratios to the floor.
  * Workloads: a sequential chain of N tasks; a graph root → N → join with maxConcurrency 64.
- * Run: node --expose-gc --import tsx bench/floor-ratio.ts [N] [pairs]   (without --expose-gc: no collection
- * between runs, and noisier ratios)
+ * Run: npm run build && node --expose-gc --import tsx bench/floor-ratio.ts [N] [rounds]
+ * (without --expose-gc: no collection between runs, and noisier ratios)
  */
 import { statecrew } from './built.js';
-import { actorChain, actorFanOut } from './compare/actor-floor.js';
+import { actorFanOut, runActors } from './compare/actor-floor.js';
+import { layoutFanOut, runLayout } from './compare/actor-layouts.js';
 
-const { Agent, Crew, Task } = statecrew;
+const { Agent, Crew, Task, startedLifecycleMachine: lifecycle } = statecrew;
 
 const N = Number(process.argv[2] ?? 10_000);
-const PAIRS = Number(process.argv[3] ?? 7);
+const ROUNDS = Number(process.argv[3] ?? 11);
 const CONCURRENCY = 64;
 const instant = async (input: string) => `${input}.`;
 
-const floorChain = () => actorChain(N);
-const floorGraph = () => actorFanOut(N, CONCURRENCY);
-
 const worker = new Agent({ role: 'W', llm: (_prompt, context) => instant(context) });
-const chainCrew = new Crew({
-  tasks: Array.from({ length: N }, (_, i) => new Task({ name: `t${i}`, description: 'x', agent: worker })),
-});
 const root = new Task({ name: 'root', description: 'x', agent: worker });
 const middle = Array.from(
   { length: N },
@@ -34,13 +31,16 @@ const graphCrew = new Crew({
   process: 'graph',
   maxConcurrency: CONCURRENCY,
 });
-const crewRun = (crew: InstanceType<typeof Crew>) => async () => {
+const chainCrew = new Crew({
+  tasks: Array.from({ length: N }, (_, i) => new Task({ name: `t${i}`, description: 'x', agent: worker })),
+});
+const kickoff = (crew: InstanceType<typeof Crew>) => async () => {
   const out = await crew.kickoff();
   if (out.status !== 'completed') throw new Error(out.status);
 };
 
-/** With `--expose-gc`, each run starts from a collected heap, so no case pays for another's garbage. */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function timed(run: () => Promise<void>): Promise<number> {
   collect();
@@ -49,35 +49,46 @@ async function timed(run: () => Promise<void>): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-async function compare(name: string, tasks: number, floor: () => Promise<void>, crew: () => Promise<void>) {
-  for (let i = 0; i < 2; i += 1) {
-    await floor();
-    await crew();
+/** Runs every case once per round (the first is the floor) and prints each one's median ratio to it. */
+async function ladder(title: string, tasks: number, cases: [string, () => Promise<void>][]) {
+  for (const [, run] of cases) await run();
+  const ms = cases.map((): number[] => []);
+  const ratios = cases.map((): number[] => []);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = cases.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    const took: number[] = [];
+    for (const i of order) took[i] = await timed((cases[i] as [string, () => Promise<void>])[1]);
+    took.forEach((t, i) => {
+      ms[i]?.push(t);
+      ratios[i]?.push(t / (took[0] as number));
+    });
   }
-  const floorMs: number[] = [];
-  const crewMs: number[] = [];
-  const ratios: number[] = [];
-  for (let p = 0; p < PAIRS; p += 1) {
-    const [a, b] = p % 2 === 0 ? [floor, crew] : [crew, floor];
-    const first = await timed(a);
-    const second = await timed(b);
-    const [f, c] = p % 2 === 0 ? [first, second] : [second, first];
-    floorMs.push(f);
-    crewMs.push(c);
-    ratios.push(c / f);
-    if (process.env.BENCH_VERBOSE)
-      console.log(
-        `  pair ${p} ${p % 2 === 0 ? 'floor first' : 'statecrew first'}: floor ${f.toFixed(0)} ms, statecrew ${c.toFixed(0)} ms`,
-      );
-  }
-  const us = (ms: number) => ((ms * 1000) / tasks).toFixed(1);
-  console.log(
-    `${name.padEnd(34)} floor ${us(median(floorMs))} µs/task  statecrew ${us(median(crewMs))} µs/task  ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
-  );
+  console.log(title);
+  cases.forEach(([name], i) => {
+    const us = ((median(ms[i] as number[]) * 1000) / tasks).toFixed(1);
+    const rs = ratios[i] as number[];
+    console.log(
+      `  ${name.padEnd(44)} ${us.padStart(6)} µs/task  ratio ${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`,
+    );
+  });
 }
 
-console.log(`node ${process.version}, N = ${N}, ${PAIRS} alternated pairs, medians`);
-await compare(`sequential chain of ${N}`, N, floorChain, crewRun(chainCrew));
-await compare(`graph root → ${N} → join, 64 at once`, N + 2, floorGraph, crewRun(graphCrew));
+console.log(`node ${process.version}, N = ${N}, ${ROUNDS} rounds, medians`);
+await ladder(`graph root → ${N} → join, ${CONCURRENCY} at once`, N + 2, [
+  ['floor: one actor per task', () => actorFanOut(N, CONCURRENCY, instant)],
+  ['+ agent actor runs the work', () => layoutFanOut('agent', N, CONCURRENCY, instant)],
+  ['+ NODE.COMPLETED, supervisor stops the run', () => layoutFanOut('reported', N, CONCURRENCY, instant)],
+  [
+    '+ statecrew lifecycle machine, no runtime',
+    () => layoutFanOut('lifecycle', N, CONCURRENCY, instant, lifecycle),
+  ],
+  ['statecrew graph crew', kickoff(graphCrew)],
+]);
+await ladder(`sequential chain of ${N}`, N, [
+  ['floor: one actor per task', () => runActors(N, 1, instant)],
+  ['+ agent actor runs the work', () => runLayout('agent', N, 1, instant)],
+  ['+ NODE.COMPLETED, supervisor stops the run', () => runLayout('reported', N, 1, instant)],
+  ['+ statecrew lifecycle machine, no runtime', () => runLayout('lifecycle', N, 1, instant, lifecycle)],
+  ['statecrew sequential crew', kickoff(chainCrew)],
+]);

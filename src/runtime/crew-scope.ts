@@ -1,9 +1,10 @@
+import type { Agent } from './agent.js';
 import { DEFAULT_RETRY_DELAY_MS } from './backoff.js';
 import type { EventHub } from './event-hub.js';
-import { attemptsFor, type CrewPlan } from './plan.js';
+import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
 import type { CrewDefinition, CrewRunScope } from './process.js';
 import type { RunRecorder } from './recorder.js';
-import type { TaskRunner } from './task-runner.js';
+import type { TaskRunner, TaskRunSpec } from './task-runner.js';
 
 /** What a crew run's scope is made of. */
 export interface CrewScopeParts {
@@ -23,26 +24,31 @@ export function createCrewScope(parts: CrewScopeParts): CrewRunScope {
   return {
     ...parts,
     startTask(planned, agent, context, supervisor, nodeId = planned.nodeId) {
-      const { task } = planned;
-      runner.start(
-        {
-          nodeId,
-          name: planned.nodeId,
-          description: planned.description,
-          expectedOutput: planned.expectedOutput,
-          context,
-          agent,
-          outputSchema: task.outputSchema,
-          guardrail: task.guardrail,
-          timeoutMs: task.timeoutMs ?? agent.timeoutMs,
-          maxAttempts: attemptsFor(task, agent),
-          retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-        },
-        supervisor,
-      );
+      runner.start(taskRunSpec(planned, agent, context, nodeId), supervisor);
+    },
+    startTaskNow(planned, agent, context, supervisor) {
+      runner.startNow(taskRunSpec(planned, agent, context, planned.nodeId), supervisor);
     },
     block(nodeIds, reason, supervisor) {
       runner.block(nodeIds, reason, supervisor);
     },
+  };
+}
+
+/** A run of `planned` by `agent`, reading `context`: the task's own settings first, then its agent's. */
+function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId: string): TaskRunSpec {
+  const { task } = planned;
+  return {
+    nodeId,
+    name: planned.nodeId,
+    description: planned.description,
+    expectedOutput: planned.expectedOutput,
+    context,
+    agent,
+    outputSchema: task.outputSchema,
+    guardrail: task.guardrail,
+    timeoutMs: task.timeoutMs ?? agent.timeoutMs,
+    maxAttempts: attemptsFor(task, agent),
+    retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
   };
 }

@@ -184,15 +184,23 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   /**
    * Runs `operation` in turn with the runner's other work, once the supervisor's transition is over:
    * a supervisor with many runs to start queues one such operation per run, each of which starts it
-   * (`start`), so the runner yields between them. It does not count towards a slice; the start does.
+   * at once (`startNow`), so the runner yields between them.
    */
   schedule(operation: () => void): void {
-    this.#queue.push(operation, false);
+    this.#queue.push(operation);
   }
 
-  /** Starts a run: a new lifecycle actor taken through `ready` to `running`. */
+  /** Starts a run once the supervisor's transition is over: a new lifecycle actor, in `running`. */
   start(spec: TSpec, supervisor: AnyActorRef): void {
     this.#queue.push(() => this.#start(spec, supervisor));
+  }
+
+  /**
+   * Starts a run at once. Only for an operation the runner runs (`schedule`): inside a supervisor's
+   * transition it would nest the run's transitions in it.
+   */
+  startNow(spec: TSpec, supervisor: AnyActorRef): void {
+    this.#start(spec, supervisor);
   }
 
   /** Sends a failed run back to `ready`, and to `running` once its backoff has passed. */

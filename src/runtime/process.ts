@@ -50,6 +50,11 @@ export interface CrewRunScope {
     supervisor: AnyActorRef,
     nodeId?: string,
   ): void;
+  /**
+   * Starts a run of `planned` at once: only from an operation the runner runs (`runner.schedule`),
+   * where no supervisor transition is in progress.
+   */
+  startTaskNow(planned: PlannedTask, agent: Agent, context: string, supervisor: AnyActorRef): void;
   /** Records runs that will never start because `reason` failed. */
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void;
 }

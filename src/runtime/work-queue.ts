@@ -17,8 +17,6 @@ export function setOperationsPerSlice(operations: number): void {
  */
 export class WorkQueue {
   readonly #items: (() => void)[] = [];
-  /** Operations that do not count towards a slice (they only queue counted ones). */
-  readonly #uncounted = new WeakSet<() => void>();
   #head = 0;
   #sinceYield = 0;
   #flushing = false;
@@ -27,13 +25,9 @@ export class WorkQueue {
 
   constructor(private readonly perSlice = configuredPerSlice) {}
 
-  /**
-   * Adds an operation; it runs on the next `flush`. An operation that only queues others (`counted`
-   * false) does not count towards the slice: the ones it queues do.
-   */
-  push(operation: () => void, counted = true): void {
+  /** Adds an operation; it runs on the next `flush`. */
+  push(operation: () => void): void {
     this.#items.push(operation);
-    if (!counted) this.#uncounted.add(operation);
   }
 
   /** Drops every operation not yet run. */
@@ -65,7 +59,7 @@ export class WorkQueue {
         }
         const operation = this.#items[this.#head] as () => void;
         this.#head += 1;
-        if (!this.#uncounted.has(operation)) this.#sinceYield += 1;
+        this.#sinceYield += 1;
         operation();
       }
       this.clear();

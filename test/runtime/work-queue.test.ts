@@ -14,15 +14,15 @@ describe('work queue', () => {
     expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('does not count operations that only queue others: the ones they queue count', async () => {
+  it('counts an operation that queues the next: a pump of 10 starts yields after each slice', async () => {
     const queue = new WorkQueue(4);
     const started: number[] = [];
-    // Like a graph supervisor's pump: an uncounted operation queues the start of one run.
+    // Like a graph supervisor's pump: each operation starts one run and queues the next start.
     const pump = (i: number) => {
-      queue.push(() => started.push(i));
-      if (i < 9) queue.push(() => pump(i + 1), false);
+      started.push(i);
+      if (i < 9) queue.push(() => pump(i + 1));
     };
-    queue.push(() => pump(0), false);
+    queue.push(() => pump(0));
     queue.flush();
     expect(started).toEqual([0, 1, 2, 3]);
     await nextTurn();

@@ -54,10 +54,10 @@ export const graphProcess: CrewProcess = {
         ids.length === 1
           ? (recorder.rawOf(ids[0] as string) ?? '')
           : ids.map((id) => recorder.rawOf(id) ?? '').join('\n');
-      scope.startTask(planned, planned.agent as Agent, context, self);
+      scope.startTaskNow(planned, planned.agent as Agent, context, self);
     };
-    // Ready tasks start one operation at a time on the runner's queue, which yields to the event loop
-    // now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
+    // Ready tasks start one queued operation each on the runner's queue, which yields to the event
+    // loop now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
     let pumping = false;
     const pump = (self: AnyActorRef) => {
       pumping = false;
