@@ -4,6 +4,7 @@ export type StatecrewErrorCode =
   | 'analysis_limit'
   | 'context_forward_reference'
   | 'context_in_parallel'
+  | 'corrupt_snapshot'
   | 'cycle'
   | 'duplicate_role'
   | 'duplicate_step'
@@ -26,6 +27,9 @@ export type StatecrewErrorCode =
   | 'output_invalid'
   | 'script_exhausted'
   | 'self_trigger'
+  | 'snapshot_version'
+  | 'store_closed'
+  | 'store_unavailable'
   | 'task_timeout'
   | 'unknown_context_task'
   | 'unknown_route'
@@ -436,6 +440,46 @@ export class ScriptExhaustedError extends StatecrewError<'script_exhausted'> {
     super('script_exhausted', `Scripted model was called ${calls} times but has only ${replies} replies`, {
       retryable: false,
       details: { calls, replies },
+    });
+  }
+}
+
+/** A stored row cannot be read back (not JSON, or missing its text): names where it is. */
+export class CorruptSnapshotError extends StatecrewError<'corrupt_snapshot'> {
+  constructor(collection: string, executionId: string, key: string, reason: string) {
+    super('corrupt_snapshot', `Stored record ${collection}/${executionId}/${key} cannot be read: ${reason}`, {
+      retryable: false,
+      details: { collection, executionId, key },
+    });
+  }
+}
+
+/** A stored row, or a store's file, was written in a format version this statecrew does not know. */
+export class SnapshotVersionError extends StatecrewError<'snapshot_version'> {
+  /** `what`: the record or file, as the message names it (`stored record flow_runs/run-1/run`). */
+  constructor(what: string, version: unknown) {
+    super(
+      'snapshot_version',
+      `${what} has format version ${describe(version)}, which this version of statecrew cannot read`,
+      { retryable: false, details: { what, version: String(version) } },
+    );
+  }
+}
+
+/** A store was used after `close()`. */
+export class StoreClosedError extends StatecrewError<'store_closed'> {
+  constructor(store: string) {
+    super('store_closed', `${store} was used after close()`, { retryable: false, details: { store } });
+  }
+}
+
+/** A store's server or file cannot be reached: the call fails at once rather than wait forever. */
+export class StoreUnavailableError extends StatecrewError<'store_unavailable'> {
+  constructor(store: string, where: string, cause: unknown) {
+    super('store_unavailable', `${store} cannot reach ${where}: ${describeThrown(cause)}`, {
+      retryable: true,
+      cause,
+      details: { store, where },
     });
   }
 }

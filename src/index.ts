@@ -3,6 +3,7 @@ export type { ManagerFunctions } from './actors/manager.js';
 export {
   ContextInParallelError,
   ContextOrderError,
+  CorruptSnapshotError,
   CycleError,
   DuplicateRoleError,
   DuplicateStepError,
@@ -27,9 +28,12 @@ export {
   RunAbortedError,
   ScriptExhaustedError,
   SelfTriggerError,
+  SnapshotVersionError,
   StatecrewError,
   type StatecrewErrorCode,
   type StatecrewErrorOptions,
+  StoreClosedError,
+  StoreUnavailableError,
   TaskTimeoutError,
   UnknownContextTaskError,
   UnknownRouteError,
@@ -71,6 +75,16 @@ export { interpolate } from './runtime/interpolate.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { type Guardrail, Task, type TaskOptions } from './runtime/task.js';
+export { MemoryStore } from './stores/memory.js';
+export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
+export {
+  type JsonValue,
+  STORE_COLLECTIONS,
+  STORE_FORMAT_VERSION,
+  type Store,
+  type StoreCollection,
+  type StoredRecord,
+} from './stores/store.js';
 export type {
   CrewMetadata,
   CrewOutput,

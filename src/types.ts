@@ -244,6 +244,8 @@ export type StatecrewEvent = EventBase &
       }
     | { type: 'flow.route'; router: string; label: string }
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
+    /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
+    | { type: 'store.error'; collection: string; key: string; error: string; code?: string }
     | { type: 'run.completed'; status: RunStatus; totalTimeMs: number }
     | { type: 'run.failed'; error: string; code?: string }
   );

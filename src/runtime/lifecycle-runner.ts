@@ -190,6 +190,11 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     this.#queue.push(operation);
   }
 
+  /** Starts nothing more until `write` settles (it must not reject): see {@link WorkQueue.hold}. */
+  hold(write: Promise<unknown>): void {
+    this.#queue.hold(write);
+  }
+
   /** Starts a run once the supervisor's transition is over: a new lifecycle actor, in `running`. */
   start(spec: TSpec, supervisor: AnyActorRef): void {
     this.#queue.push(() => this.#start(spec, supervisor));

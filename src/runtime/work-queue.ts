@@ -21,6 +21,8 @@ export class WorkQueue {
   #sinceYield = 0;
   #flushing = false;
   #resumeScheduled = false;
+  /** Writes that must land before any further operation runs (see `hold`). */
+  #held = 0;
   readonly #drained: (() => void)[] = [];
 
   constructor(private readonly perSlice = configuredPerSlice) {}
@@ -37,10 +39,24 @@ export class WorkQueue {
     for (const resolve of this.#drained.splice(0)) resolve();
   }
 
-  /** Resolves once every queued operation ran (at once when none is queued). */
+  /** Resolves once every queued operation ran and no write holds the queue (at once when so). */
   whenDrained(): Promise<void> {
-    if (this.#head >= this.#items.length && !this.#resumeScheduled) return Promise.resolve();
+    if (this.#head >= this.#items.length && !this.#resumeScheduled && this.#held === 0)
+      return Promise.resolve();
     return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /**
+   * Runs nothing more until `write` settles (fulfilled or not), then goes on where it stopped: a run
+   * whose task results must be stored before the tasks that read them start holds its queue on each
+   * write. `write` must not reject (the caller records its failure).
+   */
+  hold(write: Promise<unknown>): void {
+    this.#held += 1;
+    void write.then(() => {
+      this.#held -= 1;
+      if (this.#held === 0) this.flush();
+    });
   }
 
   /**
@@ -49,10 +65,12 @@ export class WorkQueue {
    * scheduled, do nothing: order is kept.
    */
   flush(): void {
-    if (this.#flushing || this.#resumeScheduled) return;
+    if (this.#flushing || this.#resumeScheduled || this.#held > 0) return;
     this.#flushing = true;
     try {
       while (this.#head < this.#items.length) {
+        // An operation that started a write holds the rest until it lands.
+        if (this.#held > 0) return;
         if (this.#sinceYield >= this.perSlice) {
           this.#scheduleResume();
           return;

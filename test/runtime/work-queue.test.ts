@@ -31,3 +31,51 @@ describe('work queue', () => {
     expect(started).toHaveLength(10);
   });
 });
+
+describe('work queue held by a write', () => {
+  it('runs nothing after a held write until it lands, then goes on in order', async () => {
+    const queue = new WorkQueue(32);
+    const ran: string[] = [];
+    let land = () => {};
+    const write = new Promise<void>((resolve) => {
+      land = resolve;
+    });
+    queue.push(() => {
+      ran.push('complete a');
+      queue.hold(write);
+    });
+    queue.push(() => ran.push('start b, which reads a'));
+    queue.flush();
+    expect(ran).toEqual(['complete a']);
+    queue.flush(); // a flush while held does nothing
+    await nextTurn();
+    expect(ran).toEqual(['complete a']);
+    let drained = false;
+    void queue.whenDrained().then(() => {
+      drained = true;
+    });
+    land();
+    await queue.whenDrained();
+    expect(ran).toEqual(['complete a', 'start b, which reads a']);
+    expect(drained).toBe(true);
+  });
+
+  it('is not drained while a write is held, even with nothing queued', async () => {
+    const queue = new WorkQueue(32);
+    let land = () => {};
+    queue.hold(
+      new Promise<void>((resolve) => {
+        land = resolve;
+      }),
+    );
+    let drained = false;
+    void queue.whenDrained().then(() => {
+      drained = true;
+    });
+    await nextTurn();
+    expect(drained).toBe(false);
+    land();
+    await queue.whenDrained();
+    expect(drained).toBe(true);
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/stores/sqlite.js';
+import { storeContract } from '../contracts/store.contract.js';
+
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+const root = mkdtempSync(join(tmpdir(), 'statecrew-sqlite-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let serial = 0;
+let path = '';
+
+storeContract('SqliteStore', {
+  durable: true,
+  async open() {
+    serial += 1;
+    path = join(root, `store-${serial}`, 'statecrew.db');
+    return new SqliteStore({ path });
+  },
+  async reopen() {
+    return new SqliteStore({ path });
+  },
+  async writeRaw(store, collection, executionId, key, version, text) {
+    await store.list(collection, executionId); // the store creates its tables first
+    const db = new Database(path);
+    db.prepare(
+      `INSERT INTO "${collection}" (execution_id, key, version, value, updated_at) VALUES (?, ?, ?, ?, ?)`,
+    ).run(executionId, key, version, text, 0);
+    db.close();
+  },
+  async unreachable() {
+    // A directory cannot be made under a regular file.
+    const file = join(root, `not-a-directory-${serial}`);
+    writeFileSync(file, '');
+    return new SqliteStore({ path: join(file, 'statecrew.db') });
+  },
+  async cleanup() {},
+});
+
+describe('SqliteStore', () => {
+  it('defaults to .statecrew/statecrew.db under the working directory, or STATECREW_DB', () => {
+    const saved = process.env.STATECREW_DB;
+    try {
+      delete process.env.STATECREW_DB;
+      expect(new SqliteStore().path).toBe(join(process.cwd(), '.statecrew', 'statecrew.db'));
+      process.env.STATECREW_DB = join(root, 'from-env.db');
+      expect(new SqliteStore().path).toBe(join(root, 'from-env.db'));
+    } finally {
+      if (saved === undefined) delete process.env.STATECREW_DB;
+      else process.env.STATECREW_DB = saved;
+    }
+  });
+
+  it('creates its file in WAL mode, versioned, and opens it again unchanged', async () => {
+    const file = join(root, 'wal', 'db.sqlite');
+    const store = new SqliteStore({ path: file });
+    await store.put('crew_executions', 'e', 'run', { ok: true });
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+    const again = new SqliteStore({ path: file });
+    expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });
+    await again.close();
+  });
+
+  it('refuses a file written by a newer schema (snapshot_version) and bad options (invalid_option)', async () => {
+    const file = join(root, 'newer.db');
+    const db = new Database(file);
+    db.pragma('user_version = 7');
+    db.close();
+    const store = new SqliteStore({ path: file });
+    await expect(store.get('flow_runs', 'x', 'run')).rejects.toMatchObject({ code: 'snapshot_version' });
+    await store.close();
+    expect(() => new SqliteStore({ path: '' })).toThrow(expect.objectContaining({ code: 'invalid_option' }));
+    expect(() => new SqliteStore({ busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+  });
+
+  it('keeps a :memory: database for the store object’s life', async () => {
+    const store = new SqliteStore({ path: ':memory:' });
+    await store.put('flow_runs', 'r', 'run', [1, 2]);
+    expect((await store.get('flow_runs', 'r', 'run'))?.value).toEqual([1, 2]);
+    await store.close();
+  });
+});
