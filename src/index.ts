@@ -58,6 +58,13 @@ export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
 export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
+export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew-store.js';
+export {
+  ExecutionDocument,
+  type ExecutionDocumentData,
+  type ExecutionResult,
+  type ExecutionStatus,
+} from './runtime/execution-document.js';
 export { AnalysisLimitError } from './runtime/flow/abstraction.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type {
@@ -103,6 +110,7 @@ export type {
   RunStatus,
   StatecrewEvent,
   StatecrewEventType,
+  StoreErrorRecord,
   TaskOutput,
   Tool,
   ToolCall,

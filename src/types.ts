@@ -151,7 +151,18 @@ export interface CrewMetadata {
   leaves: string[];
   /** Node ids that never ran because something before them failed. */
   blocked: string[];
+  /** With a store: the writes that failed (they never fail the run). */
+  storeErrors?: StoreErrorRecord[];
   [key: string]: unknown;
+}
+
+/** A write to a run's store that failed: reported, never fatal to the run. */
+export interface StoreErrorRecord {
+  /** The collection written to (`crew_task_results`, `crew_executions`, `flow_runs`). */
+  collection: string;
+  key: string;
+  error: string;
+  code?: string;
 }
 
 /** The one result every process returns. */

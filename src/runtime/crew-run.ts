@@ -1,8 +1,10 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import type { Store } from '../stores/store.js';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
 import { type ClockOption, toClock } from './clock.js';
 import { createCrewScope } from './crew-scope.js';
+import { CrewStoreWriter, storedExecution, storedTaskResult } from './crew-store.js';
 import { EventHub } from './event-hub.js';
 import { checkInputs } from './inputs.js';
 import { type PlanSource, planCrew } from './plan.js';
@@ -54,7 +56,10 @@ export interface CrewRun {
 }
 
 /** What a run needs of its crew. */
-export interface RunnableCrew extends PlanSource, CrewDefinition {}
+export interface RunnableCrew extends PlanSource, CrewDefinition {
+  readonly name: string;
+  readonly store: Store | undefined;
+}
 
 /**
  * Starts one run of `crew` with `process`. Bad inputs and configuration errors throw here, before any
@@ -70,7 +75,17 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
-  const runner = createTaskRunner(hub, recorder, clock);
+  const writer = crew.store === undefined ? undefined : new CrewStoreWriter(crew.store, id, hub);
+  const runner = createTaskRunner(
+    hub,
+    recorder,
+    clock,
+    writer &&
+      ((record, spec) =>
+        writer.writeTask(
+          storedTaskResult(record, spec.description, { crew: crew.name, process: process.kind }),
+        )),
+  );
   const scope = createCrewScope({ plan, runner, recorder, hub, crew });
   const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
   const actor = createActor(logic, {
@@ -108,6 +123,15 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
       const out = result(finished, false);
       return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
     },
+    ...(writer === undefined
+      ? {}
+      : {
+          async finish(out: CrewOutput) {
+            await writer.settled();
+            await writer.writeExecution(storedExecution(out, crew.name, startedAt));
+            out.metadata.storeErrors = [...writer.errors];
+          },
+        }),
     partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
     release: dispose,
   });

@@ -1,5 +1,6 @@
 import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
+import { isStore, type Store } from '../stores/store.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
@@ -30,6 +31,14 @@ export interface CrewOptions {
   maxConcurrency?: number | undefined;
   /** The repetition of a loop crew (required for `process: 'loop'`). */
   loop?: LoopOptions | undefined;
+  /** The crew's name, as its stored runs carry it. @default 'crew' */
+  name?: string | undefined;
+  /**
+   * Where runs are kept: each task result is written as it settles, before any task that reads it
+   * starts, and the run's document when it ends. A failed write never fails the run: it is a
+   * `store.error` event and an entry of `metadata.storeErrors`.
+   */
+  store?: Store | undefined;
 }
 
 /**
@@ -48,6 +57,8 @@ export class Crew {
   readonly goal: string;
   readonly maxConcurrency: number;
   readonly loop: LoopOptions | undefined;
+  readonly name: string;
+  readonly store: Store | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -72,6 +83,19 @@ export class Crew {
     optionalInteger('Crew', 'maxConcurrency', options.maxConcurrency, 1);
     this.maxConcurrency = options.maxConcurrency ?? 8;
     this.loop = options.loop;
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
+      throw new InvalidOptionError('Crew', 'name', 'a non-empty string', options.name);
+    }
+    this.name = options.name ?? 'crew';
+    if (options.store !== undefined && !isStore(options.store)) {
+      throw new InvalidOptionError(
+        'Crew',
+        'store',
+        'a Store (put, insert, get, list, executions, close)',
+        options.store,
+      );
+    }
+    this.store = options.store;
     this.#assignNodeIds();
     processes[process].checkDefinition(this);
   }

@@ -17,6 +17,8 @@ export interface RunParts<T> {
   startEvent?: { type: 'START' };
   /** The result from the supervisor's output; throws to reject the run. */
   complete(output: unknown): { result: T; status: RunStatus; totalTimeMs: number };
+  /** Work that must be done before the run resolves with `result` (writing its document to a store). */
+  finish?(result: T): Promise<void>;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
   partial(output: unknown): T;
   /** Forgets the run's handlers. */
@@ -72,15 +74,17 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       await runner.whenIdle();
       return output;
     });
-    ended.then((output: unknown) => {
+    ended.then(async (output: unknown) => {
       if (settled) return;
       let completed: { result: T; status: RunStatus; totalTimeMs: number };
       try {
         completed = parts.complete(output);
+        await parts.finish?.(completed.result);
       } catch (error) {
         fail(error);
         return;
       }
+      if (settled) return;
       hub.emit({ type: 'run.completed', status: completed.status, totalTimeMs: completed.totalTimeMs });
       end();
       resolve(completed.result);

@@ -9,7 +9,7 @@ import type { StatecrewEvent, TaskOutput } from '../types.js';
 import type { Clock } from './clock.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
-import type { RunRecorder } from './recorder.js';
+import type { NodeRecord, RunRecorder } from './recorder.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {
@@ -21,10 +21,26 @@ export interface TaskRunSpec extends AttemptSpec {
 export type TaskRunner = LifecycleRunner<TaskRunSpec>;
 
 /**
+ * Stores a task run that settled for good (completed, or failed with no retry left); the runner starts
+ * nothing more until the returned write lands (it must not reject).
+ */
+export type SettledTaskWriter = (record: NodeRecord, spec: TaskRunSpec) => Promise<void>;
+
+/**
  * Creates the task runner of one crew run: it records each task run's lifecycle in `recorder`, and
  * builds and publishes the run's events on `hub` only when someone listens; backoffs wait on `clock`.
+ * With `store`, every task run that settles for good is written before any other run starts.
  */
-export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Clock): TaskRunner {
+export function createTaskRunner(
+  hub: EventHub,
+  recorder: RunRecorder,
+  clock: Clock,
+  store?: SettledTaskWriter,
+): TaskRunner {
+  const stored = (nodeId: string, spec: TaskRunSpec) => {
+    const record = recorder.nodes.get(nodeId);
+    if (store !== undefined && record !== undefined) runner.hold(store(record, spec));
+  };
   const hooks: AttemptHooks = {
     now: hub.now,
     onModelCall(nodeId, attempt, usage, durationMs, failure) {
@@ -45,7 +61,7 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
     },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
   };
-  return new LifecycleRunner<TaskRunSpec>(
+  const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(
     {
       workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
       attempt: (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks),
@@ -79,6 +95,7 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
             if (spec === undefined) return;
             const output = taskOutput(spec, emitted.output as TaskRunValue);
             recorder.completed(emitted.nodeId, output, emitted.durationMs);
+            if (store !== undefined) stored(emitted.nodeId, spec);
             if (hub.observed) {
               const { nodeId, attempts, durationMs } = emitted;
               const at = hub.now();
@@ -96,6 +113,7 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
           }
           case 'node.failed':
             hub.emit(failedEvent(emitted));
+            if (store !== undefined && spec !== undefined && !emitted.willRetry) stored(emitted.nodeId, spec);
             return;
           default:
             hub.emit(emitted);
@@ -105,6 +123,7 @@ export function createTaskRunner(hub: EventHub, recorder: RunRecorder, clock: Cl
     clock,
     hub.runId,
   );
+  return runner;
 }
 
 /** A completed run's output as its result entry and `node.completed` event carry it. */

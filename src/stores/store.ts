@@ -55,6 +55,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** Whether `value` has every method of a {@link Store} (a user's own store passes too). */
+export function isStore(value: unknown): value is Store {
+  if (typeof value !== 'object' || value === null) return false;
+  const methods = ['put', 'insert', 'get', 'list', 'executions', 'close'] as const;
+  return methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+}
+
 /** The format version stores write beside every value; a row of another version is refused. */
 export const STORE_FORMAT_VERSION = 1;
 

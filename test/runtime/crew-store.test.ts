@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  Crew,
+  ExecutionDocument,
+  MemoryStore,
+  SqliteStore,
+  type StatecrewEvent,
+  StoreUnavailableError,
+  Task,
+} from '../../src/index.js';
+import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
+import { scriptedModel } from '../../src/testing.js';
+import { agent, echoModel, tickingClock } from '../helpers.js';
+
+const root = mkdtempSync(join(tmpdir(), 'statecrew-crew-store-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A memory store whose `put`s land only when the test says so; `puts` lists them in call order. */
+class GatedStore extends MemoryStore {
+  readonly puts: string[] = [];
+  readonly #waiting: (() => void)[] = [];
+  readonly #arrivals: (() => void)[] = [];
+
+  override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
+    this.puts.push(`${collection}/${key}`);
+    for (const arrived of this.#arrivals.splice(0)) arrived();
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return super.put(collection, executionId, key, value);
+  }
+
+  /** Resolves once `count` puts were called. */
+  whenPuts(count: number): Promise<void> {
+    if (this.puts.length >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => (this.puts.length >= count ? resolve() : this.#arrivals.push(check));
+      this.#arrivals.push(check);
+    });
+  }
+
+  /** Lets the oldest waiting put land. */
+  land(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) throw new Error('No put is waiting');
+    next();
+  }
+}
+
+function chain(store: Store, llm = echoModel()) {
+  const writer = agent('Writer', llm);
+  const tasks = ['outline', 'draft', 'polish'].map(
+    (name) => new Task({ name, description: `Do the ${name}`, agent: writer }),
+  );
+  return new Crew({ name: 'blog', tasks, store });
+}
+
+describe('a crew with a store', () => {
+  it('writes each task result before the task that reads it starts', async () => {
+    const store = new GatedStore();
+    const model = echoModel();
+    const run = chain(store, model).run({ clock: tickingClock() });
+    await store.whenPuts(1);
+    expect(store.puts).toEqual(['crew_task_results/outline']);
+    expect(model.calls).toHaveLength(1); // draft has not started: outline is not stored yet
+    store.land();
+    await store.whenPuts(2);
+    expect(model.calls).toHaveLength(2);
+    store.land();
+    await store.whenPuts(3);
+    store.land();
+    await store.whenPuts(4);
+    expect(store.puts.at(-1)).toBe('crew_executions/run');
+    store.land();
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(out.metadata.storeErrors).toEqual([]);
+  });
+
+  it('reads back as an ExecutionDocument: results in execution order, the output, deterministic Markdown', async () => {
+    const store = new MemoryStore();
+    const out = await chain(store).kickoff({ clock: tickingClock(), executionId: 'run-1' });
+    const doc = await ExecutionDocument.fromStore(store, 'run-1');
+    expect(doc).toMatchObject({
+      executionId: 'run-1',
+      crew: 'blog',
+      process: 'sequential',
+      status: 'completed',
+      output: out.output as JsonValue,
+      summary: out.summary,
+      totalTimeMs: out.totalTimeMs,
+    });
+    expect(doc?.results.map((r) => [r.nodeId, r.status, r.raw])).toEqual(
+      out.tasksOutput.map((t) => [t.name, 'completed', t.raw]),
+    );
+    expect(doc?.results[0]).toEqual({
+      nodeId: 'outline',
+      name: 'outline',
+      agent: 'Writer',
+      description: 'Do the outline',
+      raw: 'Writer: Do the outline',
+      status: 'completed',
+      attempts: 1,
+      durationMs: out.nodes[0]?.durationMs,
+      usage: out.nodes[0]?.usage,
+    });
+    const again = await chain(new MemoryStore()).kickoff({ clock: tickingClock(), executionId: 'run-1' });
+    const other = new MemoryStore();
+    await chain(other).kickoff({ clock: tickingClock(), executionId: 'run-1' });
+    expect(again.raw).toBe(out.raw);
+    expect((await ExecutionDocument.fromStore(other, 'run-1'))?.toMarkdown()).toBe(doc?.toMarkdown());
+    expect(doc?.toMarkdown()).toContain('### 2. draft — completed');
+    expect(JSON.parse(JSON.stringify(doc))).toEqual(doc?.toJSON());
+    expect(await ExecutionDocument.fromStore(store, 'no-such-run')).toBeUndefined();
+  });
+
+  it('stores a task that failed for good with its code, and graph dependents wait for the write', async () => {
+    const store = new MemoryStore();
+    const llm = scriptedModel((request) => {
+      if (request.prompt.includes('Task: b')) throw new StoreUnavailableError('Model', 'nowhere', 'down');
+      return 'ok';
+    });
+    const w = agent('W', llm);
+    const a = new Task({ name: 'a', description: 'a', agent: w });
+    const b = new Task({ name: 'b', description: 'b', agent: w, context: [a], maxRetries: 0 });
+    const c = new Task({ name: 'c', description: 'c', agent: w, context: [a] });
+    const out = await new Crew({ tasks: [a, b, c], process: 'graph', store }).kickoff({ executionId: 'g' });
+    expect(out.status).toBe('partial');
+    const doc = await ExecutionDocument.fromStore(store, 'g');
+    expect(doc?.crew).toBe('crew');
+    expect(doc?.results.map((r) => `${r.nodeId}:${r.status}`).sort()).toEqual([
+      'a:completed',
+      'b:failed',
+      'c:completed',
+    ]);
+    expect(doc?.results.find((r) => r.nodeId === 'b')).toMatchObject({ code: 'store_unavailable' });
+  });
+
+  it('never fails the run when a write fails: a store.error event and metadata.storeErrors', async () => {
+    class BrokenStore extends MemoryStore {
+      override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
+        if (key === 'draft') throw new StoreUnavailableError('BrokenStore', 'disk', 'full');
+        return super.put(collection, executionId, key, value);
+      }
+    }
+    const store = new BrokenStore();
+    const run = chain(store).run({ executionId: 'b' });
+    const events: StatecrewEvent[] = [];
+    run.events$.subscribe((e) => events.push(e));
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(out.metadata.storeErrors).toEqual([
+      {
+        collection: 'crew_task_results',
+        key: 'draft',
+        error: 'BrokenStore cannot reach disk: full (store_unavailable)',
+        code: 'store_unavailable',
+      },
+    ]);
+    expect(events.filter((e) => e.type === 'store.error')).toHaveLength(1);
+    const doc = await ExecutionDocument.fromStore(store, 'b');
+    expect(doc?.results.map((r) => r.nodeId)).toEqual(['outline', 'polish']);
+  });
+
+  it('reads a run whose process stopped before its end as interrupted', async () => {
+    const store = new MemoryStore();
+    const controller = new AbortController();
+    const llm = scriptedModel((request) => {
+      if (request.prompt.includes('Task: Do the polish')) controller.abort('shutdown');
+      return 'text';
+    });
+    await expect(
+      chain(store, llm).kickoff({ signal: controller.signal, executionId: 'i' }),
+    ).rejects.toMatchObject({
+      code: 'aborted',
+    });
+    const doc = await ExecutionDocument.fromStore(store, 'i');
+    expect(doc).toMatchObject({
+      status: 'interrupted',
+      crew: 'blog',
+      process: 'sequential',
+      output: undefined,
+    });
+    expect(doc?.results.map((r) => r.nodeId)).toEqual(['outline', 'draft']);
+    expect(doc?.toMarkdown()).toContain('- Status: interrupted');
+  });
+
+  it('keeps runs in a SQLite file that a new store object reads back', async () => {
+    const path = join(root, 'crew.db');
+    const writing = new SqliteStore({ path });
+    await chain(writing).kickoff({ executionId: 'file-run' });
+    await writing.close();
+    const reading = new SqliteStore({ path });
+    const doc = await ExecutionDocument.fromStore(reading, 'file-run');
+    expect(doc?.status).toBe('completed');
+    expect(doc?.results).toHaveLength(3);
+    expect(await reading.executions('crew_executions')).toEqual(['file-run']);
+    await reading.close();
+  });
+
+  it('refuses a bad name or something that is not a store (invalid_option)', () => {
+    const tasks = [new Task({ name: 't', description: 'x', agent: agent('W', echoModel()) })];
+    expect(() => new Crew({ tasks, name: '' })).toThrow(expect.objectContaining({ code: 'invalid_option' }));
+    expect(() => new Crew({ tasks, store: {} as MemoryStore })).toThrow(/option "store"/);
+  });
+});
