@@ -25,10 +25,12 @@ export type StatecrewErrorCode =
   | 'name_clash'
   | 'no_start'
   | 'output_invalid'
+  | 'run_not_found'
   | 'script_exhausted'
   | 'self_trigger'
   | 'snapshot_version'
   | 'store_closed'
+  | 'store_required'
   | 'store_unavailable'
   | 'task_timeout'
   | 'unknown_context_task'
@@ -463,6 +465,26 @@ export class SnapshotVersionError extends StatecrewError<'snapshot_version'> {
       `${what} has format version ${describe(version)}, which this version of statecrew cannot read`,
       { retryable: false, details: { what, version: String(version) } },
     );
+  }
+}
+
+/** Something that needs a store (resuming, a human step) was asked of a crew or flow without one. */
+export class StoreRequiredError extends StatecrewError<'store_required'> {
+  constructor(what: string, needs: string) {
+    super('store_required', `${what} needs a store to ${needs}: pass one as the \`store\` option`, {
+      retryable: false,
+      details: { what },
+    });
+  }
+}
+
+/** No run with this execution id is in the store. */
+export class RunNotFoundError extends StatecrewError<'run_not_found'> {
+  constructor(what: string, executionId: string) {
+    super('run_not_found', `${what}: the store holds no run "${executionId}"`, {
+      retryable: false,
+      details: { executionId },
+    });
   }
 }
 

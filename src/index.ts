@@ -26,6 +26,7 @@ export {
   NoStartError,
   OutputValidationError,
   RunAbortedError,
+  RunNotFoundError,
   ScriptExhaustedError,
   SelfTriggerError,
   SnapshotVersionError,
@@ -33,6 +34,7 @@ export {
   type StatecrewErrorCode,
   type StatecrewErrorOptions,
   StoreClosedError,
+  StoreRequiredError,
   StoreUnavailableError,
   TaskTimeoutError,
   UnknownContextTaskError,
@@ -55,7 +57,7 @@ export {
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
-export { Crew, type CrewOptions, type Manager } from './runtime/crew.js';
+export { Crew, type CrewOptions, type Manager, type ReplayOptions } from './runtime/crew.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
 export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew-store.js';

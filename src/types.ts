@@ -153,6 +153,10 @@ export interface CrewMetadata {
   blocked: string[];
   /** With a store: the writes that failed (they never fail the run). */
   storeErrors?: StoreErrorRecord[];
+  /** A resumed or replayed run: the node ids completed with results kept from the earlier run. */
+  restored?: string[];
+  /** A replay: the execution it started from. */
+  replayOf?: string;
   [key: string]: unknown;
 }
 

@@ -4,7 +4,7 @@ import type { Store } from '../stores/store.js';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
 import { type ClockOption, toClock } from './clock.js';
 import { createCrewScope } from './crew-scope.js';
-import { CrewStoreWriter, storedExecution, storedTaskResult } from './crew-store.js';
+import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
 import { EventHub } from './event-hub.js';
 import { checkInputs } from './inputs.js';
 import { type PlanSource, planCrew } from './plan.js';
@@ -61,12 +61,30 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly store: Store | undefined;
 }
 
+/** What a resumed or replayed run takes from an earlier one. */
+export interface RunRestore {
+  /** Completed task results kept by the store, by node id: these tasks are not run again. */
+  results: ReadonlyMap<string, StoredTaskResult>;
+  /** Every node id the earlier run got to (completed or failed), restored or not. */
+  reached: ReadonlySet<string>;
+  /** The execution a replay starts from (`metadata.replayOf`). */
+  replayOf?: string;
+}
+
+const NOTHING_RESTORED: ReadonlyMap<string, StoredTaskResult> = new Map();
+const NOTHING_REACHED: ReadonlySet<string> = new Set();
+
 /**
  * Starts one run of `crew` with `process`. Bad inputs and configuration errors throw here, before any
  * call. The supervisor starts on the next microtask, so subscribers attached to `events$` right away
  * see every event.
  */
-export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: RunOptions): CrewRun {
+export function startCrewRun(
+  crew: RunnableCrew,
+  process: CrewProcess,
+  options: RunOptions,
+  restore?: RunRestore,
+): CrewRun {
   const inputs = checkInputs('Crew kickoff', options.inputs);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
@@ -76,17 +94,18 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   const recorder = new RunRecorder();
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const writer = crew.store === undefined ? undefined : new CrewStoreWriter(crew.store, id, hub);
-  const runner = createTaskRunner(
-    hub,
-    recorder,
-    clock,
-    writer &&
+  const restored = restore?.results ?? NOTHING_RESTORED;
+  const runner = createTaskRunner(hub, recorder, clock, {
+    store:
+      writer &&
       ((record, spec) =>
         writer.writeTask(
           storedTaskResult(record, spec.description, { crew: crew.name, process: process.kind }),
         )),
-  );
-  const scope = createCrewScope({ plan, runner, recorder, hub, crew });
+    restored: restored.size === 0 ? undefined : restored,
+  });
+  const reached = restore?.reached ?? NOTHING_REACHED;
+  const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached });
   const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,
@@ -101,14 +120,18 @@ export function startCrewRun(crew: RunnableCrew, process: CrewProcess, options: 
   for (const advisor of advisors) runner.addAdvisor(advisor, actor);
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = clock.now();
-  const result = (output: SupervisorOutput, aborted: boolean) =>
-    buildCrewOutput(recorder, summarize(output), {
+  const result = (output: SupervisorOutput, aborted: boolean) => {
+    const out = buildCrewOutput(recorder, summarize(output), {
       executionId: id,
       process: process.kind,
       totalTimeMs: clock.now() - startedAt,
       nodeIdOf: (task) => crew.nodeIdOf(task as Task),
       aborted,
     });
+    if (restore !== undefined) out.metadata.restored = [...restored.keys()];
+    if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
+    return out;
+  };
 
   const done = runToEnd<CrewOutput>({
     supervisor: actor,

@@ -1,5 +1,6 @@
 import type { Agent } from './agent.js';
 import { DEFAULT_RETRY_DELAY_MS } from './backoff.js';
+import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
 import type { CrewDefinition, CrewRunScope } from './process.js';
@@ -13,6 +14,8 @@ export interface CrewScopeParts {
   recorder: RunRecorder;
   hub: EventHub;
   crew: CrewDefinition;
+  restored: ReadonlyMap<string, StoredTaskResult>;
+  reached: ReadonlySet<string>;
 }
 
 /**

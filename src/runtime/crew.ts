@@ -4,6 +4,7 @@ import { isStore, type Store } from '../stores/store.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
+import { replayRestore, resumeRestore } from './crew-resume.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
 import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
@@ -11,6 +12,12 @@ import type { LoopOptions, ProcessKind } from './process.js';
 import { processes } from './processes/registry.js';
 import { Task } from './task.js';
 import { optionalInteger } from './validate.js';
+
+/** Options of {@link Crew.replay}: a run's options and the task to run again from. */
+export interface ReplayOptions extends RunOptions {
+  /** The first task to run again: a task of the crew, or its node id. */
+  fromTask: Task | string;
+}
 
 /** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
 export type Manager = ManagerFunctions | Agent;
@@ -138,6 +145,27 @@ export class Crew {
   /** Runs the crew to the end: `run(options).result`. */
   async kickoff(options: RunOptions = {}): Promise<CrewOutput> {
     return this.run(options).result;
+  }
+
+  /**
+   * Goes on with a stored run, under its execution id: only the tasks without a stored completed
+   * result run (again); the others complete with their stored outputs, which later tasks read as
+   * context. `metadata.restored` lists them. Needs the crew's `store` (`store_required`); an id the
+   * store does not hold rejects with `run_not_found`.
+   */
+  async resume(executionId: string, options: Omit<RunOptions, 'executionId'> = {}): Promise<CrewOutput> {
+    const restore = await resumeRestore(this, executionId);
+    return startCrewRun(this, processes[this.process], { ...options, executionId }, restore).result;
+  }
+
+  /**
+   * A new run that keeps the stored results of the tasks before `fromTask` (in list order; a loop:
+   * in its first iteration) and runs the rest again; `metadata.replayOf` is the source run's id.
+   */
+  async replay(executionId: string, options: ReplayOptions): Promise<CrewOutput> {
+    const { fromTask, ...runOptions } = options;
+    const restore = await replayRestore(this, executionId, fromTask);
+    return startCrewRun(this, processes[this.process], runOptions, restore).result;
   }
 
   #assignNodeIds(): void {

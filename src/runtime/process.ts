@@ -3,6 +3,7 @@ import type { ManagerLike } from '../actors/manager.js';
 import type { Llm } from '../types.js';
 import type { Agent } from './agent.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
+import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import type { Advisor } from './lifecycle-runner.js';
 import type { PlainMachine } from './plain-machine.js';
@@ -39,6 +40,13 @@ export interface CrewRunScope {
   readonly recorder: RunRecorder;
   readonly hub: EventHub;
   readonly crew: CrewDefinition;
+  /**
+   * Completed results an earlier run of this execution kept, by node id (empty for a fresh run): the
+   * runner completes these tasks with them at once; advisors skip what they decided for them.
+   */
+  readonly restored: ReadonlyMap<string, StoredTaskResult>;
+  /** Every node id an earlier run of this execution got to, completed or failed (empty for a fresh run). */
+  readonly reached: ReadonlySet<string>;
   /**
    * Starts a run of `planned` by `agent`, reading `context`, under `supervisor`; its node id is the
    * task's unless given (a loop's runs are `<task>#<iteration>`).

@@ -9,6 +9,14 @@ export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   failure?: Failure;
 }
 
+/** What a node restored from an earlier run brings to its record. */
+export interface RestoredFacts {
+  attempts: number;
+  startedAt: number;
+  durationMs: number;
+  usage: Usage;
+}
+
 /**
  * Folds a run's events into what its result reports. It is the run's only bookkeeping of what ran:
  * context building and the result both read from it. Each event costs O(1).
@@ -83,6 +91,19 @@ export class RunRecorder {
     record.durationMs = durationMs;
     record.output = output;
     this.settled.push(record);
+  }
+
+  /**
+   * A node completed with a result kept from an earlier run: its record takes that run's attempts,
+   * start, duration and usage (which count towards the run's usage), as if it had run here.
+   */
+  restored(nodeId: string, from: RestoredFacts): void {
+    const record = this.#record(nodeId, nodeId, '');
+    record.attempts = from.attempts;
+    record.startedAt = from.startedAt;
+    record.durationMs = from.durationMs;
+    record.usage = { ...from.usage };
+    addUsage(this.usage, from.usage);
   }
 
   /** A model call of a node's spent `usage` (`model.call`). */

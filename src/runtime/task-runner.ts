@@ -4,9 +4,10 @@ import {
   runTaskAttempt,
   type TaskRunValue,
 } from '../actors/task-attempt.js';
-import type { LifecycleEmitted } from '../machines/lifecycle.js';
+import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
 import type { StatecrewEvent, TaskOutput } from '../types.js';
 import type { Clock } from './clock.js';
+import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
 import type { NodeRecord, RunRecorder } from './recorder.js';
@@ -26,6 +27,14 @@ export type TaskRunner = LifecycleRunner<TaskRunSpec>;
  */
 export type SettledTaskWriter = (record: NodeRecord, spec: TaskRunSpec) => Promise<void>;
 
+/** What a crew run's task runner does besides running tasks. */
+export interface TaskRunnerOptions {
+  /** Stores each task run that settles for good. */
+  store?: SettledTaskWriter | undefined;
+  /** Completed results kept from an earlier run, by node id: these tasks complete with them at once. */
+  restored?: ReadonlyMap<string, StoredTaskResult> | undefined;
+}
+
 /**
  * Creates the task runner of one crew run: it records each task run's lifecycle in `recorder`, and
  * builds and publishes the run's events on `hub` only when someone listens; backoffs wait on `clock`.
@@ -35,11 +44,20 @@ export function createTaskRunner(
   hub: EventHub,
   recorder: RunRecorder,
   clock: Clock,
-  store?: SettledTaskWriter,
+  options: TaskRunnerOptions = {},
 ): TaskRunner {
+  const { store, restored } = options;
   const stored = (nodeId: string, spec: TaskRunSpec) => {
     const record = recorder.nodes.get(nodeId);
     if (store !== undefined && record !== undefined) runner.hold(store(record, spec));
+  };
+  const restore = (spec: TaskRunSpec, attempt: number, signal: AbortSignal): Promise<WorkOutcome> => {
+    const result = restored?.get(spec.nodeId);
+    if (result === undefined) return runTaskAttempt(spec, attempt, signal, hooks);
+    // A task whose completed result the store kept: its output, without asking the model again.
+    const output: TaskRunValue = { raw: result.raw ?? '' };
+    if (result.structured !== undefined) output.structured = result.structured;
+    return Promise.resolve({ ok: true, output, finishedAt: hub.now() });
   };
   const hooks: AttemptHooks = {
     now: hub.now,
@@ -64,7 +82,10 @@ export function createTaskRunner(
   const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(
     {
       workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
-      attempt: (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks),
+      attempt:
+        restored === undefined
+          ? (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks)
+          : restore,
       publish(emitted, spec) {
         switch (emitted.type) {
           case 'node.ready':
@@ -95,6 +116,8 @@ export function createTaskRunner(
             if (spec === undefined) return;
             const output = taskOutput(spec, emitted.output as TaskRunValue);
             recorder.completed(emitted.nodeId, output, emitted.durationMs);
+            const result = restored?.get(emitted.nodeId);
+            if (result !== undefined) recorder.restored(emitted.nodeId, result);
             if (store !== undefined) stored(emitted.nodeId, spec);
             if (hub.observed) {
               const { nodeId, attempts, durationMs } = emitted;

@@ -116,13 +116,17 @@ export const hierarchicalProcess: CrewProcess = {
         {
           name: 'manager',
           systemId: managerId,
-          executor: advisorExecutor(
-            (work, signal) =>
-              work.attempt > total
-                ? synthesize(manager, signal)
-                : allocate(manager, work.attempt - 1, signal),
-            hub.now,
-          ),
+          executor: advisorExecutor((work, signal) => {
+            if (work.attempt > total) return synthesize(manager, signal);
+            const index = work.attempt - 1;
+            // A task an earlier run completed keeps the worker it had: the manager is not asked again.
+            const kept = scope.restored.get(taskAt(plan, index).nodeId);
+            if (kept !== undefined && manager.workerRoles.includes(kept.agent)) {
+              manager.onDelegation(kept.nodeId, kept.agent);
+              return Promise.resolve(kept.agent);
+            }
+            return allocate(manager, index, signal);
+          }, hub.now),
         },
       ],
       summarize(output) {

@@ -2,7 +2,8 @@ import type { AnyActorRef } from 'xstate';
 import { advisorExecutor } from '../../actors/advisor.js';
 import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
-import { type LoopOutput, loopMachine } from '../../machines/loop.js';
+import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
+import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../agent.js';
 import {
   chainAnalysis,
@@ -123,10 +124,22 @@ export const loopProcess: CrewProcess = {
         {
           name: 'judge',
           systemId: judgeId,
-          executor: advisorExecutor(
-            (work, signal) => judgeIteration(runs.get(run).judge, work.attempt, signal),
-            hub.now,
-          ),
+          executor: advisorExecutor((work, signal) => {
+            // An iteration after which an earlier run went on was judged NO then: not asked again.
+            const first = plan.tasks[0];
+            if (first !== undefined && scope.reached.has(runId(first, work.attempt + 1))) {
+              const reply = `NO (iteration ${work.attempt + 1} ran in an earlier run)`;
+              hub.emit({
+                type: 'judge.verdict',
+                iteration: work.attempt,
+                verdict: 'no',
+                reply,
+                usage: emptyUsage(),
+              });
+              return Promise.resolve<Verdict>('no');
+            }
+            return judgeIteration(runs.get(run).judge, work.attempt, signal);
+          }, hub.now),
         },
       ],
       summarize(output) {
