@@ -131,6 +131,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   supervisor: AnyActorRef | undefined;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
   readonly #queue = new WorkQueue();
+  /** Set once the runs were handed over (abort) or the run ended: nothing starts any more. */
+  #ended = false;
 
   constructor(
     private readonly hooks: LifecycleRunnerHooks<TSpec>,
@@ -150,6 +152,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   /** Forgets pending work and backoffs once its run ended; its actors report nothing more. */
   dispose(): void {
+    this.#ended = true;
     this.#clearTimers();
     this.#queue.clear();
     runners.delete(this.#key);
@@ -187,7 +190,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
    * at once (`startNow`), so the runner yields between them.
    */
   schedule(operation: () => void): void {
-    this.#queue.push(operation);
+    if (!this.#ended) this.#queue.push(operation);
   }
 
   /** Starts nothing more until `write` settles (it must not reject): see {@link WorkQueue.hold}. */
@@ -197,7 +200,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   /** Starts a run once the supervisor's transition is over: a new lifecycle actor, in `running`. */
   start(spec: TSpec, supervisor: AnyActorRef): void {
-    this.#queue.push(() => this.#start(spec, supervisor));
+    if (!this.#ended) this.#queue.push(() => this.#start(spec, supervisor));
   }
 
   /**
@@ -210,6 +213,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   /** Sends a failed run back to `ready`, and to `running` once its backoff has passed. */
   retry(nodeId: string): void {
+    if (this.#ended) return;
     this.#queue.push(() => {
       const actor = this.#live.get(nodeId);
       if (actor === undefined) throw new Error(`No run "${nodeId}" is live to retry`);
@@ -230,6 +234,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   /** Records runs that will never start because `reason` failed: each goes `idle → blocked`. */
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void {
+    if (this.#ended) return;
     for (const nodeId of nodeIds) {
       this.#queue.push(() => {
         const actor = this.#spawn(nodeId, 1, '', supervisor);
@@ -247,6 +252,9 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
    * an actor created with a parent can only be stopped by that parent's `stopChild`.
    */
   takeAll(): AnyActorRef[] {
+    // An abort can come from inside a model call, while an operation of this queue is starting a
+    // run: whatever it would queue or start next must not run.
+    this.#ended = true;
     this.#queue.clear();
     this.#clearTimers();
     const actors: AnyActorRef[] = [...this.#live.values(), ...this.#workerActors];
@@ -264,6 +272,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   }
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
+    if (this.#ended) return;
     const executor = this.#workerFor(spec, supervisor);
     const actor = this.#spawn(spec.nodeId, spec.maxAttempts, executor, supervisor, this.clock.now());
     this.#specs.set(spec.nodeId, spec);

@@ -54,4 +54,25 @@ describe('aborting a run', () => {
     await run.result.catch(() => undefined);
     expect(events.at(-1)).toMatchObject({ type: 'run.failed', code: 'aborted' });
   });
+
+  it('starts nothing more when the abort comes from inside a model call while ready tasks are starting', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const worker = new Agent({
+      role: 'W',
+      llm: () => {
+        calls += 1;
+        if (calls === 2) controller.abort('stop now');
+        return 'ok';
+      },
+    });
+    const root = new Task({ name: 'root', description: 'root', agent: worker });
+    const middle = Array.from(
+      { length: 6 },
+      (_, i) => new Task({ name: `m${i}`, description: `m${i}`, agent: worker, context: [root] }),
+    );
+    const crew = new Crew({ tasks: [root, ...middle], process: 'graph', maxConcurrency: 4 });
+    await expect(crew.kickoff({ signal: controller.signal })).rejects.toMatchObject({ code: 'aborted' });
+    expect(calls).toBe(2);
+  });
 });
