@@ -9,6 +9,8 @@ export type StatecrewErrorCode =
   | 'duplicate_role'
   | 'duplicate_step'
   | 'duplicate_task'
+  | 'flow_exists'
+  | 'flow_mismatch'
   | 'guardrail_rejected'
   | 'invalid_inputs'
   | 'invalid_model_response'
@@ -24,6 +26,7 @@ export type StatecrewErrorCode =
   | 'missing_routes'
   | 'name_clash'
   | 'no_start'
+  | 'not_paused'
   | 'output_invalid'
   | 'run_not_found'
   | 'script_exhausted'
@@ -484,6 +487,40 @@ export class RunNotFoundError extends StatecrewError<'run_not_found'> {
     super('run_not_found', `${what}: the store holds no run "${executionId}"`, {
       retryable: false,
       details: { executionId },
+    });
+  }
+}
+
+/** A flow kickoff named a run id the store already holds (a fork or a resume is what was meant). */
+export class FlowExistsError extends StatecrewError<'flow_exists'> {
+  constructor(flow: string, id: string) {
+    super('flow_exists', `Flow "${flow}": a run with id "${id}" is already stored; resume it or fork it`, {
+      retryable: false,
+      details: { flow, id },
+    });
+  }
+}
+
+/** A stored run belongs to another flow than the one asked to resume or fork it. */
+export class FlowMismatchError extends StatecrewError<'flow_mismatch'> {
+  constructor(flow: string, id: string, storedFlow: string) {
+    super(
+      'flow_mismatch',
+      `Flow "${flow}" cannot go on with run "${id}": it is a run of flow "${storedFlow}"`,
+      {
+        retryable: false,
+        details: { flow, id, storedFlow },
+      },
+    );
+  }
+}
+
+/** An answer was given to a flow run that is not waiting for one. */
+export class NotPausedError extends StatecrewError<'not_paused'> {
+  constructor(flow: string, id: string, status: string) {
+    super('not_paused', `Flow "${flow}" run "${id}" is ${status}, not paused: it takes no answer`, {
+      retryable: false,
+      details: { flow, id, status },
     });
   }
 }

@@ -9,6 +9,8 @@ export {
   DuplicateStepError,
   DuplicateTaskError,
   describeThrown,
+  FlowExistsError,
+  FlowMismatchError,
   GuardrailError,
   InvalidInputsError,
   InvalidOptionError,
@@ -24,6 +26,7 @@ export {
   ModelResponseError,
   NameClashError,
   NoStartError,
+  NotPausedError,
   OutputValidationError,
   RunAbortedError,
   RunNotFoundError,
@@ -78,6 +81,13 @@ export type {
 } from './runtime/flow/definition.js';
 export { createFlow, Flow, type FreeFlowOptions, type StructuredFlowOptions } from './runtime/flow/flow.js';
 export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-run.js';
+export type {
+  FlowRunInfo,
+  FlowRunStatus,
+  FlowSnapshot,
+  SnapshotRound,
+  SnapshotStepRun,
+} from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
 export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export { interpolate } from './runtime/interpolate.js';

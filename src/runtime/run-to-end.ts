@@ -17,6 +17,8 @@ export interface RunParts<T> {
   startEvent?: { type: 'START' };
   /** The result from the supervisor's output; throws to reject the run. */
   complete(output: unknown): { result: T; status: RunStatus; totalTimeMs: number };
+  /** Must resolve before the supervisor starts (claiming the run's id in a store); a rejection fails the run. */
+  ready?: Promise<void>;
   /** Work that must be done before the run resolves with `result` (writing its document to a store). */
   finish?(result: T): Promise<void>;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
@@ -90,7 +92,7 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       resolve(completed.result);
     }, fail);
 
-    queueMicrotask(() => {
+    const begin = () => {
       if (settled) return;
       if (signal?.aborted) {
         onAbort();
@@ -100,7 +102,9 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       started = true;
       supervisor.start();
       if (parts.startEvent !== undefined) supervisor.send(parts.startEvent);
-    });
+    };
+    if (parts.ready === undefined) queueMicrotask(begin);
+    else parts.ready.then(begin, fail);
   });
   result.catch(() => {});
   return result;

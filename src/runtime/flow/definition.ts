@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import type { Store } from '../../stores/store.js';
 import type { CrewOutput } from '../../types.js';
 import type { Crew } from '../crew.js';
 import type { RunOptions } from '../crew-run.js';
@@ -64,4 +65,6 @@ export interface FlowDefinition<S> {
   name: string;
   steps: readonly StepDefinition<S>[];
   state: StateSource<S>;
+  /** Where its runs are kept, unless a kickoff names another. */
+  store?: Store | undefined;
 }

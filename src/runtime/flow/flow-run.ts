@@ -1,15 +1,18 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import type { FlowMachineOutput } from '../../machines/flow.js';
+import type { JsonValue, Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../clock.js';
 import { EventHub } from '../event-hub.js';
 import { checkInputs } from '../inputs.js';
 import { runToEnd } from '../run-to-end.js';
 import type { FlowDefinition, StepContext } from './definition.js';
+import { FlowRunWriter } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver } from './round-driver.js';
+import { FLOW_SNAPSHOT_VERSION, type FlowRunStatus, type FlowSnapshot, toJson } from './snapshot.js';
 import { checkState, createState, type WithId } from './state.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
@@ -34,6 +37,23 @@ export interface FlowRunOptions {
    * a key naming no router rejects the kickoff (`unknown_router`).
    */
   routes?: ForcedRoutes | undefined;
+  /**
+   * Where the run is kept: its snapshot is written when it starts (claiming its id: `flow_exists` if
+   * a run holds it) and after every step, and the next round starts only once it is written.
+   * @default the flow's `store`
+   */
+  store?: Store | undefined;
+  /**
+   * Forks a stored run (`kickoff` only): a new run, with a new id, starting from that run's stored
+   * state with `inputs` merged over it; the source run is unchanged.
+   */
+  from?: string | undefined;
+}
+
+/** Where a run starts from besides the definition: a stored run it goes on with. */
+export interface FlowRunSeed {
+  /** The snapshot of the run to go on with (same id): its state, rounds and outputs. */
+  resume: FlowSnapshot;
 }
 
 /** The result of a flow run. */
@@ -102,14 +122,25 @@ export function startFlowRun<S>(
   definition: FlowDefinition<S>,
   options: FlowRunOptions,
   supervisor: FlowSupervisor = createFlowSupervisor(definition),
+  seed?: FlowRunSeed,
 ): FlowRun<S> {
   validateTriggers(definition);
   const forced = checkForcedRoutes(definition, options.routes);
-  const inputs = checkInputs(`Flow "${definition.name}" kickoff`, options.inputs);
-  const state = createState(definition.name, definition.state, inputs) as WithId<S>;
+  const resumed = seed?.resume;
+  const inputs =
+    resumed === undefined
+      ? checkInputs(`Flow "${definition.name}" kickoff`, options.inputs)
+      : (resumed.inputs as Record<string, unknown>);
+  const state =
+    resumed === undefined
+      ? (createState(definition.name, definition.state, inputs) as WithId<S>)
+      : (structuredClone(resumed.state) as WithId<S>);
   const { id } = state;
   const clock = toClock(options.clock);
   const recorder = new FlowRecorder();
+  if (resumed !== undefined) recorder.restore(resumed);
+  const store = options.store ?? definition.store;
+  const writer = store === undefined ? undefined : new FlowRunWriter(store, id);
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const outputs = recorder.outputsView();
   const runner = createStepRunner<S>({
@@ -120,7 +151,43 @@ export function startFlowRun<S>(
       stepContext(spec, signal, self, { state, inputs, hub, clock }, outputs),
     checkState: (name) => checkState(definition.state, state, name),
   });
-  const run = flowRuns.register(createRoundDriver({ steps: definition.steps, hub, recorder, runner }));
+  let snapshot = (_status: FlowRunStatus): FlowSnapshot | undefined => undefined;
+  /**
+   * The state as the last completed step left it. A failed or aborted run is stored with it, so a
+   * step that failed or was stopped half way leaves nothing of its changes to the resumed run (a step
+   * that ran beside it in the same round may have: at least once per step).
+   */
+  let settledState: JsonValue = toJson(state);
+  const driver = createRoundDriver({
+    steps: definition.steps,
+    hub,
+    recorder,
+    runner,
+    resume: resumed,
+    onStepSettled:
+      writer === undefined
+        ? undefined
+        : (completed) => {
+            if (completed) settledState = toJson(state);
+            runner.hold(writer.write(snapshot('running') as FlowSnapshot));
+          },
+  });
+  snapshot = (status) => ({
+    version: FLOW_SNAPSHOT_VERSION,
+    flow: definition.name,
+    id,
+    status,
+    state: status === 'completed' ? toJson(state) : settledState,
+    inputs: toJson(inputs),
+    ...driver.progress(),
+    trail: [...recorder.trail],
+    outputs: toJson(Object.fromEntries(recorder.outputs)) as Record<string, JsonValue>,
+    emitted: [...recorder.emitted],
+    errors: { ...recorder.errors },
+    failures: { ...recorder.failures },
+    updatedAt: clock.now(),
+  });
+  const run = flowRuns.register(driver);
 
   const actor = createActor(supervisor, {
     input: { run },
@@ -157,8 +224,26 @@ export function startFlowRun<S>(
       const out = output(status);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
-    partial: () => output('failed'),
+    partial: () => {
+      // Stored as aborted, to be resumed like a run whose process died; nobody waits for the write.
+      if (writer !== undefined) void writer.write(snapshot('aborted') as FlowSnapshot);
+      return output('failed');
+    },
     release: () => flowRuns.delete(run),
+    ...(writer === undefined
+      ? {}
+      : {
+          ready: (async () => {
+            const first = snapshot('running') as FlowSnapshot;
+            if (resumed === undefined) await writer.claim(first);
+            else await writer.write(first);
+            if (writer.failure !== undefined) throw writer.failure;
+          })(),
+          async finish(out: FlowOutput<S>) {
+            await writer.write(snapshot(out.status === 'failed' ? 'failed' : 'completed') as FlowSnapshot);
+            if (writer.failure !== undefined) throw writer.failure;
+          },
+        }),
   });
 
   return { id, events$: hub.events$, actor, result };

@@ -6,6 +6,7 @@ import {
   NameClashError,
   SelfTriggerError,
 } from '../../errors.js';
+import { isStore, type Store } from '../../stores/store.js';
 import type { PlainMachine } from '../plain-machine.js';
 import { requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
@@ -18,8 +19,17 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
-import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
+import { checkNoAnswer, forkInputs, storedOutput, storedRunOf, storeFor } from './flow-resume.js';
+import {
+  type FlowOutput,
+  type FlowRun,
+  type FlowRunOptions,
+  type FlowRunSeed,
+  startFlowRun,
+} from './flow-run.js';
+import { loadSnapshot } from './flow-store.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
+import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
 import { createFlowSupervisor, type FlowSupervisor } from './supervisor.js';
 import { namesIn, type Trigger } from './triggers.js';
@@ -45,11 +55,22 @@ export class Flow<S> {
   readonly #labels = new Map<string, string>();
   /** The supervisor, built on the first run after the last change to the definition. */
   #supervisor: FlowSupervisor | undefined;
+  /** Where runs are kept, unless a kickoff names another store. */
+  readonly store: Store | undefined;
 
-  constructor(name: string, state: StateSource<S>) {
+  constructor(name: string, state: StateSource<S>, store?: Store) {
     requiredText('createFlow', 'name', name);
+    if (store !== undefined && !isStore(store)) {
+      throw new InvalidOptionError(
+        'createFlow',
+        'store',
+        'a Store (put, insert, get, list, executions, close)',
+        store,
+      );
+    }
     this.name = name;
     this.#state = state;
+    this.store = store;
   }
 
   /** Adds a step that runs first, in round 1. */
@@ -76,7 +97,12 @@ export class Flow<S> {
 
   /** The definition as the runtime reads it. */
   get definition(): FlowDefinition<WithId<S>> {
-    return { name: this.name, steps: [...this.#steps], state: this.#state as StateSource<WithId<S>> };
+    return {
+      name: this.name,
+      steps: [...this.#steps],
+      state: this.#state as StateSource<WithId<S>>,
+      store: this.store,
+    };
   }
 
   /**
@@ -104,14 +130,60 @@ export class Flow<S> {
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: FlowRunOptions = {}): FlowRun<WithId<S>> {
-    const definition = this.definition;
-    this.#supervisor ??= createFlowSupervisor(definition);
-    return startFlowRun(definition, options, this.#supervisor);
+    if (options.from !== undefined) {
+      throw new InvalidOptionError(
+        `Flow "${this.name}" run`,
+        'from',
+        'used with kickoff (a fork reads the store first)',
+        options.from,
+      );
+    }
+    return this.#start(options);
   }
 
-  /** Runs the flow to the end: `run(options).result`. */
+  /**
+   * Runs the flow to the end: `run(options).result`. With `from`, forks that stored run: a new run
+   * starting from its stored state, `inputs` merged over it.
+   */
   async kickoff(options: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
-    return this.run(options).result;
+    if (options.from === undefined) return this.run(options).result;
+    const definition = this.definition as FlowDefinition<unknown>;
+    const store = storeFor(definition, options.store, 'fork a run');
+    const source = await storedRunOf(definition, store, options.from, 'fork');
+    const { from: _from, ...rest } = options;
+    return this.#start({ ...rest, store, inputs: forkInputs(source, options.inputs) }).result;
+  }
+
+  /**
+   * Goes on with a stored run, in this or any process, with any definition object of this flow:
+   * a run whose process died (or that was aborted) continues — the steps that were in flight run
+   * again; a failed run runs its failed steps again, then goes on; a completed run returns its stored
+   * result and runs nothing. The result covers the whole run; `totalTimeMs` this segment only.
+   */
+  async resume(
+    id: string,
+    answer?: unknown,
+    options: Omit<FlowRunOptions, 'inputs' | 'from'> = {},
+  ): Promise<FlowOutput<WithId<S>>> {
+    const definition = this.definition as FlowDefinition<unknown>;
+    const store = storeFor(definition, options.store, 'resume a run');
+    const snapshot = await storedRunOf(definition, store, id, 'resume');
+    checkNoAnswer(definition, snapshot, answer);
+    if (snapshot.status === 'completed') return storedOutput<S>(snapshot);
+    return this.#start({ ...options, store }, { resume: snapshot }).result;
+  }
+
+  /** What the store holds of run `id` (undefined when nothing); `store_required` without a store. */
+  async getRun(id: string, options: { store?: Store | undefined } = {}): Promise<FlowRunInfo | undefined> {
+    const definition = this.definition as FlowDefinition<unknown>;
+    const snapshot = await loadSnapshot(storeFor(definition, options.store, 'read a run'), id);
+    return snapshot === undefined ? undefined : runInfo(snapshot);
+  }
+
+  #start(options: FlowRunOptions, seed?: FlowRunSeed): FlowRun<WithId<S>> {
+    const definition = this.definition;
+    this.#supervisor ??= createFlowSupervisor(definition);
+    return startFlowRun(definition, options, this.#supervisor, seed);
   }
 
   #add(
@@ -183,11 +255,15 @@ export interface FreeFlowOptions<S extends object> {
   name: string;
   /** Copied (deeply) for every run. */
   initialState: S;
+  /** Where runs are kept (snapshots after every step); a kickoff may name another. */
+  store?: Store | undefined;
 }
 
 /** Options of {@link createFlow} with a schema-checked state. */
 export interface StructuredFlowOptions<Z extends ZodType> {
   name: string;
+  /** Where runs are kept (snapshots after every step); a kickoff may name another. */
+  store?: Store | undefined;
   /** Validates the inputs (`invalid_inputs`) and the state after every step (`invalid_state`). */
   state: Z;
 }
@@ -203,11 +279,11 @@ export function createFlow<S extends object>(options: FreeFlowOptions<S>): Flow<
 export function createFlow<Z extends ZodType>(options: StructuredFlowOptions<Z>): Flow<z.infer<Z>>;
 export function createFlow(options: FreeFlowOptions<object> | StructuredFlowOptions<ZodType>): Flow<object> {
   if ('state' in options && options.state !== undefined) {
-    return new Flow(options.name, { kind: 'schema', schema: options.state });
+    return new Flow(options.name, { kind: 'schema', schema: options.state }, options.store);
   }
   const initial = (options as FreeFlowOptions<object>).initialState ?? {};
   if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {
     throw new InvalidOptionError('createFlow', 'initialState', 'an object', initial);
   }
-  return new Flow(options.name, { kind: 'free', initial });
+  return new Flow(options.name, { kind: 'free', initial }, (options as FreeFlowOptions<object>).store);
 }

@@ -36,6 +36,21 @@ export class FlowRecorder {
     this.failures[event.name] = failure;
   }
 
+  /**
+   * Starts from where a stored run stopped: the trail and emissions of its completed rounds and every
+   * output it recorded (its errors are not kept: the failed steps run again).
+   */
+  restore(from: {
+    rounds: readonly { steps: readonly string[]; emitted: readonly string[] }[];
+    outputs: Record<string, unknown>;
+  }): void {
+    for (const round of from.rounds) {
+      this.trail.push(...round.steps);
+      this.emitted.push(...round.emitted);
+    }
+    for (const [step, output] of Object.entries(from.outputs)) this.outputs.set(step, output);
+  }
+
   /** The output of the last step in the trail (its latest run is the last one in the trail). */
   get lastOutput(): unknown {
     const last = this.trail.at(-1);

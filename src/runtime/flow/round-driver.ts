@@ -5,6 +5,7 @@ import type { LifecycleRunner } from '../lifecycle-runner.js';
 import type { StepDefinition } from './definition.js';
 import type { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
+import type { SnapshotRound, SnapshotStepRun } from './snapshot.js';
 import type { StepRunSpec } from './step-runner.js';
 import type { FlowHandlers } from './supervisor.js';
 
@@ -17,21 +18,50 @@ export interface RoundDriverParts<S> {
   hub: EventHub;
   recorder: FlowRecorder;
   runner: LifecycleRunner<StepRunSpec<S>>;
+  /** Where an earlier run of this flow run stopped: its completed rounds and the step runs done since. */
+  resume?: { rounds: readonly SnapshotRound[]; done: readonly SnapshotStepRun[] } | undefined;
+  /** Called after each step run settled, `completed` or failed (its result recorded): where the run's snapshot is taken. */
+  onStepSettled?: ((completed: boolean) => void) | undefined;
+}
+
+/** A flow run's round handlers, and how far the run got (what its snapshot records). */
+export interface RoundDriver extends FlowHandlers {
+  /** The completed rounds, and the step runs that completed in the round in progress. */
+  progress(): { rounds: SnapshotRound[]; done: SnapshotStepRun[] };
 }
 
 /**
  * The handlers a flow's supervisor calls: start a round's step runs, count what settles, and once the
  * round settled, decide the next round from what it emitted (the round semantics of `FlowRounds`).
  */
-export function createRoundDriver<S>(parts: RoundDriverParts<S>): FlowHandlers {
-  const { hub, recorder, runner } = parts;
+export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
+  const { hub, recorder, runner, resume } = parts;
   const byName = new Map(parts.steps.map((s) => [s.name, s]));
   const rounds = new FlowRounds(parts.steps);
   let upcoming: ScheduledStep[] = [];
-  let inRound: { step: StepDefinition<S>; nodeId: string }[] = [];
+  let inRound: { step: StepDefinition<S>; nodeId: string; run: number }[] = [];
   const completedInRound = new Set<string>();
+  const completedRounds: SnapshotRound[] = [];
   let pending = 0;
   let failed = false;
+  /** Rounds an earlier run completed: this run's round numbers go on from them. */
+  const offset = resume?.rounds.length ?? 0;
+
+  /** The first round of this run: round 1, or — resuming — the round the earlier run was in. */
+  const firstRound = (): ScheduledStep[] => {
+    let scheduled = rounds.first();
+    for (const round of resume?.rounds ?? []) {
+      const outcome = rounds.next(round.emitted);
+      scheduled = outcome.kind === 'next' ? outcome.steps : [];
+    }
+    return scheduled;
+  };
+  for (const round of resume?.rounds ?? []) {
+    completedRounds.push({ steps: [...round.steps], emitted: [...round.emitted] });
+  }
+  /** Before its first round, a resumed run is where the earlier one stopped. */
+  let started = false;
+  const doneBefore = new Set(resume?.done.map((d) => d.nodeId));
 
   const payloadOf = (trigger: string | undefined) =>
     trigger === undefined ? undefined : byName.has(trigger) ? recorder.outputs.get(trigger) : trigger;
@@ -54,13 +84,19 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): FlowHandlers {
 
   return {
     startRound(round: number, self: AnyActorRef) {
-      const scheduled = round === 1 ? rounds.first() : upcoming;
+      const scheduled = round === 1 ? firstRound() : upcoming;
+      started = true;
       inRound = [];
       completedInRound.clear();
       for (const entry of scheduled) {
         const step = byName.get(entry.step) as StepDefinition<S>;
         const nodeId = runNodeId(entry);
-        inRound.push({ step, nodeId });
+        inRound.push({ step, nodeId, run: entry.run });
+        // Completed before the earlier run stopped: its output is recorded, it does not run again.
+        if (round === 1 && doneBefore.has(nodeId)) {
+          completedInRound.add(nodeId);
+          continue;
+        }
         pending += 1;
         const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step, run: entry.run };
         runner.start({ ...spec, payload: payloadOf(entry.trigger) }, self);
@@ -69,10 +105,12 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): FlowHandlers {
     recordDone(nodeId: string) {
       pending -= 1;
       completedInRound.add(nodeId);
+      parts.onStepSettled?.(true);
     },
     recordFailed() {
       pending -= 1;
       failed = true;
+      parts.onStepSettled?.(false);
     },
     advance(round: number) {
       const done = inRound
@@ -83,13 +121,29 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): FlowHandlers {
         emitted.push(step.name);
         if (step.kind === 'router') emitted.push(String(recorder.outputs.get(step.name)));
       }
-      hub.emit({ type: 'flow.round', round, steps: done.map((d) => d.step.name), emitted });
+      const steps = done.map((d) => d.step.name);
+      hub.emit({ type: 'flow.round', round: round + offset, steps, emitted });
       if (failed) return;
+      completedRounds.push({ steps, emitted });
+      inRound = [];
+      completedInRound.clear();
       const outcome = rounds.next(emitted);
       if (outcome.kind === 'next') upcoming = outcome.steps;
       else exceeded(outcome.step, outcome.maxRuns);
     },
     roundSettled: () => pending === 0,
+    progress() {
+      if (!started && resume !== undefined) {
+        return {
+          rounds: completedRounds.map((r) => ({ steps: [...r.steps], emitted: [...r.emitted] })),
+          done: resume.done.map((d) => ({ ...d })),
+        };
+      }
+      const done = inRound
+        .filter((r) => completedInRound.has(r.nodeId))
+        .map((r) => ({ nodeId: r.nodeId, step: r.step.name, run: r.run }));
+      return { rounds: completedRounds.map((r) => ({ steps: [...r.steps], emitted: [...r.emitted] })), done };
+    },
     hasFailed: () => failed,
     hasRound: () => upcoming.length > 0,
   };

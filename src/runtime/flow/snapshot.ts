@@ -1,0 +1,71 @@
+import type { JsonValue } from '../../stores/store.js';
+import type { Failure } from '../../types.js';
+
+/** The version of {@link FlowSnapshot}'s shape; a snapshot of another version is refused (`snapshot_version`). */
+export const FLOW_SNAPSHOT_VERSION = 1;
+
+/** Where a flow run stands, as its snapshot records it. */
+export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'aborted';
+
+/** A step run completed in the round in progress. */
+export interface SnapshotStepRun {
+  nodeId: string;
+  step: string;
+  run: number;
+}
+
+/** A completed round: the steps it ran (the trail's part) and what it emitted, in order. */
+export interface SnapshotRound {
+  steps: string[];
+  emitted: string[];
+}
+
+/**
+ * A flow run as its store keeps it (`flow_runs`, key `run`), written when the run starts and after
+ * every step: enough, with the definition, to go on in another process. The round in progress is
+ * rebuilt from `rounds` (what each completed round emitted: the round semantics are deterministic),
+ * minus the step runs in `done`, which do not run again.
+ */
+export interface FlowSnapshot {
+  version: number;
+  flow: string;
+  id: string;
+  status: FlowRunStatus;
+  state: JsonValue;
+  inputs: JsonValue;
+  /** Every completed round, in order. */
+  rounds: SnapshotRound[];
+  /** The step runs that completed in the round in progress. */
+  done: SnapshotStepRun[];
+  trail: string[];
+  /** Every completed step's latest output, by step name. */
+  outputs: Record<string, JsonValue>;
+  emitted: string[];
+  errors: Record<string, string>;
+  failures: Record<string, Failure>;
+  /** When this snapshot was written, in epoch ms (the run's clock). */
+  updatedAt: number;
+}
+
+/** What `flow.getRun(id)` tells about a stored run. */
+export interface FlowRunInfo {
+  id: string;
+  flow: string;
+  status: FlowRunStatus;
+  state: JsonValue;
+  trail: string[];
+  outputs: Record<string, JsonValue>;
+  updatedAt: number;
+}
+
+/** `value` as JSON keeps it (what JSON cannot carry is dropped the way `JSON.stringify` drops it). */
+export function toJson(value: unknown): JsonValue {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as JsonValue);
+}
+
+/** The public view of a snapshot. */
+export function runInfo(snapshot: FlowSnapshot): FlowRunInfo {
+  const { id, flow, status, state, trail, outputs, updatedAt } = snapshot;
+  return { id, flow, status, state, trail, outputs, updatedAt };
+}
