@@ -7,13 +7,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, SqliteStore, type Store } from '../../src/index.js';
 import { PostgresStore } from '../../src/stores/postgres.js';
-import { CRASH_TASKS, crashCrew } from '../fixtures/crash-crew-definition.js';
+import { CRASH_TASKS, crashCrew, crashFlow } from '../fixtures/crash-crew-definition.js';
 
 const child = fileURLToPath(new URL('../fixtures/crash-crew.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'statecrew-crash-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Starts the crew in a child process and kills it (SIGKILL) once `t4` is running. */
+/** Starts the crew or flow in a child process and kills it (SIGKILL) once its fourth task or step runs. */
 function runAndKill(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', child, ...args], {
@@ -23,7 +23,7 @@ function runAndKill(args: string[]): Promise<void> {
     let err = '';
     proc.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('RUNNING t4')) proc.kill('SIGKILL');
+      if (out.includes('RUNNING t4') || out.includes('RUNNING s4')) proc.kill('SIGKILL');
     });
     proc.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString();
@@ -58,12 +58,62 @@ async function crashAndResume(
   expect(resumed.metadata.restored).toEqual(['t1', 't2', 't3']);
 }
 
+async function flowCrashAndResume(makeStore: () => Store, childArgs: (id: string, log: string) => string[]) {
+  const log = join(root, `flow-log-${Math.random().toString(36).slice(2)}`);
+  await runAndKill(childArgs('crashed-flow', log));
+  expect(runsOf(log)).toEqual(['s1', 's2', 's3', 's4']);
+  const store = makeStore();
+  const flow = crashFlow(store, log);
+  expect((await flow.getRun('crashed-flow'))?.status).toBe('running');
+  const resumed = await flow.resume('crashed-flow');
+  await store.close();
+  const reference = await crashFlow(new MemoryStore(), join(root, 'flow-reference-log')).kickoff({
+    inputs: { id: 'crashed-flow' },
+  });
+  expect({ ...resumed, totalTimeMs: 0 }).toEqual({ ...reference, totalTimeMs: 0 });
+  const runs = runsOf(log);
+  for (const step of ['s1', 's2', 's3', 's5', 's6']) expect(runs.filter((s) => s === step)).toHaveLength(1);
+  expect(runs.filter((s) => s === 's4')).toHaveLength(2);
+}
+
+describe('a flow process killed mid-run', () => {
+  it('resumes from SQLite in another process: finished steps never run again', async () => {
+    const file = join(root, 'flow-crash.db');
+    await flowCrashAndResume(
+      () => new SqliteStore({ path: file }),
+      (id, log) => ['flow', 'sqlite', file, id, log],
+    );
+  }, 60_000);
+
+  const services = process.env.STATECREW_NO_SERVICES !== '1';
+  (services ? it : it.skip)(
+    'resumes from PostgreSQL in another process: finished steps never run again',
+    async () => {
+      const server = 'postgres://postgres@127.0.0.1:5432/test';
+      const schema = `statecrew_flow_crash_${process.pid}`;
+      const admin = new pg.Client({ connectionString: server });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      try {
+        await flowCrashAndResume(
+          () => new PostgresStore({ connectionString: server, schema }),
+          (id, log) => ['flow', 'postgres', server, schema, id, log],
+        );
+      } finally {
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      }
+    },
+    60_000,
+  );
+});
+
 describe('a crew process killed mid-run', () => {
   it('resumes from SQLite in another process: finished tasks never run again', async () => {
     const file = join(root, 'crash.db');
     await crashAndResume(
       () => new SqliteStore({ path: file }),
-      (id, log) => ['sqlite', file, id, log],
+      (id, log) => ['crew', 'sqlite', file, id, log],
     );
   }, 60_000);
 
@@ -80,7 +130,7 @@ describe('a crew process killed mid-run', () => {
       try {
         await crashAndResume(
           () => new PostgresStore({ connectionString: server, schema }),
-          (id, log) => ['postgres', server, schema, id, log],
+          (id, log) => ['crew', 'postgres', server, schema, id, log],
         );
       } finally {
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
