@@ -2,6 +2,7 @@
 export type StatecrewErrorCode =
   | 'aborted'
   | 'analysis_limit'
+  | 'answer_required'
   | 'context_forward_reference'
   | 'context_in_parallel'
   | 'corrupt_snapshot'
@@ -511,6 +512,17 @@ export class FlowMismatchError extends StatecrewError<'flow_mismatch'> {
         retryable: false,
         details: { flow, id, storedFlow },
       },
+    );
+  }
+}
+
+/** A paused flow run was resumed without a usable answer for the human step it waits for. */
+export class AnswerRequiredError extends StatecrewError<'answer_required'> {
+  constructor(flow: string, id: string, waiting: readonly string[], what: string) {
+    super(
+      'answer_required',
+      `Flow "${flow}" run "${id}" waits for ${waiting.map((w) => `"${w}"`).join(', ')}: ${what}`,
+      { retryable: false, details: { flow, id, waiting: [...waiting] } },
     );
   }
 }

@@ -1,6 +1,7 @@
 export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-actor.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
+  AnswerRequiredError,
   ContextInParallelError,
   ContextOrderError,
   CorruptSnapshotError,
@@ -73,6 +74,8 @@ export {
 export { AnalysisLimitError } from './runtime/flow/abstraction.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type {
+  HumanOptions,
+  HumanPromptContext,
   ListenOptions,
   RouterFn,
   RouterOptions,

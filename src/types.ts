@@ -259,9 +259,14 @@ export type StatecrewEvent = EventBase &
       }
     | { type: 'flow.route'; router: string; label: string }
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
+    /** The run paused: these human steps wait for an answer (`flow.resume`). */
+    | { type: 'flow.paused'; waiting: string[] }
+    /** A paused run was resumed with an answer to `step`. */
+    | { type: 'flow.resumed'; step: string; route: string }
     /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
     | { type: 'store.error'; collection: string; key: string; error: string; code?: string }
-    | { type: 'run.completed'; status: RunStatus; totalTimeMs: number }
+    /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
+    | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }
     | { type: 'run.failed'; error: string; code?: string }
   );
 

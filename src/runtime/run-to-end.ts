@@ -16,7 +16,7 @@ export interface RunParts<T> {
   /** Sent to the supervisor right after it starts, if it waits for one (a flow's `START`). */
   startEvent?: { type: 'START' };
   /** The result from the supervisor's output; throws to reject the run. */
-  complete(output: unknown): { result: T; status: RunStatus; totalTimeMs: number };
+  complete(output: unknown): { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
   /** Must resolve before the supervisor starts (claiming the run's id in a store); a rejection fails the run. */
   ready?: Promise<void>;
   /** Work that must be done before the run resolves with `result` (writing its document to a store). */
@@ -78,7 +78,7 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
     });
     ended.then(async (output: unknown) => {
       if (settled) return;
-      let completed: { result: T; status: RunStatus; totalTimeMs: number };
+      let completed: { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
       try {
         completed = parts.complete(output);
         await parts.finish?.(completed.result);

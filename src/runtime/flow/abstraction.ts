@@ -2,6 +2,7 @@ import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
 import { assign, createActor, setup } from 'xstate';
 import { StatecrewError } from '../../errors.js';
 import type { StepShape } from './definition.js';
+import { routesOf } from './definition.js';
 import { FlowRounds } from './rounds.js';
 
 /** One round of the abstraction: the label each router of the round returns. */
@@ -58,7 +59,8 @@ export function createAbstractionMachine(flow: AbstractFlow) {
               const emitted: string[] = [];
               for (const name of context.round) {
                 emitted.push(name);
-                if (byName.get(name)?.kind === 'router') emitted.push(event.labels[name] as string);
+                if (routesOf(byName.get(name) ?? { kind: '' }) !== undefined)
+                  emitted.push(event.labels[name] as string);
               }
               const outcome = rounds.next(emitted);
               return outcome.kind === 'next'

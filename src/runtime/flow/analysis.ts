@@ -4,6 +4,7 @@ import {
   type AbstractNode,
   buildAbstractGraph,
 } from './abstraction.js';
+import { routesOf as choicesOf } from './definition.js';
 import { namesIn } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
@@ -183,7 +184,7 @@ class PathWalk {
 }
 
 function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number) {
-  const routers = new Set(flow.steps.filter((s) => s.kind === 'router').map((s) => s.name));
+  const routers = new Set(flow.steps.filter((s) => choicesOf(s) !== undefined).map((s) => s.name));
   return new PathWalk(graph, routers, limit).run();
 }
 

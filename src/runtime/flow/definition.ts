@@ -46,12 +46,40 @@ export interface StepDefinition<S> {
   name: string;
   /** Position in definition order, from 0. */
   index: number;
-  kind: 'start' | 'listen' | 'router';
+  /** A `human` step is answered through `resume` (its routes are the human's choices). */
+  kind: 'start' | 'listen' | 'router' | 'human';
   trigger: Trigger | undefined;
   routes: readonly string[] | undefined;
   /** undefined: runs once, later emissions ignored; k: runs up to k times, a (k+1)-th firing fails the run. */
   maxRuns: number | undefined;
   run: StepFn<S>;
+  /** What a human step asks (a human step only). */
+  prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
+}
+
+/** What a human step's `prompt` function reads. */
+export interface HumanPromptContext<S> {
+  state: S;
+  payload: unknown;
+  inputs: Readonly<Record<string, unknown>>;
+  outputs: Readonly<Record<string, unknown>>;
+  flowId: string;
+}
+
+/** Options of a human step. */
+export interface HumanOptions<R extends string, S = unknown> {
+  /** Every route the human may choose. */
+  routes: readonly R[];
+  /** What the human is asked: text, or a function of the run. @default the step's name */
+  prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
+}
+
+/** Whether a step chooses a route label (a router, or a human step): its routes, else undefined. */
+export function routesOf(step: {
+  kind: string;
+  routes?: readonly string[] | undefined;
+}): readonly string[] | undefined {
+  return step.kind === 'router' || step.kind === 'human' ? step.routes : undefined;
 }
 
 /** A step without its body: what scheduling and analysis read. */

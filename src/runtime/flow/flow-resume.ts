@@ -1,9 +1,16 @@
-import { FlowMismatchError, NotPausedError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
+import {
+  AnswerRequiredError,
+  FlowMismatchError,
+  NotPausedError,
+  RunNotFoundError,
+  StoreRequiredError,
+  UnknownRouteError,
+} from '../../errors.js';
 import type { Store } from '../../stores/store.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
 import { loadSnapshot } from './flow-store.js';
-import type { FlowSnapshot } from './snapshot.js';
+import type { FlowSnapshot, HumanAnswer } from './snapshot.js';
 import type { WithId } from './state.js';
 
 /** The store a flow operation uses: the one it was given, else the flow's; `store_required` without. */
@@ -63,4 +70,49 @@ export function forkInputs(
 ): Record<string, unknown> {
   const { id: _sourceId, ...state } = structuredClone(snapshot.state) as Record<string, unknown>;
   return { ...state, ...(inputs ?? {}) };
+}
+
+/** What `resume` takes as a human's answer: the route chosen, feedback, and which step (when several wait). */
+export interface HumanAnswerInput {
+  route: string;
+  feedback?: unknown;
+  /** The waiting step answered; needed only when several wait. */
+  step?: string;
+}
+
+/**
+ * Checks an answer to a paused run before anything runs: it must choose one of the waiting step's
+ * routes (`unknown_route`), and name the step when several wait (`answer_required`).
+ */
+export function checkAnswer(
+  definition: FlowDefinition<unknown>,
+  snapshot: FlowSnapshot,
+  answer: unknown,
+): HumanAnswer {
+  const pending = snapshot.pending ?? [];
+  const waiting = pending.map((p) => p.step);
+  const given = answer as Partial<HumanAnswerInput> | undefined;
+  if (typeof given !== 'object' || given === null || typeof given.route !== 'string') {
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      waiting,
+      'resume it with { route, feedback? }',
+    );
+  }
+  const step = given.step ?? (pending.length === 1 ? pending[0]?.step : undefined);
+  if (step === undefined) {
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      waiting,
+      'name the step the answer is for ({ step })',
+    );
+  }
+  const entry = pending.find((p) => p.step === step);
+  if (entry === undefined) {
+    throw new AnswerRequiredError(definition.name, snapshot.id, waiting, `"${step}" is not one of them`);
+  }
+  if (!entry.routes.includes(given.route)) throw new UnknownRouteError(step, given.route, entry.routes);
+  return { step, route: given.route, feedback: given.feedback };
 }

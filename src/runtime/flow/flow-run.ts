@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import { StoreRequiredError } from '../../errors.js';
 import type { FlowMachineOutput } from '../../machines/flow.js';
 import type { JsonValue, Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
@@ -12,7 +13,14 @@ import { FlowRunWriter } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver } from './round-driver.js';
-import { FLOW_SNAPSHOT_VERSION, type FlowRunStatus, type FlowSnapshot, toJson } from './snapshot.js';
+import {
+  FLOW_SNAPSHOT_VERSION,
+  type FlowRunStatus,
+  type FlowSnapshot,
+  type HumanAnswer,
+  type PendingHuman,
+  toJson,
+} from './snapshot.js';
 import { checkState, createState, type WithId } from './state.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
@@ -54,6 +62,8 @@ export interface FlowRunOptions {
 export interface FlowRunSeed {
   /** The snapshot of the run to go on with (same id): its state, rounds and outputs. */
   resume: FlowSnapshot;
+  /** The answer to one of its waiting human steps (a paused run). */
+  answer?: HumanAnswer | undefined;
 }
 
 /** The result of a flow run. */
@@ -76,6 +86,10 @@ export interface FlowOutput<S> {
   /** Step name → the failure with its code: the contract that survives JSON. */
   failures: Record<string, Failure>;
   totalTimeMs: number;
+  /** A paused run: the human step it waits for (the first, when several wait). */
+  pending?: PendingHuman;
+  /** A paused run with several human steps waiting: all of them. */
+  waiting?: PendingHuman[];
 }
 
 /** A flow run in progress. */
@@ -140,6 +154,13 @@ export function startFlowRun<S>(
   const recorder = new FlowRecorder();
   if (resumed !== undefined) recorder.restore(resumed);
   const store = options.store ?? definition.store;
+  const unanswerable = definition.steps.filter((s) => s.kind === 'human' && !forced.has(s.name));
+  if (store === undefined && unanswerable.length > 0) {
+    throw new StoreRequiredError(
+      `Flow "${definition.name}" (human step "${(unanswerable[0] as { name: string }).name}")`,
+      'pause for a human and resume',
+    );
+  }
   const writer = store === undefined ? undefined : new FlowRunWriter(store, id);
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const outputs = recorder.outputsView();
@@ -164,6 +185,14 @@ export function startFlowRun<S>(
     recorder,
     runner,
     resume: resumed,
+    answer: seed?.answer,
+    forced,
+    promptOf: (step, payload) => {
+      const { prompt } = step;
+      if (typeof prompt === 'string') return prompt;
+      if (prompt === undefined) return step.name;
+      return prompt({ state, payload, inputs, outputs, flowId: id });
+    },
     onStepSettled:
       writer === undefined
         ? undefined
@@ -180,6 +209,7 @@ export function startFlowRun<S>(
     state: status === 'completed' ? toJson(state) : settledState,
     inputs: toJson(inputs),
     ...driver.progress(),
+    pending: driver.waiting().map((w) => ({ ...w, payload: toJson(w.payload) })),
     trail: [...recorder.trail],
     outputs: toJson(Object.fromEntries(recorder.outputs)) as Record<string, JsonValue>,
     emitted: [...recorder.emitted],
@@ -196,18 +226,26 @@ export function startFlowRun<S>(
   });
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = clock.now();
-  const output = (status: FlowOutput<S>['status']): FlowOutput<S> => ({
-    id,
-    state,
-    output: recorder.lastOutput,
-    trail: [...recorder.trail],
-    outputs: Object.fromEntries(recorder.outputs),
-    emitted: [...recorder.emitted],
-    status,
-    errors: { ...recorder.errors },
-    failures: { ...recorder.failures },
-    totalTimeMs: clock.now() - startedAt,
-  });
+  const output = (status: FlowOutput<S>['status']): FlowOutput<S> => {
+    const out: FlowOutput<S> = {
+      id,
+      state,
+      output: recorder.lastOutput,
+      trail: [...recorder.trail],
+      outputs: Object.fromEntries(recorder.outputs),
+      emitted: [...recorder.emitted],
+      status,
+      errors: { ...recorder.errors },
+      failures: { ...recorder.failures },
+      totalTimeMs: clock.now() - startedAt,
+    };
+    const waiting = driver.waiting();
+    if (status === 'paused' && waiting[0] !== undefined) {
+      out.pending = waiting[0];
+      if (waiting.length > 1) out.waiting = waiting;
+    }
+    return out;
+  };
 
   const result = runToEnd<FlowOutput<S>>({
     supervisor: actor,
@@ -220,7 +258,12 @@ export function startFlowRun<S>(
     complete(machineOutput) {
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
-      const status = actor.getSnapshot().value === 'failed' ? 'failed' : 'completed';
+      const status =
+        actor.getSnapshot().value === 'failed'
+          ? 'failed'
+          : driver.waiting().length > 0
+            ? 'paused'
+            : 'completed';
       const out = output(status);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
@@ -240,7 +283,7 @@ export function startFlowRun<S>(
             if (writer.failure !== undefined) throw writer.failure;
           })(),
           async finish(out: FlowOutput<S>) {
-            await writer.write(snapshot(out.status === 'failed' ? 'failed' : 'completed') as FlowSnapshot);
+            await writer.write(snapshot(out.status) as FlowSnapshot);
             if (writer.failure !== undefined) throw writer.failure;
           },
         }),

@@ -12,6 +12,7 @@ import { requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
   FlowDefinition,
+  HumanOptions,
   ListenOptions,
   RouterFn,
   RouterOptions,
@@ -19,7 +20,15 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
-import { checkNoAnswer, forkInputs, storedOutput, storedRunOf, storeFor } from './flow-resume.js';
+import {
+  checkAnswer,
+  checkNoAnswer,
+  forkInputs,
+  type HumanAnswerInput,
+  storedOutput,
+  storedRunOf,
+  storeFor,
+} from './flow-resume.js';
 import {
   type FlowOutput,
   type FlowRun,
@@ -95,6 +104,37 @@ export class Flow<S> {
     return this.#add(name, 'router', trigger, fn, routes, options.maxRuns);
   }
 
+  /**
+   * Adds a step a human answers: when its trigger fires, the run pauses at the end of the round
+   * (`status: 'paused'`, `out.pending`) with its snapshot saved, until `resume(id, { route, feedback })`
+   * — in any process — completes it with output `{ route, feedback }`, emitting its name and the route
+   * label (listeners of the label get `{ route, feedback }` as payload). Needs a store.
+   */
+  human<const R extends string>(
+    name: string,
+    trigger: Trigger,
+    options: HumanOptions<NoInfer<R>, WithId<S>>,
+  ): this {
+    const routes = (options as Partial<HumanOptions<R>> | undefined)?.routes;
+    if (!Array.isArray(routes) || routes.length === 0) throw new MissingRoutesError(this.name, name);
+    const prompt = options.prompt;
+    if (prompt !== undefined && typeof prompt !== 'string' && typeof prompt !== 'function') {
+      throw new InvalidOptionError(
+        `Flow "${this.name}" step "${name}"`,
+        'prompt',
+        'a string or a function',
+        prompt,
+      );
+    }
+    const answered = () => {
+      throw new Error(`Human step "${name}" is answered through resume`);
+    };
+    this.#add(name, 'human', trigger, answered, routes, undefined);
+    const step = this.#steps.at(-1) as StepDefinition<WithId<S>>;
+    step.prompt = prompt as StepDefinition<WithId<S>>['prompt'];
+    return this;
+  }
+
   /** The definition as the runtime reads it. */
   get definition(): FlowDefinition<WithId<S>> {
     return {
@@ -168,6 +208,10 @@ export class Flow<S> {
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'resume a run');
     const snapshot = await storedRunOf(definition, store, id, 'resume');
+    if (snapshot.status === 'paused') {
+      const checked = checkAnswer(definition, snapshot, answer);
+      return this.#start({ ...options, store }, { resume: snapshot, answer: checked }).result;
+    }
     checkNoAnswer(definition, snapshot, answer);
     if (snapshot.status === 'completed') return storedOutput<S>(snapshot);
     return this.#start({ ...options, store }, { resume: snapshot }).result;

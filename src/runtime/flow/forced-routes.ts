@@ -1,5 +1,5 @@
 import { UnknownRouteError, UnknownRouterError } from '../../errors.js';
-import type { StepDefinition } from './definition.js';
+import { routesOf, type StepDefinition } from './definition.js';
 
 /** Route labels forced per router: one for every run, or a list for its successive runs. */
 export type ForcedRoutes = Readonly<Record<string, string | readonly string[]>>;
@@ -10,7 +10,7 @@ export function checkForcedRoutes(
   routes: ForcedRoutes | undefined,
 ): ReadonlyMap<string, string | readonly string[]> {
   const forced = new Map(Object.entries(routes ?? {}));
-  const routers = definition.steps.filter((s) => s.kind === 'router').map((s) => s.name);
+  const routers = definition.steps.filter((s) => routesOf(s) !== undefined).map((s) => s.name);
   for (const name of forced.keys()) {
     if (!routers.includes(name)) throw new UnknownRouterError(definition.name, name, routers);
   }

@@ -1,6 +1,7 @@
 import { createPlainMachine, type PlainMachine } from '../plain-machine.js';
 import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
 import type { StepShape } from './definition.js';
+import { routesOf } from './definition.js';
 import type { Trigger } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
@@ -62,7 +63,9 @@ export function flowToMermaid(flow: { steps: readonly StepShape[] }): string {
   const lines = ['flowchart TD'];
   for (const step of flow.steps) {
     const id = ids.get(step.name) as string;
-    lines.push(step.kind === 'router' ? `  ${id}{${quote(step.name)}}` : `  ${id}[${quote(step.name)}]`);
+    lines.push(
+      routesOf(step) !== undefined ? `  ${id}{${quote(step.name)}}` : `  ${id}[${quote(step.name)}]`,
+    );
   }
   let gates = 0;
   const source = (trigger: Trigger, target: string): void => {

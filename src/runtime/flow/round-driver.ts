@@ -5,7 +5,7 @@ import type { LifecycleRunner } from '../lifecycle-runner.js';
 import type { StepDefinition } from './definition.js';
 import type { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
-import type { SnapshotRound, SnapshotStepRun } from './snapshot.js';
+import type { HumanAnswer, PendingHuman, SnapshotRound, SnapshotStepRun } from './snapshot.js';
 import type { StepRunSpec } from './step-runner.js';
 import type { FlowHandlers } from './supervisor.js';
 
@@ -20,6 +20,12 @@ export interface RoundDriverParts<S> {
   runner: LifecycleRunner<StepRunSpec<S>>;
   /** Where an earlier run of this flow run stopped: its completed rounds and the step runs done since. */
   resume?: { rounds: readonly SnapshotRound[]; done: readonly SnapshotStepRun[] } | undefined;
+  /** The answer a resumed paused run was given, for one of its waiting human steps. */
+  answer?: HumanAnswer | undefined;
+  /** Route labels forced per router or human step (a forced human step does not pause). */
+  forced?: ReadonlyMap<string, string | readonly string[]> | undefined;
+  /** What a human step asks, for the run's state and the step's payload. */
+  promptOf?: ((step: StepDefinition<S>, payload: unknown) => string) | undefined;
   /** Called after each step run settled, `completed` or failed (its result recorded): where the run's snapshot is taken. */
   onStepSettled?: ((completed: boolean) => void) | undefined;
 }
@@ -28,6 +34,8 @@ export interface RoundDriverParts<S> {
 export interface RoundDriver extends FlowHandlers {
   /** The completed rounds, and the step runs that completed in the round in progress. */
   progress(): { rounds: SnapshotRound[]; done: SnapshotStepRun[] };
+  /** The human steps the run waits for (empty unless it paused). */
+  waiting(): PendingHuman[];
 }
 
 /**
@@ -62,9 +70,29 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
   /** Before its first round, a resumed run is where the earlier one stopped. */
   let started = false;
   const doneBefore = new Set(resume?.done.map((d) => d.nodeId));
+  /** Route label → the human step that declares it: listeners of the label get the human's answer. */
+  const humanOfLabel = new Map<string, string>();
+  for (const step of parts.steps) {
+    if (step.kind === 'human') for (const label of step.routes ?? []) humanOfLabel.set(label, step.name);
+  }
+  let waiting: PendingHuman[] = [];
+  let paused = false;
 
-  const payloadOf = (trigger: string | undefined) =>
-    trigger === undefined ? undefined : byName.has(trigger) ? recorder.outputs.get(trigger) : trigger;
+  /** The answer of a human step's run: the resumed run's answer, or a forced route. */
+  const answerFor = (step: string, run: number, round: number): HumanAnswer | undefined => {
+    const given = parts.answer;
+    if (round === 1 && given !== undefined && given.step === step) return given;
+    const choice = parts.forced?.get(step);
+    const route = typeof choice === 'string' ? choice : choice?.[run - 1];
+    return route === undefined ? undefined : { step, route, feedback: undefined };
+  };
+
+  const payloadOf = (trigger: string | undefined) => {
+    if (trigger === undefined) return undefined;
+    if (byName.has(trigger)) return recorder.outputs.get(trigger);
+    const human = humanOfLabel.get(trigger);
+    return human === undefined ? trigger : recorder.outputs.get(human);
+  };
 
   const exceeded = (step: string, maxRuns: number) => {
     failed = true;
@@ -85,6 +113,7 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
   return {
     startRound(round: number, self: AnyActorRef) {
       const scheduled = round === 1 ? firstRound() : upcoming;
+      waiting = [];
       started = true;
       inRound = [];
       completedInRound.clear();
@@ -97,9 +126,24 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
           completedInRound.add(nodeId);
           continue;
         }
+        const payload = payloadOf(entry.trigger);
+        let runnable = step;
+        if (step.kind === 'human') {
+          const answer = answerFor(step.name, entry.run, round);
+          if (answer === undefined) {
+            const prompt = parts.promptOf?.(step, payload) ?? step.name;
+            waiting.push({ step: step.name, nodeId, prompt, routes: [...(step.routes ?? [])], payload });
+            continue;
+          }
+          if (answer === parts.answer)
+            hub.emit({ type: 'flow.resumed', step: step.name, route: answer.route });
+          // The answer is the step's output; its route was checked against the routes already.
+          const output = { route: answer.route, feedback: answer.feedback };
+          runnable = { ...step, routes: undefined, run: () => output };
+        }
         pending += 1;
-        const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step, run: entry.run };
-        runner.start({ ...spec, payload: payloadOf(entry.trigger) }, self);
+        const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step: runnable, run: entry.run };
+        runner.start({ ...spec, payload }, self);
       }
     },
     recordDone(nodeId: string) {
@@ -120,10 +164,19 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
       for (const { step } of done) {
         emitted.push(step.name);
         if (step.kind === 'router') emitted.push(String(recorder.outputs.get(step.name)));
+        if (step.kind === 'human')
+          emitted.push(String((recorder.outputs.get(step.name) as HumanAnswer).route));
       }
       const steps = done.map((d) => d.step.name);
       hub.emit({ type: 'flow.round', round: round + offset, steps, emitted });
       if (failed) return;
+      if (waiting.length > 0) {
+        // The round's human steps wait: the run pauses here, the round unfinished.
+        paused = true;
+        upcoming = [];
+        hub.emit({ type: 'flow.paused', waiting: waiting.map((w) => w.step) });
+        return;
+      }
       completedRounds.push({ steps, emitted });
       inRound = [];
       completedInRound.clear();
@@ -132,6 +185,7 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
       else exceeded(outcome.step, outcome.maxRuns);
     },
     roundSettled: () => pending === 0,
+    waiting: () => (paused ? waiting.map((w) => ({ ...w, routes: [...w.routes] })) : []),
     progress() {
       if (!started && resume !== undefined) {
         return {

@@ -5,13 +5,29 @@ import type { Failure } from '../../types.js';
 export const FLOW_SNAPSHOT_VERSION = 1;
 
 /** Where a flow run stands, as its snapshot records it. */
-export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'aborted';
+export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'aborted' | 'paused';
 
 /** A step run completed in the round in progress. */
 export interface SnapshotStepRun {
   nodeId: string;
   step: string;
   run: number;
+}
+
+/** A human step the run waits for: what it asks, its routes, and the payload that triggered it. */
+export interface PendingHuman {
+  step: string;
+  nodeId: string;
+  prompt: string;
+  routes: string[];
+  payload: unknown;
+}
+
+/** A human's answer to a waiting step (`step` may be left out when only one waits). */
+export interface HumanAnswer {
+  step: string;
+  route: string;
+  feedback: unknown;
 }
 
 /** A completed round: the steps it ran (the trail's part) and what it emitted, in order. */
@@ -37,6 +53,8 @@ export interface FlowSnapshot {
   rounds: SnapshotRound[];
   /** The step runs that completed in the round in progress. */
   done: SnapshotStepRun[];
+  /** The human steps a paused run waits for. */
+  pending: PendingHuman[];
   trail: string[];
   /** Every completed step's latest output, by step name. */
   outputs: Record<string, JsonValue>;
@@ -52,6 +70,8 @@ export interface FlowRunInfo {
   id: string;
   flow: string;
   status: FlowRunStatus;
+  /** The first human step a paused run waits for. */
+  pending?: PendingHuman;
   state: JsonValue;
   trail: string[];
   outputs: Record<string, JsonValue>;
@@ -67,5 +87,8 @@ export function toJson(value: unknown): JsonValue {
 /** The public view of a snapshot. */
 export function runInfo(snapshot: FlowSnapshot): FlowRunInfo {
   const { id, flow, status, state, trail, outputs, updatedAt } = snapshot;
-  return { id, flow, status, state, trail, outputs, updatedAt };
+  const info: FlowRunInfo = { id, flow, status, state, trail, outputs, updatedAt };
+  const pending = snapshot.pending?.[0];
+  if (pending !== undefined) info.pending = pending;
+  return info;
 }

@@ -95,7 +95,11 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
       // One executor actor per flow run runs every step.
       workerOf: () => ({ key: STEPS, name: 'steps' }),
       attempt(spec, _attempt, signal, self) {
-        const step = forced.has(spec.step.name) ? forcedRouter(spec.step, forced, spec.run) : spec.step;
+        // A human step's forced route is its answer already (the round driver gives it); a router's is applied here.
+        const step =
+          spec.step.kind === 'router' && forced.has(spec.step.name)
+            ? forcedRouter(spec.step, forced, spec.run)
+            : spec.step;
         return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
           now: hub.now,
           check: parts.checkState,
