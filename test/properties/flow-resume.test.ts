@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { and, createFlow, MemoryStore, or, type Trigger } from '../../src/index.js';
+import { and, createFlow, type FlowSnapshot, MemoryStore, or, type Trigger } from '../../src/index.js';
+import { loadSnapshot } from '../../src/runtime/flow/flow-store.js';
 
 /** A random flow: step i listens to earlier steps (one, or an or/and of two); some steps are routers. */
 const flowArbitrary = fc.integer({ min: 2, max: 10 }).chain((n) =>
@@ -82,10 +83,7 @@ describe('resuming an interrupted flow run', () => {
         await new Promise<void>((resolve) => setImmediate(resolve)); // the aborted snapshot lands
         // What the store holds as done: a step whose body ran but whose completion was not recorded
         // before the stop runs again (at least once per step).
-        const stored = (await store.get('flow_runs', 'run', 'run'))?.value as {
-          rounds: { steps: string[] }[];
-          done: { step: string }[];
-        };
+        const stored = (await loadSnapshot(store, 'run')) as FlowSnapshot;
         const completedBefore = new Set([
           ...stored.rounds.flatMap((r) => r.steps),
           ...stored.done.map((d) => d.step),

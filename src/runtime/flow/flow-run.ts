@@ -9,7 +9,7 @@ import { EventHub } from '../event-hub.js';
 import { checkInputs } from '../inputs.js';
 import { runToEnd } from '../run-to-end.js';
 import type { FlowDefinition, StepContext } from './definition.js';
-import { FlowRunWriter } from './flow-store.js';
+import { type FlowRunHeader, FlowRunWriter } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver } from './round-driver.js';
@@ -172,13 +172,25 @@ export function startFlowRun<S>(
       stepContext(spec, signal, self, { state, inputs, hub, clock }, outputs),
     checkState: (name) => checkState(definition.state, state, name),
   });
-  let snapshot = (_status: FlowRunStatus): FlowSnapshot | undefined => undefined;
   /**
    * The state as the last completed step left it. A failed or aborted run is stored with it, so a
    * step that failed or was stopped half way leaves nothing of its changes to the resumed run (a step
    * that ran beside it in the same round may have: at least once per step).
    */
   let settledState: JsonValue = toJson(state);
+  let waiting = (): PendingHuman[] => [];
+  const header = (status: FlowRunStatus): FlowRunHeader => ({
+    version: FLOW_SNAPSHOT_VERSION,
+    flow: definition.name,
+    id,
+    status,
+    state: status === 'completed' ? toJson(state) : settledState,
+    inputs: toJson(inputs),
+    pending: waiting().map((w) => ({ ...w, payload: toJson(w.payload) })),
+    errors: { ...recorder.errors },
+    failures: { ...recorder.failures },
+    updatedAt: clock.now(),
+  });
   const driver = createRoundDriver({
     steps: definition.steps,
     hub,
@@ -193,30 +205,20 @@ export function startFlowRun<S>(
       if (prompt === undefined) return step.name;
       return prompt({ state, payload, inputs, outputs, flowId: id });
     },
+    // Each step writes what is new — its run and the header — never the whole run again.
     onStepSettled:
       writer === undefined
         ? undefined
         : (completed) => {
-            if (completed) settledState = toJson(state);
-            runner.hold(writer.write(snapshot('running') as FlowSnapshot));
+            if (completed !== undefined) {
+              settledState = toJson(state);
+              void writer.step({ ...completed, output: toJson(recorder.outputs.get(completed.step)) });
+            }
+            runner.hold(writer.header(header('running')));
           },
+    onRoundCompleted: writer === undefined ? undefined : (n, round) => runner.hold(writer.round(n, round)),
   });
-  snapshot = (status) => ({
-    version: FLOW_SNAPSHOT_VERSION,
-    flow: definition.name,
-    id,
-    status,
-    state: status === 'completed' ? toJson(state) : settledState,
-    inputs: toJson(inputs),
-    ...driver.progress(),
-    pending: driver.waiting().map((w) => ({ ...w, payload: toJson(w.payload) })),
-    trail: [...recorder.trail],
-    outputs: toJson(Object.fromEntries(recorder.outputs)) as Record<string, JsonValue>,
-    emitted: [...recorder.emitted],
-    errors: { ...recorder.errors },
-    failures: { ...recorder.failures },
-    updatedAt: clock.now(),
-  });
+  waiting = () => driver.waiting();
   const run = flowRuns.register(driver);
 
   const actor = createActor(supervisor, {
@@ -269,7 +271,7 @@ export function startFlowRun<S>(
     },
     partial: () => {
       // Stored as aborted, to be resumed like a run whose process died; nobody waits for the write.
-      if (writer !== undefined) void writer.write(snapshot('aborted') as FlowSnapshot);
+      if (writer !== undefined) void writer.header(header('aborted'));
       return output('failed');
     },
     release: () => flowRuns.delete(run),
@@ -277,13 +279,13 @@ export function startFlowRun<S>(
       ? {}
       : {
           ready: (async () => {
-            const first = snapshot('running') as FlowSnapshot;
+            const first = header('running');
             if (resumed === undefined) await writer.claim(first);
-            else await writer.write(first);
+            else await writer.header(first);
             if (writer.failure !== undefined) throw writer.failure;
           })(),
           async finish(out: FlowOutput<S>) {
-            await writer.write(snapshot(out.status) as FlowSnapshot);
+            await writer.header(header(out.status));
             if (writer.failure !== undefined) throw writer.failure;
           },
         }),

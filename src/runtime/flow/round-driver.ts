@@ -26,14 +26,17 @@ export interface RoundDriverParts<S> {
   forced?: ReadonlyMap<string, string | readonly string[]> | undefined;
   /** What a human step asks, for the run's state and the step's payload. */
   promptOf?: ((step: StepDefinition<S>, payload: unknown) => string) | undefined;
-  /** Called after each step run settled, `completed` or failed (its result recorded): where the run's snapshot is taken. */
-  onStepSettled?: ((completed: boolean) => void) | undefined;
+  /**
+   * Called after each step run settled (its result recorded), with the run when it completed, in
+   * round `round` (from 1, counting the rounds an earlier run completed); undefined when it failed.
+   */
+  onStepSettled?: ((completed: (SnapshotStepRun & { round: number }) | undefined) => void) | undefined;
+  /** Called when round `n` (from 1) completed, before the next one starts. */
+  onRoundCompleted?: ((n: number, round: SnapshotRound) => void) | undefined;
 }
 
-/** A flow run's round handlers, and how far the run got (what its snapshot records). */
+/** A flow run's round handlers, and the human steps it waits for. */
 export interface RoundDriver extends FlowHandlers {
-  /** The completed rounds, and the step runs that completed in the round in progress. */
-  progress(): { rounds: SnapshotRound[]; done: SnapshotStepRun[] };
   /** The human steps the run waits for (empty unless it paused). */
   waiting(): PendingHuman[];
 }
@@ -67,8 +70,8 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
   for (const round of resume?.rounds ?? []) {
     completedRounds.push({ steps: [...round.steps], emitted: [...round.emitted] });
   }
-  /** Before its first round, a resumed run is where the earlier one stopped. */
-  let started = false;
+  /** The round in progress, counting the rounds an earlier run completed. */
+  let current = 0;
   const doneBefore = new Set(resume?.done.map((d) => d.nodeId));
   /** Route label → the human step that declares it: listeners of the label get the human's answer. */
   const humanOfLabel = new Map<string, string>();
@@ -114,7 +117,7 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
     startRound(round: number, self: AnyActorRef) {
       const scheduled = round === 1 ? firstRound() : upcoming;
       waiting = [];
-      started = true;
+      current = round + offset;
       inRound = [];
       completedInRound.clear();
       for (const entry of scheduled) {
@@ -149,12 +152,15 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
     recordDone(nodeId: string) {
       pending -= 1;
       completedInRound.add(nodeId);
-      parts.onStepSettled?.(true);
+      const entry = inRound.find((r) => r.nodeId === nodeId);
+      if (entry !== undefined) {
+        parts.onStepSettled?.({ nodeId, step: entry.step.name, run: entry.run, round: current });
+      }
     },
     recordFailed() {
       pending -= 1;
       failed = true;
-      parts.onStepSettled?.(false);
+      parts.onStepSettled?.(undefined);
     },
     advance(round: number) {
       const done = inRound
@@ -178,6 +184,7 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
         return;
       }
       completedRounds.push({ steps, emitted });
+      parts.onRoundCompleted?.(completedRounds.length, { steps: [...steps], emitted: [...emitted] });
       inRound = [];
       completedInRound.clear();
       const outcome = rounds.next(emitted);
@@ -186,18 +193,7 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
     },
     roundSettled: () => pending === 0,
     waiting: () => (paused ? waiting.map((w) => ({ ...w, routes: [...w.routes] })) : []),
-    progress() {
-      if (!started && resume !== undefined) {
-        return {
-          rounds: completedRounds.map((r) => ({ steps: [...r.steps], emitted: [...r.emitted] })),
-          done: resume.done.map((d) => ({ ...d })),
-        };
-      }
-      const done = inRound
-        .filter((r) => completedInRound.has(r.nodeId))
-        .map((r) => ({ nodeId: r.nodeId, step: r.step.name, run: r.run }));
-      return { rounds: completedRounds.map((r) => ({ steps: [...r.steps], emitted: [...r.emitted] })), done };
-    },
+
     hasFailed: () => failed,
     hasRound: () => upcoming.length > 0,
   };

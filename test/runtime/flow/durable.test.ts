@@ -11,7 +11,7 @@ class GatedStore extends MemoryStore {
   readonly #arrivals: (() => void)[] = [];
 
   override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
-    this.puts.push(String((value as { trail: string[] }).trail.length));
+    this.puts.push(key);
     for (const arrived of this.#arrivals.splice(0)) arrived();
     await new Promise<void>((resolve) => this.#waiting.push(resolve));
     return super.put(collection, executionId, key, value);
@@ -83,18 +83,23 @@ function reviewFlow(
 }
 
 describe('a flow with a store', () => {
-  it('writes a snapshot after every step, and the next round starts only once it is written', async () => {
+  it('writes each step, then the round, and the next round starts only once they are written', async () => {
     const store = new GatedStore();
     const ran: string[] = [];
     const run = reviewFlow(store, ran).run({ inputs: { id: 'r1' } });
     await store.whenPuts(1);
-    expect(ran).toEqual(['draft']);
+    expect(store.puts).toEqual(['step:draft']);
+    for (let landed = 1; store.puts.at(-1) !== 'round:1'; landed += 1) {
+      store.land();
+      await store.whenPuts(landed + 1);
+    }
+    expect(store.puts).toEqual(['step:draft', 'run', 'round:1']);
     await nextTurn();
-    expect(ran).toEqual(['draft']); // review waits for draft's snapshot
+    expect(ran).toEqual(['draft']); // review waits until round 1 is stored
     store.land();
-    await store.whenPuts(2);
+    await store.whenPuts(4);
     expect(ran).toEqual(['draft', 'review1']);
-    for (let landed = 2; ; landed += 1) {
+    for (let landed = 4; ; landed += 1) {
       store.land();
       const out = await Promise.race([run.result, store.whenPuts(landed + 1).then(() => undefined)]);
       if (out !== undefined) {
