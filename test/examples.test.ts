@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dueDiligence } from '../examples/due-diligence-graph.js';
 import { pressRelease } from '../examples/press-release-loop.js';
+import { refundFlow } from '../examples/refund-approval.js';
 import { researchCrews } from '../examples/research-crew.js';
 import { support } from '../examples/support-triage-flow.js';
+import { SqliteStore } from '../src/index.js';
 import { forEachPath, routeCoverage } from '../src/testing.js';
 
 const crews = { ...researchCrews(), dueDiligence, pressRelease };
@@ -35,5 +40,25 @@ describe('the examples, proven', () => {
     );
     expect(runs).toHaveLength(2);
     expect(routeCoverage(runs).ratio).toBe(1);
+  });
+
+  it('the refund flow pauses a large refund in one store object and pays it from another once approved', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-refund-'));
+    try {
+      const path = join(dir, 'refunds.db');
+      const first = new SqliteStore({ path });
+      const paused = await refundFlow(first).kickoff({ inputs: { customer: 'Grace', amount: 480 } });
+      await first.close();
+      expect(paused.status).toBe('paused');
+      expect(paused.pending?.prompt).toBe('Approve a refund of $480 to Grace?');
+      const second = new SqliteStore({ path });
+      const out = await refundFlow(second).resume(paused.id, { route: 'approved', feedback: 'ok' });
+      await second.close();
+      expect(out.trail).toEqual(['check', 'size', 'approval', 'pay']);
+      expect(out.state).toMatchObject({ paid: true });
+      expect(refundFlow(new SqliteStore({ path: ':memory:' })).analyze().unreachableSteps).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
