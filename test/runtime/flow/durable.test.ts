@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFlow, MemoryStore, or, StatecrewError } from '../../../src/index.js';
+import { createFlow, MemoryStore, or, SqliteStore, StatecrewError, type Store } from '../../../src/index.js';
 import type { JsonValue, StoreCollection } from '../../../src/stores/store.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -34,7 +37,7 @@ class GatedStore extends MemoryStore {
 
 /** draft → review (a router that asks for at most two revisions) → revise → review … → publish. */
 function reviewFlow(
-  store: MemoryStore,
+  store: Store,
   ran: string[],
   fail: Set<string> = new Set(),
   name = 'review',
@@ -215,5 +218,21 @@ describe('a flow with a store', () => {
     }
     const out = reviewFlow(new Unreachable(), []).kickoff({ inputs: { id: 'u' } });
     await expect(out).rejects.toMatchObject({ code: 'store_unavailable' });
+  });
+
+  it('rejects the kickoff with store_unavailable when the store cannot be reached, before any step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-unreachable-'));
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, '');
+      const ran: string[] = [];
+      const nowhere = new SqliteStore({ path: join(file, 'db.sqlite') }); // no directory under a file
+      await expect(reviewFlow(nowhere, ran).kickoff()).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
+      expect(ran).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
