@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatecrewError } from '../../src/index.js';
 import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
+import { codeOf } from '../store-helpers.js';
 
 /** What the contract needs of one store implementation. */
 export interface StoreHarness {
@@ -23,16 +24,6 @@ export interface StoreHarness {
   unreachable?(): Promise<Store>;
   /** Removes what the last `open()` created (schema, keys, file). */
   cleanup(): Promise<void>;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof StatecrewError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** The behaviour every store shares, run against `harness`'s implementation. */

@@ -14,39 +14,10 @@ import {
 import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
 import { scriptedModel } from '../../src/testing.js';
 import { agent, echoModel, tickingClock } from '../helpers.js';
+import { GatedStore } from '../store-helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'statecrew-crew-store-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** A memory store whose `put`s land only when the test says so; `puts` lists them in call order. */
-class GatedStore extends MemoryStore {
-  readonly puts: string[] = [];
-  readonly #waiting: (() => void)[] = [];
-  readonly #arrivals: (() => void)[] = [];
-
-  override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
-    this.puts.push(`${collection}/${key}`);
-    for (const arrived of this.#arrivals.splice(0)) arrived();
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    return super.put(collection, executionId, key, value);
-  }
-
-  /** Resolves once `count` puts were called. */
-  whenPuts(count: number): Promise<void> {
-    if (this.puts.length >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = () => (this.puts.length >= count ? resolve() : this.#arrivals.push(check));
-      this.#arrivals.push(check);
-    });
-  }
-
-  /** Lets the oldest waiting put land. */
-  land(): void {
-    const next = this.#waiting.shift();
-    if (next === undefined) throw new Error('No put is waiting');
-    next();
-  }
-}
 
 function chain(store: Store, llm = echoModel()) {
   const writer = agent('Writer', llm);

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StatecrewError } from '../../src/errors.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/stores/postgres.js';
 import { storeContract } from '../contracts/store.contract.js';
+import { codeOf } from '../store-helpers.js';
 
 const SERVER = 'postgres://postgres@127.0.0.1:5432/test';
 /** Nothing listens on port 1. */
@@ -202,16 +203,6 @@ function refusal(build: () => unknown): { code: string; option: unknown } {
     throw error;
   }
   throw new Error('expected a refusal');
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof StatecrewError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** A pool whose connections fail as a refused server's would while `down` is true. */

@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StatecrewError } from '../../src/index.js';
 import { RedisStore, type RedisStoreOptions, redisRecordKeys } from '../../src/stores/redis.js';
 import { storeContract } from '../contracts/store.contract.js';
+import { codeOf } from '../store-helpers.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 let admin: Redis | undefined;
@@ -40,16 +41,6 @@ async function removeKeys(): Promise<void> {
     const keys = await keysOf(`${used}:*`);
     if (keys.length > 0) await adminClient().del(...keys);
   }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof StatecrewError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 afterAll(async () => {

@@ -4,36 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFlow, MemoryStore, or, SqliteStore, StatecrewError, type Store } from '../../../src/index.js';
 import type { JsonValue, StoreCollection } from '../../../src/stores/store.js';
+import { GatedStore } from '../../store-helpers.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A memory store whose `put`s land only when the test says so. */
-class GatedStore extends MemoryStore {
-  readonly puts: string[] = [];
-  readonly #waiting: (() => void)[] = [];
-  readonly #arrivals: (() => void)[] = [];
-
-  override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
-    this.puts.push(key);
-    for (const arrived of this.#arrivals.splice(0)) arrived();
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    return super.put(collection, executionId, key, value);
-  }
-
-  whenPuts(count: number): Promise<void> {
-    if (this.puts.length >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = () => (this.puts.length >= count ? resolve() : this.#arrivals.push(check));
-      this.#arrivals.push(check);
-    });
-  }
-
-  land(): void {
-    const next = this.#waiting.shift();
-    if (next === undefined) throw new Error('No put is waiting');
-    next();
-  }
-}
 
 /** draft → review (a router that asks for at most two revisions) → revise → review … → publish. */
 function reviewFlow(
@@ -91,12 +64,12 @@ describe('a flow with a store', () => {
     const ran: string[] = [];
     const run = reviewFlow(store, ran).run({ inputs: { id: 'r1' } });
     await store.whenPuts(1);
-    expect(store.puts).toEqual(['step:draft']);
-    for (let landed = 1; store.puts.at(-1) !== 'round:1'; landed += 1) {
+    expect(store.puts).toEqual(['flow_runs/step:draft']);
+    for (let landed = 1; store.puts.at(-1) !== 'flow_runs/round:1'; landed += 1) {
       store.land();
       await store.whenPuts(landed + 1);
     }
-    expect(store.puts).toEqual(['step:draft', 'run', 'round:1']);
+    expect(store.puts).toEqual(['flow_runs/step:draft', 'flow_runs/run', 'flow_runs/round:1']);
     await nextTurn();
     expect(ran).toEqual(['draft']); // review waits until round 1 is stored
     store.land();
