@@ -179,6 +179,8 @@ export function startFlowRun<S>(
    */
   let settledState: JsonValue = toJson(state);
   let waiting = (): PendingHuman[] => [];
+  /** Whether this run holds its id in the store (its claim, or a resume's first header, landed). */
+  let claimed = false;
   const header = (status: FlowRunStatus): FlowRunHeader => ({
     version: FLOW_SNAPSHOT_VERSION,
     flow: definition.name,
@@ -271,7 +273,8 @@ export function startFlowRun<S>(
     },
     partial: () => {
       // Stored as aborted, to be resumed like a run whose process died; nobody waits for the write.
-      if (writer !== undefined) void writer.header(header('aborted'));
+      // Only once the run holds its id: an abort before the claim landed must not touch another run.
+      if (writer !== undefined && claimed) void writer.header(header('aborted'));
       return output('failed');
     },
     release: () => flowRuns.delete(run),
@@ -283,6 +286,7 @@ export function startFlowRun<S>(
             if (resumed === undefined) await writer.claim(first);
             else await writer.header(first);
             if (writer.failure !== undefined) throw writer.failure;
+            claimed = true;
           })(),
           async finish(out: FlowOutput<S>) {
             await writer.header(header(out.status));

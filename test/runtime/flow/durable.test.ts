@@ -95,6 +95,13 @@ describe('a flow with a store', () => {
       code: 'flow_exists',
     });
     expect(ran).toEqual([]);
+    // Aborted while its claim is on its way, a kickoff of a taken id leaves the stored run alone.
+    const controller = new AbortController();
+    const late = reviewFlow(store, ran).kickoff({ inputs: { id: 'same' }, signal: controller.signal });
+    controller.abort('never mind');
+    await expect(late).rejects.toMatchObject({ code: 'aborted' });
+    await nextTurn();
+    expect((await store.get('flow_runs', 'same', 'run'))?.value).toMatchObject({ status: 'completed' });
   });
 
   it('tells what it holds of a run (getRun)', async () => {
