@@ -39,11 +39,16 @@ export interface ToolSpec {
 export interface ModelRequest {
   /** The role of the calling agent. */
   agent: string;
-  /** The rendered task prompt (see `Agent.renderPrompt`). */
+  /** The system message: the agent's persona (`You are <role>. Your goal: …`); '' when there is none. */
+  system: string;
+  /** The rendered task prompt, persona included (see `Agent.renderPrompt`): what a policy reads. */
   prompt: string;
   /** Outputs of earlier tasks that this task reads; '' when none. */
   context: string;
-  /** The conversation so far: the prompt with its context first, then tool calls and their results. */
+  /**
+   * The conversation so far, after the system message: the task (its `Task:` and `Expected output:`
+   * lines) with its context first, then tool calls and their results.
+   */
   messages: ModelMessage[];
   /** Tools the agent may call. */
   tools: ToolSpec[];
@@ -56,6 +61,10 @@ export interface ModelResponse {
   text: string;
   toolCalls?: ToolCall[];
   usage?: ModelUsage;
+  /** Why the model stopped (`stop`, `tool-calls`, `length`, …), as its provider says. */
+  finishReason?: string;
+  /** The provider's own response, for debugging; statecrew never reads it. */
+  raw?: unknown;
 }
 
 /** Anything that answers a {@link ModelRequest}: a real provider, a scripted model, a recording. */

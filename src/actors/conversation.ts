@@ -34,6 +34,16 @@ export interface ConversationHooks {
   now(): number;
 }
 
+/**
+ * A task as an agent is asked it: `text`, the whole prompt a policy reads (persona, then the task
+ * lines); for a model, `system` (the persona) and `task` (the `Task:` / `Expected output:` lines).
+ */
+export interface TaskPrompt {
+  text: string;
+  system: string;
+  task: string;
+}
+
 /** The first message of a task conversation: the prompt, then the context when there is one. */
 export function openingMessage(prompt: string, context: string): string {
   return context === '' ? prompt : `${prompt}\n\nContext:\n${context}`;
@@ -45,14 +55,14 @@ export function openingMessage(prompt: string, context: string): string {
  */
 export function converse(
   speaker: Speaker,
-  prompt: string,
+  prompt: TaskPrompt,
   context: string,
   signal: AbortSignal,
   hooks: ConversationHooks,
 ): Promise<string> {
   if (isModel(speaker.llm)) return modelConversation(speaker, prompt, context, signal, hooks);
   if (signal.aborted) return Promise.reject(signal.reason);
-  return policyCall(speaker.role, speaker.llm, prompt, context, signal, hooks);
+  return policyCall(speaker.role, speaker.llm, prompt.text, context, signal, hooks);
 }
 
 /**
@@ -90,16 +100,26 @@ function policyCall(
 /** A conversation with a {@link Model}: tool calls run and fed back until it answers with text. */
 async function modelConversation(
   speaker: Speaker,
-  prompt: string,
+  prompt: TaskPrompt,
   context: string,
   signal: AbortSignal,
   hooks: ConversationHooks,
 ): Promise<string> {
-  const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt, context) }];
+  // The persona is the system message; the conversation opens with the task and its context.
+  const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt.task, context) }];
   const tools = speaker.tools.map(toSpec);
+  const { system, text } = prompt;
   for (let call = 0; call < speaker.maxIter; call += 1) {
     signal.throwIfAborted();
-    const request = { agent: speaker.role, prompt, context, messages: [...messages], tools, signal };
+    const request = {
+      agent: speaker.role,
+      system,
+      prompt: text,
+      context,
+      messages: [...messages],
+      tools,
+      signal,
+    };
     const response = await reportedCall(speaker.llm, request, hooks);
     const toolCalls = response.toolCalls ?? [];
     if (toolCalls.length === 0) return response.text;

@@ -47,6 +47,7 @@ export async function judgeIteration(
   try {
     response = await callLlm(scope.judge, {
       agent: 'Judge',
+      system: '',
       prompt,
       context,
       messages: [{ role: 'user', content: openingMessage(prompt, context) }],

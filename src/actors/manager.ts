@@ -40,7 +40,7 @@ async function ask(
   signal: AbortSignal,
   now: () => number,
 ): Promise<string> {
-  const prompt = agent.renderPrompt(request.description, request.expected);
+  const prompt = agent.taskPrompt(request.description, request.expected);
   return converse(agent, prompt, request.context, signal, {
     now,
     onModelCall: (call) => addUsage(usage, call),

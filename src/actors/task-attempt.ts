@@ -2,13 +2,13 @@ import type { ZodType } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import type { Failure, TaskOutput, ToolCallRecord, Usage } from '../types.js';
-import { converse, type Speaker } from './conversation.js';
+import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
 
 /** An agent as a task attempt needs it. */
 export interface AttemptAgent extends Speaker {
-  renderPrompt(description: string, expectedOutput: string): string;
+  taskPrompt(description: string, expectedOutput: string): TaskPrompt;
 }
 
 /** Everything one task run needs, resolved at the time it starts. */
@@ -75,9 +75,9 @@ function conversation(
   signal: AbortSignal,
   hooks: AttemptHooks,
 ): Promise<string> {
-  let prompt: string;
+  let prompt: TaskPrompt;
   try {
-    prompt = spec.agent.renderPrompt(spec.description, spec.expectedOutput);
+    prompt = spec.agent.taskPrompt(spec.description, spec.expectedOutput);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -1,4 +1,4 @@
-import { type ConversationHooks, converse, type Speaker } from '../actors/conversation.js';
+import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from '../actors/conversation.js';
 import { InvalidOptionError } from '../errors.js';
 import { isModel } from '../models/call.js';
 import type { Llm, Tool } from '../types.js';
@@ -98,6 +98,19 @@ export class Agent implements Speaker {
   }
 
   /**
+   * A task as this agent is asked it: the whole prompt (what a policy reads, {@link renderPrompt}),
+   * and for a model its parts — the persona as the system message, the task lines as the user's.
+   */
+  taskPrompt(description: string, expectedOutput: string): TaskPrompt {
+    const task =
+      expectedOutput === ''
+        ? `Task: ${description}`
+        : `Task: ${description}\nExpected output: ${expectedOutput}`;
+    const system = personaOf(this);
+    return { text: `${system}\n${task}`, system, task };
+  }
+
+  /**
    * Runs one task outside a crew: renders the prompt, asks the model (running tools it calls) and
    * returns its final text. Aborting `options.signal` aborts the signal the policy or model was given.
    */
@@ -109,7 +122,7 @@ export class Agent implements Speaker {
   ): Promise<string> {
     const hooks: ConversationHooks = { now: Date.now };
     const signal = options.signal ?? new AbortController().signal;
-    const answer = converse(this, this.renderPrompt(description, expectedOutput), context, signal, hooks);
+    const answer = converse(this, this.taskPrompt(description, expectedOutput), context, signal, hooks);
     if (options.signal === undefined) return answer;
     // Outside a run nothing else settles on abort: reject at once, even if the model ignores the signal.
     return new Promise<string>((resolve, reject) => {

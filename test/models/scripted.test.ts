@@ -4,6 +4,7 @@ import { scriptedModel } from '../../src/testing.js';
 
 const request = (prompt: string, signal = new AbortController().signal): ModelRequest => ({
   agent: 'A',
+  system: '',
   prompt,
   context: '',
   messages: [{ role: 'user', content: prompt }],

@@ -98,7 +98,9 @@ describe('Agent', () => {
       now: Date.now,
       onModelCall: (usage: Usage, _ms: number, f?: Failure) => calls.push([usage, f]),
     };
-    await expect(converse(speaker, 'p', '', new AbortController().signal, hooks)).rejects.toBe(thrown);
+    await expect(
+      converse(speaker, { text: 'p', system: '', task: 'p' }, '', new AbortController().signal, hooks),
+    ).rejects.toBe(thrown);
     expect(calls).toEqual([
       [
         { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
@@ -116,7 +118,7 @@ describe('Agent', () => {
     };
     const controller = new AbortController();
     const reports: unknown[] = [];
-    const talking = converse(speaker, 'p', '', controller.signal, {
+    const talking = converse(speaker, { text: 'p', system: '', task: 'p' }, '', controller.signal, {
       now: Date.now,
       onModelCall: (...args) => reports.push(args),
     });

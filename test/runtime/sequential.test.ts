@@ -52,7 +52,11 @@ describe('sequential process', () => {
     edit.context = [];
     await new Crew({ tasks: [research, write, edit] }).kickoff({ inputs: { topic: 'AI' } });
     expect(llm.calls[2]?.context).toBe('');
-    expect(llm.calls[2]?.messages).toEqual([{ role: 'user', content: llm.calls[2]?.prompt }]);
+    // The persona is the system message; the user's opens with the task lines and nothing after them.
+    const call = llm.calls[2];
+    expect(call?.messages).toEqual([{ role: 'user', content: call?.prompt.slice(call.system.length + 1) }]);
+    expect(call?.system).toBe('You are Editor.');
+    expect(call?.messages[0]?.content).toMatch(/^Task: Edit the draft/);
   });
 
   it('interpolates inputs into descriptions, expected outputs and personas, keeping JSON braces and the originals', async () => {

@@ -64,7 +64,7 @@ describe('a thrown non-Error keeps what it says', () => {
     ]);
     const speaker: Speaker = { role: 'R', llm, tools, maxIter: 3 };
     const records: ToolCallRecord[] = [];
-    const text = await converse(speaker, 'p', '', live(), {
+    const text = await converse(speaker, { text: 'p', system: '', task: 'p' }, '', live(), {
       now: Date.now,
       onToolCall: (r) => records.push(r),
     });

@@ -11,6 +11,15 @@ describe('importing statecrew', () => {
     expect(loaded).toEqual([]);
   });
 
+  it('loads the AI SDK only through statecrew/ai-sdk (the check sees ES modules too)', () => {
+    const adapter = fileURLToPath(new URL('../../src/ai-sdk.ts', import.meta.url));
+    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, adapter], {
+      encoding: 'utf8',
+    });
+    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
+    expect(loaded).toEqual(['ai']);
+  });
+
   it('loads better-sqlite3 once a SqliteStore opens its file', async () => {
     const { SqliteStore } = await import('../../src/index.js');
     const store = new SqliteStore({ path: ':memory:' });

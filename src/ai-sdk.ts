@@ -1,0 +1,113 @@
+/**
+ * Any AI SDK language model as a statecrew {@link Model}: `statecrew/ai-sdk` (its own subpath, so
+ * importing `statecrew` never loads the AI SDK).
+ *
+ * @example
+ * import { createOpenAI } from '@ai-sdk/openai';
+ * import { fromAiSdk } from 'statecrew/ai-sdk';
+ * const llm = fromAiSdk(createOpenAI({ apiKey }).chat('gpt-4.1-mini'), { temperature: 0 });
+ * const researcher = new Agent({ role: 'Researcher', llm });
+ */
+import {
+  type ModelMessage as AiMessage,
+  generateText,
+  jsonSchema,
+  type LanguageModel,
+  type ToolSet,
+  tool,
+} from 'ai';
+import type { Model, ModelMessage, ModelRequest, ModelResponse, ToolSpec } from './types.js';
+
+/** Options of {@link fromAiSdk}: what every call of the adapted model is made with. */
+export interface AiSdkModelOptions {
+  temperature?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  /** Provider-specific options, passed through as the AI SDK takes them. */
+  providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
+}
+
+/**
+ * Adapts an AI SDK language model: the request's system message, conversation and tools go to
+ * `generateText` (the tools without `execute`: statecrew runs them, checks their arguments and feeds
+ * the results back); its text, tool calls, usage and finish reason come back. The AI SDK's own retries
+ * are off (`maxRetries: 0`): statecrew's retry policy reads its errors (`isRetryable`, the status,
+ * `retry-after`) and backs off on the run's clock.
+ */
+export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {}): Model {
+  return {
+    async generate(request: ModelRequest): Promise<ModelResponse> {
+      const result = await generateText({
+        model,
+        ...(request.system === '' ? {} : { system: request.system }),
+        messages: request.messages.map(toAiMessage),
+        ...(request.tools.length === 0 ? {} : { tools: toAiTools(request.tools) }),
+        abortSignal: request.signal,
+        maxRetries: 0,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+      });
+      const response: ModelResponse = {
+        text: result.text,
+        toolCalls: result.toolCalls.map((call) => ({
+          id: call.toolCallId,
+          name: call.toolName,
+          args: call.input,
+        })),
+        usage: {
+          ...(result.usage.inputTokens === undefined ? {} : { inputTokens: result.usage.inputTokens }),
+          ...(result.usage.outputTokens === undefined ? {} : { outputTokens: result.usage.outputTokens }),
+        },
+        finishReason: result.finishReason,
+        raw: result.response,
+      };
+      return response;
+    },
+  };
+}
+
+/** A statecrew message as the AI SDK takes it. */
+function toAiMessage(message: ModelMessage): AiMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: [
+          ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+          ...calls.map((call) => ({
+            type: 'tool-call' as const,
+            toolCallId: call.id,
+            toolName: call.name,
+            input: call.args,
+          })),
+        ],
+      };
+    }
+    case 'tool':
+      return {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: message.toolCallId,
+            toolName: message.name,
+            output: { type: 'text', value: message.content },
+          },
+        ],
+      };
+  }
+}
+
+/** The request's tools as AI SDK tools without `execute`: the model may call them; statecrew runs them. */
+function toAiTools(specs: readonly ToolSpec[]): ToolSet {
+  const tools: ToolSet = {};
+  for (const spec of specs) {
+    tools[spec.name] = tool({ description: spec.description, inputSchema: jsonSchema(spec.parameters) });
+  }
+  return tools;
+}

@@ -1,0 +1,124 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fromAiSdk } from '../src/ai-sdk.js';
+import { Agent, Crew, type StatecrewEvent, Task } from '../src/index.js';
+import { manualClock } from '../src/testing.js';
+import { type OpenAiServer, startOpenAiServer, type WireReply } from './fixtures/openai-server.js';
+
+let server: OpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function openAiAgent(
+  script: (n: number) => WireReply,
+  options: Partial<ConstructorParameters<typeof Agent>[0]> = {},
+) {
+  server = await startOpenAiServer((_, n) => script(n));
+  const provider = createOpenAI({ baseURL: server.url, apiKey: 'test-key' });
+  return new Agent({
+    role: 'Researcher',
+    goal: 'find facts',
+    llm: fromAiSdk(provider.chat('gpt-test'), { temperature: 0 }),
+    ...options,
+  });
+}
+
+describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local server', () => {
+  it('sends the persona as the system message and the task with its context as the user’s; counts the server’s usage', async () => {
+    const researcher = await openAiAgent(() => ({
+      content: 'three facts',
+      usage: { prompt: 42, completion: 7 },
+    }));
+    const first = new Task({ name: 'first', description: 'Say hi', agent: researcher });
+    const facts = new Task({
+      name: 'facts',
+      description: 'List facts',
+      expectedOutput: '3 bullets',
+      agent: researcher,
+    });
+    const out = await new Crew({ tasks: [first, facts] }).kickoff();
+    expect(out.status).toBe('completed');
+    expect(out.raw).toBe('three facts');
+    const request = server?.requests[1];
+    expect(request?.model).toBe('gpt-test');
+    expect(request?.temperature).toBe(0);
+    expect(request?.messages).toEqual([
+      { role: 'system', content: 'You are Researcher. Your goal: find facts.' },
+      { role: 'user', content: 'Task: List facts\nExpected output: 3 bullets\n\nContext:\nthree facts' },
+    ]);
+    expect(out.nodes[1]?.usage).toEqual({ inputTokens: 42, outputTokens: 7, totalTokens: 49, calls: 1 });
+    expect(out.usage).toEqual({ inputTokens: 84, outputTokens: 14, totalTokens: 98, calls: 2 });
+  });
+
+  it('runs the tool loop: the model calls a tool, statecrew runs it and sends the result back', async () => {
+    const search = {
+      name: 'search',
+      description: 'Search the web',
+      parameters: z.object({ query: z.string() }),
+      execute: async (args: unknown) => `results for ${(args as { query: string }).query}`,
+    };
+    const researcher = await openAiAgent(
+      (n) =>
+        n === 0
+          ? { toolCalls: [{ id: 'call_1', name: 'search', arguments: { query: 'xstate' } }] }
+          : { content: 'done' },
+      { tools: [search] },
+    );
+    const out = await new Crew({
+      tasks: [new Task({ name: 't', description: 'Research', agent: researcher })],
+    }).kickoff();
+    expect(out.raw).toBe('done');
+    expect(out.nodes[0]?.toolCalls).toEqual([
+      { tool: 'search', args: { query: 'xstate' }, result: 'results for xstate' },
+    ]);
+    const [first, second] = server?.requests ?? [];
+    expect(first?.tools?.[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'search', description: 'Search the web' },
+    });
+    expect(second?.messages.slice(-2)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"query":"xstate"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'results for xstate' },
+    ]);
+  });
+
+  it('waits out a 429’s retry-after on the run’s clock, then succeeds', async () => {
+    const researcher = await openAiAgent((n) =>
+      n === 0 ? { status: 429, error: 'slow down', headers: { 'retry-after': '3' } } : { content: 'ok' },
+    );
+    const clock = manualClock();
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).run({
+      clock,
+    });
+    const events: StatecrewEvent[] = [];
+    run.events$.subscribe((e) => events.push(e));
+    await clock.whenTimer();
+    expect(events.find((e) => e.type === 'node.retrying')).toMatchObject({ delayMs: 3000 });
+    clock.advance(2_999);
+    expect(server?.requests).toHaveLength(1);
+    clock.advance(1);
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it('does not retry a 400: the task fails once, with the provider’s message and status', async () => {
+    const researcher = await openAiAgent(() => ({ status: 400, error: 'bad request: no such model' }));
+    const out = await new Crew({
+      tasks: [new Task({ name: 't', description: 'x', agent: researcher })],
+    }).kickoff();
+    expect(out.status).toBe('failed');
+    expect(server?.requests).toHaveLength(1);
+    expect(out.failures.t).toMatchObject({ retryable: false, details: { status: 400 } });
+    expect(out.errors.t).toMatch(/no such model/);
+  });
+});
