@@ -38,6 +38,7 @@ export type StatecrewErrorCode =
   | 'store_unavailable'
   | 'task_timeout'
   | 'unknown_context_task'
+  | 'unknown_provider'
   | 'unknown_route'
   | 'unknown_router'
   | 'unknown_trigger'
@@ -534,6 +535,18 @@ export class NotPausedError extends StatecrewError<'not_paused'> {
       retryable: false,
       details: { flow, id, status },
     });
+  }
+}
+
+/** An agent's `llm` names a provider nobody registered (`registerProvider`). */
+export class UnknownProviderError extends StatecrewError<'unknown_provider'> {
+  constructor(spec: string, provider: string, pkg: string | undefined) {
+    const install = pkg === undefined ? 'install its AI SDK provider package' : `install ${pkg}`;
+    super(
+      'unknown_provider',
+      `Model "${spec}" names provider "${provider}", which is not registered: ${install} and call registerProvider('${provider}', (id) => fromAiSdk(...))`,
+      { retryable: false, details: { spec, provider, ...(pkg === undefined ? {} : { package: pkg }) } },
+    );
   }
 }
 

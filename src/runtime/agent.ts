@@ -1,6 +1,7 @@
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from '../actors/conversation.js';
 import { InvalidOptionError } from '../errors.js';
 import { isModel } from '../models/call.js';
+import { ProviderModel } from '../models/providers.js';
 import type { Llm, Tool } from '../types.js';
 import { interpolate } from './interpolate.js';
 import { optionalInteger, optionalPositive, requiredText } from './validate.js';
@@ -13,8 +14,11 @@ export interface AgentOptions {
   goal?: string | undefined;
   /** Where it comes from. @default '' */
   backstory?: string | undefined;
-  /** A policy `(prompt, context, { signal }) => text` or a {@link Model}. */
-  llm: Llm;
+  /**
+   * A policy `(prompt, context, { signal }) => text`, a {@link Model}, or a provider string
+   * (`'openai:gpt-4.1-mini'`) resolved through {@link registerProvider}.
+   */
+  llm: Llm | string;
   /** Tools its model may call. @default [] */
   tools?: readonly Tool[] | undefined;
   /** Model calls allowed in one task attempt (tool rounds included). @default 10 */
@@ -69,8 +73,14 @@ export class Agent implements Speaker {
   constructor(options: AgentOptions) {
     const where = `Agent "${String(options.role)}"`;
     requiredText('Agent', 'role', options.role);
-    if (typeof options.llm !== 'function' && !isModel(options.llm)) {
-      throw new InvalidOptionError(where, 'llm', 'a policy function or a model with generate()', options.llm);
+    const llm = typeof options.llm === 'string' ? new ProviderModel(options.llm, where) : options.llm;
+    if (typeof llm !== 'function' && !isModel(llm)) {
+      throw new InvalidOptionError(
+        where,
+        'llm',
+        'a policy function, a model with generate(), or a provider string like "openai:gpt-4.1-mini"',
+        options.llm,
+      );
     }
     optionalInteger(where, 'maxIter', options.maxIter, 1);
     optionalInteger(where, 'maxRetries', options.maxRetries, 0);
@@ -79,7 +89,7 @@ export class Agent implements Speaker {
     this.role = options.role;
     this.goal = options.goal ?? '';
     this.backstory = options.backstory ?? '';
-    this.llm = options.llm;
+    this.llm = llm;
     this.tools = options.tools ?? [];
     this.maxIter = options.maxIter ?? 10;
     this.maxRetries = options.maxRetries;

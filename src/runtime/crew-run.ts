@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import { ProviderModel } from '../models/providers.js';
 import type { Store } from '../stores/store.js';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
 import { type ClockOption, toClock } from './clock.js';
@@ -88,6 +89,7 @@ export function startCrewRun(
   const inputs = checkInputs('Crew kickoff', options.inputs);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
+  checkProviders(plan.agents, plan.tasks, crew.manager);
 
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
@@ -160,4 +162,16 @@ export function startCrewRun(
   });
 
   return { id, events$: hub.events$, actor, result: done };
+}
+
+/** Refuses a kickoff whose agents name an unregistered provider (`unknown_provider`), before any call. */
+function checkProviders(
+  agents: readonly { llm: unknown }[],
+  tasks: readonly { agent: { llm: unknown } | undefined }[],
+  manager: unknown,
+): void {
+  const llms = [...agents, ...tasks.flatMap((t) => t.agent ?? []), manager].map((a) =>
+    typeof a === 'object' && a !== null && 'llm' in a ? (a as { llm: unknown }).llm : undefined,
+  );
+  for (const llm of llms) if (llm instanceof ProviderModel) llm.resolve();
 }
