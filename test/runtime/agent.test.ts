@@ -67,7 +67,7 @@ describe('Agent', () => {
     expect(thrown).toMatchObject({ code: 'invalid_option', details: { option: 'llm' } });
     const message = (thrown as Error).message;
     expect(message).toBe(
-      'Agent "R": option "llm" must be a policy function or a model with generate(), got nothing (undefined) (invalid_option)',
+      'Agent "R": option "llm" must be a policy function, a model with generate(), or a provider string like "openai:gpt-4.1-mini", got nothing (undefined) (invalid_option)',
     );
     expect(message).not.toContain('undefined undefined');
   });
