@@ -59,6 +59,7 @@ export {
   type WorkOutcome,
   type WorkRequest,
 } from './machines/lifecycle.js';
+export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';

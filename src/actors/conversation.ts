@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeThrown, MaxIterationsError, ModelResponseError } from '../errors.js';
+import { describeThrown, MaxIterationsError, ModelResponseError, StatecrewError } from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, usageOfCall } from '../models/usage.js';
 import type {
@@ -175,6 +175,9 @@ async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSign
     };
   } catch (error) {
     signal.throwIfAborted();
+    // A tool that says the work cannot succeed (a non-retryable StatecrewError) fails the attempt;
+    // anything else it throws is an observation the model can react to.
+    if (error instanceof StatecrewError && !error.retryable) throw error;
     return {
       tool: call.name,
       args: call.args,
