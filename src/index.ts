@@ -126,6 +126,7 @@ export type {
   Policy,
   PolicyOptions,
   RunStatus,
+  RunUsage,
   StatecrewEvent,
   StatecrewEventType,
   StoreErrorRecord,

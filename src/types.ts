@@ -169,6 +169,12 @@ export interface CrewMetadata {
   [key: string]: unknown;
 }
 
+/** A run's usage: the total, and apart what a hierarchical manager or a loop judge spent and what the workers did. */
+export interface RunUsage extends Usage {
+  manager: Usage;
+  workers: Usage;
+}
+
 /** A write to a run's store that failed: reported, never fatal to the run. */
 export interface StoreErrorRecord {
   /** The collection written to (`crew_task_results`, `crew_executions`, `flow_runs`). */
@@ -196,7 +202,8 @@ export interface CrewOutput {
   errors: Record<string, string>;
   /** nodeId → the failure with its code: the contract that survives JSON. */
   failures: Record<string, Failure>;
-  usage: Usage;
+  /** Every model call of the run, each counted once; and the same split by who made it. */
+  usage: RunUsage;
   managerCalls: number;
   delegations: { task: string; role: string }[];
   totalTimeMs: number;

@@ -50,7 +50,42 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
       { role: 'user', content: 'Task: List facts\nExpected output: 3 bullets\n\nContext:\nthree facts' },
     ]);
     expect(out.nodes[1]?.usage).toEqual({ inputTokens: 42, outputTokens: 7, totalTokens: 49, calls: 1 });
-    expect(out.usage).toEqual({ inputTokens: 84, outputTokens: 14, totalTokens: 98, calls: 2 });
+    const total = { inputTokens: 84, outputTokens: 14, totalTokens: 98, calls: 2 };
+    expect(out.usage).toEqual({
+      ...total,
+      workers: total,
+      manager: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+    });
+  });
+
+  it('counts each provider call exactly once when agents share one model, the manager’s apart', async () => {
+    server = await startOpenAiServer((_, n) => ({
+      content: n === 0 ? 'Writer' : n === 2 ? 'Writer' : 'text',
+      usage: { prompt: 10 + n, completion: n },
+    }));
+    const shared = fromAiSdk(createOpenAI({ baseURL: server.url, apiKey: 'k' }).chat('gpt-test'));
+    const writer = new Agent({ role: 'Writer', llm: shared });
+    const editor = new Agent({ role: 'Editor', llm: shared });
+    const boss = new Agent({ role: 'Boss', llm: shared });
+    const tasks = [
+      new Task({ name: 'draft', description: 'Draft it' }),
+      new Task({ name: 'edit', description: 'Edit it' }),
+    ];
+    const out = await new Crew({
+      tasks,
+      agents: [writer, editor],
+      process: 'hierarchical',
+      manager: boss,
+    }).kickoff();
+    const served = server.requests.map((_, n) => ({ input: 10 + n, output: n }));
+    expect(served).toHaveLength(5); // allocate, draft, allocate, edit, synthesize
+    const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
+    expect(out.usage.inputTokens).toBe(sum(served.map((s) => s.input)));
+    expect(out.usage.outputTokens).toBe(sum(served.map((s) => s.output)));
+    expect(out.usage.calls).toBe(5);
+    expect(out.usage.manager).toMatchObject({ calls: 3, inputTokens: 10 + 12 + 14, outputTokens: 0 + 2 + 4 });
+    expect(out.usage.workers).toMatchObject({ calls: 2, inputTokens: 11 + 13, outputTokens: 1 + 3 });
+    expect(out.nodes.map((n) => n.usage.inputTokens)).toEqual([11, 13]);
   });
 
   it('runs the tool loop: the model calls a tool, statecrew runs it and sends the result back', async () => {

@@ -28,6 +28,10 @@ export class RunRecorder {
   readonly blocked: string[] = [];
   readonly delegations: { task: string; role: string }[] = [];
   readonly usage: Usage = emptyUsage();
+  /** What the manager or judge spent (part of `usage`). */
+  readonly managerUsage: Usage = emptyUsage();
+  /** What the task runs' agents spent (part of `usage`). */
+  readonly workersUsage: Usage = emptyUsage();
   readonly verdicts: { iteration: number; verdict: 'yes' | 'no'; reply: string }[] = [];
   managerCalls = 0;
 
@@ -66,10 +70,12 @@ export class RunRecorder {
       case 'judge.verdict':
         this.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
         addUsage(this.usage, event.usage);
+        addUsage(this.managerUsage, event.usage);
         return;
       case 'manager.call':
         this.managerCalls += 1;
         addUsage(this.usage, event.usage);
+        addUsage(this.managerUsage, event.usage);
         return;
       default:
         return;
@@ -104,12 +110,14 @@ export class RunRecorder {
     record.durationMs = from.durationMs;
     record.usage = { ...from.usage };
     addUsage(this.usage, from.usage);
+    addUsage(this.workersUsage, from.usage);
   }
 
   /** A model call of a node's spent `usage` (`model.call`). */
   modelCall(nodeId: string, usage: Usage): void {
     addUsage(this.#record(nodeId, nodeId, '').usage, usage);
     addUsage(this.usage, usage);
+    addUsage(this.workersUsage, usage);
   }
 
   /** The raw output of a completed node, if it completed. */
