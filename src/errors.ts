@@ -2,6 +2,7 @@
 export type StatecrewErrorCode =
   | 'aborted'
   | 'analysis_limit'
+  | 'budget_exceeded'
   | 'answer_required'
   | 'context_forward_reference'
   | 'context_in_parallel'
@@ -547,6 +548,17 @@ export class UnknownProviderError extends StatecrewError<'unknown_provider'> {
       `Model "${spec}" names provider "${provider}", which is not registered: ${install} and call registerProvider('${provider}', (id) => fromAiSdk(...))`,
       { retryable: false, details: { spec, provider, ...(pkg === undefined ? {} : { package: pkg }) } },
     );
+  }
+}
+
+/** A run's budget is spent: no model call starts after it (the work done is kept). */
+export class BudgetExceededError extends StatecrewError<'budget_exceeded'> {
+  constructor(limit: 'maxTokens' | 'maxCostUsd', budget: number, spent: number) {
+    const what = limit === 'maxTokens' ? `${spent} tokens of ${budget}` : `$${spent} of $${budget}`;
+    super('budget_exceeded', `The run's budget is spent (${what}): no more model calls`, {
+      retryable: false,
+      details: { limit, budget, spent },
+    });
   }
 }
 

@@ -2,6 +2,7 @@ export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-a
 export type { ManagerFunctions } from './actors/manager.js';
 export {
   AnswerRequiredError,
+  BudgetExceededError,
   ContextInParallelError,
   ContextOrderError,
   CorruptSnapshotError,
@@ -63,6 +64,7 @@ export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
+export type { Budget } from './runtime/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
 export { Crew, type CrewOptions, type Manager, type ReplayOptions } from './runtime/crew.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';

@@ -28,6 +28,8 @@ export interface Speaker {
 
 /** Where a conversation reports what it spent and did. */
 export interface ConversationHooks {
+  /** Before each model call: throws to refuse it (the run's budget is spent: `budget_exceeded`). */
+  beforeCall?(): void;
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
@@ -86,6 +88,11 @@ function policyCall(
   };
   let reply: unknown;
   try {
+    hooks.beforeCall?.();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  try {
     reply = policy(prompt, context, { signal });
   } catch (error) {
     return Promise.reject(error).catch(failed);
@@ -140,6 +147,11 @@ async function modelConversation(
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
 function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks): Promise<ModelResponse> {
+  try {
+    hooks.beforeCall?.();
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const started = hooks.now();
   return callLlm(llm, request).then(
     (response) => {

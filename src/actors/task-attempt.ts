@@ -34,6 +34,8 @@ export interface TaskRunValue {
 /** Where task attempts report model and tool calls. */
 export interface AttemptHooks {
   now(): number;
+  /** Before each model call: throws to refuse it (`budget_exceeded`). */
+  beforeModelCall?(): void;
   /** A model call ended; `failure` is set when it threw. */
   onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
@@ -83,6 +85,7 @@ function conversation(
   }
   return converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
+    ...(hooks.beforeModelCall === undefined ? {} : { beforeCall: hooks.beforeModelCall }),
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),

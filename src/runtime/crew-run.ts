@@ -3,6 +3,7 @@ import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } 
 import { ProviderModel } from '../models/providers.js';
 import type { Store } from '../stores/store.js';
 import type { CrewOutput, StatecrewEvent } from '../types.js';
+import { type Budget, checkBudget } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
 import { createCrewScope } from './crew-scope.js';
 import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
@@ -39,6 +40,8 @@ export interface RunOptions {
    * `inspect` is then the system's.
    */
   parent?: AnyActorRef | undefined;
+  /** What this run may spend on model calls (`budget_exceeded` once spent). @default the crew's `budget` */
+  budget?: Budget | undefined;
 }
 
 /** A crew run in progress. */
@@ -60,6 +63,7 @@ export interface CrewRun {
 export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly name: string;
   readonly store: Store | undefined;
+  readonly budget: Budget | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -87,6 +91,7 @@ export function startCrewRun(
   restore?: RunRestore,
 ): CrewRun {
   const inputs = checkInputs('Crew kickoff', options.inputs);
+  checkBudget('Crew kickoff', options.budget);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager);
@@ -105,6 +110,7 @@ export function startCrewRun(
           storedTaskResult(record, spec.description, { crew: crew.name, process: process.kind }),
         )),
     restored: restored.size === 0 ? undefined : restored,
+    budget: options.budget ?? crew.budget,
   });
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached });

@@ -3,6 +3,7 @@ import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import { isStore, type Store } from '../stores/store.js';
 import type { CrewOutput } from '../types.js';
 import { Agent } from './agent.js';
+import { type Budget, checkBudget } from './budget.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
 import { replayRestore, resumeRestore } from './crew-resume.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
@@ -46,6 +47,8 @@ export interface CrewOptions {
    * `store.error` event and an entry of `metadata.storeErrors`.
    */
   store?: Store | undefined;
+  /** What each run may spend on model calls; a kickoff's `budget` replaces it. */
+  budget?: Budget | undefined;
 }
 
 /**
@@ -66,6 +69,7 @@ export class Crew {
   readonly loop: LoopOptions | undefined;
   readonly name: string;
   readonly store: Store | undefined;
+  readonly budget: Budget | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -103,6 +107,8 @@ export class Crew {
       );
     }
     this.store = options.store;
+    checkBudget('Crew', options.budget);
+    this.budget = options.budget;
     this.#assignNodeIds();
     processes[process].checkDefinition(this);
   }

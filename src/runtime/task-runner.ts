@@ -6,6 +6,7 @@ import {
 } from '../actors/task-attempt.js';
 import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
 import type { StatecrewEvent, TaskOutput } from '../types.js';
+import { type Budget, guardBudget } from './budget.js';
 import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
@@ -33,6 +34,8 @@ export interface TaskRunnerOptions {
   store?: SettledTaskWriter | undefined;
   /** Completed results kept from an earlier run, by node id: these tasks complete with them at once. */
   restored?: ReadonlyMap<string, StoredTaskResult> | undefined;
+  /** What the run may spend: no model call starts once it is spent. */
+  budget?: Budget | undefined;
 }
 
 /**
@@ -59,8 +62,10 @@ export function createTaskRunner(
     if (result.structured !== undefined) output.structured = result.structured;
     return Promise.resolve({ ok: true, output, finishedAt: hub.now() });
   };
+  const { budget } = options;
   const hooks: AttemptHooks = {
     now: hub.now,
+    ...(budget === undefined ? {} : { beforeModelCall: () => guardBudget(budget, recorder.usage) }),
     onModelCall(nodeId, attempt, usage, durationMs, failure) {
       recorder.modelCall(nodeId, usage);
       if (!hub.observed) return;
