@@ -156,4 +156,26 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     expect(out.failures.t).toMatchObject({ retryable: false, details: { status: 400 } });
     expect(out.errors.t).toMatch(/no such model/);
   });
+
+  it('aborts the HTTP request when the attempt times out: the server sees the connection closed', async () => {
+    const researcher = await openAiAgent(() => ({ hang: true }), { timeoutMs: 50, maxRetries: 0 });
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).kickoff();
+    await server?.whenClosed(1);
+    const out = await run;
+    expect(out.failures.t?.code).toBe('task_timeout');
+    expect(server?.closed).toBe(1);
+  });
+
+  it('aborts the HTTP request when the run is aborted', async () => {
+    const researcher = await openAiAgent(() => ({ hang: true }));
+    const controller = new AbortController();
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).kickoff({
+      signal: controller.signal,
+    });
+    while ((server?.requests.length ?? 0) === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort('user cancelled');
+    await expect(run).rejects.toMatchObject({ code: 'aborted' });
+    await server?.whenClosed(1);
+    expect(server?.closed).toBe(1);
+  });
 });
