@@ -13,6 +13,7 @@ import {
   generateText,
   jsonSchema,
   type LanguageModel,
+  streamText,
   type ToolSet,
   tool,
 } from 'ai';
@@ -34,35 +35,68 @@ export interface AiSdkModelOptions {
  * `retry-after`) and backs off on the run's clock.
  */
 export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {}): Model {
+  const settings = (request: ModelRequest) => ({
+    model,
+    ...(request.system === '' ? {} : { system: request.system }),
+    messages: request.messages.map(toAiMessage),
+    ...(request.tools.length === 0 ? {} : { tools: toAiTools(request.tools) }),
+    abortSignal: request.signal,
+    maxRetries: 0,
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+  });
   return {
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      const result = await generateText({
-        model,
-        ...(request.system === '' ? {} : { system: request.system }),
-        messages: request.messages.map(toAiMessage),
-        ...(request.tools.length === 0 ? {} : { tools: toAiTools(request.tools) }),
-        abortSignal: request.signal,
-        maxRetries: 0,
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-        ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
-      });
-      const response: ModelResponse = {
-        text: result.text,
-        toolCalls: result.toolCalls.map((call) => ({
-          id: call.toolCallId,
-          name: call.toolName,
-          args: call.input,
-        })),
-        usage: {
-          ...(result.usage.inputTokens === undefined ? {} : { inputTokens: result.usage.inputTokens }),
-          ...(result.usage.outputTokens === undefined ? {} : { outputTokens: result.usage.outputTokens }),
-        },
-        finishReason: result.finishReason,
-        raw: result.response,
-      };
-      return response;
+      const { onDelta } = request;
+      if (onDelta !== undefined) {
+        // Streamed: each text delta to `onDelta` as it comes; the response once the stream ended.
+        const result = streamText(settings(request));
+        for await (const part of result.fullStream) {
+          if (part.type === 'text-delta') onDelta(part.text);
+          if (part.type === 'error') throw part.error;
+        }
+        const [text, toolCalls, usage, finishReason, raw] = await Promise.all([
+          result.text,
+          result.toolCalls,
+          result.usage,
+          result.finishReason,
+          result.response,
+        ]);
+        return toResponse({ text, toolCalls, usage, finishReason, raw });
+      }
+      const result = await generateText(settings(request));
+      // The result's fields are getters: name them (a spread would copy none).
+      const { text, toolCalls, usage, finishReason, response } = result;
+      return toResponse({ text, toolCalls, usage, finishReason, raw: response });
     },
+  };
+}
+
+/** What both ways of calling give back, as the AI SDK names it. */
+interface AiResult {
+  text: string;
+  toolCalls: readonly { toolCallId: string; toolName: string; input: unknown }[];
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined };
+  finishReason: string;
+  raw: unknown;
+}
+
+function toResponse(result: AiResult): ModelResponse {
+  const { usage } = result;
+  return {
+    text: result.text,
+    toolCalls: result.toolCalls.map((call) => ({
+      id: call.toolCallId,
+      name: call.toolName,
+      args: call.input,
+    })),
+    usage: {
+      ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
+      ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+    },
+    finishReason: result.finishReason,
+    raw: result.raw,
   };
 }
 

@@ -54,6 +54,11 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** Aborted when the run is cancelled or the attempt times out. */
   signal: AbortSignal;
+  /**
+   * Set when the agent streams: a model that can should call it with each piece of text as it comes
+   * (the response's `text` is still the whole text). A model that cannot ignores it.
+   */
+  onDelta?: (delta: string) => void;
 }
 
 /** A model's answer: text, or tool calls to make before answering. */
@@ -275,6 +280,8 @@ export type StatecrewEvent = EventBase &
       }
     | { type: 'flow.route'; router: string; label: string }
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
+    /** A piece of text a streaming model produced for a node's attempt. */
+    | { type: 'model.delta'; nodeId: string; attempt: number; delta: string }
     /** The run paused: these human steps wait for an answer (`flow.resume`). */
     | { type: 'flow.paused'; waiting: string[] }
     /** A paused run was resumed with an answer to `step`. */

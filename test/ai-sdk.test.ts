@@ -178,4 +178,36 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     await server?.whenClosed(1);
     expect(server?.closed).toBe(1);
   });
+
+  it('streams: text deltas are model.delta events in order, the final text unchanged', async () => {
+    const researcher = await openAiAgent(
+      () => ({ chunks: ['Hel', 'lo, ', 'world'], usage: { prompt: 3, completion: 3 } }),
+      {
+        stream: true,
+      },
+    );
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).run();
+    const deltas: string[] = [];
+    run.events$.subscribe((e) => {
+      if (e.type === 'model.delta') deltas.push(`${e.nodeId}:${e.delta}`);
+    });
+    const out = await run.result;
+    expect(server?.requests[0]?.stream).toBe(true);
+    expect(deltas).toEqual(['t:Hel', 't:lo, ', 't:world']);
+    expect(out.raw).toBe('Hello, world');
+    expect(out.usage.totalTokens).toBe(6);
+  });
+
+  it('streams every agent when the run says so', async () => {
+    const researcher = await openAiAgent(() => ({ chunks: ['a', 'b'] }));
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).run({
+      stream: true,
+    });
+    const deltas: string[] = [];
+    run.events$.subscribe((e) => {
+      if (e.type === 'model.delta') deltas.push(e.delta);
+    });
+    expect((await run.result).raw).toBe('ab');
+    expect(deltas).toEqual(['a', 'b']);
+  });
 });

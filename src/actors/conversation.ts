@@ -24,12 +24,16 @@ export interface Speaker {
   readonly tools: readonly Tool[];
   /** Model calls allowed in one conversation. */
   readonly maxIter: number;
+  /** Whether the model is asked to stream its text (each delta to `hooks.onDelta`). */
+  readonly stream?: boolean;
 }
 
 /** Where a conversation reports what it spent and did. */
 export interface ConversationHooks {
   /** Before each model call: throws to refuse it (the run's budget is spent: `budget_exceeded`). */
   beforeCall?(): void;
+  /** A piece of text a streaming model produced. Set, it asks every model call to stream. */
+  onDelta?(delta: string): void;
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
@@ -118,7 +122,7 @@ async function modelConversation(
   const { system, text } = prompt;
   for (let call = 0; call < speaker.maxIter; call += 1) {
     signal.throwIfAborted();
-    const request = {
+    const request: ModelRequest = {
       agent: speaker.role,
       system,
       prompt: text,
@@ -127,6 +131,7 @@ async function modelConversation(
       tools,
       signal,
     };
+    if (hooks.onDelta !== undefined) request.onDelta = hooks.onDelta;
     const response = await reportedCall(speaker.llm, request, hooks);
     const toolCalls = response.toolCalls ?? [];
     if (toolCalls.length === 0) return response.text;

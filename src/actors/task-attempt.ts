@@ -36,6 +36,10 @@ export interface AttemptHooks {
   now(): number;
   /** Before each model call: throws to refuse it (`budget_exceeded`). */
   beforeModelCall?(): void;
+  /** A streaming model's piece of text (asked for when the agent or the run streams). */
+  onDelta?(nodeId: string, attempt: number, delta: string): void;
+  /** Every agent of the run streams (the run's `stream` option). */
+  stream?: boolean;
   /** A model call ended; `failure` is set when it threw. */
   onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
@@ -86,6 +90,9 @@ function conversation(
   return converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
     ...(hooks.beforeModelCall === undefined ? {} : { beforeCall: hooks.beforeModelCall }),
+    ...((spec.agent.stream === true || hooks.stream === true) && hooks.onDelta !== undefined
+      ? { onDelta: (delta: string) => hooks.onDelta?.(spec.nodeId, attemptNo, delta) }
+      : {}),
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),

@@ -32,6 +32,11 @@ export interface AgentOptions {
   retryDelayMs?: number | undefined;
   /** Time limit of one attempt, for tasks that set none. @default no limit */
   timeoutMs?: number | undefined;
+  /**
+   * Streams its model's text: each delta is a `model.delta` event on `events$` (a model that can
+   * stream, such as `fromAiSdk`'s, is asked to); the final text is the same. @default false
+   */
+  stream?: boolean | undefined;
 }
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
@@ -69,6 +74,7 @@ export class Agent implements Speaker {
   /** Delay before the first retry, for tasks that set none; see {@link AgentOptions.retryDelayMs}. */
   readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
+  readonly stream: boolean;
 
   constructor(options: AgentOptions) {
     const where = `Agent "${String(options.role)}"`;
@@ -92,6 +98,7 @@ export class Agent implements Speaker {
     this.llm = llm;
     this.tools = options.tools ?? [];
     this.maxIter = options.maxIter ?? 10;
+    this.stream = options.stream === true;
     this.maxRetries = options.maxRetries;
     this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;

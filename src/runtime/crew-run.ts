@@ -42,6 +42,8 @@ export interface RunOptions {
   parent?: AnyActorRef | undefined;
   /** What this run may spend on model calls (`budget_exceeded` once spent). @default the crew's `budget` */
   budget?: Budget | undefined;
+  /** Streams every agent's model text as `model.delta` events. @default each agent's `stream` */
+  stream?: boolean | undefined;
 }
 
 /** A crew run in progress. */
@@ -111,6 +113,7 @@ export function startCrewRun(
         )),
     restored: restored.size === 0 ? undefined : restored,
     budget: options.budget ?? crew.budget,
+    stream: options.stream,
   });
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached });

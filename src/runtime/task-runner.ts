@@ -36,6 +36,8 @@ export interface TaskRunnerOptions {
   restored?: ReadonlyMap<string, StoredTaskResult> | undefined;
   /** What the run may spend: no model call starts once it is spent. */
   budget?: Budget | undefined;
+  /** Every agent streams its model's text. */
+  stream?: boolean | undefined;
 }
 
 /**
@@ -66,6 +68,12 @@ export function createTaskRunner(
   const hooks: AttemptHooks = {
     now: hub.now,
     ...(budget === undefined ? {} : { beforeModelCall: () => guardBudget(budget, recorder.usage) }),
+    ...(options.stream === true ? { stream: true } : {}),
+    onDelta(nodeId, attempt, delta) {
+      if (hub.observed) {
+        hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
+      }
+    },
     onModelCall(nodeId, attempt, usage, durationMs, failure) {
       recorder.modelCall(nodeId, usage);
       if (!hub.observed) return;
