@@ -3,6 +3,7 @@ export type StatecrewErrorCode =
   | 'aborted'
   | 'analysis_limit'
   | 'budget_exceeded'
+  | 'cassette_miss'
   | 'answer_required'
   | 'context_forward_reference'
   | 'context_in_parallel'
@@ -558,6 +559,22 @@ export class BudgetExceededError extends StatecrewError<'budget_exceeded'> {
     super('budget_exceeded', `The run's budget is spent (${what}): no more model calls`, {
       retryable: false,
       details: { limit, budget, spent },
+    });
+  }
+}
+
+/** A replayed model was asked something its cassette never recorded: shows the closest recording. */
+export class CassetteMissError extends StatecrewError<'cassette_miss'> {
+  constructor(cassette: string, request: unknown, closest: unknown) {
+    const show = (value: unknown) => {
+      const text = JSON.stringify(value) ?? String(value);
+      return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+    };
+    const near =
+      closest === undefined ? 'the cassette is empty' : `the closest recorded request: ${show(closest)}`;
+    super('cassette_miss', `Cassette ${cassette} holds no answer to ${show(request)}; ${near}`, {
+      retryable: false,
+      details: { cassette },
     });
   }
 }

@@ -3,6 +3,7 @@ export type { ManagerFunctions } from './actors/manager.js';
 export {
   AnswerRequiredError,
   BudgetExceededError,
+  CassetteMissError,
   ContextInParallelError,
   ContextOrderError,
   CorruptSnapshotError,
@@ -62,6 +63,7 @@ export {
 } from './machines/lifecycle.js';
 export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
+export { type CassetteMode, type RecordReplayOptions, recordReplay } from './models/record-replay.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
 export type { Budget } from './runtime/budget.js';

@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CassetteMissError, InvalidOptionError } from '../errors.js';
+import type { Model, ModelRequest, ModelResponse } from '../types.js';
+
+/** How {@link recordReplay} uses its cassette. */
+export type CassetteMode = 'record' | 'replay' | 'auto';
+
+/** Options of {@link recordReplay}. */
+export interface RecordReplayOptions {
+  /** The cassette file (JSON), created with its directory when recording. */
+  cassette: string;
+  /**
+   * `replay`: answer from the cassette only (a request it does not hold fails with `cassette_miss`);
+   * `record`: call the model and write every answer; `auto`: replay what is recorded, record the rest.
+   * @default 'auto'
+   */
+  mode?: CassetteMode | undefined;
+}
+
+/** One recorded call: what was asked (the parts that decide the answer) and what came back. */
+interface Recording {
+  request: RecordedRequest;
+  response: ModelResponse;
+}
+
+interface RecordedRequest {
+  system: string;
+  messages: ModelRequest['messages'];
+  tools: ModelRequest['tools'];
+}
+
+interface CassetteFile {
+  version: 1;
+  recordings: Recording[];
+}
+
+/** What decides a recorded answer: the request's content, not its order (or its signal). */
+function recordedRequest(request: ModelRequest): RecordedRequest {
+  return { system: request.system, messages: request.messages, tools: request.tools };
+}
+
+const keyOf = (request: RecordedRequest) => JSON.stringify(request);
+
+function load(path: string): Recording[] {
+  if (!existsSync(path)) return [];
+  const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<CassetteFile>;
+  if (file.version !== 1 || !Array.isArray(file.recordings)) {
+    throw new InvalidOptionError('recordReplay', 'cassette', 'a cassette file written by recordReplay', path);
+  }
+  return file.recordings;
+}
+
+/** How alike two requests are, for the miss error's closest match: the length of their common JSON prefix. */
+function likeness(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  return i;
+}
+
+/**
+ * Records a model's answers once and replays them offline: each call is matched on its request's
+ * content (system message, messages, tools), not on call order, so concurrent or reordered runs
+ * replay the same. A replayed request that was never recorded fails with `cassette_miss`, showing
+ * the closest recorded request. Replay needs no network and no key: it is how tests and examples run
+ * real-model crews offline.
+ *
+ * @example
+ * const llm = recordReplay(fromAiSdk(openai.chat('gpt-4.1-mini')), { cassette: 'cassettes/research.json' });
+ */
+export function recordReplay(model: Model | undefined, options: RecordReplayOptions): Model {
+  const mode = options.mode ?? 'auto';
+  if (!['record', 'replay', 'auto'].includes(mode)) {
+    throw new InvalidOptionError('recordReplay', 'mode', "'record', 'replay' or 'auto'", mode);
+  }
+  if (mode !== 'replay' && model === undefined) {
+    throw new InvalidOptionError('recordReplay', 'model', `a model to record from (mode '${mode}')`, model);
+  }
+  const path = options.cassette;
+  const recordings = mode === 'record' ? [] : load(path);
+  const byKey = new Map(recordings.map((r) => [keyOf(r.request), r.response]));
+  const save = () => {
+    mkdirSync(dirname(path), { recursive: true });
+    const file: CassetteFile = { version: 1, recordings };
+    writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
+  };
+  return {
+    async generate(request: ModelRequest): Promise<ModelResponse> {
+      const asked = recordedRequest(request);
+      const key = keyOf(asked);
+      const recorded = mode === 'record' ? undefined : byKey.get(key);
+      if (recorded !== undefined) return structuredClone(recorded);
+      if (mode === 'replay' || model === undefined) {
+        const closest = recordings
+          .map((r) => ({ r, score: likeness(keyOf(r.request), key) }))
+          .sort((a, b) => b.score - a.score)[0]?.r.request;
+        throw new CassetteMissError(path, asked, closest);
+      }
+      const response = await model.generate(request);
+      const { raw: _raw, ...kept } = response; // the provider's raw response stays out of the file
+      const clean = JSON.parse(JSON.stringify(kept)) as ModelResponse;
+      recordings.push({ request: JSON.parse(key) as RecordedRequest, response: clean });
+      byKey.set(key, clean);
+      save();
+      return response;
+    },
+  };
+}
