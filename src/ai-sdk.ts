@@ -21,6 +21,11 @@ import type { Model, ModelMessage, ModelRequest, ModelResponse, ToolSpec } from 
 
 /** Options of {@link fromAiSdk}: what every call of the adapted model is made with. */
 export interface AiSdkModelOptions {
+  /**
+   * The model's id for price tables. @default `<provider>:<model id>` from the AI SDK model (its
+   * provider's first name part: `openai.chat` → `openai`), or the model string itself
+   */
+  id?: string | undefined;
   temperature?: number | undefined;
   maxOutputTokens?: number | undefined;
   /** Provider-specific options, passed through as the AI SDK takes them. */
@@ -47,6 +52,7 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
   });
   return {
+    id: options.id ?? idOf(model),
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const { onDelta } = request;
       if (onDelta !== undefined) {
@@ -71,6 +77,12 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
       return toResponse({ text, toolCalls, usage, finishReason, raw: response });
     },
   };
+}
+
+/** `<provider>:<model id>` of an AI SDK model (`openai.chat` → `openai`), or a model string as it is. */
+function idOf(model: LanguageModel): string {
+  if (typeof model === 'string') return model;
+  return `${model.provider.split('.')[0]}:${model.modelId}`;
 }
 
 /** What both ways of calling give back, as the AI SDK names it. */

@@ -122,6 +122,7 @@ export type {
   Llm,
   Model,
   ModelMessage,
+  ModelPrice,
   ModelRequest,
   ModelResponse,
   ModelUsage,

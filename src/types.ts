@@ -75,6 +75,14 @@ export interface ModelResponse {
 /** Anything that answers a {@link ModelRequest}: a real provider, a scripted model, a recording. */
 export interface Model {
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /** What the model is, as a price table names it (`'openai:gpt-4.1-mini'`). */
+  readonly id?: string;
+}
+
+/** What a model's tokens cost, in US dollars per million. */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
 }
 
 /** What a {@link Policy} gets besides its prompt and context. */

@@ -210,4 +210,19 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     expect((await run.result).raw).toBe('ab');
     expect(deltas).toEqual(['a', 'b']);
   });
+
+  it('prices each call from the crew’s price table by the model’s id, per node and per run', async () => {
+    const researcher = await openAiAgent(() => ({ content: 'ok', usage: { prompt: 1000, completion: 500 } }));
+    const tasks = [
+      new Task({ name: 'a', description: 'x', agent: researcher }),
+      new Task({ name: 'b', description: 'y', agent: researcher }),
+    ];
+    const prices = { 'openai:gpt-test': { inputPerMTok: 2, outputPerMTok: 8 } };
+    const out = await new Crew({ tasks, prices }).kickoff();
+    expect(out.nodes.map((n) => n.usage.costUsd)).toEqual([0.006, 0.006]);
+    expect(out.usage.costUsd).toBeCloseTo(0.012, 10);
+    expect(() => new Crew({ tasks, prices: { 'openai:x': { inputPerMTok: -1, outputPerMTok: 1 } } })).toThrow(
+      /prices\["openai:x"\].inputPerMTok/,
+    );
+  });
 });

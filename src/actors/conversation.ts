@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { describeThrown, MaxIterationsError, ModelResponseError, StatecrewError } from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
-import { emptyUsage, usageOfCall } from '../models/usage.js';
+import { emptyUsage, pricedUsage, usageOfCall } from '../models/usage.js';
 import type {
   Failure,
   Llm,
   ModelMessage,
+  ModelPrice,
   ModelRequest,
   ModelResponse,
   Policy,
@@ -34,6 +35,8 @@ export interface ConversationHooks {
   beforeCall?(): void;
   /** A piece of text a streaming model produced. Set, it asks every model call to stream. */
   onDelta?(delta: string): void;
+  /** The price of a model's tokens, by its id, for calls whose model reports no cost. */
+  priceOf?(modelId: string): ModelPrice | undefined;
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
@@ -160,7 +163,9 @@ function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks)
   const started = hooks.now();
   return callLlm(llm, request).then(
     (response) => {
-      hooks.onModelCall?.(usageOfCall(response.usage), hooks.now() - started);
+      const id = isModel(llm) ? llm.id : undefined;
+      const price = id === undefined ? undefined : hooks.priceOf?.(id);
+      hooks.onModelCall?.(pricedUsage(usageOfCall(response.usage), price), hooks.now() - started);
       return response;
     },
     (error: unknown) => {

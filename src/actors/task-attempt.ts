@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
-import type { Failure, TaskOutput, ToolCallRecord, Usage } from '../types.js';
+import type { Failure, ModelPrice, TaskOutput, ToolCallRecord, Usage } from '../types.js';
 import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
@@ -40,6 +40,8 @@ export interface AttemptHooks {
   onDelta?(nodeId: string, attempt: number, delta: string): void;
   /** Every agent of the run streams (the run's `stream` option). */
   stream?: boolean;
+  /** The price of a model's tokens by its id (the run's `prices`). */
+  priceOf?(modelId: string): ModelPrice | undefined;
   /** A model call ended; `failure` is set when it threw. */
   onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
@@ -90,6 +92,7 @@ function conversation(
   return converse(spec.agent, prompt, spec.context, signal, {
     now: hooks.now,
     ...(hooks.beforeModelCall === undefined ? {} : { beforeCall: hooks.beforeModelCall }),
+    ...(hooks.priceOf === undefined ? {} : { priceOf: hooks.priceOf }),
     ...((spec.agent.stream === true || hooks.stream === true) && hooks.onDelta !== undefined
       ? { onDelta: (delta: string) => hooks.onDelta?.(spec.nodeId, attemptNo, delta) }
       : {}),

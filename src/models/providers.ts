@@ -47,6 +47,8 @@ export function registerProvider(name: string, factory: ProviderFactory): void {
 export class ProviderModel implements Model {
   readonly provider: string;
   readonly modelId: string;
+  /** Its id for price tables: the provider string itself. */
+  readonly id: string;
 
   constructor(
     /** The provider string, `<provider>:<model id>`. */
@@ -64,6 +66,7 @@ export class ProviderModel implements Model {
     }
     this.provider = spec.slice(0, colon);
     this.modelId = spec.slice(colon + 1);
+    this.id = spec;
   }
 
   /** The registered model; `unknown_provider` naming the package to install when none is. */

@@ -1,4 +1,4 @@
-import type { ModelUsage, Usage } from '../types.js';
+import type { ModelPrice, ModelUsage, Usage } from '../types.js';
 
 /** A usage of zero tokens and zero calls. */
 export function emptyUsage(): Usage {
@@ -22,4 +22,12 @@ export function addUsage(into: Usage, more: Usage): Usage {
   into.calls += more.calls;
   if (more.costUsd !== undefined) into.costUsd = (into.costUsd ?? 0) + more.costUsd;
   return into;
+}
+
+/** A call's usage with its cost from `price` when the model reported none. */
+export function pricedUsage(usage: Usage, price: ModelPrice | undefined): Usage {
+  if (price === undefined || usage.costUsd !== undefined) return usage;
+  usage.costUsd =
+    (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+  return usage;
 }

@@ -1,5 +1,5 @@
 import { BudgetExceededError, InvalidOptionError } from '../errors.js';
-import type { Usage } from '../types.js';
+import type { ModelPrice, Usage } from '../types.js';
 
 /**
  * What a run may spend on model calls. Once what it spent reaches a limit, no model call starts:
@@ -34,5 +34,26 @@ export function guardBudget(budget: Budget, spent: Usage): void {
   }
   if (budget.maxCostUsd !== undefined && (spent.costUsd ?? 0) >= budget.maxCostUsd) {
     throw new BudgetExceededError('maxCostUsd', budget.maxCostUsd, spent.costUsd ?? 0);
+  }
+}
+
+/** Checks a price table: each entry `{ inputPerMTok, outputPerMTok }`, both numbers ≥ 0. */
+export function checkPrices(where: string, prices: Readonly<Record<string, ModelPrice>> | undefined): void {
+  if (prices === undefined) return;
+  if (typeof prices !== 'object' || prices === null) {
+    throw new InvalidOptionError(
+      where,
+      'prices',
+      "{ 'provider:model': { inputPerMTok, outputPerMTok } }",
+      prices,
+    );
+  }
+  for (const [id, price] of Object.entries(prices)) {
+    for (const key of ['inputPerMTok', 'outputPerMTok'] as const) {
+      const value = (price as Partial<ModelPrice> | undefined)?.[key];
+      if (!(typeof value === 'number' && value >= 0)) {
+        throw new InvalidOptionError(where, `prices["${id}"].${key}`, 'a number ≥ 0', value);
+      }
+    }
   }
 }

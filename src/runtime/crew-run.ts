@@ -2,8 +2,8 @@ import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import { ProviderModel } from '../models/providers.js';
 import type { Store } from '../stores/store.js';
-import type { CrewOutput, StatecrewEvent } from '../types.js';
-import { type Budget, checkBudget } from './budget.js';
+import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
+import { type Budget, checkBudget, checkPrices } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
 import { createCrewScope } from './crew-scope.js';
 import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
@@ -44,6 +44,8 @@ export interface RunOptions {
   budget?: Budget | undefined;
   /** Streams every agent's model text as `model.delta` events. @default each agent's `stream` */
   stream?: boolean | undefined;
+  /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's `costUsd` when its model reports none. @default the crew's */
+  prices?: Readonly<Record<string, ModelPrice>> | undefined;
 }
 
 /** A crew run in progress. */
@@ -66,6 +68,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly name: string;
   readonly store: Store | undefined;
   readonly budget: Budget | undefined;
+  readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -94,6 +97,7 @@ export function startCrewRun(
 ): CrewRun {
   const inputs = checkInputs('Crew kickoff', options.inputs);
   checkBudget('Crew kickoff', options.budget);
+  checkPrices('Crew kickoff', options.prices);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager);
@@ -114,6 +118,7 @@ export function startCrewRun(
     restored: restored.size === 0 ? undefined : restored,
     budget: options.budget ?? crew.budget,
     stream: options.stream,
+    prices: options.prices ?? crew.prices,
   });
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached });

@@ -1,9 +1,9 @@
 import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import { isStore, type Store } from '../stores/store.js';
-import type { CrewOutput } from '../types.js';
+import type { CrewOutput, ModelPrice } from '../types.js';
 import { Agent } from './agent.js';
-import { type Budget, checkBudget } from './budget.js';
+import { type Budget, checkBudget, checkPrices } from './budget.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
 import { replayRestore, resumeRestore } from './crew-resume.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
@@ -49,6 +49,8 @@ export interface CrewOptions {
   store?: Store | undefined;
   /** What each run may spend on model calls; a kickoff's `budget` replaces it. */
   budget?: Budget | undefined;
+  /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's cost when its model reports none. */
+  prices?: Readonly<Record<string, ModelPrice>> | undefined;
 }
 
 /**
@@ -70,6 +72,7 @@ export class Crew {
   readonly name: string;
   readonly store: Store | undefined;
   readonly budget: Budget | undefined;
+  readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -109,6 +112,8 @@ export class Crew {
     this.store = options.store;
     checkBudget('Crew', options.budget);
     this.budget = options.budget;
+    checkPrices('Crew', options.prices);
+    this.prices = options.prices;
     this.#assignNodeIds();
     processes[process].checkDefinition(this);
   }

@@ -5,7 +5,7 @@ import {
   type TaskRunValue,
 } from '../actors/task-attempt.js';
 import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
-import type { StatecrewEvent, TaskOutput } from '../types.js';
+import type { ModelPrice, StatecrewEvent, TaskOutput } from '../types.js';
 import { type Budget, guardBudget } from './budget.js';
 import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
@@ -38,6 +38,8 @@ export interface TaskRunnerOptions {
   budget?: Budget | undefined;
   /** Every agent streams its model's text. */
   stream?: boolean | undefined;
+  /** Prices by model id: a call's cost when its model reports none. */
+  prices?: Readonly<Record<string, ModelPrice>> | undefined;
 }
 
 /**
@@ -69,6 +71,7 @@ export function createTaskRunner(
     now: hub.now,
     ...(budget === undefined ? {} : { beforeModelCall: () => guardBudget(budget, recorder.usage) }),
     ...(options.stream === true ? { stream: true } : {}),
+    ...(options.prices === undefined ? {} : { priceOf: (id: string) => options.prices?.[id] }),
     onDelta(nodeId, attempt, delta) {
       if (hub.observed) {
         hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
