@@ -225,4 +225,23 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
       /prices\["openai:x"\].inputPerMTok/,
     );
   });
+
+  it('retries a 500 and a dropped connection, then succeeds', async () => {
+    const researcher = await openAiAgent(
+      (n) =>
+        n === 0
+          ? { status: 500, error: 'upstream broke' }
+          : n === 1
+            ? { drop: true }
+            : { content: 'third time' },
+      { retryDelayMs: 0 },
+    );
+    const out = await new Crew({
+      tasks: [new Task({ name: 't', description: 'x', agent: researcher })],
+    }).kickoff();
+    expect(out.status).toBe('completed');
+    expect(out.raw).toBe('third time');
+    expect(out.nodes[0]?.attempts).toBe(3);
+    expect(server?.requests).toHaveLength(3);
+  });
 });
