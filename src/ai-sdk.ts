@@ -26,6 +26,8 @@ export interface AiSdkModelOptions {
    * provider's first name part: `openai.chat` → `openai`), or the model string itself
    */
   id?: string | undefined;
+  /** Calls a minute at most, shared by every agent that uses this model: calls wait their turn. */
+  maxRpm?: number | undefined;
   temperature?: number | undefined;
   maxOutputTokens?: number | undefined;
   /** Provider-specific options, passed through as the AI SDK takes them. */
@@ -53,6 +55,7 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
   });
   return {
     id: options.id ?? idOf(model),
+    ...(options.maxRpm === undefined ? {} : { maxRpm: options.maxRpm }),
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const { onDelta } = request;
       if (onDelta !== undefined) {

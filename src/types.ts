@@ -77,6 +77,8 @@ export interface Model {
   generate(request: ModelRequest): Promise<ModelResponse>;
   /** What the model is, as a price table names it (`'openai:gpt-4.1-mini'`). */
   readonly id?: string;
+  /** Calls a minute at most, shared by every agent that uses this model: calls wait their turn. */
+  readonly maxRpm?: number;
 }
 
 /** What a model's tokens cost, in US dollars per million. */

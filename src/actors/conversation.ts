@@ -27,6 +27,10 @@ export interface Speaker {
   readonly maxIter: number;
   /** Whether the model is asked to stream its text (each delta to `hooks.onDelta`). */
   readonly stream?: boolean;
+  /** Calls a minute at most for this agent (its calls wait their turn). */
+  readonly maxRpm?: number | undefined;
+  /** What its rate limit is kept under: shared by the copies a kickoff makes of the agent. */
+  readonly rateKey?: object;
 }
 
 /** Where a conversation reports what it spent and did. */
@@ -37,6 +41,8 @@ export interface ConversationHooks {
   onDelta?(delta: string): void;
   /** The price of a model's tokens, by its id, for calls whose model reports no cost. */
   priceOf?(modelId: string): ModelPrice | undefined;
+  /** Resolves when the next model call may start (rate limits space calls rather than fail them). */
+  waitTurn?(): Promise<void>;
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
@@ -71,7 +77,12 @@ export function converse(
 ): Promise<string> {
   if (isModel(speaker.llm)) return modelConversation(speaker, prompt, context, signal, hooks);
   if (signal.aborted) return Promise.reject(signal.reason);
-  return policyCall(speaker.role, speaker.llm, prompt.text, context, signal, hooks);
+  const { llm } = speaker;
+  const turn = hooks.waitTurn;
+  if (turn !== undefined) {
+    return turn().then(() => policyCall(speaker.role, llm, prompt.text, context, signal, hooks));
+  }
+  return policyCall(speaker.role, llm, prompt.text, context, signal, hooks);
 }
 
 /**
@@ -135,6 +146,7 @@ async function modelConversation(
       signal,
     };
     if (hooks.onDelta !== undefined) request.onDelta = hooks.onDelta;
+    if (hooks.waitTurn !== undefined) await hooks.waitTurn();
     const response = await reportedCall(speaker.llm, request, hooks);
     const toolCalls = response.toolCalls ?? [];
     if (toolCalls.length === 0) return response.text;

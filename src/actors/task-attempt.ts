@@ -42,6 +42,8 @@ export interface AttemptHooks {
   stream?: boolean;
   /** The price of a model's tokens by its id (the run's `prices`). */
   priceOf?(modelId: string): ModelPrice | undefined;
+  /** Resolves when `agent`'s next model call may start (its and its model's `maxRpm`). */
+  waitTurn?(agent: AttemptAgent, signal: AbortSignal): Promise<void>;
   /** A model call ended; `failure` is set when it threw. */
   onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
@@ -93,6 +95,9 @@ function conversation(
     now: hooks.now,
     ...(hooks.beforeModelCall === undefined ? {} : { beforeCall: hooks.beforeModelCall }),
     ...(hooks.priceOf === undefined ? {} : { priceOf: hooks.priceOf }),
+    ...(hooks.waitTurn !== undefined && isRateLimited(spec.agent)
+      ? { waitTurn: () => hooks.waitTurn?.(spec.agent, signal) ?? Promise.resolve() }
+      : {}),
     ...((spec.agent.stream === true || hooks.stream === true) && hooks.onDelta !== undefined
       ? { onDelta: (delta: string) => hooks.onDelta?.(spec.nodeId, attemptNo, delta) }
       : {}),
@@ -100,6 +105,11 @@ function conversation(
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   });
+}
+
+/** Whether an agent's calls are spaced: its own `maxRpm`, or its model's. */
+function isRateLimited(agent: AttemptAgent): boolean {
+  return agent.maxRpm !== undefined || (typeof agent.llm === 'object' && agent.llm.maxRpm !== undefined);
 }
 
 /** The value of a task's output once its schema parsed it and its guardrail accepted it. */

@@ -37,6 +37,12 @@ export interface AgentOptions {
    * stream, such as `fromAiSdk`'s, is asked to); the final text is the same. @default false
    */
   stream?: boolean | undefined;
+  /**
+   * Model calls a minute at most, across every run: calls are spaced and wait their turn on the run's
+   * clock instead of failing. (A model's own `maxRpm` — `fromAiSdk(model, { maxRpm })` — is shared by
+   * every agent that uses it.) @default no limit
+   */
+  maxRpm?: number | undefined;
 }
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
@@ -75,6 +81,9 @@ export class Agent implements Speaker {
   readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly stream: boolean;
+  readonly maxRpm: number | undefined;
+  /** What its rate limit is kept under (the copies `withInputs` makes share it). */
+  readonly rateKey: object = {};
 
   constructor(options: AgentOptions) {
     const where = `Agent "${String(options.role)}"`;
@@ -99,6 +108,8 @@ export class Agent implements Speaker {
     this.tools = options.tools ?? [];
     this.maxIter = options.maxIter ?? 10;
     this.stream = options.stream === true;
+    optionalPositive(where, 'maxRpm', options.maxRpm);
+    this.maxRpm = options.maxRpm;
     this.maxRetries = options.maxRetries;
     this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;

@@ -11,6 +11,7 @@ import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
+import { waitTurn } from './rate-limit.js';
 import type { NodeRecord, RunRecorder } from './recorder.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
@@ -72,6 +73,15 @@ export function createTaskRunner(
     ...(budget === undefined ? {} : { beforeModelCall: () => guardBudget(budget, recorder.usage) }),
     ...(options.stream === true ? { stream: true } : {}),
     ...(options.prices === undefined ? {} : { priceOf: (id: string) => options.prices?.[id] }),
+    waitTurn(agent, signal) {
+      const turns: Promise<void>[] = [];
+      if (agent.maxRpm !== undefined)
+        turns.push(waitTurn(agent.rateKey ?? agent, agent.maxRpm, clock, signal));
+      const { llm } = agent;
+      if (typeof llm === 'object' && llm.maxRpm !== undefined)
+        turns.push(waitTurn(llm, llm.maxRpm, clock, signal));
+      return Promise.all(turns).then(() => {});
+    },
     onDelta(nodeId, attempt, delta) {
       if (hub.observed) {
         hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
