@@ -13,6 +13,8 @@ import {
   generateText,
   jsonSchema,
   type LanguageModel,
+  NoObjectGeneratedError,
+  Output,
   streamText,
   type ToolSet,
   tool,
@@ -52,6 +54,10 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+    // The provider's structured-output mode, when the task has a schema and no tool is in play.
+    ...(request.schema === undefined || request.tools.length > 0
+      ? {}
+      : { output: Output.object({ schema: jsonSchema(request.schema) }) }),
   });
   return {
     id: options.id ?? idOf(model),
@@ -74,7 +80,21 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
         ]);
         return toResponse({ text, toolCalls, usage, finishReason, raw });
       }
-      const result = await generateText(settings(request));
+      let result: Awaited<ReturnType<typeof generateText>>;
+      try {
+        result = await generateText(settings(request));
+      } catch (error) {
+        // The provider answered but not with the schema's object: its text goes on to statecrew's
+        // own parsing (a fenced JSON block is fine) and validation, which retries with output_invalid.
+        if (!NoObjectGeneratedError.isInstance(error)) throw error;
+        return toResponse({
+          text: error.text ?? '',
+          toolCalls: [],
+          usage: error.usage ?? {},
+          finishReason: error.finishReason ?? 'stop',
+          raw: error.response,
+        });
+      }
       // The result's fields are getters: name them (a spread would copy none).
       const { text, toolCalls, usage, finishReason, response } = result;
       return toResponse({ text, toolCalls, usage, finishReason, raw: response });

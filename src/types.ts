@@ -55,6 +55,11 @@ export interface ModelRequest {
   /** Aborted when the run is cancelled or the attempt times out. */
   signal: AbortSignal;
   /**
+   * The JSON Schema the answer must follow, when the task has an `outputSchema`: a model that can
+   * should use its provider's structured-output mode (statecrew parses and validates the text either way).
+   */
+  schema?: Record<string, unknown>;
+  /**
    * Set when the agent streams: a model that can should call it with each piece of text as it comes
    * (the response's `text` is still the whole text). A model that cannot ignores it.
    */

@@ -244,4 +244,22 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     expect(out.nodes[0]?.attempts).toBe(3);
     expect(server?.requests).toHaveLength(3);
   });
+
+  it('asks for the provider’s structured output when the task has a schema, and repairs an invalid reply', async () => {
+    const researcher = await openAiAgent(
+      (n) => ({ content: n === 0 ? '{"title": 42}' : '```json\n{"title": "Agents", "points": 3}\n```' }),
+      { retryDelayMs: 0 },
+    );
+    const outputSchema = z.object({ title: z.string(), points: z.number() });
+    const task = new Task({ name: 't', description: 'Summarize', agent: researcher, outputSchema });
+    const out = await new Crew({ tasks: [task] }).kickoff();
+    expect(out.tasksOutput[0]?.structured).toEqual({ title: 'Agents', points: 3 });
+    expect(out.nodes[0]?.attempts).toBe(2); // the first reply failed validation (output_invalid) and was retried
+    const format = server?.requests[0]?.response_format as { type: string; json_schema: { schema: unknown } };
+    expect(format.type).toBe('json_schema');
+    expect(format.json_schema.schema).toMatchObject({
+      type: 'object',
+      properties: { title: { type: 'string' } },
+    });
+  });
 });

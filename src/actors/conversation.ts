@@ -57,6 +57,8 @@ export interface TaskPrompt {
   text: string;
   system: string;
   task: string;
+  /** The JSON Schema of the task's structured output, for a model's structured-output mode. */
+  schema?: Record<string, unknown>;
 }
 
 /** The first message of a task conversation: the prompt, then the context when there is one. */
@@ -146,6 +148,7 @@ async function modelConversation(
       signal,
     };
     if (hooks.onDelta !== undefined) request.onDelta = hooks.onDelta;
+    if (prompt.schema !== undefined) request.schema = prompt.schema;
     if (hooks.waitTurn !== undefined) await hooks.waitTurn();
     const response = await reportedCall(speaker.llm, request, hooks);
     const toolCalls = response.toolCalls ?? [];

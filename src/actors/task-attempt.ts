@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import type { Failure, ModelPrice, TaskOutput, ToolCallRecord, Usage } from '../types.js';
@@ -88,6 +88,7 @@ function conversation(
   let prompt: TaskPrompt;
   try {
     prompt = spec.agent.taskPrompt(spec.description, spec.expectedOutput);
+    if (spec.outputSchema !== undefined) prompt = { ...prompt, schema: jsonSchemaOf(spec.outputSchema) };
   } catch (error) {
     return Promise.reject(error);
   }
@@ -105,6 +106,17 @@ function conversation(
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   });
+}
+
+/** A task's output schema as JSON Schema, converted once per schema. */
+const jsonSchemas = new WeakMap<ZodType, Record<string, unknown>>();
+function jsonSchemaOf(schema: ZodType): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (json === undefined) {
+    json = z.toJSONSchema(schema) as Record<string, unknown>;
+    jsonSchemas.set(schema, json);
+  }
+  return json;
 }
 
 /** Whether an agent's calls are spaced: its own `maxRpm`, or its model's. */
