@@ -2,7 +2,7 @@ import { type ZodType, z } from 'zod';
 import { GuardrailError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import type { Failure, ModelPrice, TaskOutput, ToolCallRecord, Usage } from '../types.js';
-import { converse, type Speaker, type TaskPrompt } from './conversation.js';
+import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
 
@@ -92,20 +92,21 @@ function conversation(
   } catch (error) {
     return Promise.reject(error);
   }
-  return converse(spec.agent, prompt, spec.context, signal, {
+  // Built with assignments, not spreads: this runs once per attempt on every task's path.
+  const talk: ConversationHooks = {
     now: hooks.now,
-    ...(hooks.beforeModelCall === undefined ? {} : { beforeCall: hooks.beforeModelCall }),
-    ...(hooks.priceOf === undefined ? {} : { priceOf: hooks.priceOf }),
-    ...(hooks.waitTurn !== undefined && isRateLimited(spec.agent)
-      ? { waitTurn: () => hooks.waitTurn?.(spec.agent, signal) ?? Promise.resolve() }
-      : {}),
-    ...((spec.agent.stream === true || hooks.stream === true) && hooks.onDelta !== undefined
-      ? { onDelta: (delta: string) => hooks.onDelta?.(spec.nodeId, attemptNo, delta) }
-      : {}),
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
-  });
+  };
+  if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
+  if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
+  const { waitTurn, onDelta } = hooks;
+  if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);
+  if (onDelta !== undefined && (spec.agent.stream === true || hooks.stream === true)) {
+    talk.onDelta = (delta) => onDelta(spec.nodeId, attemptNo, delta);
+  }
+  return converse(spec.agent, prompt, spec.context, signal, talk);
 }
 
 /** A task's output schema as JSON Schema, converted once per schema. */
