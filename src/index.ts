@@ -90,6 +90,7 @@ export type {
   StepFn,
 } from './runtime/flow/definition.js';
 export { createFlow, Flow, type FreeFlowOptions, type StructuredFlowOptions } from './runtime/flow/flow.js';
+export type { HumanAnswerInput } from './runtime/flow/flow-resume.js';
 export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-run.js';
 export type {
   FlowRunInfo,

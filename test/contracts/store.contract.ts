@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StatecrewError } from '../../src/index.js';
 import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
 import { codeOf } from '../store-helpers.js';
 

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { StatecrewError } from '../../src/index.js';
 import { RedisStore, type RedisStoreOptions, redisRecordKeys } from '../../src/stores/redis.js';
 import { storeContract } from '../contracts/store.contract.js';
 import { codeOf } from '../store-helpers.js';

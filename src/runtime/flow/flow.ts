@@ -202,7 +202,7 @@ export class Flow<S> {
    */
   async resume(
     id: string,
-    answer?: unknown,
+    answer?: HumanAnswerInput,
     options: Omit<FlowRunOptions, 'inputs' | 'from'> = {},
   ): Promise<FlowOutput<WithId<S>>> {
     const definition = this.definition as FlowDefinition<unknown>;

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFlow, MemoryStore, or, SqliteStore, StatecrewError, type Store } from '../../../src/index.js';
-import type { JsonValue, StoreCollection } from '../../../src/stores/store.js';
 import { GatedStore } from '../../store-helpers.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
