@@ -14,6 +14,7 @@ export type StatecrewErrorCode =
   | 'duplicate_task'
   | 'flow_exists'
   | 'flow_mismatch'
+  | 'guardrail_failed'
   | 'guardrail_rejected'
   | 'invalid_inputs'
   | 'invalid_model_response'
@@ -422,6 +423,17 @@ export class GuardrailError extends StatecrewError<'guardrail_rejected'> {
     super('guardrail_rejected', `Guardrail of task "${task}" rejected the output: ${reason}`, {
       details: { task, reason },
     });
+  }
+}
+
+/** A task's guardrail rejected its output on the last attempt allowed: names the last reason. */
+export class GuardrailFailedError extends StatecrewError<'guardrail_failed'> {
+  constructor(task: string, reason: string, attempts: number) {
+    super(
+      'guardrail_failed',
+      `Guardrail of task "${task}" rejected every attempt (${attempts}); the last reason: ${reason}`,
+      { retryable: false, details: { task, reason, attempts } },
+    );
   }
 }
 

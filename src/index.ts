@@ -15,6 +15,7 @@ export {
   FlowExistsError,
   FlowMismatchError,
   GuardrailError,
+  GuardrailFailedError,
   InvalidInputsError,
   InvalidOptionError,
   InvalidStateError,
@@ -104,7 +105,7 @@ export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers
 export { interpolate } from './runtime/interpolate.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
-export { type Guardrail, Task, type TaskOptions } from './runtime/task.js';
+export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/task.js';
 export { MemoryStore } from './stores/memory.js';
 export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {

@@ -1,5 +1,5 @@
 import { type ZodType, z } from 'zod';
-import { GuardrailError, TaskTimeoutError } from '../errors.js';
+import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import type { Failure, ModelPrice, TaskOutput, ToolCallRecord, Usage } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
@@ -21,7 +21,12 @@ export interface AttemptSpec {
   context: string;
   agent: AttemptAgent;
   outputSchema: ZodType | undefined;
-  guardrail: ((output: TaskOutput) => boolean | string | Promise<boolean | string>) | undefined;
+  /** The task's guardrails, in order (none: an empty list or undefined). */
+  guardrail: readonly ((output: TaskOutput) => unknown)[] | undefined;
+  /** Attempts allowed in all: a rejection on the last one is `guardrail_failed`. @default 1 */
+  maxAttempts?: number;
+  /** Why the previous attempt's output was rejected: the agent is told. */
+  feedback?: string | undefined;
   timeoutMs: number | undefined;
 }
 
@@ -65,7 +70,11 @@ export function runTaskAttempt(
     signal.throwIfAborted();
     return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
   };
-  if (spec.outputSchema === undefined && spec.guardrail === undefined && spec.timeoutMs === undefined) {
+  if (
+    spec.outputSchema === undefined &&
+    (spec.guardrail?.length ?? 0) === 0 &&
+    spec.timeoutMs === undefined
+  ) {
     // Nothing to check and no time limit: the conversation's text is the output.
     return conversation(spec, attemptNo, signal, hooks).then(
       (raw): WorkOutcome => ({ ok: true, output: { raw }, finishedAt: hooks.now() }),
@@ -73,7 +82,7 @@ export function runTaskAttempt(
     );
   }
   const run = (attemptSignal: AbortSignal) =>
-    conversation(spec, attemptNo, attemptSignal, hooks).then((raw) => checked(spec, raw));
+    conversation(spec, attemptNo, attemptSignal, hooks).then((raw) => checked(spec, raw, attemptNo));
   const work = spec.timeoutMs === undefined ? run(signal) : withTimeout(spec, spec.timeoutMs, signal, run);
   return work.then((value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }), failed);
 }
@@ -88,6 +97,10 @@ function conversation(
   let prompt: TaskPrompt;
   try {
     prompt = spec.agent.taskPrompt(spec.description, spec.expectedOutput);
+    if (spec.feedback !== undefined) {
+      const note = `\nFeedback: your previous answer was rejected: ${spec.feedback}`;
+      prompt = { ...prompt, text: prompt.text + note, task: prompt.task + note };
+    }
     if (spec.outputSchema !== undefined) prompt = { ...prompt, schema: jsonSchemaOf(spec.outputSchema) };
   } catch (error) {
     return Promise.reject(error);
@@ -126,10 +139,10 @@ function isRateLimited(agent: AttemptAgent): boolean {
 }
 
 /** The value of a task's output once its schema parsed it and its guardrail accepted it. */
-async function checked(spec: AttemptSpec, raw: string): Promise<TaskRunValue> {
+async function checked(spec: AttemptSpec, raw: string, attemptNo: number): Promise<TaskRunValue> {
   const value: TaskRunValue = { raw };
   if (spec.outputSchema) value.structured = parseStructured(spec.name, raw, spec.outputSchema);
-  if (spec.guardrail) {
+  for (const guardrail of spec.guardrail ?? []) {
     const output: TaskOutput = {
       name: spec.name,
       description: spec.description,
@@ -137,11 +150,33 @@ async function checked(spec: AttemptSpec, raw: string): Promise<TaskRunValue> {
       agent: spec.agent.role,
       ...value,
     };
-    const verdict = await spec.guardrail(output);
-    if (verdict !== true)
-      throw new GuardrailError(spec.name, verdict === false ? 'no reason given' : verdict);
+    const verdict = readVerdict(await guardrail(output));
+    if (!verdict.ok) {
+      if (attemptNo >= (spec.maxAttempts ?? 1))
+        throw new GuardrailFailedError(spec.name, verdict.reason, attemptNo);
+      throw new GuardrailError(spec.name, verdict.reason);
+    }
+    if (verdict.replaced) {
+      if (typeof verdict.value === 'string') value.raw = verdict.value;
+      else value.structured = verdict.value;
+    }
   }
   return value;
+}
+
+/** A guardrail's answer in one shape; anything unexpected is a rejection saying so. */
+function readVerdict(
+  verdict: unknown,
+): { ok: true; replaced: boolean; value?: unknown } | { ok: false; reason: string } {
+  if (verdict === true) return { ok: true, replaced: false };
+  if (verdict === false) return { ok: false, reason: 'no reason given' };
+  if (typeof verdict === 'string') return { ok: false, reason: verdict };
+  if (typeof verdict === 'object' && verdict !== null && 'ok' in verdict) {
+    const given = verdict as { ok: unknown; value?: unknown; reason?: unknown };
+    if (given.ok === true) return { ok: true, replaced: 'value' in given, value: given.value };
+    return { ok: false, reason: typeof given.reason === 'string' ? given.reason : 'no reason given' };
+  }
+  return { ok: false, reason: `the guardrail answered ${describeThrown(verdict)}, not a verdict` };
 }
 
 /**

@@ -49,7 +49,7 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     context,
     agent,
     outputSchema: task.outputSchema,
-    guardrail: task.guardrail,
+    guardrail: task.guardrail === undefined ? undefined : [task.guardrail].flat(),
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),
     retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,

@@ -59,9 +59,15 @@ export function createTaskRunner(
     const record = recorder.nodes.get(nodeId);
     if (store !== undefined && record !== undefined) runner.hold(store(record, spec));
   };
+  /** Why each run's last attempt was rejected by a guardrail: its next attempt is told. */
+  const feedback = new Map<string, string>();
+  const withFeedback = (spec: TaskRunSpec): TaskRunSpec => {
+    const reason = feedback.get(spec.nodeId);
+    return reason === undefined ? spec : { ...spec, feedback: reason };
+  };
   const restore = (spec: TaskRunSpec, attempt: number, signal: AbortSignal): Promise<WorkOutcome> => {
     const result = restored?.get(spec.nodeId);
-    if (result === undefined) return runTaskAttempt(spec, attempt, signal, hooks);
+    if (result === undefined) return runTaskAttempt(withFeedback(spec), attempt, signal, hooks);
     // A task whose completed result the store kept: its output, without asking the model again.
     const output: TaskRunValue = { raw: result.raw ?? '' };
     if (result.structured !== undefined) output.structured = result.structured;
@@ -110,7 +116,7 @@ export function createTaskRunner(
       workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
       attempt:
         restored === undefined
-          ? (spec, attempt, signal) => runTaskAttempt(spec, attempt, signal, hooks)
+          ? (spec, attempt, signal) => runTaskAttempt(withFeedback(spec), attempt, signal, hooks)
           : restore,
       publish(emitted, spec) {
         switch (emitted.type) {
@@ -161,6 +167,10 @@ export function createTaskRunner(
             return;
           }
           case 'node.failed':
+            if (emitted.willRetry && emitted.error.code === 'guardrail_rejected') {
+              const reason = (emitted.error.details as { reason?: unknown } | undefined)?.reason;
+              feedback.set(emitted.nodeId, typeof reason === 'string' ? reason : emitted.error.message);
+            } else feedback.delete(emitted.nodeId);
             hub.emit(failedEvent(emitted));
             if (store !== undefined && spec !== undefined && !emitted.willRetry) stored(emitted.nodeId, spec);
             return;

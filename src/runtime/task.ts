@@ -5,10 +5,21 @@ import type { Agent } from './agent.js';
 import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
 /**
- * Checks a task's output before it is accepted: `true` accepts it; `false` or a string (the reason)
- * rejects the attempt with `guardrail_rejected`, which is retried like any failed attempt.
+ * What a guardrail says of an output: `{ ok: true }` (or `true`) accepts it, `{ ok: true, value }`
+ * accepts it replacing it (a string becomes the raw text, anything else the structured value);
+ * `{ ok: false, reason }` (or `false`, or a string: the reason) rejects it.
  */
-export type Guardrail = (output: TaskOutput) => boolean | string | Promise<boolean | string>;
+export type GuardrailVerdict =
+  | boolean
+  | string
+  | { ok: true; value?: unknown }
+  | { ok: false; reason: string };
+
+/**
+ * Checks a task's output before it is accepted. A rejection fails the attempt (`guardrail_rejected`)
+ * and the next attempt is told why; once no attempt remains, `guardrail_failed` names the last reason.
+ */
+export type Guardrail = (output: TaskOutput) => GuardrailVerdict | Promise<GuardrailVerdict>;
 
 /** Options of a {@link Task}. */
 export interface TaskOptions {
@@ -24,7 +35,8 @@ export interface TaskOptions {
   context?: Task[] | undefined;
   /** Parses the output as JSON and validates it; the result is the task's `structured` output. */
   outputSchema?: ZodType | undefined;
-  guardrail?: Guardrail | undefined;
+  /** A guardrail, or a list applied in order (each sees what the ones before accepted). */
+  guardrail?: Guardrail | readonly Guardrail[] | undefined;
   /** Retries after a failed attempt. @default the agent's `maxRetries`, else 2 */
   maxRetries?: number | undefined;
   /**
@@ -50,7 +62,7 @@ export class Task {
   readonly agent: Agent | undefined;
   context: Task[] | undefined;
   readonly outputSchema: ZodType | undefined;
-  readonly guardrail: Guardrail | undefined;
+  readonly guardrail: Guardrail | readonly Guardrail[] | undefined;
   readonly maxRetries: number | undefined;
   /** Delay before the first retry; see {@link TaskOptions.retryDelayMs}. */
   readonly retryDelayMs: number | undefined;
@@ -66,6 +78,15 @@ export class Task {
     optionalInteger(where, 'maxRetries', options.maxRetries, 0);
     optionalInteger(where, 'retryDelayMs', options.retryDelayMs, 0);
     optionalPositive(where, 'timeoutMs', options.timeoutMs);
+    const guards = options.guardrail === undefined ? [] : [options.guardrail].flat();
+    if (guards.some((g) => typeof g !== 'function')) {
+      throw new InvalidOptionError(
+        where,
+        'guardrail',
+        'a function or a list of functions',
+        options.guardrail,
+      );
+    }
     this.name = options.name;
     this.description = options.description;
     this.expectedOutput = options.expectedOutput ?? '';

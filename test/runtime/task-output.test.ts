@@ -56,7 +56,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
     });
     const rejected = await new Crew({ tasks: [stubborn] }).kickoff();
     expect(rejected.errors.stubborn).toBe(
-      'Guardrail of task "stubborn" rejected the output: no reason given (guardrail_rejected)',
+      'Guardrail of task "stubborn" rejected every attempt (1); the last reason: no reason given (guardrail_failed)',
     );
   });
 
