@@ -86,7 +86,7 @@ describe('a flow process killed mid-run', () => {
   }, 60_000);
 
   const services = process.env.STATECREW_NO_SERVICES !== '1';
-  (services ? it : it.skip)(
+  it.skipIf(!services)(
     'resumes from PostgreSQL in another process: finished steps never run again',
     async () => {
       const server = 'postgres://postgres@127.0.0.1:5432/test';
@@ -119,7 +119,7 @@ describe('a crew process killed mid-run', () => {
 
   const services = process.env.STATECREW_NO_SERVICES !== '1';
   if (!services) console.log('PostgreSQL crash test skipped: STATECREW_NO_SERVICES=1');
-  (services ? it : it.skip)(
+  it.skipIf(!services)(
     'resumes from PostgreSQL in another process: finished tasks never run again',
     async () => {
       const server = 'postgres://postgres@127.0.0.1:5432/test';

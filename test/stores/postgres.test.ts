@@ -10,14 +10,10 @@ const SERVER = 'postgres://postgres@127.0.0.1:5432/test';
 /** Nothing listens on port 1. */
 const NOWHERE = 'postgres://postgres@127.0.0.1:1/test';
 
-if (process.env.STATECREW_NO_SERVICES === '1') {
+const noServices = process.env.STATECREW_NO_SERVICES === '1';
+if (noServices)
   console.log('PostgresStore tests skipped: STATECREW_NO_SERVICES=1 says no PostgreSQL server is running');
-  describe.skip('PostgresStore', () => {
-    it('runs against a PostgreSQL server', () => {});
-  });
-} else {
-  postgresTests();
-}
+describe.skipIf(noServices)('PostgresStore on the server at 127.0.0.1:5432', () => postgresTests());
 
 function postgresTests(): void {
   /** A connection of the tests' own, beside the stores under test. */
