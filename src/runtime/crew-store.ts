@@ -1,5 +1,5 @@
 import { describeThrown, StatecrewError } from '../errors.js';
-import type { JsonValue, Store, StoreCollection } from '../stores/store.js';
+import { type JsonValue, type Store, type StoreCollection, toJson } from '../stores/store.js';
 import type { CrewOutput, RunStatus, StoreErrorRecord, Usage } from '../types.js';
 import type { EventHub } from './event-hub.js';
 import type { NodeRecord } from './recorder.js';
@@ -140,10 +140,4 @@ export function storedExecution(out: CrewOutput, crew: string, startedAt: number
     startedAt,
     totalTimeMs: out.totalTimeMs,
   };
-}
-
-/** `value` as JSON keeps it (what JSON cannot carry is dropped the way `JSON.stringify` drops it). */
-function toJson(value: unknown): JsonValue {
-  const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }

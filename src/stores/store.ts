@@ -95,6 +95,12 @@ export function encodeValue(store: string, value: JsonValue): string {
   return text;
 }
 
+/** `value` as JSON keeps it (what JSON cannot carry is dropped the way `JSON.stringify` drops it). */
+export function toJson(value: unknown): JsonValue {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as JsonValue);
+}
+
 /** Where a stored row came from, for the errors that name it. */
 export interface RowAddress {
   collection: string;

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import { StoreRequiredError } from '../../errors.js';
 import type { FlowMachineOutput } from '../../machines/flow.js';
-import type { JsonValue, Store } from '../../stores/store.js';
+import { type JsonValue, type Store, toJson } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../clock.js';
 import { EventHub } from '../event-hub.js';
@@ -19,7 +19,6 @@ import {
   type FlowSnapshot,
   type HumanAnswer,
   type PendingHuman,
-  toJson,
 } from './snapshot.js';
 import { checkState, createState, type WithId } from './state.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';

@@ -78,12 +78,6 @@ export interface FlowRunInfo {
   updatedAt: number;
 }
 
-/** `value` as JSON keeps it (what JSON cannot carry is dropped the way `JSON.stringify` drops it). */
-export function toJson(value: unknown): JsonValue {
-  const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as JsonValue);
-}
-
 /** The public view of a snapshot. */
 export function runInfo(snapshot: FlowSnapshot): FlowRunInfo {
   const { id, flow, status, state, trail, outputs, updatedAt } = snapshot;
