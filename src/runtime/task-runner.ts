@@ -65,10 +65,11 @@ export function createTaskRunner(
     const reason = feedback.get(spec.nodeId);
     return reason === undefined ? spec : { ...spec, feedback: reason };
   };
-  const restore = (spec: TaskRunSpec, attempt: number, signal: AbortSignal): Promise<WorkOutcome> => {
+  /** One attempt: the task's work — or, for a task whose completed result the store kept, that result. */
+  const attempt = (spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> => {
     const result = restored?.get(spec.nodeId);
-    if (result === undefined) return runTaskAttempt(withFeedback(spec), attempt, signal, hooks);
-    // A task whose completed result the store kept: its output, without asking the model again.
+    if (result === undefined) return runTaskAttempt(withFeedback(spec), attemptNo, signal, hooks);
+    // Its stored output, without asking the model again.
     const output: TaskRunValue = { raw: result.raw ?? '' };
     if (result.structured !== undefined) output.structured = result.structured;
     return Promise.resolve({ ok: true, output, finishedAt: hub.now() });
@@ -114,10 +115,7 @@ export function createTaskRunner(
   const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(
     {
       workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
-      attempt:
-        restored === undefined
-          ? (spec, attempt, signal) => runTaskAttempt(withFeedback(spec), attempt, signal, hooks)
-          : restore,
+      attempt,
       publish(emitted, spec) {
         switch (emitted.type) {
           case 'node.ready':
