@@ -255,6 +255,10 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     const out = await new Crew({ tasks: [task] }).kickoff();
     expect(out.tasksOutput[0]?.structured).toEqual({ title: 'Agents', points: 3 });
     expect(out.nodes[0]?.attempts).toBe(2); // the first reply failed validation (output_invalid) and was retried
+    // The retry tells the model what was wrong with its first reply.
+    expect(server?.requests[1]?.messages.at(-1)?.content).toMatch(
+      /Feedback: your previous answer was rejected: Output of task "t" does not match its schema: title: /,
+    );
     const format = server?.requests[0]?.response_format as { type: string; json_schema: { schema: unknown } };
     expect(format.type).toBe('json_schema');
     expect(format.json_schema.schema).toMatchObject({

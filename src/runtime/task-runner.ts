@@ -165,9 +165,12 @@ export function createTaskRunner(
             return;
           }
           case 'node.failed':
+            // A rejected output (a guardrail's reason, the schema's issues) is told to the next attempt.
             if (emitted.willRetry && emitted.error.code === 'guardrail_rejected') {
               const reason = (emitted.error.details as { reason?: unknown } | undefined)?.reason;
               feedback.set(emitted.nodeId, typeof reason === 'string' ? reason : emitted.error.message);
+            } else if (emitted.willRetry && emitted.error.code === 'output_invalid') {
+              feedback.set(emitted.nodeId, emitted.error.message);
             } else feedback.delete(emitted.nodeId);
             hub.emit(failedEvent(emitted));
             if (store !== undefined && spec !== undefined && !emitted.willRetry) stored(emitted.nodeId, spec);
