@@ -172,7 +172,7 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).kickoff({
       signal: controller.signal,
     });
-    while ((server?.requests.length ?? 0) === 0) await new Promise((resolve) => setImmediate(resolve));
+    await server?.whenRequests(1);
     controller.abort('user cancelled');
     await expect(run).rejects.toMatchObject({ code: 'aborted' });
     await server?.whenClosed(1);

@@ -88,15 +88,18 @@ const taskSetup = setup({
   },
 });
 
+/** Asking the agent actor, then `completed` with its answer: how both task machines below run. */
+const running = taskSetup.createStateConfig({
+  entry: 'ask',
+  on: { DONE: { target: 'completed', actions: assign({ output: ({ event }) => event.output }) } },
+});
+
 /** A task run asking the agent actor; it ends in a final state (one done event type: id `task`). */
 const askingTask = taskSetup.createMachine({
   context: ({ input }) => ({ input: input.input, output: '' }),
   initial: 'running',
   states: {
-    running: {
-      entry: 'ask',
-      on: { DONE: { target: 'completed', actions: assign({ output: ({ event }) => event.output }) } },
-    },
+    running,
     completed: { type: 'final' },
   },
   output: ({ context }) => context.output,
@@ -107,10 +110,7 @@ const reportingTask = taskSetup.createMachine({
   context: ({ input }) => ({ input: input.input, output: '' }),
   initial: 'running',
   states: {
-    running: {
-      entry: 'ask',
-      on: { DONE: { target: 'completed', actions: assign({ output: ({ event }) => event.output }) } },
-    },
+    running,
     completed: {
       entry: sendTo(
         ({ self }) => self._parent as AnyActorRef,

@@ -1,5 +1,4 @@
 import {
-  checkAddress,
   decodeValue,
   encodeValue,
   type JsonValue,
@@ -51,23 +50,20 @@ export class MemoryStore implements Store {
     executionId: string,
     key: string,
   ): Promise<StoredRecord | undefined> {
-    this.#open.check();
-    checkAddress('MemoryStore', collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const row = this.#rows.get(collection)?.get(executionId)?.get(key);
     return row === undefined ? undefined : this.#record(collection, executionId, key, row);
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
-    this.#open.check();
-    checkAddress('MemoryStore', collection, executionId);
+    this.#open.use(collection, executionId);
     const rows = this.#rows.get(collection)?.get(executionId);
     if (rows === undefined) return [];
     return [...rows].map(([key, row]) => this.#record(collection, executionId, key, row));
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
-    this.#open.check();
-    checkAddress('MemoryStore', collection, '-');
+    this.#open.use(collection);
     return [...(this.#rows.get(collection)?.keys() ?? [])].sort();
   }
 
@@ -97,8 +93,7 @@ export class MemoryStore implements Store {
     value: JsonValue,
     replace: boolean,
   ): boolean {
-    this.#open.check();
-    checkAddress('MemoryStore', collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const text = encodeValue('MemoryStore', value);
     const rows = this.#execution(collection, executionId);
     if (!replace && rows.has(key)) return false;

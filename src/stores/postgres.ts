@@ -2,7 +2,6 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import pg from 'pg';
 import { InvalidOptionError, SnapshotVersionError, StoreUnavailableError } from '../errors.js';
 import {
-  checkAddress,
   decodeValue,
   encodeValue,
   type JsonValue,
@@ -109,7 +108,7 @@ export class PostgresStore implements Store {
     executionId: string,
     key: string,
   ): Promise<StoredRecord | undefined> {
-    this.#check(collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const { rows } = await this.#query<RecordRow>(
       `SELECT key, version, value, updated_at FROM ${this.#table(collection)} WHERE execution_id = $1 AND key = $2`,
       [executionId, key],
@@ -119,7 +118,7 @@ export class PostgresStore implements Store {
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
-    this.#check(collection, executionId);
+    this.#open.use(collection, executionId);
     const { rows } = await this.#query<RecordRow>(
       `SELECT key, version, value, updated_at FROM ${this.#table(collection)} WHERE execution_id = $1 ORDER BY seq`,
       [executionId],
@@ -128,7 +127,7 @@ export class PostgresStore implements Store {
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
-    this.#check(collection, '-');
+    this.#open.use(collection);
     const { rows } = await this.#query<{ id: string }>(
       `SELECT DISTINCT execution_id COLLATE "C" AS id FROM ${this.#table(collection)} ORDER BY id`,
       [],
@@ -146,13 +145,6 @@ export class PostgresStore implements Store {
     await this.#closing;
   }
 
-  #check(collection: StoreCollection, executionId: string, key?: string): void {
-    this.#open.check();
-    checkAddress(NAME, collection, executionId, key);
-    checkText('executionId', executionId);
-    if (key !== undefined) checkText('key', key);
-  }
-
   async #write(
     collection: StoreCollection,
     executionId: string,
@@ -160,7 +152,7 @@ export class PostgresStore implements Store {
     value: JsonValue,
     onConflict: string,
   ): Promise<number> {
-    this.#check(collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const text = encodeValue(NAME, value);
     const { rowCount } = await this.#query(
       `INSERT INTO ${this.#table(collection)} (execution_id, key, version, value, updated_at)
@@ -331,13 +323,6 @@ function checkOptions(options: PostgresStoreOptions): PostgresStoreBaseOptions &
     );
   }
   return options;
-}
-
-/** PostgreSQL text holds neither NUL nor a lone surrogate (it would be stored as U+FFFD, merging ids). */
-function checkText(option: string, text: string): void {
-  if (text.includes('\u0000') || /\p{Cs}/u.test(text)) {
-    throw new InvalidOptionError(NAME, option, 'text without NUL characters or lone surrogates', text);
-  }
 }
 
 function toRecord(collection: string, executionId: string, row: RecordRow): StoredRecord {

@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { CorruptSnapshotError, InvalidOptionError, StoreUnavailableError } from '../errors.js';
 import {
-  checkAddress,
   decodeValue,
   encodeValue,
   type JsonValue,
@@ -164,16 +163,14 @@ export class RedisStore implements Store {
     executionId: string,
     key: string,
   ): Promise<StoredRecord | undefined> {
-    this.#open.check();
-    checkAddress(NAME, collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const keys = redisRecordKeys(this.#prefix, collection, executionId, key);
     const hash = await this.#run((client) => client.hgetall(keys.record));
     return isEmpty(hash) ? undefined : toRecord(collection, executionId, key, hash);
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
-    this.#open.check();
-    checkAddress(NAME, collection, executionId);
+    this.#open.use(collection, executionId);
     const id = escapePart('executionId', executionId);
     const index = indexKey(this.#prefix, collection, id);
     const hashes = await this.#run(async (client) => {
@@ -195,8 +192,7 @@ export class RedisStore implements Store {
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
-    this.#open.check();
-    checkAddress(NAME, collection, '-');
+    this.#open.use(collection);
     const head = indexKey(this.#prefix, collection, '');
     const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*`;
     const ids = new Set<string>();
@@ -231,8 +227,7 @@ export class RedisStore implements Store {
     value: JsonValue,
     mode: 'put' | 'insert',
   ): Promise<unknown> {
-    this.#open.check();
-    checkAddress(NAME, collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const text = encodeValue(NAME, value);
     const keys = redisRecordKeys(this.#prefix, collection, executionId, key);
     const args = [STORE_FORMAT_VERSION, text, Date.now(), keys.member, this.#ttl, mode];

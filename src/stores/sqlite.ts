@@ -4,7 +4,6 @@ import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { InvalidOptionError, SnapshotVersionError, StoreUnavailableError } from '../errors.js';
 import {
-  checkAddress,
   decodeValue,
   encodeValue,
   type JsonValue,
@@ -109,22 +108,19 @@ export class SqliteStore implements Store {
     executionId: string,
     key: string,
   ): Promise<StoredRecord | undefined> {
-    this.#open.check();
-    checkAddress('SqliteStore', collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     const row = this.#prepared(collection).get.get(executionId, key) as Row | undefined;
     return row === undefined ? undefined : toRecord(collection, executionId, row);
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
-    this.#open.check();
-    checkAddress('SqliteStore', collection, executionId);
+    this.#open.use(collection, executionId);
     const rows = this.#prepared(collection).list.all(executionId) as Row[];
     return rows.map((row) => toRecord(collection, executionId, row));
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
-    this.#open.check();
-    checkAddress('SqliteStore', collection, '-');
+    this.#open.use(collection);
     const rows = this.#prepared(collection).executions.all() as { execution_id: string }[];
     // SQLite sorts UTF-8 bytes; the contract is JavaScript's order of strings.
     return rows.map((r) => r.execution_id).sort();
@@ -138,8 +134,7 @@ export class SqliteStore implements Store {
   }
 
   #checked(collection: StoreCollection, executionId: string, key: string, value: JsonValue): string {
-    this.#open.check();
-    checkAddress('SqliteStore', collection, executionId, key);
+    this.#open.use(collection, executionId, key);
     return encodeValue('SqliteStore', value);
   }
 

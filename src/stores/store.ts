@@ -73,13 +73,18 @@ function storable(text: unknown): boolean {
   return typeof text === 'string' && text !== '' && !text.includes('\u0000') && !LONE_SURROGATE.test(text);
 }
 
-/** Checks an address before a store uses it: a known collection, an id and key every store keeps exactly. */
-export function checkAddress(store: string, collection: string, executionId: string, key?: string): void {
+/**
+ * Checks an address before a store uses it: a known collection, an id and key every store keeps
+ * exactly (`executionId` left out for a call about a whole collection).
+ */
+export function checkAddress(store: string, collection: string, executionId?: string, key?: string): void {
   if (!(STORE_COLLECTIONS as readonly string[]).includes(collection)) {
     throw new InvalidOptionError(store, 'collection', `one of ${STORE_COLLECTIONS.join(', ')}`, collection);
   }
   const expected = 'a non-empty string without NUL or lone surrogates';
-  if (!storable(executionId)) throw new InvalidOptionError(store, 'executionId', expected, executionId);
+  if (executionId !== undefined && !storable(executionId)) {
+    throw new InvalidOptionError(store, 'executionId', expected, executionId);
+  }
   if (key !== undefined && !storable(key)) throw new InvalidOptionError(store, 'key', expected, key);
 }
 
@@ -144,6 +149,12 @@ export class OpenState {
   /** Throws `store_closed` once the store was closed. */
   check(): void {
     if (this.#closed) throw new StoreClosedError(this.store);
+  }
+
+  /** What every store call checks first: the store is open, and the address is one it keeps. */
+  use(collection: string, executionId?: string, key?: string): void {
+    this.check();
+    checkAddress(this.store, collection, executionId, key);
   }
 
   close(): void {

@@ -34,6 +34,10 @@ function runAndKill(args: string[]): Promise<void> {
   });
 }
 
+/** PostgreSQL runs here unless STATECREW_NO_SERVICES=1 says it does not. */
+const services = process.env.STATECREW_NO_SERVICES !== '1';
+if (!services) console.log('PostgreSQL crash tests skipped: STATECREW_NO_SERVICES=1');
+
 const runsOf = (log: string) => readFileSync(log, 'utf8').trim().split('\n');
 
 async function crashAndResume(
@@ -85,7 +89,6 @@ describe('a flow process killed mid-run', () => {
     );
   }, 60_000);
 
-  const services = process.env.STATECREW_NO_SERVICES !== '1';
   it.skipIf(!services)(
     'resumes from PostgreSQL in another process: finished steps never run again',
     async () => {
@@ -117,8 +120,6 @@ describe('a crew process killed mid-run', () => {
     );
   }, 60_000);
 
-  const services = process.env.STATECREW_NO_SERVICES !== '1';
-  if (!services) console.log('PostgreSQL crash test skipped: STATECREW_NO_SERVICES=1');
   it.skipIf(!services)(
     'resumes from PostgreSQL in another process: finished tasks never run again',
     async () => {
