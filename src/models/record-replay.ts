@@ -28,6 +28,8 @@ interface RecordedRequest {
   system: string;
   messages: ModelRequest['messages'];
   tools: ModelRequest['tools'];
+  /** Only when the request asks for structured output. */
+  schema?: ModelRequest['schema'];
 }
 
 interface CassetteFile {
@@ -37,7 +39,9 @@ interface CassetteFile {
 
 /** What decides a recorded answer: the request's content, not its order (or its signal). */
 function recordedRequest(request: ModelRequest): RecordedRequest {
-  return { system: request.system, messages: request.messages, tools: request.tools };
+  const asked: RecordedRequest = { system: request.system, messages: request.messages, tools: request.tools };
+  if (request.schema !== undefined) asked.schema = request.schema;
+  return asked;
 }
 
 const keyOf = (request: RecordedRequest) => JSON.stringify(request);
@@ -60,7 +64,7 @@ function likeness(a: string, b: string): number {
 
 /**
  * Records a model's answers once and replays them offline: each call is matched on its request's
- * content (system message, messages, tools), not on call order, so concurrent or reordered runs
+ * content (system message, messages, tools, the output schema), not on call order, so concurrent or reordered runs
  * replay the same. A replayed request that was never recorded fails with `cassette_miss`, showing
  * the closest recorded request. Replay needs no network and no key: it is how tests and examples run
  * real-model crews offline.

@@ -60,6 +60,31 @@ describe('record and replay', () => {
     expect((await replay.generate(ask('first'))).text).toBe('re: first');
   });
 
+  it('matches on the output schema too: the same conversation asked for another shape is a miss', async () => {
+    const cassette = join(root, 'schema.json');
+    const ask = (schema?: Record<string, unknown>) => ({
+      agent: 'A',
+      system: '',
+      prompt: 'p',
+      context: '',
+      messages: [{ role: 'user' as const, content: 'p' }],
+      tools: [],
+      signal: new AbortController().signal,
+      ...(schema === undefined ? {} : { schema }),
+    });
+    const shapes = { type: 'object', properties: { n: { type: 'number' } } };
+    const echo = {
+      generate: async (request: { schema?: unknown }) => ({ text: request.schema ? '{"n":1}' : 'plain' }),
+    };
+    const recorder = recordReplay(echo, { cassette, mode: 'record' });
+    await recorder.generate(ask(shapes));
+    await recorder.generate(ask());
+    const replay = recordReplay(undefined, { cassette, mode: 'replay' });
+    expect((await replay.generate(ask(shapes))).text).toBe('{"n":1}');
+    expect((await replay.generate(ask())).text).toBe('plain');
+    await expect(replay.generate(ask({ type: 'string' }))).rejects.toMatchObject({ code: 'cassette_miss' });
+  });
+
   it('fails a request it never recorded with cassette_miss, showing the closest recording', async () => {
     const cassette = join(root, 'miss.json');
     const server = await startOpenAiServer(() => ({ content: 'ok' }));
