@@ -1,7 +1,8 @@
 import { JudgeCallError, JudgeError, StatecrewError } from '../errors.js';
 import type { Verdict } from '../machines/loop.js';
-import { callLlm } from '../models/call.js';
-import { usageOfCall } from '../models/usage.js';
+import { callLlm, isModel } from '../models/call.js';
+import { pricedUsage, usageOfCall } from '../models/usage.js';
+import type { CallGate } from '../runtime/budget.js';
 import type { Llm, ModelResponse, Usage } from '../types.js';
 import { openingMessage } from './conversation.js';
 
@@ -24,6 +25,8 @@ export interface JudgeScope {
   /** The final raw output of an iteration. */
   latest(iteration: number): string;
   onVerdict(iteration: number, verdict: Verdict, reply: string, usage: Usage): void;
+  /** The run's budget and prices, which the judge's calls pass like the workers'. */
+  gate: CallGate;
 }
 
 /** The prompt a loop's judge gets; the iteration's final output comes as its context. */
@@ -45,6 +48,7 @@ export async function judgeIteration(
   const context = scope.latest(iteration);
   let response: ModelResponse;
   try {
+    scope.gate.beforeCall?.();
     response = await callLlm(scope.judge, {
       agent: 'Judge',
       system: '',
@@ -60,6 +64,8 @@ export async function judgeIteration(
   }
   const verdict = parseVerdict(response.text);
   if (verdict === undefined) throw new JudgeError(response.text, iteration);
-  scope.onVerdict(iteration, verdict, response.text, usageOfCall(response.usage));
+  const { judge } = scope;
+  const price = isModel(judge) && judge.id !== undefined ? scope.gate.priceOf?.(judge.id) : undefined;
+  scope.onVerdict(iteration, verdict, response.text, pricedUsage(usageOfCall(response.usage), price));
   return verdict;
 }

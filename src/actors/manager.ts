@@ -1,5 +1,6 @@
 import { ManagerError, StatecrewError, UnknownWorkerError } from '../errors.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
+import type { CallGate } from '../runtime/budget.js';
 import type { Usage } from '../types.js';
 import { converse } from './conversation.js';
 import type { AttemptAgent } from './task-attempt.js';
@@ -26,6 +27,8 @@ export interface ManagerScope {
   /** The completed workers' raw outputs, in task order. */
   outputs(): string[];
   onCall(phase: 'allocate' | 'synthesize', usage: Usage): void;
+  /** The run's budget and prices, which the manager's model calls pass like the workers'. */
+  gate: CallGate;
   onDelegation(task: string, role: string): void;
 }
 
@@ -38,11 +41,12 @@ async function ask(
   usage: Usage,
   request: { description: string; expected: string; context: string },
   signal: AbortSignal,
-  now: () => number,
+  scope: Pick<ManagerScope, 'now' | 'gate'>,
 ): Promise<string> {
   const prompt = agent.taskPrompt(request.description, request.expected);
   return converse(agent, prompt, request.context, signal, {
-    now,
+    ...scope.gate,
+    now: scope.now,
     onModelCall: (call) => addUsage(usage, call),
   });
 }
@@ -74,7 +78,7 @@ export async function allocate(scope: ManagerScope, index: number, signal: Abort
   const usage = emptyUsage();
   let answer: unknown;
   try {
-    answer = await askAllocation(scope.manager, task, roles, usage, signal, scope.now);
+    answer = await askAllocation(scope, task, roles, usage, signal);
   } catch (error) {
     throw managerFailure('allocate', error, signal, task.nodeId);
   } finally {
@@ -87,20 +91,20 @@ export async function allocate(scope: ManagerScope, index: number, signal: Abort
 }
 
 async function askAllocation(
-  manager: ManagerLike,
+  scope: ManagerScope,
   task: { description: string; context: string },
   roles: string[],
   usage: Usage,
   signal: AbortSignal,
-  now: () => number,
 ): Promise<unknown> {
+  const { manager } = scope;
   if (isFunctions(manager)) return manager.allocate(task.description, roles, task.context);
   const request = {
     description: `Choose the worker for this task: ${task.description}\nWorkers: ${roles.join(', ')}`,
     expected: 'Exactly one worker role from the list, and nothing else',
     context: task.context,
   };
-  return ask(manager, usage, request, signal, now);
+  return ask(manager, usage, request, signal, scope);
 }
 
 /** The manager's synthesis call: resolves with the crew's final text, or rejects with `manager_failed`. */
@@ -115,7 +119,7 @@ export async function synthesize(scope: ManagerScope, signal: AbortSignal): Prom
       expected: 'The final answer',
       context: outputs.join('\n'),
     };
-    return await ask(manager, usage, request, signal, scope.now);
+    return await ask(manager, usage, request, signal, scope);
   } catch (error) {
     throw managerFailure('synthesize', error, signal);
   } finally {

@@ -1,10 +1,13 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
+import type { NodeFailure } from './lifecycle.js';
 import {
   type AbortEvent,
   type AdvisorAnswer,
   answerError,
   answered,
+  answerFailure,
   answerText,
+  budgetSpent,
   chainGuards,
   type NodeSettledEvent,
   type RunKeyed,
@@ -39,7 +42,7 @@ export interface HierarchicalOutput {
  * The hierarchical supervisor: for each task it asks the run's manager actor to allocate a worker
  * (`askManager`, answered by `WORK.DONE`), the worker runs the task (`startNode`), and after the last
  * task it asks the manager to synthesize: `tasks + 1` manager calls. A task that fails for good blocks the rest and skips synthesis;
- * a failed manager call rejects the run; `ABORT` stops whatever is in flight.
+ * a failed manager call rejects the run, except one the run's budget refused, which ends it with what it has; `ABORT` stops whatever is in flight.
  */
 export const hierarchicalMachine = setup({
   types: {
@@ -54,6 +57,11 @@ export const hierarchicalMachine = setup({
     startNode: (_, _params: { index: number; role: string }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { index: number; reason: string }) => {},
+    /**
+     * The budget refused the manager's call for the task at `index` (`index` = total: the synthesis):
+     * records that call as failed and blocks the tasks not run.
+     */
+    stopForBudget: (_, _params: { index: number; failure: NodeFailure }) => {},
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -61,6 +69,7 @@ export const hierarchicalMachine = setup({
   guards: {
     ...chainGuards,
     answered,
+    budgetSpent,
   },
 }).createMachine({
   id: 'hierarchical',
@@ -89,6 +98,14 @@ export const hierarchicalMachine = setup({
             actions: assign({
               role: answerText,
             }),
+          },
+          {
+            guard: 'budgetSpent',
+            target: 'done',
+            actions: {
+              type: 'stopForBudget',
+              params: ({ context, event }) => ({ index: context.index, failure: answerFailure({ event }) }),
+            },
           },
           { target: 'rejected', actions: assign({ error: answerError }) },
         ],
@@ -146,6 +163,14 @@ export const hierarchicalMachine = setup({
             actions: assign({
               synthesis: answerText,
             }),
+          },
+          {
+            guard: 'budgetSpent',
+            target: 'done',
+            actions: {
+              type: 'stopForBudget',
+              params: ({ context, event }) => ({ index: context.total, failure: answerFailure({ event }) }),
+            },
           },
           { target: 'rejected', actions: assign({ error: answerError }) },
         ],

@@ -1,9 +1,12 @@
 import { and, assign, enqueueActions, setup, stopChild } from 'xstate';
+import type { NodeFailure } from './lifecycle.js';
 import {
   type AbortEvent,
   type AdvisorAnswer,
   answerError,
   answered,
+  answerFailure,
+  budgetSpent,
   chainGuards,
   type NodeSettledEvent,
   type RunKeyed,
@@ -60,6 +63,8 @@ export const loopMachine = setup({
     startNode: (_, _params: { iteration: number; index: number }) => {},
     retryNode: (_, _params: { nodeId: string }) => {},
     blockFrom: (_, _params: { iteration: number; index: number; reason: string }) => {},
+    /** The budget refused the judge's call after `iteration`: records that call as failed. */
+    stopForBudget: (_, _params: { iteration: number; failure: NodeFailure }) => {},
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -68,6 +73,7 @@ export const loopMachine = setup({
     ...chainGuards,
     noTasks: ({ context }) => context.total === 0,
     answered,
+    budgetSpent,
     holds: ({ event }) =>
       event.type === 'WORK.DONE' && event.outcome.ok && event.outcome.output === ('yes' satisfies Verdict),
     iterationsLeft: ({ context }) => context.iteration < context.maxIterations,
@@ -152,6 +158,17 @@ export const loopMachine = setup({
             actions: assign({ iteration: ({ context }) => context.iteration + 1, index: 0 }),
           },
           { guard: 'answered', target: 'done' },
+          {
+            guard: 'budgetSpent',
+            target: 'done',
+            actions: {
+              type: 'stopForBudget',
+              params: ({ context, event }) => ({
+                iteration: context.iteration,
+                failure: answerFailure({ event }),
+              }),
+            },
+          },
           { target: 'rejected', actions: assign({ error: answerError }) },
         ],
       },

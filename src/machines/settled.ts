@@ -1,5 +1,5 @@
 import type { AnyActorRef, ErrorActorEvent } from 'xstate';
-import type { WorkOutcome } from './lifecycle.js';
+import type { NodeFailure, WorkOutcome } from './lifecycle.js';
 
 /**
  * What a supervisor hears from its task runs: `NODE.COMPLETED` when a run completed, `NODE.FAILED`
@@ -62,3 +62,16 @@ export const answerText = ({ event }: { event: { outcome?: WorkOutcome } }): str
 /** What an advisor's failed answer rejects the run with: what it threw, else its failure record. */
 export const answerError = ({ event }: { event: { outcome?: WorkOutcome } }): unknown =>
   event.outcome !== undefined && !event.outcome.ok ? (event.outcome.cause ?? event.outcome.error) : undefined;
+
+/**
+ * Whether an advisor's answer is the run's budget refusing its model call: the supervisor then ends
+ * the run with what it has (partial) instead of rejecting it.
+ */
+export const budgetSpent = ({ event }: { event: { type: string; outcome?: WorkOutcome } }): boolean =>
+  event.outcome !== undefined && !event.outcome.ok && event.outcome.error.code === 'budget_exceeded';
+
+/** The failure record of an advisor's failed answer. */
+export const answerFailure = ({ event }: { event: { outcome?: WorkOutcome } }): NodeFailure =>
+  event.outcome !== undefined && !event.outcome.ok
+    ? event.outcome.error
+    : { message: 'the advisor answered', retryable: false };

@@ -57,3 +57,26 @@ export function checkPrices(where: string, prices: Readonly<Record<string, Model
     }
   }
 }
+
+/**
+ * What a run does around every model call, whoever makes it (a task's agent, a manager, a judge):
+ * refuse it once the budget is spent, and price it when its model reports no cost.
+ */
+export interface CallGate {
+  /** Throws `budget_exceeded` when the run's budget is spent. */
+  beforeCall?(): void;
+  /** The price of a model's tokens, by its id. */
+  priceOf?(modelId: string): ModelPrice | undefined;
+}
+
+/** The gate of a run that may spend `budget` (measured on `spent`, the run's usage) at `prices`. */
+export function callGate(
+  budget: Budget | undefined,
+  prices: Readonly<Record<string, ModelPrice>> | undefined,
+  spent: Usage,
+): CallGate {
+  const gate: CallGate = {};
+  if (budget !== undefined) gate.beforeCall = () => guardBudget(budget, spent);
+  if (prices !== undefined) gate.priceOf = (id) => prices[id];
+  return gate;
+}

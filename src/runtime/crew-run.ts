@@ -3,7 +3,7 @@ import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } 
 import { ProviderModel } from '../models/providers.js';
 import type { Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
-import { type Budget, checkBudget, checkPrices } from './budget.js';
+import { type Budget, callGate, checkBudget, checkPrices } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
 import { createCrewScope } from './crew-scope.js';
 import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
@@ -108,6 +108,7 @@ export function startCrewRun(
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const writer = crew.store === undefined ? undefined : new CrewStoreWriter(crew.store, id, hub);
   const restored = restore?.results ?? NOTHING_RESTORED;
+  const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
   const runner = createTaskRunner(hub, recorder, clock, {
     store:
       writer &&
@@ -116,12 +117,11 @@ export function startCrewRun(
           storedTaskResult(record, spec.description, { crew: crew.name, process: process.kind }),
         )),
     restored: restored.size === 0 ? undefined : restored,
-    budget: options.budget ?? crew.budget,
+    gate,
     stream: options.stream,
-    prices: options.prices ?? crew.prices,
   });
   const reached = restore?.reached ?? NOTHING_REACHED;
-  const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached });
+  const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached, gate });
   const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
   const actor = createActor(logic, {
     input,

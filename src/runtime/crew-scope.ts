@@ -1,11 +1,12 @@
 import type { Agent } from './agent.js';
 import { DEFAULT_RETRY_DELAY_MS } from './backoff.js';
+import type { CallGate } from './budget.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
 import type { CrewDefinition, CrewRunScope } from './process.js';
 import type { RunRecorder } from './recorder.js';
-import type { TaskRunner, TaskRunSpec } from './task-runner.js';
+import { failedEvent, type TaskRunner, type TaskRunSpec } from './task-runner.js';
 
 /** What a crew run's scope is made of. */
 export interface CrewScopeParts {
@@ -16,6 +17,7 @@ export interface CrewScopeParts {
   crew: CrewDefinition;
   restored: ReadonlyMap<string, StoredTaskResult>;
   reached: ReadonlySet<string>;
+  gate: CallGate;
 }
 
 /**
@@ -31,6 +33,17 @@ export function createCrewScope(parts: CrewScopeParts): CrewRunScope {
     },
     startTaskNow(planned, agent, context, supervisor) {
       runner.startNow(taskRunSpec(planned, agent, context, planned.nodeId), supervisor);
+    },
+    recordFailure(nodeId, failure) {
+      const failed = {
+        type: 'node.failed' as const,
+        nodeId,
+        attempt: 1,
+        durationMs: 0,
+        error: failure,
+        willRetry: false,
+      };
+      parts.hub.emit(failedEvent(failed));
     },
     block(nodeIds, reason, supervisor) {
       runner.block(nodeIds, reason, supervisor);

@@ -1,7 +1,9 @@
 import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { ManagerLike } from '../actors/manager.js';
+import type { NodeFailure } from '../machines/lifecycle.js';
 import type { Llm } from '../types.js';
 import type { Agent } from './agent.js';
+import type { CallGate } from './budget.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
@@ -47,6 +49,8 @@ export interface CrewRunScope {
   readonly restored: ReadonlyMap<string, StoredTaskResult>;
   /** Every node id an earlier run of this execution got to, completed or failed (empty for a fresh run). */
   readonly reached: ReadonlySet<string>;
+  /** What every model call of the run passes (the budget) and what it costs (the prices): advisors' too. */
+  readonly gate: CallGate;
   /**
    * Starts a run of `planned` by `agent`, reading `context`, under `supervisor`; its node id is the
    * task's unless given (a loop's runs are `<task>#<iteration>`).
@@ -63,6 +67,11 @@ export interface CrewRunScope {
    * where no supervisor transition is in progress.
    */
   startTaskNow(planned: PlannedTask, agent: Agent, context: string, supervisor: AnyActorRef): void;
+  /**
+   * Records a call made outside any task run that failed for good (an advisor's call the budget
+   * refused) as the failed node `nodeId`, so the result reports it and is not `completed`.
+   */
+  recordFailure(nodeId: string, failure: NodeFailure): void;
   /** Records runs that will never start because `reason` failed. */
   block(nodeIds: readonly string[], reason: string, supervisor: AnyActorRef): void;
 }

@@ -5,8 +5,8 @@ import {
   type TaskRunValue,
 } from '../actors/task-attempt.js';
 import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
-import type { ModelPrice, StatecrewEvent, TaskOutput } from '../types.js';
-import { type Budget, guardBudget } from './budget.js';
+import type { StatecrewEvent, TaskOutput } from '../types.js';
+import type { CallGate } from './budget.js';
 import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
@@ -35,12 +35,10 @@ export interface TaskRunnerOptions {
   store?: SettledTaskWriter | undefined;
   /** Completed results kept from an earlier run, by node id: these tasks complete with them at once. */
   restored?: ReadonlyMap<string, StoredTaskResult> | undefined;
-  /** What the run may spend: no model call starts once it is spent. */
-  budget?: Budget | undefined;
+  /** What the run's model calls may spend, and what they cost. */
+  gate?: CallGate | undefined;
   /** Every agent streams its model's text. */
   stream?: boolean | undefined;
-  /** Prices by model id: a call's cost when its model reports none. */
-  prices?: Readonly<Record<string, ModelPrice>> | undefined;
 }
 
 /**
@@ -74,12 +72,12 @@ export function createTaskRunner(
     if (result.structured !== undefined) output.structured = result.structured;
     return Promise.resolve({ ok: true, output, finishedAt: hub.now() });
   };
-  const { budget } = options;
+  const { beforeCall, priceOf } = options.gate ?? {};
   const hooks: AttemptHooks = {
     now: hub.now,
-    ...(budget === undefined ? {} : { beforeModelCall: () => guardBudget(budget, recorder.usage) }),
+    ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
     ...(options.stream === true ? { stream: true } : {}),
-    ...(options.prices === undefined ? {} : { priceOf: (id: string) => options.prices?.[id] }),
+    ...(priceOf === undefined ? {} : { priceOf }),
     waitTurn(agent, signal) {
       const turns: Promise<void>[] = [];
       if (agent.maxRpm !== undefined)

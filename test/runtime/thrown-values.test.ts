@@ -38,6 +38,7 @@ function managerScope(manager: ManagerLike): ManagerScope {
     outputs: () => ['draft'],
     onCall: () => {},
     onDelegation: () => {},
+    gate: {},
   };
 }
 
@@ -46,7 +47,14 @@ function functionManager(overrides: Partial<ManagerFunctions>): ManagerFunctions
 }
 
 function judgeScope(judge: Llm): JudgeScope {
-  return { judge, condition: 'it is ready', now: Date.now, latest: () => 'output', onVerdict: () => {} };
+  return {
+    judge,
+    condition: 'it is ready',
+    now: Date.now,
+    latest: () => 'output',
+    onVerdict: () => {},
+    gate: {},
+  };
 }
 
 const live = () => new AbortController().signal;

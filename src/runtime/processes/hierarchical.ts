@@ -3,6 +3,7 @@ import { advisorExecutor } from '../../actors/advisor.js';
 import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
 import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
+import type { NodeFailure } from '../../machines/lifecycle.js';
 import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew-picture.js';
 import { askAdvisor } from '../lifecycle-runner.js';
 import { createPlainMachine, type PlainStateConfig } from '../plain-machine.js';
@@ -17,6 +18,7 @@ interface Handlers {
   startNode(index: number, role: string, self: AnyActorRef): void;
   retryNode(nodeId: string): void;
   blockFrom(index: number, reason: string, self: AnyActorRef): void;
+  stopForBudget(index: number, failure: NodeFailure, self: AnyActorRef): void;
 }
 
 const runs = new RunRegistry<Handlers>();
@@ -35,6 +37,8 @@ const logic = hierarchicalMachine.provide({
     startNode: ({ context, self }, { index, role }) => runs.get(context.run).startNode(index, role, self),
     retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
     blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
+    stopForBudget: ({ context, self }, { index, failure }) =>
+      runs.get(context.run).stopForBudget(index, failure, self),
   },
 });
 
@@ -96,6 +100,7 @@ export const hierarchicalProcess: CrewProcess = {
         },
         outputs: () => plan.tasks.flatMap((t) => recorder.rawOf(t.nodeId) ?? []),
         onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
+        gate: scope.gate,
         onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),
       },
       startNode(index, role, self) {
@@ -105,6 +110,13 @@ export const hierarchicalProcess: CrewProcess = {
       },
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
+      stopForBudget(index, failure, self) {
+        // The refused call is the node that failed: `allocate:<task>`, or `synthesize`.
+        const synthesis = index >= plan.tasks.length;
+        const nodeId = synthesis ? 'synthesize' : `allocate:${taskAt(plan, index).nodeId}`;
+        scope.recordFailure(nodeId, failure);
+        if (!synthesis) blockRest(scope, index, nodeId, self);
+      },
     });
     const { manager } = runs.get(run);
     const total = plan.tasks.length;

@@ -2,6 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { advisorExecutor } from '../../actors/advisor.js';
 import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
+import type { NodeFailure } from '../../machines/lifecycle.js';
 import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../agent.js';
@@ -47,6 +48,7 @@ interface Handlers {
   startNode(iteration: number, index: number, self: AnyActorRef): void;
   retryNode(nodeId: string): void;
   blockFrom(iteration: number, index: number, reason: string, self: AnyActorRef): void;
+  stopForBudget(iteration: number, failure: NodeFailure): void;
 }
 
 const runs = new RunRegistry<Handlers>();
@@ -65,6 +67,8 @@ const logic = loopMachine.provide({
     retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
     blockFrom: ({ context, self }, { iteration, index, reason }) =>
       runs.get(context.run).blockFrom(iteration, index, reason, self),
+    stopForBudget: ({ context }, { iteration, failure }) =>
+      runs.get(context.run).stopForBudget(iteration, failure),
   },
 });
 
@@ -106,6 +110,7 @@ export const loopProcess: CrewProcess = {
         },
         onVerdict: (iteration, verdict, reply, usage) =>
           hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
+        gate: scope.gate,
       },
       startNode(iteration, index, self) {
         const planned = taskAt(plan, index);
@@ -115,6 +120,8 @@ export const loopProcess: CrewProcess = {
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (iteration, index, reason, self) =>
         blockRest(scope, index, reason, self, (t) => runId(t, iteration)),
+      // The refused verdict is the node that failed: `judge:<iteration>`.
+      stopForBudget: (iteration, failure) => scope.recordFailure(`judge:${iteration}`, failure),
     });
     const judgeId = `${run}:judge`;
     return {
