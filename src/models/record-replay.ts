@@ -16,6 +16,8 @@ export interface RecordReplayOptions {
    * @default 'auto'
    */
   mode?: CassetteMode | undefined;
+  /** The id prices and rate limits know it by. @default the recorded model's `id` */
+  id?: string | undefined;
 }
 
 /** One recorded call: what was asked (the parts that decide the answer) and what came back. */
@@ -88,7 +90,10 @@ export function recordReplay(model: Model | undefined, options: RecordReplayOpti
     const file: CassetteFile = { version: 1, recordings };
     writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
   };
+  const id = options.id ?? model?.id;
   return {
+    ...(id === undefined ? {} : { id }),
+    ...(model?.maxRpm === undefined ? {} : { maxRpm: model.maxRpm }),
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const asked = recordedRequest(request);
       const key = keyOf(asked);

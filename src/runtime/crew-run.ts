@@ -13,9 +13,10 @@ import { type PlanSource, planCrew } from './plan.js';
 import type { CrewDefinition, CrewProcess, SupervisorOutput } from './process.js';
 import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
-import { runToEnd } from './run-to-end.js';
+import { type RunStage, runToEnd } from './run-to-end.js';
+import { SUMMARY_NODE, type SummaryNode, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
-import { createTaskRunner } from './task-runner.js';
+import { createTaskRunner, type TaskRunnerOptions } from './task-runner.js';
 
 /** Options of one crew run. */
 export interface RunOptions {
@@ -69,6 +70,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly store: Store | undefined;
   readonly budget: Budget | undefined;
   readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
+  readonly summary: SummaryNode | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -100,7 +102,7 @@ export function startCrewRun(
   checkPrices('Crew kickoff', options.prices);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
-  checkProviders(plan.agents, plan.tasks, crew.manager);
+  checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
 
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
@@ -109,7 +111,7 @@ export function startCrewRun(
   const writer = crew.store === undefined ? undefined : new CrewStoreWriter(crew.store, id, hub);
   const restored = restore?.results ?? NOTHING_RESTORED;
   const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
-  const runner = createTaskRunner(hub, recorder, clock, {
+  const runnerOptions: TaskRunnerOptions = {
     store:
       writer &&
       ((record, spec) =>
@@ -119,20 +121,20 @@ export function startCrewRun(
     restored: restored.size === 0 ? undefined : restored,
     gate,
     stream: options.stream,
-  });
+  };
+  const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached, gate });
   const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
-  const actor = createActor(logic, {
-    input,
-    // A child's id becomes the type of the done event its parent gets: keep it free of the run id.
-    id: options.parent === undefined ? `${process.kind}:${id}` : process.kind,
-    ...(options.parent !== undefined
+  // A child's id becomes the type of the done event its parent gets: keep it free of the run id.
+  const actorId = (kind: string) => (options.parent === undefined ? `${kind}:${id}` : kind);
+  const system =
+    options.parent !== undefined
       ? { parent: options.parent }
       : options.inspect === undefined
         ? {}
-        : { inspect: options.inspect }),
-  });
+        : { inspect: options.inspect };
+  const actor = createActor(logic, { input, id: actorId(process.kind), ...system });
   for (const advisor of advisors) runner.addAdvisor(advisor, actor);
   actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const startedAt = clock.now();
@@ -143,10 +145,31 @@ export function startCrewRun(
       totalTimeMs: clock.now() - startedAt,
       nodeIdOf: (task) => crew.nodeIdOf(task as Task),
       aborted,
+      ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
     });
     if (restore !== undefined) out.metadata.restored = [...restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
     return out;
+  };
+
+  let summaryStage: { dispose(): void } | undefined;
+  /** After a run whose supervisor ended well and completed some task: its summary node's stage. */
+  const summaryEpilogue = (output: unknown): RunStage | undefined => {
+    const node = crew.summary;
+    const completed = recorder.settled.flatMap((r) => r.output ?? []);
+    if (node === undefined || (output as SupervisorOutput).error !== undefined || completed.length === 0) {
+      return undefined;
+    }
+    const summaryRunner = createTaskRunner(hub, recorder, clock, runnerOptions);
+    const stage = summarySupervisor(
+      node,
+      { runner: summaryRunner, recorder, hub, crew, restored, reached, gate },
+      summaryContext(completed),
+      plan.inputs,
+      { id: actorId('summary'), ...system },
+    );
+    summaryStage = stage;
+    return { supervisor: stage.actor, runner: summaryRunner };
   };
 
   const done = runToEnd<CrewOutput>({
@@ -172,7 +195,11 @@ export function startCrewRun(
           },
         }),
     partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
-    release: dispose,
+    release() {
+      dispose();
+      summaryStage?.dispose();
+    },
+    ...(crew.summary === undefined ? {} : { epilogue: summaryEpilogue }),
   });
 
   return { id, events$: hub.events$, actor, result: done };
@@ -182,9 +209,9 @@ export function startCrewRun(
 function checkProviders(
   agents: readonly { llm: unknown }[],
   tasks: readonly { agent: { llm: unknown } | undefined }[],
-  manager: unknown,
+  ...advisors: unknown[]
 ): void {
-  const llms = [...agents, ...tasks.flatMap((t) => t.agent ?? []), manager].map((a) =>
+  const llms = [...agents, ...tasks.flatMap((t) => t.agent ?? []), ...advisors].map((a) =>
     typeof a === 'object' && a !== null && 'llm' in a ? (a as { llm: unknown }).llm : undefined,
   );
   for (const llm of llms) if (llm instanceof ProviderModel) llm.resolve();

@@ -11,6 +11,7 @@ import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
 import type { LoopOptions, ProcessKind } from './process.js';
 import { processes } from './processes/registry.js';
+import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
 import { Task } from './task.js';
 import { optionalInteger } from './validate.js';
 
@@ -51,6 +52,11 @@ export interface CrewOptions {
   budget?: Budget | undefined;
   /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's cost when its model reports none. */
   prices?: Readonly<Record<string, ModelPrice>> | undefined;
+  /**
+   * After the tasks, one more node (`summary`) whose agent merges the completed outputs into
+   * `out.summary`: a task run like the others, in `nodes` with its own usage. @default off
+   */
+  summarize?: SummarizeOptions | undefined;
 }
 
 /**
@@ -73,6 +79,8 @@ export class Crew {
   readonly store: Store | undefined;
   readonly budget: Budget | undefined;
   readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
+  /** The summary node, when the crew was made with `summarize`. */
+  readonly summary: SummaryNode | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -115,6 +123,7 @@ export class Crew {
     checkPrices('Crew', options.prices);
     this.prices = options.prices;
     this.#assignNodeIds();
+    this.summary = summaryNode(options.summarize, this.goal, this.#nodeIds.values());
     processes[process].checkDefinition(this);
   }
 

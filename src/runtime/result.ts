@@ -20,6 +20,11 @@ export interface RunFacts {
   nodeIdOf(task: { readonly name: string | undefined }): string | undefined;
   /** The run was aborted: the result is partial, and never `completed`. */
   aborted?: boolean;
+  /**
+   * The node id of the crew's summary node, when it has one: its output is `summary` (not a task's
+   * output, so not in `tasksOutput`); it counts among the nodes.
+   */
+  summaryNode?: string;
 }
 
 /** `completed` with no failures (an empty run too), `failed` with no successes, else `partial`. */
@@ -51,8 +56,12 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
   const errors: Record<string, string> = {};
   const failures: Record<string, Failure> = {};
   const nodes = recorder.settled.map(toNodeInfo);
+  let summaryText: string | undefined;
   for (const record of recorder.settled) {
-    if (record.output !== undefined) {
+    if (record.output !== undefined && record.nodeId === facts.summaryNode) {
+      summaryText = record.output.raw;
+      nodeResults[record.nodeId] = nodeValue(record.output);
+    } else if (record.output !== undefined) {
       tasksOutput.push(record.output);
       nodeResults[record.nodeId] = nodeValue(record.output);
     } else if (record.error !== undefined) {
@@ -60,7 +69,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
       failures[record.nodeId] = record.failure ?? { message: record.error, retryable: false };
     }
   }
-  const completed = tasksOutput.length;
+  const completed = tasksOutput.length + (summaryText === undefined ? 0 : 1);
   const failed = recorder.settled.length - completed;
   return {
     raw: summary.raw,
@@ -82,7 +91,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     managerCalls: recorder.managerCalls,
     delegations: [...recorder.delegations],
     totalTimeMs: facts.totalTimeMs,
-    summary: `${completed} completed, ${failed} failed, ${recorder.blocked.length} blocked`,
+    summary: summaryText ?? `${completed} completed, ${failed} failed, ${recorder.blocked.length} blocked`,
     metadata: {
       executionId: facts.executionId,
       process: facts.process,

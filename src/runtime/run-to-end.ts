@@ -25,6 +25,18 @@ export interface RunParts<T> {
   partial(output: unknown): T;
   /** Forgets the run's handlers. */
   release(): void;
+  /**
+   * A last stage, run once the supervisor ended (its blocked runs recorded) and before the result: a
+   * second supervisor with its own runner (a crew's summary node), created, not started, from the
+   * first's output; undefined when there is none. An abort then stops it.
+   */
+  epilogue?(output: unknown): RunStage | undefined;
+}
+
+/** A supervisor and the runner of its node runs. */
+export interface RunStage {
+  supervisor: AnyActorRef;
+  runner: RunParts<unknown>['runner'];
 }
 
 /**
@@ -39,6 +51,8 @@ export interface RunParts<T> {
 export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
   const { supervisor, hub, runner, signal } = parts;
   let started = false;
+  /** The stage in progress: the supervisor, then the epilogue's. */
+  let current: RunStage = { supervisor, runner };
   const result = new Promise<T>((resolve, reject) => {
     let settled = false;
     const end = () => {
@@ -46,11 +60,12 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       signal?.removeEventListener('abort', onAbort);
       hub.complete();
       runner.dispose();
+      if (current.runner !== runner) current.runner.dispose();
       parts.release();
     };
     const stop = () => {
-      if (started && supervisor.getSnapshot().status === 'active')
-        supervisor.send({ type: 'ABORT', runs: runner.takeAll() });
+      if (started && current.supervisor.getSnapshot().status === 'active')
+        current.supervisor.send({ type: 'ABORT', runs: current.runner.takeAll() });
     };
     const fail = (error: unknown) => {
       if (settled) return;
@@ -74,6 +89,13 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
     // The supervisor may end while the runner still records runs it blocked: the result waits for them.
     const ended = toPromise(supervisor).then(async (output: unknown) => {
       await runner.whenIdle();
+      const stage = settled ? undefined : parts.epilogue?.(output);
+      if (stage !== undefined) {
+        current = stage;
+        stage.supervisor.start();
+        await toPromise(stage.supervisor);
+        await stage.runner.whenIdle();
+      }
       return output;
     });
     ended.then(async (output: unknown) => {

@@ -110,6 +110,19 @@ describe('record and replay', () => {
     expect(out.errors.t).toMatch(/the closest recorded request: .*Task: Research AI/);
   });
 
+  it('keeps the recorded model’s id and rate limit, and a replay takes its id as an option', () => {
+    const echo = { id: 'openai:gpt-test', maxRpm: 60, generate: async () => ({ text: 'x' }) };
+    const recording = recordReplay(echo, { cassette: join(root, 'ids.json'), mode: 'record' });
+    expect(recording).toMatchObject({ id: 'openai:gpt-test', maxRpm: 60 });
+    const replay = recordReplay(undefined, {
+      cassette: join(root, 'ids.json'),
+      mode: 'replay',
+      id: 'openai:x',
+    });
+    expect(replay.id).toBe('openai:x');
+    expect(recordReplay(undefined, { cassette: join(root, 'ids.json'), mode: 'replay' }).id).toBeUndefined();
+  });
+
   it('refuses a mode it does not know and recording without a model (invalid_option)', () => {
     expect(() => recordReplay(undefined, { cassette: 'x.json', mode: 'live' as never })).toThrow(
       /option "mode"/,
