@@ -30,7 +30,9 @@ export interface AiSdkModelOptions {
   id?: string | undefined;
   /** Calls a minute at most, shared by every agent that uses this model: calls wait their turn. */
   maxRpm?: number | undefined;
+  /** The sampling temperature, for agents that set none. */
   temperature?: number | undefined;
+  /** The most tokens an answer may have, for agents that set none. */
   maxOutputTokens?: number | undefined;
   /** Provider-specific options, passed through as the AI SDK takes them. */
   providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
@@ -51,8 +53,9 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
     ...(request.tools.length === 0 ? {} : { tools: toAiTools(request.tools) }),
     abortSignal: request.signal,
     maxRetries: 0,
-    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    // The agent's settings, else the model's.
+    ...pick('temperature', request.temperature ?? options.temperature),
+    ...pick('maxOutputTokens', request.maxOutputTokens ?? options.maxOutputTokens),
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
     // The provider's structured-output mode, when the task has a schema and no tool is in play.
     ...(request.schema === undefined || request.tools.length > 0
@@ -100,6 +103,11 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
       return toResponse({ text, toolCalls, usage, finishReason, raw: response });
     },
   };
+}
+
+/** `{ [key]: value }` when the value is set, else nothing (the AI SDK takes no `undefined` settings). */
+function pick<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }
 
 /** `<provider>:<model id>` of an AI SDK model (`openai.chat` → `openai`), or a model string as it is. */

@@ -59,6 +59,10 @@ export interface ModelRequest {
    * should use its provider's structured-output mode (statecrew parses and validates the text either way).
    */
   schema?: Record<string, unknown>;
+  /** The agent's sampling temperature, when it sets one (a model's own setting otherwise). */
+  temperature?: number;
+  /** The agent's cap on the answer's tokens, when it sets one. */
+  maxOutputTokens?: number;
   /**
    * Set when the agent streams: a model that can should call it with each piece of text as it comes
    * (the response's `text` is still the whole text). A model that cannot ignores it.

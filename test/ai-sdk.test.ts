@@ -58,6 +58,18 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     });
   });
 
+  it('sends an agent’s temperature and token cap over the model’s own; refuses ones out of range', async () => {
+    const researcher = await openAiAgent(() => ({ content: 'ok' }), {
+      temperature: 0.7,
+      maxOutputTokens: 64,
+    });
+    await new Crew({ tasks: [new Task({ name: 't', description: 'Say hi', agent: researcher })] }).kickoff();
+    expect(server?.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 64 });
+    const llm = researcher.llm;
+    expect(() => new Agent({ role: 'A', llm, temperature: 3 })).toThrow(/option "temperature"/);
+    expect(() => new Agent({ role: 'A', llm, maxOutputTokens: 0 })).toThrow(/option "maxOutputTokens"/);
+  });
+
   it('counts each provider call exactly once when agents share one model, the manager’s apart', async () => {
     server = await startOpenAiServer((_, n) => ({
       content: n === 0 ? 'Writer' : n === 2 ? 'Writer' : 'text',

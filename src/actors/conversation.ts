@@ -29,6 +29,10 @@ export interface Speaker {
   readonly stream?: boolean;
   /** Calls a minute at most for this agent (its calls wait their turn). */
   readonly maxRpm?: number | undefined;
+  /** Its model's sampling temperature, when it sets one. */
+  readonly temperature?: number | undefined;
+  /** Its cap on an answer's tokens, when it sets one. */
+  readonly maxOutputTokens?: number | undefined;
   /** What its rate limit is kept under: shared by the copies a kickoff makes of the agent. */
   readonly rateKey?: object;
 }
@@ -148,6 +152,8 @@ async function modelConversation(
       signal,
     };
     if (hooks.onDelta !== undefined) request.onDelta = hooks.onDelta;
+    if (speaker.temperature !== undefined) request.temperature = speaker.temperature;
+    if (speaker.maxOutputTokens !== undefined) request.maxOutputTokens = speaker.maxOutputTokens;
     if (prompt.schema !== undefined) request.schema = prompt.schema;
     if (hooks.waitTurn !== undefined) await hooks.waitTurn();
     const response = await reportedCall(speaker.llm, request, hooks);

@@ -43,6 +43,10 @@ export interface AgentOptions {
    * every agent that uses it.) @default no limit
    */
   maxRpm?: number | undefined;
+  /** The sampling temperature its model is asked for (a model without one ignores it). @default the model's */
+  temperature?: number | undefined;
+  /** The most tokens an answer may have, asked of its model. @default the model's */
+  maxOutputTokens?: number | undefined;
 }
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
@@ -82,6 +86,8 @@ export class Agent implements Speaker {
   readonly timeoutMs: number | undefined;
   readonly stream: boolean;
   readonly maxRpm: number | undefined;
+  readonly temperature: number | undefined;
+  readonly maxOutputTokens: number | undefined;
   /** What its rate limit is kept under (the copies `withInputs` makes share it). */
   readonly rateKey: object = {};
 
@@ -110,6 +116,16 @@ export class Agent implements Speaker {
     this.stream = options.stream === true;
     optionalPositive(where, 'maxRpm', options.maxRpm);
     this.maxRpm = options.maxRpm;
+    const { temperature } = options;
+    if (
+      temperature !== undefined &&
+      !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)
+    ) {
+      throw new InvalidOptionError(where, 'temperature', 'a number from 0 to 2', temperature);
+    }
+    this.temperature = temperature;
+    optionalInteger(where, 'maxOutputTokens', options.maxOutputTokens, 1);
+    this.maxOutputTokens = options.maxOutputTokens;
     this.maxRetries = options.maxRetries;
     this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;
