@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
-import type { Failure, ModelPrice, TaskOutput, ToolCallRecord, Usage } from '../types.js';
+import type { Failure, ModelPrice, TaskOutput, Tool, ToolCallRecord, Usage } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
@@ -28,6 +28,8 @@ export interface AttemptSpec {
   /** Why the previous attempt's output was rejected: the agent is told. */
   feedback?: string | undefined;
   timeoutMs: number | undefined;
+  /** Tools the task grants its runs besides the agent's (by name, over the agent's). */
+  tools?: readonly Tool[] | undefined;
 }
 
 /** The value a completed task run hands to its lifecycle. */
@@ -119,7 +121,16 @@ function conversation(
   if (onDelta !== undefined && (spec.agent.stream === true || hooks.stream === true)) {
     talk.onDelta = (delta) => onDelta(spec.nodeId, attemptNo, delta);
   }
-  return converse(spec.agent, prompt, spec.context, signal, talk);
+  return converse(speakerOf(spec), prompt, spec.context, signal, talk);
+}
+
+/** The agent as it speaks in this task: with the task's tools added to its own (a task's tool wins by name). */
+function speakerOf(spec: AttemptSpec): Speaker {
+  const { agent, tools } = spec;
+  if (tools === undefined || tools.length === 0) return agent;
+  const granted = new Map(agent.tools.map((t) => [t.name, t]));
+  for (const tool of tools) granted.set(tool.name, tool);
+  return Object.create(agent, { tools: { value: [...granted.values()] } }) as Speaker;
 }
 
 /** A task's output schema as JSON Schema, converted once per schema. */

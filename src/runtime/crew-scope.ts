@@ -62,6 +62,7 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     context,
     agent,
     outputSchema: task.outputSchema,
+    ...(task.tools.length === 0 ? {} : { tools: task.tools }),
     guardrail: task.guardrail === undefined ? undefined : [task.guardrail].flat(),
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),

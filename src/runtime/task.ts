@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import { InvalidOptionError } from '../errors.js';
-import type { TaskOutput } from '../types.js';
+import type { TaskOutput, Tool } from '../types.js';
 import type { Agent } from './agent.js';
 import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
@@ -46,6 +46,11 @@ export interface TaskOptions {
   retryDelayMs?: number | undefined;
   /** Time limit of one attempt. @default the agent's `timeoutMs`, else none */
   timeoutMs?: number | undefined;
+  /**
+   * Tools granted to this task's runs besides the agent's own (one with the name of an agent's tool
+   * replaces it for this task). @default []
+   */
+  tools?: readonly Tool[] | undefined;
 }
 
 /**
@@ -67,6 +72,7 @@ export class Task {
   /** Delay before the first retry; see {@link TaskOptions.retryDelayMs}. */
   readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
+  readonly tools: readonly Tool[];
 
   constructor(options: TaskOptions) {
     const where = `Task "${options.name ?? options.description}"`;
@@ -87,6 +93,14 @@ export class Task {
         options.guardrail,
       );
     }
+    const tools = options.tools ?? [];
+    if (
+      !Array.isArray(tools) ||
+      tools.some((t) => typeof t?.name !== 'string' || typeof t.execute !== 'function')
+    ) {
+      throw new InvalidOptionError(where, 'tools', 'a list of tools (defineTool)', options.tools);
+    }
+    this.tools = tools;
     this.name = options.name;
     this.description = options.description;
     this.expectedOutput = options.expectedOutput ?? '';

@@ -66,6 +66,29 @@ describe('typed tools in the tool loop', () => {
     });
   });
 
+  it('grants a task’s tools to its runs only, beside the agent’s (a task’s tool wins by name)', async () => {
+    const local = defineTool({
+      name: 'search',
+      description: 'Search the intranet',
+      input: z.object({ query: z.string() }),
+      execute: ({ query }) => `intranet: ${query}`,
+    });
+    const llm = scriptedModel((request) =>
+      request.messages.some((m) => m.role === 'tool')
+        ? String(request.messages.at(-1)?.content)
+        : { text: '', toolCalls: [call('search', { query: 'q' }), call('add', { a: 1, b: 1 })] },
+    );
+    const agent = new Agent({ role: 'R', llm, tools: [search], maxRetries: 0 });
+    const withTools = new Task({ name: 'own', description: 'x', agent, tools: [local, add] });
+    const plain = new Task({ name: 'plain', description: 'y', agent });
+    const out = await new Crew({ tasks: [withTools, plain] }).kickoff();
+    const [first, second] = out.nodes.map((n) => n.toolCalls.map((r) => r.result ?? r.error?.split(' (')[0]));
+    expect(first).toEqual(['intranet: q', '{"sum":2}']);
+    expect(second).toEqual(['results for q', 'unknown tool "add"']);
+    expect(llm.calls[0]?.tools.map((t) => t.description)).toEqual(['Search the intranet', 'Add two numbers']);
+    expect(() => new Task({ description: 'z', tools: [{ name: 'x' } as never] })).toThrow(/option "tools"/);
+  });
+
   it('stops a model that never stops calling tools: max_iterations, never an endless loop', async () => {
     const llm = scriptedModel(() => ({ text: '', toolCalls: [call('search', { query: 'again' })] }));
     const out = await oneTask(llm, [search], 3).kickoff();
