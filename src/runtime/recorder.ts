@@ -17,6 +17,11 @@ export interface RestoredFacts {
   usage: Usage;
 }
 
+/** What a reader of a completed output gets: its structured value as JSON when it has one, else its raw text. */
+export function contextText(output: TaskOutput): string {
+  return output.structured === undefined ? output.raw : (JSON.stringify(output.structured) ?? output.raw);
+}
+
 /**
  * Folds a run's events into what its result reports. It is the run's only bookkeeping of what ran:
  * context building and the result both read from it. Each event costs O(1).
@@ -123,6 +128,15 @@ export class RunRecorder {
   /** The raw output of a completed node, if it completed. */
   rawOf(nodeId: string): string | undefined {
     return this.nodes.get(nodeId)?.output?.raw;
+  }
+
+  /**
+   * What a later task (or a manager, a judge, a summary) reads of a completed node: its structured
+   * value as JSON when it has one, else its raw text.
+   */
+  contextOf(nodeId: string): string | undefined {
+    const output = this.nodes.get(nodeId)?.output;
+    return output === undefined ? undefined : contextText(output);
   }
 
   #record(nodeId: string, name: string, agent: string): NodeRecord {

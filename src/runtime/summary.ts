@@ -6,6 +6,7 @@ import { Agent } from './agent.js';
 import { createCrewScope } from './crew-scope.js';
 import { interpolate } from './interpolate.js';
 import type { CrewRunScope } from './process.js';
+import { contextText } from './recorder.js';
 import { RunRegistry } from './run-registry.js';
 import { Task } from './task.js';
 
@@ -71,9 +72,12 @@ export function summaryNode(
   return { agent, task };
 }
 
-/** The summary's context: each completed task's output under its name, in completion order. */
+/**
+ * The summary's context: each completed task's output under its name, in completion order (a
+ * structured output as JSON).
+ */
 export function summaryContext(outputs: readonly TaskOutput[]): string {
-  return outputs.map((output) => `${output.name}:\n${output.raw}`).join('\n\n');
+  return outputs.map((output) => `${output.name}:\n${contextText(output)}`).join('\n\n');
 }
 
 const runs = new RunRegistry<{ start(self: AnyActorRef): void; retry(nodeId: string): void }>();

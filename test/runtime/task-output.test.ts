@@ -33,6 +33,35 @@ describe('task outputs: schema, guardrail, time limit', () => {
     expect(failures[1]).toMatch(/points: /);
   });
 
+  it.each(['sequential', 'graph', 'hierarchical'] as const)(
+    'a structured output reaches the next task’s context as JSON, its raw kept as the model wrote it (%s)',
+    async (process) => {
+      const llm = scriptedModel((request) =>
+        request.prompt.includes('Task: Outline')
+          ? 'Here it is:\n```json\n{ "title": "AI",\n  "points": ["a"] }\n```'
+          : `read: ${request.context}`,
+      );
+      const writer = new Agent({ role: 'Writer', llm });
+      const schema = z.object({ title: z.string(), points: z.array(z.string()) });
+      const outline = new Task({
+        name: 'outline',
+        description: 'Outline',
+        agent: writer,
+        outputSchema: schema,
+      });
+      const draft = new Task({ name: 'draft', description: 'Draft', agent: writer, context: [outline] });
+      const manager = {
+        allocate: () => 'Writer',
+        synthesize: (_: string, outputs: string[]) => outputs.join('|'),
+      };
+      const out = await new Crew({ tasks: [outline, draft], process, manager }).kickoff();
+      expect(out.outputOf(draft)?.raw).toBe('read: {"title":"AI","points":["a"]}');
+      expect(out.outputOf(outline)?.raw).toMatch(/^Here it is:/);
+      if (process === 'hierarchical')
+        expect(out.raw).toBe('{"title":"AI","points":["a"]}|read: {"title":"AI","points":["a"]}');
+    },
+  );
+
   it('retries when the guardrail rejects and reports its reason when it keeps rejecting', async () => {
     const llm = scriptedModel(['short', 'a much longer answer']);
     const writer = new Agent({ role: 'Writer', llm });

@@ -28,14 +28,14 @@ export function validateChain(plan: CrewPlan, process: string): void {
 
 /**
  * The context of a task in a chain: `undefined` → the previous task's raw ('' for the first);
- * `[a, b]` → those tasks' raws joined with '\n' in list order; `[]` → ''.
+ * `[a, b]` → those tasks' outputs joined with '\n' in list order (a structured one as JSON); `[]` → ''.
  */
 export function chainContext(plan: CrewPlan, planned: PlannedTask, recorder: RunRecorder): string {
   if (planned.contextIds === undefined) {
     const previous = plan.tasks[planned.index - 1];
-    return previous === undefined ? '' : (recorder.rawOf(previous.nodeId) ?? '');
+    return previous === undefined ? '' : (recorder.contextOf(previous.nodeId) ?? '');
   }
-  return planned.contextIds.map((id) => recorder.rawOf(id) ?? '').join('\n');
+  return planned.contextIds.map((id) => recorder.contextOf(id) ?? '').join('\n');
 }
 
 /** The raw of the completed task latest in list order ('' when none completed). */

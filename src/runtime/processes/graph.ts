@@ -31,7 +31,7 @@ const logic = graphMachine.provide({
 
 /**
  * A DAG whose edges are the tasks' `context` lists: each task runs as soon as all its dependencies
- * completed, reading their raws joined with '\n' in its list's order; descendants of a failed task
+ * completed, reading their outputs (a structured one as JSON) joined with '\n' in its list's order; descendants of a failed task
  * are blocked. A cycle rejects the kickoff before any call.
  */
 export const graphProcess: CrewProcess = {
@@ -52,8 +52,8 @@ export const graphProcess: CrewProcess = {
       // One dependency (the common fan-out) needs no list joined.
       const context =
         ids.length === 1
-          ? (recorder.rawOf(ids[0] as string) ?? '')
-          : ids.map((id) => recorder.rawOf(id) ?? '').join('\n');
+          ? (recorder.contextOf(ids[0] as string) ?? '')
+          : ids.map((id) => recorder.contextOf(id) ?? '').join('\n');
       scope.startTaskNow(planned, planned.agent as Agent, context, self);
     };
     // Ready tasks start one queued operation each on the runner's queue, which yields to the event

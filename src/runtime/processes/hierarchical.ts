@@ -52,8 +52,8 @@ function checkRoles(roles: readonly string[]): void {
 
 /**
  * The context of the task at `index`, as in a sequential crew except for an unset `context`: that
- * reads the accumulated context, every earlier task's raw joined with '\n' (extended one task at a
- * time so a run stays linear). `[]` reads nothing; `[a, b]` those tasks' raws joined with '\n'.
+ * reads the accumulated context, every earlier task's output (a structured one as JSON) joined with '\n' (extended one task at a
+ * time so a run stays linear). `[]` reads nothing; `[a, b]` those tasks' outputs joined with '\n'.
  */
 function hierarchicalContext(plan: CrewPlan, recorder: RunRecorder) {
   let accumulated = '';
@@ -61,10 +61,10 @@ function hierarchicalContext(plan: CrewPlan, recorder: RunRecorder) {
   return (index: number): string => {
     const planned = taskAt(plan, index);
     if (planned.contextIds !== undefined) {
-      return planned.contextIds.map((id) => recorder.rawOf(id) ?? '').join('\n');
+      return planned.contextIds.map((id) => recorder.contextOf(id) ?? '').join('\n');
     }
     for (; through < index; through += 1) {
-      const raw = recorder.rawOf(taskAt(plan, through).nodeId) ?? '';
+      const raw = recorder.contextOf(taskAt(plan, through).nodeId) ?? '';
       accumulated = through === 0 ? raw : `${accumulated}\n${raw}`;
     }
     return accumulated;
@@ -98,7 +98,7 @@ export const hierarchicalProcess: CrewProcess = {
           const planned = taskAt(plan, index);
           return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
         },
-        outputs: () => plan.tasks.flatMap((t) => recorder.rawOf(t.nodeId) ?? []),
+        outputs: () => plan.tasks.flatMap((t) => recorder.contextOf(t.nodeId) ?? []),
         onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
         gate: scope.gate,
         onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),

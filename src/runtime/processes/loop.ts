@@ -34,13 +34,13 @@ function loopContext(scope: CrewRunScope, planned: PlannedTask, iteration: numbe
   const { plan, recorder } = scope;
   if (planned.contextIds !== undefined) {
     return planned.contextIds
-      .map((id) => recorder.rawOf(runId(plan.byNodeId.get(id) as PlannedTask, iteration)) ?? '')
+      .map((id) => recorder.contextOf(runId(plan.byNodeId.get(id) as PlannedTask, iteration)) ?? '')
       .join('\n');
   }
   const previous = plan.tasks[planned.index - 1];
-  if (previous !== undefined) return recorder.rawOf(runId(previous, iteration)) ?? '';
+  if (previous !== undefined) return recorder.contextOf(runId(previous, iteration)) ?? '';
   const last = plan.tasks[plan.tasks.length - 1];
-  return iteration > 1 && last !== undefined ? (recorder.rawOf(runId(last, iteration - 1)) ?? '') : '';
+  return iteration > 1 && last !== undefined ? (recorder.contextOf(runId(last, iteration - 1)) ?? '') : '';
 }
 
 interface Handlers {
@@ -106,7 +106,7 @@ export const loopProcess: CrewProcess = {
         now: hub.now,
         latest: (iteration) => {
           const last = plan.tasks[plan.tasks.length - 1];
-          return last === undefined ? '' : (recorder.rawOf(runId(last, iteration)) ?? '');
+          return last === undefined ? '' : (recorder.contextOf(runId(last, iteration)) ?? '');
         },
         onVerdict: (iteration, verdict, reply, usage) =>
           hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
