@@ -233,7 +233,10 @@ export interface CrewOutput {
   totalTimeMs: number;
   summary: string;
   metadata: CrewMetadata;
-  /** The output of the given task in this run (loop: of its last iteration). */
+  /**
+   * The output of the given task in this run (loop: of its last iteration): one of the crew's tasks,
+   * or anything with the name of one.
+   */
   outputOf(task: { readonly name: string | undefined }): TaskOutput | undefined;
 }
 

@@ -143,7 +143,10 @@ export function startCrewRun(
       executionId: id,
       process: process.kind,
       totalTimeMs: clock.now() - startedAt,
-      nodeIdOf: (task) => crew.nodeIdOf(task as Task),
+      // The crew's own task object, else a task of the same name (a copy, a plain `{ name }`).
+      nodeIdOf: (task) =>
+        crew.nodeIdOf(task as Task) ??
+        (task.name !== undefined && plan.byNodeId.has(task.name) ? task.name : undefined),
       aborted,
       ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
     });

@@ -25,6 +25,8 @@ async function runBoth() {
     const out = await crew.kickoff({ clock: tickingClock(), executionId: `id-${process}` });
     expect(out.outputOf(first)?.raw).toBe('one!');
     expect(out.outputOf(new Task({ description: 'elsewhere' }))).toBeUndefined();
+    expect(out.outputOf({ name: first.name })?.raw).toBe('one!');
+    expect(out.outputOf({ name: 'no such task' })).toBeUndefined();
     results[process] = out;
   }
   return results as Record<'sequential' | 'hierarchical', CrewOutput>;
