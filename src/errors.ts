@@ -16,6 +16,7 @@ export type StatecrewErrorCode =
   | 'flow_mismatch'
   | 'guardrail_failed'
   | 'guardrail_rejected'
+  | 'invalid_config'
   | 'invalid_inputs'
   | 'invalid_model_response'
   | 'invalid_option'
@@ -40,6 +41,7 @@ export type StatecrewErrorCode =
   | 'store_required'
   | 'store_unavailable'
   | 'task_timeout'
+  | 'unknown_command_target'
   | 'unknown_context_task'
   | 'unknown_provider'
   | 'unknown_route'
@@ -625,4 +627,27 @@ function listIssues(issues: readonly { path: readonly PropertyKey[]; message: st
 function ordinal(n: number): string {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
   return `${n}${suffix}`;
+}
+
+/**
+ * A YAML crew definition (or another configuration file) is wrong: its syntax, an unknown key, a
+ * reference to something it does not define, a type. The message names the file, the line and the key.
+ */
+export class ConfigError extends StatecrewError<'invalid_config'> {
+  constructor(file: string, line: number | undefined, what: string, key?: string) {
+    super('invalid_config', `${file}${line === undefined ? '' : ` line ${line}`}: ${what}`, {
+      retryable: false,
+      details: { file, ...(line === undefined ? {} : { line }), ...(key === undefined ? {} : { key }) },
+    });
+  }
+}
+
+/**
+ * A command was pointed at something it cannot use: a module with no crew or flow to run, an export
+ * that is not one, a file that does not exist.
+ */
+export class UnknownCommandTargetError extends StatecrewError<'unknown_command_target'> {
+  constructor(target: string, why: string) {
+    super('unknown_command_target', `${target}: ${why}`, { retryable: false, details: { target } });
+  }
 }

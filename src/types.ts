@@ -257,7 +257,16 @@ export type StatecrewEvent = EventBase &
   (
     | { type: 'run.started'; process: string; nodes: number }
     | { type: 'node.ready'; nodeId: string }
-    | { type: 'node.started'; nodeId: string; name: string; attempt: number; agent: string }
+    | {
+        type: 'node.started';
+        nodeId: string;
+        name: string;
+        attempt: number;
+        agent: string;
+        /** A task run's: what its agent is asked (persona and task lines) and the context it reads. */
+        prompt?: string;
+        context?: string;
+      }
     | { type: 'node.completed'; nodeId: string; attempts: number; durationMs: number; output: TaskOutput }
     | {
         type: 'node.failed';

@@ -16,7 +16,7 @@ import { buildCrewOutput } from './result.js';
 import { type RunStage, runToEnd } from './run-to-end.js';
 import { SUMMARY_NODE, type SummaryNode, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
-import { createTaskRunner, type TaskRunnerOptions } from './task-runner.js';
+import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
 
 /** Options of one crew run. */
 export interface RunOptions {
@@ -116,7 +116,11 @@ export function startCrewRun(
       writer &&
       ((record, spec) =>
         writer.writeTask(
-          storedTaskResult(record, spec.description, { crew: crew.name, process: process.kind }),
+          storedTaskResult(
+            record,
+            { description: spec.description, prompt: promptOf(spec), context: spec.context },
+            { crew: crew.name, process: process.kind },
+          ),
         )),
     restored: restored.size === 0 ? undefined : restored,
     gate,

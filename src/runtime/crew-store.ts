@@ -26,6 +26,9 @@ export interface StoredTaskResult {
   /** Why it failed for good, and the code (failed runs). */
   error?: string;
   code?: string;
+  /** What its agent was asked (persona and task lines) and the context it read. */
+  prompt?: string;
+  context?: string;
 }
 
 /** A crew run's document as it is stored in `crew_executions` (key `run`) when the run ends. */
@@ -102,9 +105,10 @@ export class CrewStoreWriter {
 /** A settled node's record as the store keeps it (its description from the run's plan). */
 export function storedTaskResult(
   record: NodeRecord,
-  description: string,
+  asked: { description: string; prompt: string; context: string },
   run: { crew: string; process: string },
 ): StoredTaskResult {
+  const { description } = asked;
   const stored: StoredTaskResult = {
     crew: run.crew,
     process: run.process,
@@ -124,6 +128,8 @@ export function storedTaskResult(
   }
   if (record.error !== undefined) stored.error = record.error;
   if (record.errorCode !== undefined) stored.code = record.errorCode;
+  stored.prompt = asked.prompt;
+  stored.context = asked.context;
   return stored;
 }
 

@@ -18,6 +18,11 @@ export interface ExecutionResult {
   /** Why it failed for good (failed runs), and its code. */
   error?: string;
   code?: string;
+  /** When its first attempt started, in epoch ms. */
+  startedAt?: number;
+  /** What its agent was asked (persona and task lines) and the context it read. */
+  prompt?: string;
+  context?: string;
 }
 
 /** A stored run's status: the run's own, or `interrupted` when its process died before it ended. */
@@ -158,6 +163,9 @@ function toResult(stored: StoredTaskResult): ExecutionResult {
   if (stored.structured !== undefined) result.structured = stored.structured;
   if (stored.error !== undefined) result.error = stored.error;
   if (stored.code !== undefined) result.code = stored.code;
+  if (stored.startedAt !== undefined) result.startedAt = stored.startedAt;
+  if (stored.prompt !== undefined) result.prompt = stored.prompt;
+  if (stored.context !== undefined) result.context = stored.context;
   return result;
 }
 

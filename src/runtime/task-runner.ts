@@ -136,6 +136,8 @@ export function createTaskRunner(
                 attempt,
                 name,
                 agent: agent.role,
+                prompt: promptOf(spec),
+                context: spec.context,
               });
             }
             return;
@@ -182,6 +184,11 @@ export function createTaskRunner(
     hub.runId,
   );
   return runner;
+}
+
+/** What a task run's agent is asked: its persona and the task lines (`Agent.renderPrompt`). */
+export function promptOf(spec: TaskRunSpec): string {
+  return spec.agent.taskPrompt(spec.description, spec.expectedOutput).text;
 }
 
 /** A completed run's output as its result entry and `node.completed` event carry it. */

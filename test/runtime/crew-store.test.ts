@@ -75,7 +75,11 @@ describe('a crew with a store', () => {
       attempts: 1,
       durationMs: out.nodes[0]?.durationMs,
       usage: out.nodes[0]?.usage,
+      startedAt: out.nodes[0]?.startedAt,
+      prompt: 'You are Writer.\nTask: Do the outline',
+      context: '',
     });
+    expect(doc?.results[1]?.context).toBe('Writer: Do the outline');
     const again = await chain(new MemoryStore()).kickoff({ clock: tickingClock(), executionId: 'run-1' });
     const other = new MemoryStore();
     await chain(other).kickoff({ clock: tickingClock(), executionId: 'run-1' });

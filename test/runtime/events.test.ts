@@ -52,6 +52,11 @@ describe('events and inspection', () => {
     expect(events.find((e) => e.type === 'node.completed')).toMatchObject({
       output: { name: 't1', raw: 'Worker: step 1', agent: 'Worker' },
     });
+    // A task run's start says what its agent is asked and the context it reads.
+    expect(events.filter((e) => e.type === 'node.started').map((e) => [e.prompt, e.context])).toEqual([
+      ['You are Worker.\nTask: step 1', ''],
+      ['You are Worker.\nTask: step 2', 'Worker: step 1'],
+    ]);
     expect(completed).toBe(true);
     expect(run.id).toBe('run-1');
   });
