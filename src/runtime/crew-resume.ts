@@ -17,8 +17,8 @@ async function storedResults(
   crew: ResumableCrew,
   executionId: string,
   what: string,
+  store: Store | undefined,
 ): Promise<StoredTaskResult[]> {
-  const store = crew.store;
   if (store === undefined) throw new StoreRequiredError(`Crew "${crew.name}"`, `${what} a run`);
   const [rows, run] = await Promise.all([
     store.list('crew_task_results', executionId),
@@ -38,9 +38,13 @@ function baseNodeId(nodeId: string): string {
 const byNodeId = (results: StoredTaskResult[]) => new Map(results.map((r) => [r.nodeId, r]));
 
 /** What `crew.resume(executionId)` restores: every completed result of one of the crew's tasks. */
-export async function resumeRestore(crew: ResumableCrew, executionId: string): Promise<RunRestore> {
+export async function resumeRestore(
+  crew: ResumableCrew,
+  executionId: string,
+  store: Store | undefined = crew.store,
+): Promise<RunRestore> {
   const ids = new Set(crew.tasks.map((t) => crew.nodeIdOf(t)));
-  const stored = await storedResults(crew, executionId, 'resume');
+  const stored = await storedResults(crew, executionId, 'resume', store);
   const ofCrew = stored.filter((r) => ids.has(r.nodeId) || ids.has(baseNodeId(r.nodeId)));
   return {
     results: byNodeId(ofCrew.filter((r) => r.status === 'completed')),
@@ -56,6 +60,7 @@ export async function replayRestore(
   crew: ResumableCrew,
   executionId: string,
   fromTask: Task | string,
+  store: Store | undefined = crew.store,
 ): Promise<RunRestore> {
   const ids = crew.tasks.map((t) => crew.nodeIdOf(t) as string);
   const from = typeof fromTask === 'string' ? ids.indexOf(fromTask) : crew.tasks.indexOf(fromTask);
@@ -66,7 +71,7 @@ export async function replayRestore(
   const before = new Set(ids.slice(0, from));
   const keeps = (nodeId: string) =>
     before.has(nodeId) || (nodeId === `${baseNodeId(nodeId)}#1` && before.has(baseNodeId(nodeId)));
-  const stored = await storedResults(crew, executionId, 'replay');
+  const stored = await storedResults(crew, executionId, 'replay', store);
   const results = byNodeId(stored.filter((r) => r.status === 'completed' && keeps(r.nodeId)));
   return { results, reached: new Set(results.keys()), replayOf: executionId };
 }

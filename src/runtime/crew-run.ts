@@ -1,7 +1,8 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import { InvalidOptionError } from '../errors.js';
 import { ProviderModel } from '../models/providers.js';
-import type { Store } from '../stores/store.js';
+import { isStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
 import { type Budget, callGate, checkBudget, checkPrices } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
@@ -47,6 +48,8 @@ export interface RunOptions {
   stream?: boolean | undefined;
   /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's `costUsd` when its model reports none. @default the crew's */
   prices?: Readonly<Record<string, ModelPrice>> | undefined;
+  /** Where this run is kept (and, for `resume` and `replay`, read from). @default the crew's `store` */
+  store?: Store | undefined;
 }
 
 /** A crew run in progress. */
@@ -100,6 +103,14 @@ export function startCrewRun(
   const inputs = checkInputs('Crew kickoff', options.inputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);
+  if (options.store !== undefined && !isStore(options.store)) {
+    throw new InvalidOptionError(
+      'Crew kickoff',
+      'store',
+      'a Store (put, insert, get, list, executions, close)',
+      options.store,
+    );
+  }
   const plan = planCrew(crew, inputs);
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
@@ -108,7 +119,8 @@ export function startCrewRun(
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
-  const writer = crew.store === undefined ? undefined : new CrewStoreWriter(crew.store, id, hub);
+  const store = options.store ?? crew.store;
+  const writer = store === undefined ? undefined : new CrewStoreWriter(store, id, hub);
   const restored = restore?.results ?? NOTHING_RESTORED;
   const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
   const runnerOptions: TaskRunnerOptions = {

@@ -170,11 +170,11 @@ export class Crew {
   /**
    * Goes on with a stored run, under its execution id: only the tasks without a stored completed
    * result run (again); the others complete with their stored outputs, which later tasks read as
-   * context. `metadata.restored` lists them. Needs the crew's `store` (`store_required`); an id the
-   * store does not hold rejects with `run_not_found`.
+   * context. `metadata.restored` lists them. Needs a store — the option's, else the crew's
+   * (`store_required`); an id the store does not hold rejects with `run_not_found`.
    */
   async resume(executionId: string, options: Omit<RunOptions, 'executionId'> = {}): Promise<CrewOutput> {
-    const restore = await resumeRestore(this, executionId);
+    const restore = await resumeRestore(this, executionId, options.store ?? this.store);
     return startCrewRun(this, processes[this.process], { ...options, executionId }, restore).result;
   }
 
@@ -184,7 +184,7 @@ export class Crew {
    */
   async replay(executionId: string, options: ReplayOptions): Promise<CrewOutput> {
     const { fromTask, ...runOptions } = options;
-    const restore = await replayRestore(this, executionId, fromTask);
+    const restore = await replayRestore(this, executionId, fromTask, runOptions.store ?? this.store);
     return startCrewRun(this, processes[this.process], runOptions, restore).result;
   }
 

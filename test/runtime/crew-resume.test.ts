@@ -187,4 +187,24 @@ describe('crew.replay', () => {
     const third = await crew.replay('src', { fromTask });
     expect(third.metadata.restored).toEqual(['a', 'b']);
   });
+
+  it('takes the store as a run option: kept there, resumed and replayed from there, not the crew’s', async () => {
+    const own = new MemoryStore();
+    const elsewhere = new MemoryStore();
+    const first = modelFailing(new Set(['b']));
+    await crewOf(own, first).kickoff({ executionId: 'x', store: elsewhere });
+    expect(await own.executions('crew_task_results')).toEqual([]);
+    expect(await elsewhere.executions('crew_task_results')).toEqual(['x']);
+    const second = modelFailing(new Set());
+    const out = await crewOf(own, second).resume('x', { store: elsewhere });
+    expect(asked(second)).toEqual(['b', 'c']);
+    expect(out.status).toBe('completed');
+    await expect(crewOf(own, second).resume('x')).rejects.toMatchObject({ code: 'run_not_found' });
+    const replayed = await crewOf(own, modelFailing(new Set())).replay('x', {
+      fromTask: 'c',
+      store: elsewhere,
+    });
+    expect(replayed.metadata.restored).toEqual(['a', 'b']);
+    expect(() => crewOf(own, second).run({ store: {} as never })).toThrow(/option "store"/);
+  });
 });
