@@ -212,6 +212,12 @@ export function startCrewRun(
             await writer.writeExecution(storedExecution(out, crew.name, startedAt));
             out.metadata.storeErrors = [...writer.errors];
           },
+          // An aborted run is kept as such, with what it got to: `resume` goes on with it.
+          async keepAborted(out: CrewOutput) {
+            await writer.settled();
+            await writer.writeExecution({ ...storedExecution(out, crew.name, startedAt), status: 'aborted' });
+            out.metadata.storeErrors = [...writer.errors];
+          },
         }),
     partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
     release() {

@@ -36,7 +36,8 @@ export interface StoredCrewExecution {
   executionId: string;
   crew: string;
   process: string;
-  status: RunStatus;
+  /** `aborted`: the run was stopped by its signal (it can be resumed). */
+  status: RunStatus | 'aborted';
   raw: string;
   output: JsonValue;
   summary: string;

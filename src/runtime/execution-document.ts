@@ -25,8 +25,11 @@ export interface ExecutionResult {
   context?: string;
 }
 
-/** A stored run's status: the run's own, or `interrupted` when its process died before it ended. */
-export type ExecutionStatus = RunStatus | 'interrupted';
+/**
+ * A stored run's status: the run's own, `aborted` when its signal stopped it, or `interrupted` when
+ * its process died before it ended.
+ */
+export type ExecutionStatus = RunStatus | 'aborted' | 'interrupted';
 
 /** What an {@link ExecutionDocument} holds, as plain data (`toJSON`). */
 export interface ExecutionDocumentData {

@@ -23,6 +23,8 @@ export interface RunParts<T> {
   finish?(result: T): Promise<void>;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
   partial(output: unknown): T;
+  /** Keeps an aborted run in its store (as aborted, to be resumed); the rejection waits for it. Must not reject. */
+  keepAborted?(partial: T): Promise<void>;
   /** Forgets the run's handlers. */
   release(): void;
   /**
@@ -78,11 +80,22 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       end();
       reject(error);
     };
+    /** Set once the signal aborted: the run ends as aborted, whatever its supervisor does next. */
+    let aborting = false;
     const onAbort = () => {
-      if (settled) return;
+      if (settled || aborting) return;
+      aborting = true;
       stop();
       const output: unknown = started ? supervisor.getSnapshot().output : undefined;
-      fail(new RunAbortedError(hub.runId, signal?.reason, parts.partial(output)));
+      const partial = parts.partial(output);
+      const error = new RunAbortedError(hub.runId, signal?.reason, partial);
+      const kept = parts.keepAborted?.(partial);
+      if (kept === undefined) fail(error);
+      else
+        kept.then(
+          () => fail(error),
+          () => fail(error),
+        );
     };
     signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -98,24 +111,29 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
       }
       return output;
     });
-    ended.then(async (output: unknown) => {
-      if (settled) return;
-      let completed: { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
-      try {
-        completed = parts.complete(output);
-        await parts.finish?.(completed.result);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      if (settled) return;
-      hub.emit({ type: 'run.completed', status: completed.status, totalTimeMs: completed.totalTimeMs });
-      end();
-      resolve(completed.result);
-    }, fail);
+    ended.then(
+      async (output: unknown) => {
+        if (settled || aborting) return;
+        let completed: { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
+        try {
+          completed = parts.complete(output);
+          await parts.finish?.(completed.result);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (settled || aborting) return;
+        hub.emit({ type: 'run.completed', status: completed.status, totalTimeMs: completed.totalTimeMs });
+        end();
+        resolve(completed.result);
+      },
+      (error: unknown) => {
+        if (!aborting) fail(error);
+      },
+    );
 
     const begin = () => {
-      if (settled) return;
+      if (settled || aborting) return;
       if (signal?.aborted) {
         onAbort();
         return;

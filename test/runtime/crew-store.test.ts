@@ -139,14 +139,28 @@ describe('a crew with a store', () => {
   });
 
   it('reads a run whose process stopped before its end as interrupted', async () => {
+    // A process that died wrote its task results and never its run document: a store that loses
+    // every run document stands in for it.
     const store = new MemoryStore();
+    const losing: Store = {
+      kind: 'losing',
+      put: (collection, id, key, value) =>
+        collection === 'crew_executions'
+          ? Promise.reject(new Error('gone'))
+          : store.put(collection, id, key, value),
+      insert: (...args) => store.insert(...args),
+      get: (...args) => store.get(...args),
+      list: (...args) => store.list(...args),
+      executions: (collection) => store.executions(collection),
+      close: () => store.close(),
+    };
     const controller = new AbortController();
     const llm = scriptedModel((request) => {
       if (request.prompt.includes('Task: Do the polish')) controller.abort('shutdown');
       return 'text';
     });
     await expect(
-      chain(store, llm).kickoff({ signal: controller.signal, executionId: 'i' }),
+      chain(losing, llm).kickoff({ signal: controller.signal, executionId: 'i' }),
     ).rejects.toMatchObject({
       code: 'aborted',
     });

@@ -270,11 +270,11 @@ export function startFlowRun<S>(
       const out = output(status);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
-    partial: () => {
-      // Stored as aborted, to be resumed like a run whose process died; nobody waits for the write.
-      // Only once the run holds its id: an abort before the claim landed must not touch another run.
-      if (writer !== undefined && claimed) void writer.header(header('aborted'));
-      return output('failed');
+    partial: () => output('failed'),
+    // Stored as aborted, to be resumed like a run whose process died; the rejection waits for the
+    // write. Only once the run holds its id: an abort before the claim landed must not touch another run.
+    keepAborted: async () => {
+      if (writer !== undefined && claimed) await writer.header(header('aborted'));
     },
     release: () => flowRuns.delete(run),
     ...(writer === undefined
