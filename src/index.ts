@@ -107,6 +107,7 @@ export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers
 export { interpolate } from './runtime/interpolate.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
+export type { SummarizeOptions } from './runtime/summary.js';
 export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/task.js';
 export { MemoryStore } from './stores/memory.js';
 export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
@@ -147,3 +148,4 @@ export type {
   ToolSpec,
   Usage,
 } from './types.js';
+export { type LoadCrewOptions, loadCrew } from './yaml/load-crew.js';

@@ -1,0 +1,191 @@
+import type { ZodType } from 'zod';
+import { ConfigError, InvalidOptionError } from '../errors.js';
+import { Agent } from '../runtime/agent.js';
+import { Crew, type CrewOptions } from '../runtime/crew.js';
+import { Task } from '../runtime/task.js';
+import type { Llm, Tool } from '../types.js';
+import { type AgentEntry, agentSchema, parseEntry, taskSchema } from './schemas.js';
+import { lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
+
+/**
+ * Options of {@link loadCrew}: the two YAML sources, what the names in them mean, and every other
+ * option of a {@link Crew}, passed on as it is.
+ */
+export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
+  /**
+   * The agents, keyed by name: a file path when it is one line ending in `.yaml` or `.yml` (read
+   * relative to the working directory), else YAML text, which messages call `agents.yaml`.
+   */
+  agents: string;
+  /** The tasks, keyed by name, in run order: a path or YAML text as for `agents` (`tasks.yaml`). */
+  tasks: string;
+  /** The model of agents without an `llm:` key. @default none: every agent then needs an `llm:` key */
+  llm?: Llm | string | undefined;
+  /**
+   * Names an `llm:` key may use. An `llm:` value that is no key here but reads `provider:model`
+   * (`openai:gpt-4.1-mini`) is a provider string (see `registerProvider`). @default {}
+   */
+  models?: Readonly<Record<string, Llm | string>> | undefined;
+  /** Names a `tools:` list (of an agent or a task) may use. @default {} */
+  tools?: Readonly<Record<string, Tool>> | undefined;
+  /** Names an `output_schema:` key may use. @default {} */
+  schemas?: Readonly<Record<string, ZodType>> | undefined;
+}
+
+/** What the names of the YAML files resolve to. */
+type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas'>;
+
+/** What a `provider:model` string looks like (a provider name as `registerProvider` takes it). */
+const PROVIDER_STRING = /^[a-z0-9][a-z0-9._-]*:\S+$/i;
+
+/**
+ * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
+ * `tasks.yaml` (a task's key is its name; file order is list order; `agent:` and `context:` name
+ * keys). Strings are kept as YAML gives them, `{placeholders}` included: a kickoff's inputs fill them.
+ * Any mistake in the files throws `ConfigError` (`invalid_config`) naming the file, the line and the
+ * key; what `Crew` itself refuses (a hierarchical crew without a manager) throws as `Crew` does.
+ *
+ * @example
+ * const crew = loadCrew({
+ *   agents: 'config/agents.yaml',
+ *   tasks: 'config/tasks.yaml',
+ *   llm: 'openai:gpt-4.1-mini',
+ *   tools: { search },
+ *   schemas: { report: z.object({ title: z.string() }) },
+ * });
+ * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
+ */
+export function loadCrew(options: LoadCrewOptions): Crew {
+  const { agents, tasks, llm, models, tools, schemas, ...crewOptions } = options;
+  const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
+  const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
+  const names: Names = { llm, models, tools, schemas };
+  const agentsByName = buildAgents(agentsSource, names);
+  const taskList = buildTasks(tasksSource, agentsSource.file, agentsByName, names);
+  return new Crew({ ...crewOptions, agents: [...agentsByName.values()], tasks: taskList });
+}
+
+function sourceOption(option: 'agents' | 'tasks', value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidOptionError('loadCrew', option, 'a file path or YAML text', value);
+  }
+  return value;
+}
+
+function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
+  const agents = new Map<string, Agent>();
+  for (const { name, value } of topEntries(source, 'agent')) {
+    const entry: AgentEntry = parseEntry(source, 'agent', name, value, agentSchema);
+    agents.set(
+      name,
+      new Agent({
+        // A role names the agent (a hierarchical manager answers with it): the newline a folded
+        // scalar (`role: >`, CrewAI's own template) ends with is not part of the name.
+        role: entry.role.trimEnd(),
+        goal: entry.goal,
+        backstory: entry.backstory,
+        llm: agentLlm(source, name, entry.llm, names),
+        tools: lookupTools(source, 'agent', name, entry.tools, names.tools),
+        maxIter: entry.max_iter,
+        maxRetries: entry.max_retries,
+        retryDelayMs: entry.retry_delay_ms,
+        timeoutMs: entry.timeout_ms,
+        maxRpm: entry.max_rpm,
+        temperature: entry.temperature,
+        maxOutputTokens: entry.max_output_tokens,
+        stream: entry.stream,
+      }),
+    );
+  }
+  return agents;
+}
+
+function buildTasks(
+  source: YamlSource,
+  agentsFile: string,
+  agents: ReadonlyMap<string, Agent>,
+  names: Names,
+): Task[] {
+  const entries = topEntries(source, 'task').map(({ name, value }) => ({
+    name,
+    entry: parseEntry(source, 'task', name, value, taskSchema),
+  }));
+  const tasks = new Map<string, Task>();
+  for (const { name, entry } of entries) {
+    const agent = entry.agent === undefined ? undefined : agents.get(entry.agent);
+    if (entry.agent !== undefined && agent === undefined) {
+      const what = `task "${name}" names agent "${entry.agent}", which ${agentsFile} does not define`;
+      throw new ConfigError(source.file, lineOf(source, [name, 'agent']), what, 'agent');
+    }
+    const schema = entry.output_schema;
+    const outputSchema = schema === undefined ? undefined : named(names.schemas, schema);
+    if (schema !== undefined && outputSchema === undefined) {
+      const what = `task "${name}" names output schema "${schema}", which the schemas option ${defines(names.schemas)}`;
+      throw new ConfigError(source.file, lineOf(source, [name, 'output_schema']), what, 'output_schema');
+    }
+    const task = new Task({
+      name,
+      description: entry.description,
+      expectedOutput: entry.expected_output,
+      agent,
+      outputSchema,
+      tools: lookupTools(source, 'task', name, entry.tools, names.tools),
+      maxRetries: entry.max_retries,
+      retryDelayMs: entry.retry_delay_ms,
+      timeoutMs: entry.timeout_ms,
+    });
+    tasks.set(name, task);
+  }
+  // Contexts are resolved once every task exists: a graph crew's context may name a later task.
+  for (const { name, entry } of entries) {
+    if (entry.context === undefined) continue;
+    (tasks.get(name) as Task).context = entry.context.map((ref, index) => {
+      const task = tasks.get(ref);
+      if (task !== undefined) return task;
+      const what = `task "${name}" names context task "${ref}", which ${source.file} does not define`;
+      throw new ConfigError(source.file, lineOf(source, [name, 'context', index]), what, 'context');
+    });
+  }
+  return [...tasks.values()];
+}
+
+function agentLlm(source: YamlSource, name: string, llm: string | undefined, names: Names): Llm | string {
+  if (llm === undefined) {
+    if (names.llm !== undefined) return names.llm;
+    const what = `agent "${name}" has no llm: give it an llm key or pass loadCrew's llm option`;
+    throw new ConfigError(source.file, lineOf(source, [name], 'key'), what, 'llm');
+  }
+  const model = named(names.models, llm);
+  if (model !== undefined) return model;
+  if (PROVIDER_STRING.test(llm)) return llm;
+  const example = /^[\w.-]+\/\S+$/.test(llm) ? llm.replace('/', ':') : 'openai:gpt-4.1-mini';
+  const what = `agent "${name}" names model "${llm}", which the models option ${defines(names.models)}; a provider string reads like "${example}"`;
+  throw new ConfigError(source.file, lineOf(source, [name, 'llm']), what, 'llm');
+}
+
+function lookupTools(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  list: readonly string[] | undefined,
+  tools: Names['tools'],
+): Tool[] | undefined {
+  return list?.map((toolName, index) => {
+    const tool = named(tools, toolName);
+    if (tool !== undefined) return tool;
+    const what = `${kind} "${name}" names tool "${toolName}", which the tools option ${defines(tools)}`;
+    throw new ConfigError(source.file, lineOf(source, [name, 'tools', index]), what, 'tools');
+  });
+}
+
+/** The own entry `name` of `registry` (never an inherited one such as `constructor`). */
+function named<T>(registry: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return registry !== undefined && Object.hasOwn(registry, name) ? registry[name] : undefined;
+}
+
+function defines(registry: Readonly<Record<string, unknown>> | undefined): string {
+  const keys = Object.keys(registry ?? {});
+  return keys.length === 0
+    ? 'does not define (none was given)'
+    : `does not define (it has: ${keys.join(', ')})`;
+}

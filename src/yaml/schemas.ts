@@ -1,0 +1,153 @@
+import { type core, z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { describeValue, lineOf, type YamlPath, type YamlSource } from './yaml-source.js';
+
+const text = z.string().regex(/\S/);
+const names = z.array(text);
+const count = z.int().min(0);
+const positive = z.number().positive();
+
+/** The keys of an agent in `agents.yaml`: the options of `Agent`, in snake_case. */
+export const agentSchema = z.strictObject({
+  role: text,
+  goal: z.string().optional(),
+  backstory: z.string().optional(),
+  llm: text.optional(),
+  tools: names.optional(),
+  max_iter: z.int().min(1).optional(),
+  max_retries: count.optional(),
+  retry_delay_ms: count.optional(),
+  timeout_ms: positive.optional(),
+  max_rpm: positive.optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_output_tokens: z.int().min(1).optional(),
+  stream: z.boolean().optional(),
+});
+
+/** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
+export const taskSchema = z.strictObject({
+  description: text,
+  expected_output: z.string().optional(),
+  agent: text.optional(),
+  context: names.optional(),
+  output_schema: text.optional(),
+  tools: names.optional(),
+  max_retries: count.optional(),
+  retry_delay_ms: count.optional(),
+  timeout_ms: positive.optional(),
+});
+
+/** An agent as `agents.yaml` defines it. */
+export type AgentEntry = z.infer<typeof agentSchema>;
+/** A task as `tasks.yaml` defines it. */
+export type TaskEntry = z.infer<typeof taskSchema>;
+
+/** What each key must be, as messages say it. */
+const EXPECTED: Readonly<Record<string, string>> = {
+  role: 'a non-empty string',
+  goal: 'a string',
+  backstory: 'a string',
+  llm: 'a model name',
+  tools: 'a list of tool names',
+  max_iter: 'a whole number ≥ 1',
+  max_retries: 'a whole number ≥ 0',
+  retry_delay_ms: 'a whole number of milliseconds ≥ 0',
+  timeout_ms: 'a number of milliseconds > 0',
+  max_rpm: 'a number > 0',
+  temperature: 'a number from 0 to 2',
+  max_output_tokens: 'a whole number ≥ 1',
+  stream: 'true or false',
+  description: 'a non-empty string',
+  expected_output: 'a string',
+  agent: 'the name of an agent',
+  context: 'a list of task names',
+  output_schema: 'the name of a schema',
+};
+
+/** CrewAI keys with no meaning in statecrew, and what to do instead. */
+const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
+  agent: {
+    verbose: "subscribe to the run's events$ to watch it",
+    allow_delegation: "a hierarchical crew's manager assigns the tasks (process: 'hierarchical')",
+    memory: 'a task reads earlier outputs through its context',
+    cache: 'tools run on every call; cache inside the tool if it needs to',
+    max_retry_limit: 'use max_retries',
+    max_execution_time: 'use timeout_ms (milliseconds)',
+    function_calling_llm: "the agent's llm calls its tools",
+    allow_code_execution: 'give the agent a tool that runs code',
+    knowledge_sources: 'give the agent a tool that looks things up',
+  },
+  task: {
+    async_execution: "use process: 'parallel' or 'graph'",
+    human_input: "a flow's human step waits for a person's answer",
+    output_json: 'use output_schema',
+    output_pydantic: 'use output_schema',
+    output_file: "write the crew's output where you need it",
+    callback: "subscribe to the run's events$",
+    guardrail: 'guardrails are functions: build this task in code',
+  },
+};
+
+function valueAt(value: unknown, path: YamlPath): unknown {
+  let at = value;
+  for (const step of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string | number, unknown>)[step];
+  }
+  return at;
+}
+
+/**
+ * Validates one entry against its schema; the first issue in file order throws a `ConfigError` that
+ * names the line and the key.
+ */
+export function parseEntry<S extends z.ZodType>(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  value: unknown,
+  schema: S,
+): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues
+    .flatMap((issue) => issueErrors(source, kind, name, value, issue))
+    .sort((a, b) => Number(a.details.line) - Number(b.details.line));
+  throw errors[0] as ConfigError;
+}
+
+function issueErrors(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  value: unknown,
+  issue: core.$ZodIssue,
+): ConfigError[] {
+  const entry = `${kind} "${name}"`;
+  const keys = Object.keys((kind === 'agent' ? agentSchema : taskSchema).shape).join(', ');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => {
+      const hint = CREWAI_ONLY[kind][key];
+      const what =
+        hint === undefined
+          ? `${entry} has an unknown key "${key}"; the keys of a${kind === 'agent' ? 'n' : ''} ${kind} are: ${keys}`
+          : `${entry} sets "${key}", a CrewAI key statecrew does not support: ${hint}`;
+      return new ConfigError(source.file, lineOf(source, [name, key], 'key'), what, key);
+    });
+  }
+  const [field, index] = issue.path;
+  if (typeof field !== 'string') {
+    const what = `${entry} must be a mapping of its keys (${keys}), got ${describeValue(value)}`;
+    return [new ConfigError(source.file, lineOf(source, [name], 'key'), what, name)];
+  }
+  const got = valueAt(value, issue.path.slice(0, 2) as YamlPath);
+  const expected = EXPECTED[field] ?? issue.message;
+  const path: YamlPath = typeof index === 'number' ? [name, field, index] : [name, field];
+  const what =
+    got === undefined
+      ? `${entry} has no ${field}, which it needs (${expected})`
+      : typeof index === 'number'
+        ? `${entry}: item ${index + 1} of ${field} must be a name, got ${describeValue(got)}`
+        : `${entry}: ${field} must be ${expected}, got ${describeValue(got)}`;
+  return [new ConfigError(source.file, lineOf(source, path), what, field)];
+}
