@@ -11,7 +11,7 @@
  *      STATECREW_RECORD=1 OPENAI_API_KEY=… npx tsx examples/real-model.ts  (live, and re-records the cassette)
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { z } from 'zod';
@@ -24,12 +24,17 @@ import {
   type Model,
   type ModelPrice,
   recordReplay,
+  type StatecrewEvent,
   Task,
 } from '../src/index.js';
+import { crewView, writeRunView } from '../src/view/index.js';
 import { isMain } from './main.js';
 
 /** The committed cassette the example replays when no provider is configured. */
 export const CASSETTE = fileURLToPath(new URL('./cassettes/real-model.json', import.meta.url));
+
+/** Where `npm start` writes the view of this run. */
+export const VIEW_FILE = join('.statecrew', 'views', 'real-model.html');
 
 /** The model asked when `STATECREW_MODEL` names none (and the one the cassette was recorded with). */
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
@@ -256,8 +261,15 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const out = await researchCrew(choice.model).crew.kickoff({ inputs: INPUTS });
+  const { crew } = researchCrew(choice.model);
+  const run = crew.run({ inputs: INPUTS });
+  const events: StatecrewEvent[] = [];
+  run.events$.subscribe((event) => events.push(event));
+  const out = await run.result;
   console.log(report(choice, out));
+  // The run as a self-contained page: its graph, timeline, and every node's prompt, output and usage.
+  const view = await writeRunView(crewView(crew, { output: out, events }), VIEW_FILE);
+  console.log(`\nview of the run: ${view}`);
   if (out.status !== 'completed') process.exitCode = 1;
 }
 

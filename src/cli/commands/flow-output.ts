@@ -1,0 +1,30 @@
+import type { FlowOutput } from '../../runtime/flow/flow-run.js';
+import type { PendingHuman } from '../../runtime/flow/snapshot.js';
+
+/** A flow's result as JSON, for `--json`. */
+export function flowJson(out: FlowOutput<object>): string {
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** How to answer a paused run's human step from the command line. */
+export function resumeHint(id: string, pending: readonly PendingHuman[]): string[] {
+  return pending.map((p) => {
+    const step = pending.length > 1 ? ` --step ${p.step}` : '';
+    return `  ${p.step} asks: ${p.prompt}\n  answer with: statecrew resume ${id}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`;
+  });
+}
+
+/** A flow's result for people: status, trail, errors, what a paused run waits for, the output. */
+export function flowText(out: FlowOutput<object>): string {
+  const lines = [
+    `${out.status}: ${out.trail.join(' → ') || '(no step ran)'} (${(out.totalTimeMs / 1000).toFixed(1)} s)`,
+    `run ${out.id}`,
+  ];
+  for (const [step, error] of Object.entries(out.errors)) lines.push(`  ${step}: ${error}`);
+  if (out.status === 'paused') {
+    lines.push(...resumeHint(out.id, out.waiting ?? (out.pending === undefined ? [] : [out.pending])));
+  } else if (out.output !== undefined) {
+    lines.push('', typeof out.output === 'string' ? out.output : JSON.stringify(out.output, null, 2));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,94 @@
+import { RunAbortedError } from '../../errors.js';
+import { SqliteStore } from '../../stores/sqlite.js';
+import type { Store } from '../../stores/store.js';
+import type { StatecrewEvent } from '../../types.js';
+import { readInputs } from '../inputs.js';
+import { loadTarget, type Target } from '../load-target.js';
+import { type CliIo, crewJson, crewText } from '../output.js';
+import { liveProgress, type Progress, plainProgress } from '../progress.js';
+import { writeSource } from '../run-source.js';
+import { openStore } from '../store-option.js';
+import { flowJson, flowText } from './flow-output.js';
+
+/** Options of `statecrew run`. */
+export interface RunCommandOptions {
+  export?: string | undefined;
+  input: string[];
+  inputs?: string | undefined;
+  store?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** Exit code of a run that an interrupt (Ctrl-C) aborted: 128 + SIGINT. */
+const INTERRUPTED = 130;
+
+/**
+ * `statecrew run <file>`: runs the crew or flow, showing its progress (a live list on a terminal,
+ * one line per event otherwise), keeps it in a store (the `--store`, else the definition's own, else
+ * the default SQLite file) and prints the result. Ctrl-C aborts cleanly: the run is kept as aborted
+ * and `statecrew resume <id>` goes on with it. Resolves with the exit code.
+ */
+export async function runCommand(file: string, options: RunCommandOptions, io: CliIo): Promise<number> {
+  const target = await loadTarget(file, options.export);
+  const inputs = readInputs(options.input, options.inputs);
+  const opened = options.store === undefined ? undefined : await openStore(options.store);
+  const store = opened ?? ownStore(target) ?? new SqliteStore();
+  const controller = new AbortController();
+  const interrupt = () => {
+    if (controller.signal.aborted) process.exit(INTERRUPTED);
+    controller.abort(new Error('interrupted (Ctrl-C)'));
+  };
+  process.on('SIGINT', interrupt);
+  try {
+    const run =
+      target.kind === 'crew'
+        ? target.crew.run({ inputs, signal: controller.signal, store })
+        : target.flow.run({ inputs, signal: controller.signal, store });
+    const progress = progressFor(target, run.id, options.json === true, io);
+    run.events$.subscribe({ next: (event: StatecrewEvent) => progress.event(event), error: () => {} });
+    await writeSource(store, run.id, { kind: target.kind, name: target.name, ...target.source });
+    try {
+      const out = await run.result;
+      progress.end();
+      if (target.kind === 'crew') {
+        const crewOut = out as Awaited<ReturnType<typeof target.crew.kickoff>>;
+        io.stdout.write(options.json === true ? crewJson(crewOut) : crewText(crewOut));
+        return crewOut.status === 'completed' ? 0 : 1;
+      }
+      const flowOut = out as Awaited<ReturnType<typeof target.flow.kickoff>>;
+      io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));
+      return flowOut.status === 'failed' ? 1 : 0;
+    } catch (error) {
+      progress.end();
+      if (!(error instanceof RunAbortedError)) throw error;
+      io.stderr.write(
+        `statecrew: run ${run.id} aborted: ${String((error.cause as Error | undefined)?.message ?? error.cause)} (aborted)\n` +
+          `  kept in the store; go on with: statecrew resume ${run.id}${options.store === undefined ? '' : ` --store ${options.store}`}\n`,
+      );
+      return INTERRUPTED;
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+    await opened?.close();
+  }
+}
+
+/** The store the definition itself was made with, if any. */
+function ownStore(target: Target): Store | undefined {
+  return target.kind === 'crew' ? target.crew.store : target.flow.store;
+}
+
+/** A live list on a terminal (or with `FORCE_TTY`), else plain lines; to stderr when stdout carries JSON. */
+function progressFor(target: Target, id: string, json: boolean, io: CliIo): Progress {
+  if (json) return plainProgress(io.stderr, id);
+  const forced = io.env.FORCE_TTY;
+  const tty = io.stdout.isTTY === true || (forced !== undefined && forced !== '' && forced !== '0');
+  if (!tty) return plainProgress(io.stdout, id);
+  const nodes =
+    target.kind === 'crew'
+      ? target.crew.process === 'loop'
+        ? []
+        : target.crew.tasks.map((task) => target.crew.nodeIdOf(task) ?? '')
+      : target.flow.definition.steps.map((step) => step.name);
+  return liveProgress(io.stdout, nodes, id);
+}

@@ -1,0 +1,146 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UnknownCommandTargetError } from '../errors.js';
+import type { Crew } from '../runtime/crew.js';
+import type { Flow } from '../runtime/flow/flow.js';
+import { loadCrew } from '../yaml/load-crew.js';
+
+/** What a command runs or analyses: a crew or a flow, and where it came from. */
+export type Target =
+  | { kind: 'crew'; crew: Crew; name: string; source: TargetSource }
+  | { kind: 'flow'; flow: Flow<object>; name: string; source: TargetSource };
+
+/** Where a target was loaded from, as the CLI records it beside a run (so `resume` can find it). */
+export interface TargetSource {
+  /** The module file or YAML directory, absolute. */
+  file: string;
+  /** The module export that holds it (`default` unless `--export` said otherwise). */
+  export?: string;
+}
+
+const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
+const YAML_COMPANIONS = ['crew.ts', 'crew.mts', 'crew.js', 'crew.mjs'];
+
+/**
+ * Loads the crew or flow a command names: a module's default export (or `exportName`), or a
+ * directory holding CrewAI's `agents.yaml` and `tasks.yaml` (a `crew.ts` or `crew.js` beside them
+ * may export `llm`, `models`, `tools`, `schemas` and `options` for the crew). A `.ts` module needs
+ * `tsx` installed in the project.
+ */
+export async function loadTarget(path: string, exportName?: string): Promise<Target> {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new UnknownCommandTargetError(path, 'no such file or directory');
+  const yamlDir = yamlDirOf(file);
+  if (yamlDir !== undefined) return yamlTarget(yamlDir);
+  if (!MODULE_EXTENSIONS.has(extname(file))) {
+    throw new UnknownCommandTargetError(
+      path,
+      'expected a .ts or .js module, or a directory with agents.yaml and tasks.yaml',
+    );
+  }
+  const module = await importModule(file, path);
+  const name = exportName ?? pickExport(module, path);
+  const value = module[name];
+  if (value === undefined) throw new UnknownCommandTargetError(path, `has no export "${name}"`);
+  const source: TargetSource = { file, export: name };
+  if (isFlow(value)) return { kind: 'flow', flow: value, name: value.name, source };
+  if (isCrew(value)) return { kind: 'crew', crew: value, name: value.name, source };
+  throw new UnknownCommandTargetError(path, `export "${name}" is neither a Crew nor a flow`);
+}
+
+/** The YAML crew directory `file` names: the directory itself, or one of its two files. */
+function yamlDirOf(file: string): string | undefined {
+  const dir = statSync(file).isDirectory()
+    ? file
+    : ['agents.yaml', 'tasks.yaml'].includes(basename(file))
+      ? dirname(file)
+      : undefined;
+  if (dir === undefined) return undefined;
+  if (!existsSync(join(dir, 'agents.yaml')) || !existsSync(join(dir, 'tasks.yaml'))) {
+    if (statSync(file).isDirectory()) {
+      throw new UnknownCommandTargetError(file, 'a crew directory needs agents.yaml and tasks.yaml');
+    }
+    return undefined;
+  }
+  return dir;
+}
+
+async function yamlTarget(dir: string): Promise<Target> {
+  const companion = YAML_COMPANIONS.map((f) => join(dir, f)).find((f) => existsSync(f));
+  const parts = companion === undefined ? {} : await importModule(companion, companion);
+  const options = (parts.options ?? {}) as Record<string, unknown>;
+  // Named as the user would type them in error messages: relative to where the command runs.
+  const shown = relative(process.cwd(), dir) || '.';
+  const crew = loadCrew({
+    ...options,
+    agents: join(shown, 'agents.yaml'),
+    tasks: join(shown, 'tasks.yaml'),
+    ...(parts.llm === undefined ? {} : { llm: parts.llm }),
+    ...(parts.models === undefined ? {} : { models: parts.models }),
+    ...(parts.tools === undefined ? {} : { tools: parts.tools }),
+    ...(parts.schemas === undefined ? {} : { schemas: parts.schemas }),
+  } as Parameters<typeof loadCrew>[0]);
+  return { kind: 'crew', crew, name: crew.name, source: { file: dir } };
+}
+
+async function importModule(file: string, shown: string): Promise<Record<string, unknown>> {
+  if (/\.[mc]?ts$/.test(file)) await registerTypeScript(shown);
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UnknownCommandTargetError(shown, `cannot be loaded: ${(error as Error).message ?? error}`);
+  }
+}
+
+let typeScript: Promise<void> | undefined;
+
+/** Lets `import()` load TypeScript modules, through the project's `tsx`. */
+function registerTypeScript(shown: string): Promise<void> {
+  typeScript ??= import('tsx/esm/api').then(
+    ({ register }) => {
+      register();
+    },
+    () => {
+      typeScript = undefined;
+      throw new UnknownCommandTargetError(
+        shown,
+        'is TypeScript: install tsx in the project (npm install -D tsx), or point at the compiled .js',
+      );
+    },
+  );
+  return typeScript;
+}
+
+/** The export to use when none was named: `default`, else the one crew or flow the module exports. */
+function pickExport(module: Record<string, unknown>, shown: string): string {
+  if (module.default !== undefined) return 'default';
+  const found = Object.keys(module).filter((key) => isCrew(module[key]) || isFlow(module[key]));
+  if (found.length === 1) return found[0] as string;
+  const which = found.length === 0 ? 'exports no crew or flow' : `exports several (${found.join(', ')})`;
+  throw new UnknownCommandTargetError(shown, `has no default export and ${which}: name one with --export`);
+}
+
+/** A crew from any copy of statecrew (the user's module may load another one than the CLI). */
+export function isCrew(value: unknown): value is Crew {
+  const crew = value as Partial<Crew> | null;
+  return (
+    typeof crew === 'object' &&
+    crew !== null &&
+    typeof crew.run === 'function' &&
+    typeof crew.resume === 'function' &&
+    Array.isArray(crew.tasks)
+  );
+}
+
+/** A flow from any copy of statecrew. */
+export function isFlow(value: unknown): value is Flow<object> {
+  const flow = value as Partial<Flow<object>> | null;
+  return (
+    typeof flow === 'object' &&
+    flow !== null &&
+    typeof flow.run === 'function' &&
+    typeof flow.getRun === 'function' &&
+    typeof flow.analyze === 'function'
+  );
+}

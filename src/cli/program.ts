@@ -1,0 +1,125 @@
+import { Command, CommanderError, Option } from 'commander';
+import { pathsCommand } from './commands/paths.js';
+import { resumeCommand } from './commands/resume.js';
+import { runCommand } from './commands/run.js';
+import { runsCommand } from './commands/runs.js';
+import { showCommand } from './commands/show.js';
+import { type CliIo, errorLine } from './output.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const storeOption = () =>
+  new Option(
+    '--store <store>',
+    'where runs are kept: sqlite[:path], memory, postgres://… or redis://…',
+  ).default(undefined, 'the definition’s own store, else .statecrew/statecrew.db');
+
+/**
+ * Runs the `statecrew` command line with `argv` (without `node` and the script) and resolves with
+ * the exit code. Every error is one line on stderr naming its code (a stack trace only with
+ * `--verbose`); nothing throws out of it.
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let code = 0;
+  const program = new Command('statecrew')
+    .description('Run, resume, inspect and prove statecrew crews and flows.')
+    .option('--verbose', 'print stack traces with errors')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: () => {},
+    });
+  const finish = (exit: number) => {
+    code = exit;
+  };
+
+  program
+    .command('run')
+    .description(
+      'run a crew or flow exported by a .ts/.js module, or a directory with agents.yaml and tasks.yaml',
+    )
+    .argument('<file>', 'the module or YAML crew directory')
+    .option('--export <name>', 'the module export to run', undefined)
+    .option('--input <key=value>', 'an input (repeatable; a JSON value, else text)', collect, [])
+    .option('--inputs <file.json>', 'inputs from a JSON object file')
+    .addOption(storeOption())
+    .option('--json', 'print the result as JSON (progress goes to stderr)')
+    .action(async (file: string, options) => finish(await runCommand(file, options, io)));
+
+  program
+    .command('resume')
+    .description('go on with a stored run: a paused flow with an answer, an aborted, crashed or failed run')
+    .argument('<id>', 'the run id')
+    .option('--route <route>', 'the answer to a paused human step')
+    .option('--feedback <text>', 'feedback with the answer')
+    .option('--step <step>', 'which human step the answer is for, when several wait')
+    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
+    .option('--export <name>', 'the module export of the definition')
+    .addOption(storeOption())
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
+
+  program
+    .command('show')
+    .description('show a stored run')
+    .argument('<id>', 'the run id')
+    .option('--markdown', 'as a Markdown report')
+    .option('--json', 'as JSON')
+    .addOption(storeOption())
+    .action(async (id: string, options) => finish(await showCommand(id, options, io)));
+
+  program
+    .command('runs')
+    .description('list the stored runs, most recent first')
+    .option(
+      '--status <status>',
+      'only runs with this status (completed, partial, failed, paused, aborted, …)',
+    )
+    .option('--limit <n>', 'at most this many', '50')
+    .option('--json', 'as JSON')
+    .addOption(storeOption())
+    .action(async (options) => finish(await runsCommand(options, io)));
+
+  program
+    .command('plot')
+    .description('write a self-contained HTML view of a definition (a file) or of a stored run (an id)')
+    .argument('<file-or-id>', 'a module or YAML crew directory, or a run id')
+    .option('-o, --output <file>', 'where to write the view')
+    .option('--export <name>', 'the module export')
+    .addOption(storeOption())
+    .action(async (target: string, options) => {
+      // The view and its layout library load only for this command.
+      const { plotCommand } = await import('./commands/plot.js');
+      finish(await plotCommand(target, options, io));
+    });
+
+  program
+    .command('paths')
+    .description(
+      'list every path and whether termination is proven (exit 1 on an unreachable step, unused route or dead end)',
+    )
+    .argument('<file>', 'a module or YAML crew directory')
+    .option('--export <name>', 'the module export')
+    .option('--json', 'the analysis as JSON')
+    .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      if (error.exitCode === 0) return 0;
+      io.stderr.write(
+        `statecrew: ${error.message.replace(/^error: /, '')} (${error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)})\n`,
+      );
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    io.stderr.write(errorLine(error, argv.includes('--verbose')));
+    return 1;
+  }
+}

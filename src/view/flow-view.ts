@@ -1,0 +1,103 @@
+import { emptyUsage } from '../models/usage.js';
+import { type FlowEdge, type FlowShape, flowGraph } from './flow-graph.js';
+import { type FlowRunFacts, type FlowViewSource, flowRunFacts } from './flow-runs.js';
+import type { RunView, TimelineEntry, ViewNode, ViewTotals } from './model.js';
+import { firstStart, ran, showLatest, timelineOf, waitEntry } from './timeline.js';
+
+/** A human step's prompt, routes, answer and wait, from the run. */
+function humanDetails(node: ViewNode, facts: FlowRunFacts): void {
+  const human = node.human ?? { routes: [] };
+  node.human = human;
+  const pending = facts.pending.find((p) => p.step === node.id);
+  if (pending !== undefined) {
+    human.prompt = pending.prompt;
+    human.routes = [...pending.routes];
+    node.status = 'paused';
+  }
+  const answer = node.runs.findLast((r) => r.status === 'completed')?.structured as
+    | { route?: unknown; feedback?: unknown }
+    | undefined;
+  if (typeof answer?.route === 'string') human.route = answer.route;
+  if (answer?.feedback !== undefined) human.feedback = answer.feedback;
+  const wait = facts.waits.get(node.id);
+  if (wait !== undefined) {
+    human.waitingSince = wait.since;
+    if (wait.waitedMs !== undefined) human.waitedMs = wait.waitedMs;
+  }
+}
+
+/** A wait bar per human step the run paused for (to its answer, or to the run's end while it waits). */
+function waitEntries(nodes: readonly ViewNode[], origin: number | undefined, end: number | undefined) {
+  if (origin === undefined) return [];
+  return nodes.flatMap((node): TimelineEntry[] => {
+    const since = node.human?.waitingSince;
+    if (since === undefined) return [];
+    const waited = node.human?.waitedMs ?? Math.max(0, (end ?? since) - since);
+    return [waitEntry(node, origin, since, waited, node.status === 'paused' ? 'paused' : 'completed')];
+  });
+}
+
+function markFlowTaken(nodes: readonly ViewNode[], edges: readonly FlowEdge[], emitted: ReadonlySet<string>) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (const { edge, token } of edges) {
+    const to = byId.get(edge.to);
+    edge.taken = emitted.has(token) && to !== undefined && ran(to);
+  }
+}
+
+function totalsOf(facts: FlowRunFacts): ViewTotals {
+  const totals: ViewTotals = { usage: facts.usage };
+  if (facts.usage.costUsd !== undefined) totals.costUsd = facts.usage.costUsd;
+  if (facts.startedAt !== undefined) totals.startedAt = facts.startedAt;
+  if (facts.timeMs !== undefined) totals.timeMs = facts.timeMs;
+  return totals;
+}
+
+/**
+ * A flow's run view: its steps (routers and human steps marked) and an edge from each trigger to its
+ * listener, labelled with the route, with statuses, outputs, human waits, the executed path, a
+ * timeline and totals from a run — its result and events, or a stored run (`flow.getRun(id)` or a
+ * snapshot) — or, without `source`, the definition alone (every step `not-run`).
+ *
+ * @example
+ * const run = flow.run({ inputs: { amount: 250 } });
+ * const events: StatecrewEvent[] = [];
+ * run.events$.subscribe((e) => events.push(e));
+ * const view = flowView(flow, { output: await run.result, events });
+ * const html = renderRunView(view);
+ */
+export function flowView(flow: FlowShape, source?: FlowViewSource): RunView {
+  const { nodes, edges } = flowGraph(flow);
+  const view: RunView = {
+    kind: 'flow',
+    name: flow.name,
+    nodes,
+    edges: edges.map((e) => e.edge),
+    timeline: [],
+    totals: { usage: emptyUsage() },
+  };
+  if (source === undefined) return view;
+  const facts = flowRunFacts(source);
+  for (const node of nodes) {
+    node.runs = facts.runs.get(node.id) ?? [];
+    showLatest(node);
+    if (node.runs.length === 0) node.status = facts.finished ? 'not-run' : 'waiting';
+    const usage = facts.usageByStep.get(node.id);
+    if (usage !== undefined) {
+      node.usage = usage;
+      if (usage.costUsd !== undefined) node.costUsd = usage.costUsd;
+    }
+    if (node.kind === 'human') humanDetails(node, facts);
+  }
+  markFlowTaken(nodes, edges, facts.emitted);
+  if (facts.id !== undefined) view.id = facts.id;
+  if (facts.status !== undefined) view.status = facts.status;
+  view.totals = totalsOf(facts);
+  const end =
+    facts.startedAt !== undefined && facts.timeMs !== undefined ? facts.startedAt + facts.timeMs : undefined;
+  const origin = facts.startedAt ?? firstStart(nodes);
+  view.timeline = [...timelineOf(nodes, origin, end), ...waitEntries(nodes, origin, end)].sort(
+    (a, b) => a.startMs - b.startMs,
+  );
+  return view;
+}

@@ -1,0 +1,84 @@
+import { classToken, escapeHtml } from './escape.js';
+import { clip, type GraphLayout, type PlacedEdge, type PlacedNode, type Point } from './layout.js';
+
+const n = (value: number) => Math.round(value * 10) / 10;
+
+/** A smooth path through dagre's edge points (quadratic curves through the midpoints). */
+function pathOf(points: readonly Point[]): string {
+  const [first, ...rest] = points;
+  if (first === undefined) return '';
+  const parts = [`M${n(first.x)},${n(first.y)}`];
+  for (let i = 0; i < rest.length - 1; i += 1) {
+    const p = rest[i] as Point;
+    const q = rest[i + 1] as Point;
+    parts.push(`Q${n(p.x)},${n(p.y)} ${n((p.x + q.x) / 2)},${n((p.y + q.y) / 2)}`);
+  }
+  const last = rest.at(-1);
+  if (last !== undefined) parts.push(`L${n(last.x)},${n(last.y)}`);
+  return parts.join(' ');
+}
+
+function edgeSvg({ edge, points, labelAt }: PlacedEdge): string {
+  const classes = ['edge', edge.taken ? 'taken' : 'idle', edge.back === true ? 'back' : ''].filter(Boolean);
+  const marker = edge.taken ? 'arrow-taken' : 'arrow-idle';
+  const parts = [
+    `<g class="${classes.join(' ')}" data-from="${escapeHtml(edge.from)}" data-to="${escapeHtml(edge.to)}">`,
+    `<path d="${pathOf(points)}" marker-end="url(#${marker})"/>`,
+  ];
+  if (edge.label !== undefined && labelAt !== undefined) {
+    const text = clip(edge.label, 32);
+    const width = text.length * 6.3 + 12;
+    parts.push(
+      `<rect class="edge-label-box" x="${n(labelAt.x - width / 2)}" y="${n(labelAt.y - 9)}" width="${n(width)}" height="18" rx="9"/>`,
+      `<text class="edge-label" x="${n(labelAt.x)}" y="${n(labelAt.y + 4)}" text-anchor="middle">${escapeHtml(text)}</text>`,
+    );
+  }
+  parts.push('</g>');
+  return parts.join('');
+}
+
+function nodeSvg(placed: PlacedNode): string {
+  const { node, width, height } = placed;
+  const x = n(placed.x - width / 2);
+  const y = n(placed.y - height / 2);
+  const runs = node.runs.length > 1 ? ` ×${node.runs.length}` : '';
+  const title = `${node.label} — ${node.status}${runs}`;
+  return [
+    `<g class="node status-${classToken(node.status)} kind-${classToken(node.kind)}" data-node="${escapeHtml(node.id)}"`,
+    ` data-status="${classToken(node.status)}" transform="translate(${x},${y})" tabindex="0" role="button"`,
+    ` aria-label="${escapeHtml(title)}">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<rect class="box" width="${width}" height="${height}" rx="${node.kind === 'human' || node.kind === 'start' || node.kind === 'end' ? height / 2 : 8}"/>`,
+    `<text class="label" x="${width / 2}" y="20" text-anchor="middle">${escapeHtml(clip(node.label))}</text>`,
+    `<text class="caption" x="${width / 2}" y="36" text-anchor="middle">${escapeHtml(placed.caption + runs)}</text>`,
+    '</g>',
+  ].join('');
+}
+
+/** The arrow heads of taken and idle edges. */
+const DEFS = [
+  '<defs>',
+  '<marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow taken"/></marker>',
+  '<marker id="arrow-idle" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow idle"/></marker>',
+  '</defs>',
+].join('');
+
+/**
+ * The picture as inline SVG: edges first (taken ones highlighted, route labels on them), then a box
+ * per node coloured by status, each a `data-node` element the page's script makes clickable. Every
+ * text is escaped.
+ */
+export function graphSvg(laid: GraphLayout, title: string, hasRun: boolean): string {
+  const width = Math.max(laid.width, 120);
+  const height = Math.max(laid.height, 60);
+  return [
+    `<svg class="graph${hasRun ? ' has-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}"`,
+    ` width="${width}" height="${height}" role="group" aria-label="${escapeHtml(title)}">`,
+    DEFS,
+    '<g class="edges">',
+    ...laid.edges.map(edgeSvg),
+    '</g><g class="nodes">',
+    ...laid.nodes.map(nodeSvg),
+    '</g></svg>',
+  ].join('');
+}

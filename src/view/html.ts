@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { graphSvg } from './graph-svg.js';
+import { layoutGraph } from './layout.js';
+import { type RunView, VIEW_STATUSES } from './model.js';
+import { PAGE_SCRIPT } from './page-script.js';
+import { PAGE_STYLE } from './page-style.js';
+import { formatMs, timelineSvg } from './timeline-svg.js';
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The page's policy: nothing loads from anywhere (no network, no frames, no forms), and only its own
+ * style sheet and script run — allowed by their hashes, so an injected `<script>` or `onerror`
+ * would be refused even if one got through the escaping.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `script-src ${sha256(PAGE_SCRIPT)}`,
+  `style-src ${sha256(PAGE_STYLE)}`,
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+function legend(hasRun: boolean): string {
+  const items = VIEW_STATUSES.map(
+    (status) => `<li><span class="swatch status-${status}"></span>${status}</li>`,
+  );
+  if (hasRun) items.push('<li><span class="swatch path"></span>executed path</li>');
+  return `<ul class="legend" aria-label="Legend">${items.join('')}</ul>`;
+}
+
+function totals(view: RunView): string {
+  const { usage, costUsd, timeMs } = view.totals;
+  const rows: [string, string][] = [
+    ['Tokens', `${usage.inputTokens} in · ${usage.outputTokens} out`],
+    ['Model calls', String(usage.calls)],
+  ];
+  if (costUsd !== undefined)
+    rows.push(['Cost', `$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(6)}`]);
+  if (timeMs !== undefined) rows.push(['Time', formatMs(timeMs)]);
+  const cells = rows.map(([name, value]) => `<div><dt>${name}</dt><dd>${escapeHtml(value)}</dd></div>`);
+  return `<dl class="totals">${cells.join('')}</dl>`;
+}
+
+function meta(view: RunView): string {
+  const parts = [view.kind === 'crew' ? `crew · ${escapeHtml(view.process ?? '')}` : 'flow'];
+  if (view.id !== undefined) parts.push(`<code>${escapeHtml(view.id)}</code>`);
+  if (view.totals.startedAt !== undefined)
+    parts.push(escapeHtml(new Date(view.totals.startedAt).toISOString()));
+  parts.push(
+    view.status === undefined
+      ? 'definition'
+      : `<span class="badge status-${statusClass(view.status)}">${escapeHtml(view.status)}</span>`,
+  );
+  return `<p class="meta">${parts.join(' · ')}</p>`;
+}
+
+/** The colour a run's status borrows from the node statuses. */
+function statusClass(status: NonNullable<RunView['status']>): string {
+  if (status === 'completed') return 'completed';
+  if (status === 'paused') return 'paused';
+  if (status === 'running') return 'running';
+  if (status === 'partial' || status === 'interrupted') return 'blocked';
+  return 'failed';
+}
+
+/**
+ * One self-contained HTML page of a run view: the graph as inline SVG laid out now (statuses
+ * coloured, the executed path highlighted, route labels on the edges, a legend), a timeline of the
+ * node runs, and a panel that shows a clicked node's prompt, context, output, usage, cost and error.
+ * It needs no network: inline style, one small inline script, allowed by hash in a strict
+ * Content-Security-Policy. Every text is escaped; node details travel in a JSON block with `<`, `>`,
+ * `&`, U+2028 and U+2029 escaped and reach the page through `textContent` only.
+ *
+ * @example
+ * const html = renderRunView(crewView(crew, { output, events }));
+ * await writeFile('run.html', html);
+ */
+export function renderRunView(view: RunView): string {
+  const laid = layoutGraph(view.nodes, view.edges);
+  const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="referrer" content="no-referrer">',
+    `<title>${escapeHtml(`statecrew · ${view.name}`)}</title>`,
+    `<style>${PAGE_STYLE}</style>`,
+    '</head>',
+    '<body>',
+    `<header><div><h1>${escapeHtml(view.name)}</h1>${meta(view)}</div>${totals(view)}</header>`,
+    '<main>',
+    `<section class="card graph-card"><h2>Graph</h2>${legend(view.status !== undefined)}`,
+    `<div class="scroll">${graphSvg(laid, title, view.status !== undefined)}</div></section>`,
+    '<aside id="panel" class="card" aria-live="polite">',
+    '<h2>Details</h2><p class="hint">Click a node or a timeline bar to see its prompt, context, output, usage, cost and error.</p>',
+    '</aside>',
+    '<section class="card timeline-card"><h2>Timeline</h2>',
+    `<div class="scroll">${timelineSvg(view.timeline, view.totals.timeMs)}</div></section>`,
+    '</main>',
+    `<script type="application/json" id="run-data">${jsonForScript(view)}</script>`,
+    `<script>${PAGE_SCRIPT}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

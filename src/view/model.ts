@@ -1,0 +1,160 @@
+import type { Usage } from '../types.js';
+
+/** Where a node of a run view stands. */
+export type ViewStatus = 'waiting' | 'running' | 'completed' | 'failed' | 'blocked' | 'paused' | 'not-run';
+
+/** Every {@link ViewStatus}, in the order the legend shows them. */
+export const VIEW_STATUSES: readonly ViewStatus[] = [
+  'completed',
+  'running',
+  'waiting',
+  'paused',
+  'failed',
+  'blocked',
+  'not-run',
+];
+
+/**
+ * What a node stands for: a crew's task, a hierarchical manager or synthesis, a loop's judge, the
+ * crew's summary, a flow step (a router, a human step), or a marker (a parallel crew's start, a loop's end).
+ */
+export type ViewNodeKind =
+  | 'task'
+  | 'manager'
+  | 'synthesis'
+  | 'judge'
+  | 'summary'
+  | 'start'
+  | 'end'
+  | 'step'
+  | 'router'
+  | 'human';
+
+/** What a human step asked and what its human answered. */
+export interface ViewHuman {
+  prompt?: string;
+  routes: string[];
+  /** The chosen route, once answered. */
+  route?: string;
+  feedback?: unknown;
+  /** Epoch ms when the run paused for it, and how long it waited (when the resume was seen). */
+  waitingSince?: number;
+  waitedMs?: number;
+}
+
+/** One run of a node: a task run, a loop iteration's run (`<task>#<iteration>`), a step's run. */
+export interface ViewRun {
+  /** The run's node id as the runtime names it (`draft#2`). */
+  id: string;
+  /** Loop iteration or step run number, from 1. */
+  iteration?: number;
+  status: ViewStatus;
+  agent?: string;
+  /** What the agent was asked (persona and task lines), and the context it read. */
+  prompt?: string;
+  context?: string;
+  /** The output text, and the parsed value when there is one. */
+  output?: string;
+  structured?: unknown;
+  usage?: Usage;
+  costUsd?: number;
+  error?: string;
+  code?: string;
+  attempts?: number;
+  /** Retries taken (attempts after the first). */
+  retries?: number;
+  /** Epoch ms of the first attempt's start. */
+  startedAt?: number;
+  durationMs?: number;
+  /** Each attempt's span, when the run's events were seen. */
+  attemptSpans?: ViewSpan[];
+}
+
+/** A span of time: an attempt, or a wait. */
+export interface ViewSpan {
+  /** Epoch ms. */
+  startedAt: number;
+  durationMs: number;
+  ok: boolean;
+}
+
+/** One node of the picture, with the details the panel shows (those of its latest run). */
+export interface ViewNode extends Omit<ViewRun, 'id' | 'iteration'> {
+  id: string;
+  label: string;
+  kind: ViewNodeKind;
+  /** A task's description and expected output (as defined; a run's prompt has them filled in). */
+  description?: string;
+  expectedOutput?: string;
+  /** Extra lines for the panel: a manager's delegations, a judge's verdicts, a step's trigger. */
+  notes?: string[];
+  human?: ViewHuman;
+  /** Every run of the node, in order (a loop task's iterations); empty when it never ran. */
+  runs: ViewRun[];
+}
+
+/** An edge of the picture: from a node to one that follows it or reads it. */
+export interface ViewEdge {
+  from: string;
+  to: string;
+  /** The route label (flow routers and human steps), `YES`/`NO` for a loop's judge, a gate's kind. */
+  label?: string;
+  /** Whether the run went along it. */
+  taken: boolean;
+  /** `true` for the edge back to a loop's first task. */
+  back?: boolean;
+}
+
+/** One bar of the timeline: a node run, or a human's wait. */
+export interface TimelineEntry {
+  node: string;
+  run: string;
+  label: string;
+  kind: 'run' | 'wait';
+  status: ViewStatus;
+  /** Ms since the run started. */
+  startMs: number;
+  durationMs: number;
+  attempts?: number;
+  retries?: number;
+  /** Attempt spans, in ms since the run started. */
+  spans?: { startMs: number; durationMs: number; ok: boolean }[];
+}
+
+/** What a run spent, altogether. */
+export interface ViewTotals {
+  usage: Usage;
+  costUsd?: number;
+  /** Epoch ms when the run started, and how long it took. */
+  startedAt?: number;
+  timeMs?: number;
+}
+
+/** How a viewed run ended, or where it stands. */
+export type RunViewStatus =
+  | 'completed'
+  | 'partial'
+  | 'failed'
+  | 'paused'
+  | 'running'
+  | 'interrupted'
+  | 'aborted';
+
+/**
+ * A crew's or a flow's picture as plain data (it survives JSON): its nodes with their statuses and
+ * details, its edges with the executed path marked, a timeline and totals. `renderRunView` draws it.
+ */
+export interface RunView {
+  kind: 'crew' | 'flow';
+  name: string;
+  /** A crew's process. */
+  process?: string;
+  /** The execution id (crews) or state id (flows) of the viewed run. */
+  id?: string;
+  /** Absent for a definition without a run. */
+  status?: RunViewStatus;
+  nodes: ViewNode[];
+  edges: ViewEdge[];
+  timeline: TimelineEntry[];
+  totals: ViewTotals;
+}

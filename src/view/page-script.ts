@@ -1,0 +1,132 @@
+/**
+ * The page's only script: it reads the run's data from the JSON block and, when a node (or a
+ * timeline row) is clicked, fills the details panel. It builds every element with `createElement`
+ * and sets text with `textContent` only, so nothing a model or a user wrote is ever parsed as HTML.
+ * Its text is fixed: the page's Content-Security-Policy allows it by hash.
+ */
+export const PAGE_SCRIPT = `
+(() => {
+  'use strict';
+  const source = document.getElementById('run-data');
+  const data = JSON.parse((source && source.textContent) || '{}');
+  const nodes = new Map((data.nodes || []).map((node) => [node.id, node]));
+  const panel = document.getElementById('panel');
+  const el = (tag, className, text) => {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  };
+  const asText = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+  const ms = (v) => (v < 1000 ? Math.round(v) + ' ms' : (v / 1000).toFixed(2) + ' s');
+  const usd = (v) => '$' + (v >= 1 ? v.toFixed(2) : v.toFixed(6));
+  const facts = (rows) => {
+    const dl = el('dl', 'facts');
+    for (const [name, value] of rows) {
+      if (value === undefined || value === null || value === '') continue;
+      dl.append(el('dt', '', name), el('dd', '', value));
+    }
+    return dl;
+  };
+  const block = (title, text, className) => {
+    if (text === undefined || text === null || text === '') return null;
+    const section = el('section');
+    section.append(el('h3', '', title), el('pre', className || '', text));
+    return section;
+  };
+  const add = (...children) => {
+    for (const child of children) if (child) panel.append(child);
+  };
+  const runFacts = (node, run) => {
+    const u = run.usage;
+    return facts([
+      ['Kind', node.kind],
+      ['Agent', run.agent],
+      ['Status', run.status],
+      ['Attempts', run.attempts],
+      ['Retries', run.retries],
+      ['Started', run.startedAt === undefined ? undefined : new Date(run.startedAt).toISOString()],
+      ['Duration', run.durationMs === undefined ? undefined : ms(run.durationMs)],
+      ['Tokens', u ? u.inputTokens + ' in, ' + u.outputTokens + ' out (' + u.totalTokens + ')' : undefined],
+      ['Model calls', u ? u.calls : undefined],
+      ['Cost', run.costUsd === undefined ? undefined : usd(run.costUsd)],
+      ['Error code', run.code],
+    ]);
+  };
+  const humanPart = (human) => {
+    if (!human) return [];
+    return [
+      block('Human prompt', human.prompt),
+      facts([
+        ['Routes', (human.routes || []).join(', ')],
+        ['Answer', human.route],
+        ['Waited', human.waitedMs === undefined ? undefined : ms(human.waitedMs)],
+        ['Waiting since', human.waitingSince === undefined ? undefined : new Date(human.waitingSince).toISOString()],
+      ]),
+      human.feedback === undefined ? null : block('Feedback', asText(human.feedback)),
+    ];
+  };
+  const runButtons = (node, shown) => {
+    if (!node.runs || node.runs.length < 2) return null;
+    const nav = el('div', 'runs');
+    node.runs.forEach((run, i) => {
+      const button = el('button', '', '#' + (run.iteration || i + 1) + ' ' + run.status);
+      button.type = 'button';
+      button.setAttribute('aria-pressed', String(i === shown));
+      button.addEventListener('click', () => render(node, i));
+      nav.append(button);
+    });
+    return nav;
+  };
+  const notes = (list) => {
+    if (!list || list.length === 0) return null;
+    const ul = el('ul', 'notes');
+    for (const note of list) ul.append(el('li', '', note));
+    const section = el('section');
+    section.append(el('h3', '', 'Notes'), ul);
+    return section;
+  };
+  function render(node, index) {
+    const shown = index === undefined ? (node.runs || []).length - 1 : index;
+    const run = index === undefined ? node : node.runs[index];
+    panel.replaceChildren();
+    const title = el('h2', '', node.label + ' ');
+    title.append(el('span', 'badge status-' + run.status, run.status));
+    add(title, runButtons(node, shown), runFacts(node, run));
+    add(block('Error', run.error, 'error'));
+    add(...humanPart(node.human));
+    // A run's prompt holds the task with its inputs filled in; the definition's text only without one.
+    if (!run.prompt) add(block('Task', node.description), block('Expected output', node.expectedOutput));
+    add(block('Prompt', run.prompt), block('Context', run.context), block('Output', run.output));
+    if (run.structured !== undefined && asText(run.structured) !== run.output) {
+      add(block('Structured output', asText(run.structured)));
+    }
+    add(notes(node.notes));
+  }
+  const select = (id, runId) => {
+    const node = nodes.get(id);
+    if (!node) return;
+    for (const e of document.querySelectorAll('[data-node]')) {
+      e.classList.toggle('selected', e.getAttribute('data-node') === id);
+    }
+    for (const e of document.querySelectorAll('[data-timeline-node]')) {
+      e.classList.toggle('selected', e.getAttribute('data-timeline-node') === id && e.getAttribute('data-run') === runId);
+    }
+    const at = (node.runs || []).findIndex((r) => r.id === runId);
+    render(node, at < 0 || at === node.runs.length - 1 ? undefined : at);
+  };
+  const targetOf = (event) => {
+    const target = event.target instanceof Element ? event.target.closest('[data-node], [data-timeline-node]') : null;
+    if (!target) return;
+    const id = target.getAttribute('data-node') || target.getAttribute('data-timeline-node');
+    select(id, target.getAttribute('data-run'));
+  };
+  document.addEventListener('click', targetOf);
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    if (!(event.target instanceof Element) || !event.target.closest('[data-node], [data-timeline-node]')) return;
+    event.preventDefault();
+    targetOf(event);
+  });
+})();
+`;

@@ -1,0 +1,93 @@
+import type { ViewStatus } from './model.js';
+
+/** Fill and stroke of each status: boxes, bars, badges and the legend share them. */
+export const STATUS_COLOURS: Readonly<Record<ViewStatus, { fill: string; stroke: string }>> = {
+  completed: { fill: '#e6f4ea', stroke: '#1e8e3e' },
+  running: { fill: '#e8f0fe', stroke: '#1a73e8' },
+  waiting: { fill: '#f1f3f4', stroke: '#80868b' },
+  paused: { fill: '#f3e8fd', stroke: '#9334e6' },
+  failed: { fill: '#fce8e6', stroke: '#d93025' },
+  blocked: { fill: '#fef7e0', stroke: '#e37400' },
+  'not-run': { fill: '#ffffff', stroke: '#bdc1c6' },
+};
+
+const statusRules = Object.entries(STATUS_COLOURS)
+  .map(
+    ([status, { fill, stroke }]) =>
+      `.status-${status} .box, .swatch.status-${status} { fill: ${fill}; stroke: ${stroke}; background: ${fill}; border-color: ${stroke}; }\n` +
+      `.bar.status-${status} { fill: ${stroke}; }\n` +
+      `.badge.status-${status} { background: ${fill}; color: ${stroke}; border-color: ${stroke}; }`,
+  )
+  .join('\n');
+
+/** The page's whole style sheet: no fonts, images or anything else to fetch. */
+export const PAGE_STYLE = `
+:root { color-scheme: light; --ink: #202124; --muted: #5f6368; --line: #dadce0; --accent: #1a73e8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", "Liberation Sans", sans-serif; color: var(--ink); background: #f8f9fa; }
+header { padding: 16px 24px 12px; background: #fff; border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: baseline; }
+h1 { font-size: 20px; margin: 0; }
+h2 { font-size: 15px; margin: 0 0 8px; }
+h3 { font-size: 12px; margin: 14px 0 4px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.meta { margin: 0; color: var(--muted); }
+.meta code { font-size: 12px; }
+.totals { display: flex; gap: 20px; margin: 0; }
+.totals div { display: flex; flex-direction: column; }
+.totals dt { font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+.totals dd { margin: 0; font-weight: 600; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) 400px; gap: 16px; padding: 16px 24px 24px; align-items: start; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; }
+.graph-card { grid-column: 1; }
+.timeline-card { grid-column: 1 / span 2; }
+#panel { grid-column: 2; grid-row: 1; position: sticky; top: 12px; max-height: calc(100vh - 24px); overflow: auto; }
+.scroll { overflow: auto; }
+.graph-card .scroll { display: flex; justify-content: safe center; padding: 4px 0; }
+.graph-card .scroll svg { flex: none; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 0 0 8px; padding: 0; list-style: none; font-size: 12px; color: var(--muted); }
+.legend li { display: flex; align-items: center; gap: 5px; }
+.swatch { display: inline-block; width: 14px; height: 14px; border: 2px solid; border-radius: 4px; }
+.swatch.status-not-run { border-style: dashed; }
+.swatch.path { width: 22px; height: 0; border: 0; border-top: 3px solid var(--accent); border-radius: 0; }
+svg text { font-family: inherit; }
+.node { cursor: pointer; outline: none; }
+.node .box { stroke-width: 2; }
+.node.status-not-run .box, .node.status-waiting .box { stroke-dasharray: 5 3; }
+.node .label { font-size: 13px; font-weight: 600; fill: var(--ink); }
+.node .caption { font-size: 11px; fill: var(--muted); }
+.node:hover .box, .node:focus-visible .box { stroke-width: 3; }
+.node.selected .box { stroke: var(--ink); stroke-width: 3.5; }
+.kind-manager .box, .kind-judge .box, .kind-synthesis .box { stroke-width: 3; }
+.edge path { fill: none; stroke: #9aa0a6; stroke-width: 1.6; }
+.has-run .edge.idle path { stroke: #c8ccd0; stroke-dasharray: 5 4; }
+.edge.taken path { stroke: var(--accent); stroke-width: 2.8; }
+.edge.back path { stroke-dasharray: 2 3; }
+.edge.taken.back path { stroke-dasharray: none; }
+.arrow.taken { fill: var(--accent); }
+.arrow.idle { fill: #9aa0a6; }
+.edge-label-box { fill: #fff; stroke: #dadce0; }
+.edge.taken .edge-label-box { stroke: var(--accent); }
+.edge-label { font-size: 11px; fill: var(--muted); }
+.edge.taken .edge-label { fill: var(--accent); font-weight: 600; }
+.row { cursor: pointer; outline: none; }
+.row-bg { fill: transparent; }
+.row:hover .row-bg, .row:focus-visible .row-bg, .row.selected .row-bg { fill: #f1f3f4; }
+.row-label { font-size: 12px; fill: var(--ink); }
+.tick { stroke: #eceff1; }
+.tick-label { font-size: 10px; fill: var(--muted); }
+.bar.wait { fill: #c58af9; }
+.bar.attempt-failed { fill: #d93025; }
+.backoff { stroke: #80868b; stroke-dasharray: 3 3; stroke-width: 1.5; }
+.empty, .hint { color: var(--muted); margin: 4px 0; }
+.badge { display: inline-block; padding: 0 8px; border: 1px solid; border-radius: 10px; font-size: 12px; font-weight: 600; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 0; font-size: 13px; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; overflow-wrap: anywhere; }
+.runs { display: flex; flex-wrap: wrap; gap: 4px; margin: 8px 0 0; }
+.runs button { font: inherit; font-size: 12px; padding: 1px 8px; border: 1px solid var(--line); border-radius: 10px; background: #fff; cursor: pointer; }
+.runs button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: #fff; }
+pre { margin: 0; padding: 8px 10px; background: #f8f9fa; border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.45 "DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace; max-height: 320px; overflow: auto; }
+pre.error { background: #fce8e6; border-color: #f6aea9; }
+ul.notes { margin: 4px 0 0; padding-left: 18px; }
+@media (max-width: 1000px) { main { grid-template-columns: 1fr; } #panel { grid-column: 1; grid-row: auto; position: static; max-height: none; } .timeline-card { grid-column: 1; } }
+${statusRules}
+`;

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, fixture, start } from './cli-helpers.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-errors-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const store = `sqlite:${join(cwd, 'runs.db')}`;
+
+describe('statecrew: Ctrl-C, errors and help', () => {
+  it('aborts cleanly on Ctrl-C: the run is kept as aborted and resume goes on where it stopped', async () => {
+    const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
+      cwd,
+      env: { HANG_AT: 'write' },
+    });
+    await running.whenPrinted('(waiting in write about AI)');
+    running.child.kill('SIGINT');
+    const ran = await running.done;
+    expect(ran.code).toBe(130);
+    const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
+    expect(ran.stderr).toContain(`statecrew: run ${id} aborted: interrupted (Ctrl-C) (aborted)`);
+    expect(ran.stderr).toContain(`go on with: statecrew resume ${id}`);
+    const shown = await cli(['show', id, '--json', '--store', store], { cwd });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'aborted', results: [{ nodeId: 'research' }] });
+
+    const resumed = await cli(['resume', id, '--json', '--store', store], { cwd });
+    expect(resumed.code).toBe(0);
+    const out = JSON.parse(resumed.stdout) as { status: string; metadata: { restored: string[] } };
+    expect(out.status).toBe('completed');
+    expect(out.metadata.restored).toEqual(['research']);
+  });
+
+  it('reports a YAML crew’s mistake in one line naming the file, the line and the code', async () => {
+    const ran = await cli(['run', fixture('yaml-broken'), '--store', store], { cwd });
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toMatch(
+      /^statecrew: .*tasks\.yaml line 6: task "write" names agent "navigator".* \(invalid_config\)\n$/,
+    );
+  });
+
+  it('runs a YAML crew directory with the model its crew.ts exports', async () => {
+    const ran = await cli(['run', fixture('yaml-crew'), '--input', 'topic=AI', '--json', '--store', store], {
+      cwd,
+    });
+    expect(ran.stderr).toContain('research started by AI Researcher');
+    const out = JSON.parse(ran.stdout) as { tasksOutput: { raw: string }[] };
+    expect(out.tasksOutput.map((t) => t.raw)).toEqual([
+      'AI Researcher did: research AI',
+      'Writer did: write about AI',
+    ]);
+  });
+
+  it('prints every error as one line with its code, a stack trace only with --verbose', async () => {
+    const missing = await cli(['run', 'no-such-crew.ts'], { cwd });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'statecrew: no-such-crew.ts: no such file or directory (unknown_command_target)\n',
+    );
+    const verbose = await cli(['run', 'no-such-crew.ts', '--verbose'], { cwd });
+    expect(verbose.stderr.split('\n')[1]).toMatch(/^UnknownCommandTargetError: /);
+    const notFound = await cli(['show', 'no-such-run', '--store', store], { cwd });
+    expect(notFound.stderr).toMatch(
+      /^statecrew: statecrew show: the store holds no run "no-such-run" \(run_not_found\)\n$/,
+    );
+    const badStore = await cli(['runs', '--store', 'mongodb://x'], { cwd });
+    expect(badStore.stderr).toMatch(/option "--store" must be .* \(invalid_option\)\n$/);
+    const unknown = await cli(['run', fixture('crew.ts'), '--nope'], { cwd });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^statecrew: unknown option '--nope' \(unknown_option\)\n$/);
+    const noExport = await cli(['run', fixture('refund-flow.ts'), '--export', 'nothing'], { cwd });
+    expect(noExport.stderr).toMatch(/has no export "nothing" \(unknown_command_target\)\n$/);
+  });
+
+  it('has --help on every command', async () => {
+    const top = await cli(['--help'], { cwd });
+    expect(top.code).toBe(0);
+    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths'])
+      expect(top.stdout).toContain(command);
+    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths']) {
+      const help = await cli([command, '--help'], { cwd });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: statecrew ${command}`));
+    }
+  });
+});
