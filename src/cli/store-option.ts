@@ -27,3 +27,8 @@ export async function openStore(spec: string): Promise<Store> {
     spec,
   );
 }
+
+/** The store of a command that reads runs: the `--store` given, else the default SQLite file. */
+export function storeFromOption(spec: string | undefined): Promise<Store> {
+  return spec === undefined ? Promise.resolve(new SqliteStore()) : openStore(spec);
+}

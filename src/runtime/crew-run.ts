@@ -1,8 +1,7 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
-import { InvalidOptionError } from '../errors.js';
 import { ProviderModel } from '../models/providers.js';
-import { isStore, type Store } from '../stores/store.js';
+import { checkStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
 import { type Budget, callGate, checkBudget, checkPrices } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
@@ -103,14 +102,7 @@ export function startCrewRun(
   const inputs = checkInputs('Crew kickoff', options.inputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);
-  if (options.store !== undefined && !isStore(options.store)) {
-    throw new InvalidOptionError(
-      'Crew kickoff',
-      'store',
-      'a Store (put, insert, get, list, executions, close)',
-      options.store,
-    );
-  }
+  checkStore('Crew kickoff', options.store);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);

@@ -1,6 +1,6 @@
 import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
-import { isStore, type Store } from '../stores/store.js';
+import { checkStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice } from '../types.js';
 import { Agent } from './agent.js';
 import { type Budget, checkBudget, checkPrices } from './budget.js';
@@ -109,14 +109,7 @@ export class Crew {
       throw new InvalidOptionError('Crew', 'name', 'a non-empty string', options.name);
     }
     this.name = options.name ?? 'crew';
-    if (options.store !== undefined && !isStore(options.store)) {
-      throw new InvalidOptionError(
-        'Crew',
-        'store',
-        'a Store (put, insert, get, list, executions, close)',
-        options.store,
-      );
-    }
+    checkStore('Crew', options.store);
     this.store = options.store;
     checkBudget('Crew', options.budget);
     this.budget = options.budget;

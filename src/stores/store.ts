@@ -62,6 +62,18 @@ export function isStore(value: unknown): value is Store {
   return methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
 }
 
+/** Refuses an option that should be a store and is not one (`invalid_option`, naming `where`). */
+export function checkStore(where: string, value: unknown): void {
+  if (value !== undefined && !isStore(value)) {
+    throw new InvalidOptionError(
+      where,
+      'store',
+      'a Store (put, insert, get, list, executions, close)',
+      value,
+    );
+  }
+}
+
 /** The format version stores write beside every value; a row of another version is refused. */
 export const STORE_FORMAT_VERSION = 1;
 

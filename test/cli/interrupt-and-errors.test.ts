@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fixture, start } from './cli-helpers.js';
+import { CLI, cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-errors-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -71,6 +71,14 @@ describe('statecrew: Ctrl-C, errors and help', () => {
     expect(unknown.stderr).toMatch(/^statecrew: unknown option '--nope' \(unknown_option\)\n$/);
     const noExport = await cli(['run', fixture('refund-flow.ts'), '--export', 'nothing'], { cwd });
     expect(noExport.stderr).toMatch(/has no export "nothing" \(unknown_command_target\)\n$/);
+  });
+
+  it('is the package’s bin: npx statecrew runs the built file, a node script', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(new URL(manifest.bin.statecrew ?? '', new URL('../../', import.meta.url)).pathname).toBe(CLI);
+    expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 
   it('has --help on every command', async () => {

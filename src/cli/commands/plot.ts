@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
 import { crewView, flowView, type RunView, writeRunView } from '../../view/index.js';
 import { loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
-import { openStore } from '../store-option.js';
+import { storeFromOption } from '../store-option.js';
 
 /** Options of `statecrew plot`. */
 export interface PlotCommandOptions {
@@ -29,7 +28,7 @@ export async function plotCommand(target: string, options: PlotCommandOptions, i
     const loaded = await loadTarget(target, options.export);
     view = loaded.kind === 'crew' ? crewView(loaded.crew) : flowView(loaded.flow);
   } else {
-    const store = options.store === undefined ? new SqliteStore() : await openStore(options.store);
+    const store = await storeFromOption(options.store);
     try {
       view = await storedView(store, target, options.export);
     } finally {

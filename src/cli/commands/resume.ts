@@ -1,9 +1,8 @@
 import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
-import { SqliteStore } from '../../stores/sqlite.js';
 import { loadTarget } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
-import { openStore } from '../store-option.js';
+import { storeFromOption } from '../store-option.js';
 import { flowJson, flowText } from './flow-output.js';
 
 /** Options of `statecrew resume`. */
@@ -23,7 +22,7 @@ export interface ResumeCommandOptions {
  * where the CLI noted it when the run started, or from `--file`. Resolves with the exit code.
  */
 export async function resumeCommand(id: string, options: ResumeCommandOptions, io: CliIo): Promise<number> {
-  const store = options.store === undefined ? new SqliteStore() : await openStore(options.store);
+  const store = await storeFromOption(options.store);
   try {
     const source = options.file === undefined ? await readSource(store, id) : undefined;
     const file = options.file ?? source?.file;

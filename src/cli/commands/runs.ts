@@ -1,8 +1,7 @@
 import { ExecutionDocument } from '../../runtime/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import { SqliteStore } from '../../stores/sqlite.js';
 import type { CliIo } from '../output.js';
-import { openStore } from '../store-option.js';
+import { storeFromOption } from '../store-option.js';
 
 /** Options of `statecrew runs`. */
 export interface RunsCommandOptions {
@@ -27,7 +26,7 @@ export interface RunRow {
  * keeps one status (`paused`, `failed`, …). Resolves with the exit code.
  */
 export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
-  const store = options.store === undefined ? new SqliteStore() : await openStore(options.store);
+  const store = await storeFromOption(options.store);
   try {
     const crewIds = new Set([
       ...(await store.executions('crew_executions')),

@@ -2,9 +2,8 @@ import { RunNotFoundError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
-import { SqliteStore } from '../../stores/sqlite.js';
 import type { CliIo } from '../output.js';
-import { openStore } from '../store-option.js';
+import { storeFromOption } from '../store-option.js';
 import { resumeHint } from './flow-output.js';
 
 /** Options of `statecrew show`. */
@@ -19,7 +18,7 @@ export interface ShowCommandOptions {
  * or its JSON (`--json`). Needs no definition and no model. Resolves with the exit code.
  */
 export async function showCommand(id: string, options: ShowCommandOptions, io: CliIo): Promise<number> {
-  const store = options.store === undefined ? new SqliteStore() : await openStore(options.store);
+  const store = await storeFromOption(options.store);
   try {
     const crew = await ExecutionDocument.fromStore(store, id);
     if (crew !== undefined) {

@@ -6,7 +6,7 @@ import {
   NameClashError,
   SelfTriggerError,
 } from '../../errors.js';
-import { isStore, type Store } from '../../stores/store.js';
+import { checkStore, type Store } from '../../stores/store.js';
 import type { PlainMachine } from '../plain-machine.js';
 import { requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
@@ -69,14 +69,7 @@ export class Flow<S> {
 
   constructor(name: string, state: StateSource<S>, store?: Store) {
     requiredText('createFlow', 'name', name);
-    if (store !== undefined && !isStore(store)) {
-      throw new InvalidOptionError(
-        'createFlow',
-        'store',
-        'a Store (put, insert, get, list, executions, close)',
-        store,
-      );
-    }
+    checkStore('createFlow', store);
     this.name = name;
     this.#state = state;
     this.store = store;
