@@ -33,6 +33,7 @@ export type StatecrewErrorCode =
   | 'no_start'
   | 'not_paused'
   | 'output_invalid'
+  | 'queue_unavailable'
   | 'run_not_found'
   | 'script_exhausted'
   | 'self_trigger'
@@ -41,9 +42,11 @@ export type StatecrewErrorCode =
   | 'store_required'
   | 'store_unavailable'
   | 'task_timeout'
+  | 'unknown_agent'
   | 'unknown_command_target'
   | 'unknown_context_task'
   | 'unknown_provider'
+  | 'unknown_tool'
   | 'unknown_route'
   | 'unknown_router'
   | 'unknown_trigger'
@@ -649,5 +652,37 @@ export class ConfigError extends StatecrewError<'invalid_config'> {
 export class UnknownCommandTargetError extends StatecrewError<'unknown_command_target'> {
   constructor(target: string, why: string) {
     super('unknown_command_target', `${target}: ${why}`, { retryable: false, details: { target } });
+  }
+}
+
+/** A worker was asked for an agent its registry does not hold. */
+export class UnknownAgentError extends StatecrewError<'unknown_agent'> {
+  constructor(agent: string, known: readonly string[]) {
+    super(
+      'unknown_agent',
+      `This worker's registry holds no agent "${agent}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
+      { retryable: false, details: { agent, known: [...known] } },
+    );
+  }
+}
+
+/** A worker was asked for a tool its registry does not hold. */
+export class UnknownToolError extends StatecrewError<'unknown_tool'> {
+  constructor(tool: string, agent: string) {
+    super('unknown_tool', `This worker's registry holds no tool "${tool}" for agent "${agent}"`, {
+      retryable: false,
+      details: { tool, agent },
+    });
+  }
+}
+
+/** A job queue's server cannot be reached: the call fails at once rather than wait forever. */
+export class QueueUnavailableError extends StatecrewError<'queue_unavailable'> {
+  constructor(queue: string, cause: unknown) {
+    super('queue_unavailable', `Queue "${queue}" cannot reach its server: ${describeThrown(cause)}`, {
+      retryable: true,
+      cause,
+      details: { queue },
+    });
   }
 }

@@ -1,4 +1,15 @@
 export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-actor.js';
+export {
+  type AgentRegistry,
+  type ConversationExecutor,
+  type ConversationJob,
+  type ConversationOutcome,
+  type ConversationProgress,
+  holdConversation,
+  localExecutor,
+  type ResolvedRegistry,
+  resolveRegistry,
+} from './actors/conversation-job.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
   AnswerRequiredError,
@@ -33,6 +44,7 @@ export {
   NoStartError,
   NotPausedError,
   OutputValidationError,
+  QueueUnavailableError,
   RunAbortedError,
   RunNotFoundError,
   ScriptExhaustedError,
@@ -45,11 +57,13 @@ export {
   StoreRequiredError,
   StoreUnavailableError,
   TaskTimeoutError,
+  UnknownAgentError,
   UnknownCommandTargetError,
   UnknownContextTaskError,
   UnknownProviderError,
   UnknownRouteError,
   UnknownRouterError,
+  UnknownToolError,
   UnknownTriggerError,
   UnknownWorkerError,
 } from './errors.js';

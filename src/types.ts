@@ -166,6 +166,8 @@ export interface NodeExecutionInfo {
   error?: string;
   /** The failure's stable code, when it has one. */
   errorCode?: string;
+  /** The worker that held its last attempt's conversation, when a queue executor ran it. */
+  worker?: string;
 }
 
 /** One line of the execution log: a node that completed or failed. */

@@ -5,6 +5,17 @@ import type { NodeFailure } from '../machines/lifecycle.js';
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 
 /**
+ * A failure that crossed a process boundary as plain data (a worker's, through a queue), thrown again
+ * where the run is: {@link toFailure} gives back exactly the failure it carries.
+ */
+export class CarriedFailure extends Error {
+  constructor(readonly failure: NodeFailure) {
+    super(failure.message);
+    this.name = 'CarriedFailure';
+  }
+}
+
+/**
  * Turns anything thrown into a {@link NodeFailure} that survives JSON. A `StatecrewError` keeps its
  * code, retry flag and details. Another error keeps what it says (a thrown plain object as JSON), its
  * string `code` (`ECONNRESET`), its HTTP status, and when the provider said to retry (`retryAfterMs`);
@@ -16,6 +27,7 @@ const RETRYABLE_STATUSES = new Set([408, 409, 429]);
  * // { message: 'rate', retryable: true, details: { status: 429 }, retryAfterMs: 2000 }
  */
 export function toFailure(error: unknown): NodeFailure {
+  if (error instanceof CarriedFailure) return { ...error.failure };
   if (error instanceof StatecrewError) {
     const failure: NodeFailure = { message: error.message, code: error.code, retryable: error.retryable };
     if (Object.keys(error.details).length > 0) failure.details = error.details;

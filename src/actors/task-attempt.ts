@@ -1,8 +1,10 @@
 import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
+import { pricedUsage } from '../models/usage.js';
 import type { Failure, ModelPrice, TaskOutput, Tool, ToolCallRecord, Usage } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
+import { type ConversationExecutor, type ConversationJob, failureOf } from './conversation-job.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
 
@@ -54,6 +56,12 @@ export interface AttemptHooks {
   /** A model call ended; `failure` is set when it threw. */
   onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
+  /** Holds the conversations elsewhere (a queue of workers) instead of in this process. */
+  executor?: ConversationExecutor;
+  /** The run's id, which a remote conversation carries. */
+  runId?: string;
+  /** Who held a remote conversation (a worker's name). */
+  onWorker?(nodeId: string, worker: string): void;
 }
 
 /**
@@ -121,7 +129,48 @@ function conversation(
   if (onDelta !== undefined && (spec.agent.stream === true || hooks.stream === true)) {
     talk.onDelta = (delta) => onDelta(spec.nodeId, attemptNo, delta);
   }
+  if (hooks.executor !== undefined) return remoteConversation(spec, attemptNo, prompt, signal, hooks, talk);
   return converse(speakerOf(spec), prompt, spec.context, signal, talk);
+}
+
+/**
+ * The conversation on the run's executor, as a job of plain data: the budget is checked and the rate
+ * limit waited for once, before it is sent; its model and tool calls come back as they happen.
+ */
+async function remoteConversation(
+  spec: AttemptSpec,
+  attemptNo: number,
+  prompt: TaskPrompt,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+  talk: ConversationHooks,
+): Promise<string> {
+  talk.beforeCall?.();
+  await talk.waitTurn?.();
+  const job: ConversationJob = {
+    executionId: hooks.runId ?? '',
+    nodeId: spec.nodeId,
+    attempt: attemptNo,
+    agent: spec.agent.role,
+    tools: speakerOf(spec).tools.map((t) => t.name),
+    system: prompt.system,
+    task: prompt.task,
+    text: prompt.text,
+    context: spec.context,
+  };
+  if (prompt.schema !== undefined) job.schema = prompt.schema;
+  if (talk.onDelta !== undefined) job.stream = true;
+  if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;
+  const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, (progress) => {
+    if (progress.type === 'model.call') {
+      const price = progress.modelId === undefined ? undefined : talk.priceOf?.(progress.modelId);
+      talk.onModelCall?.(pricedUsage({ ...progress.usage }, price), progress.durationMs, progress.failure);
+    } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
+    else talk.onDelta?.(progress.delta);
+  });
+  if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
+  if (!outcome.ok) throw failureOf(outcome);
+  return outcome.text;
 }
 
 /** The agent as it speaks in this task: with the task's tools added to its own (a task's tool wins by name). */

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import type { ConversationExecutor } from '../actors/conversation-job.js';
 import { ProviderModel } from '../models/providers.js';
 import { checkStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
@@ -73,6 +74,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly budget: Budget | undefined;
   readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
   readonly summary: SummaryNode | undefined;
+  readonly executor: ConversationExecutor | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -129,6 +131,7 @@ export function startCrewRun(
     restored: restored.size === 0 ? undefined : restored,
     gate,
     stream: options.stream,
+    executor: crew.executor,
   };
   const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;
@@ -171,7 +174,8 @@ export function startCrewRun(
     if (node === undefined || (output as SupervisorOutput).error !== undefined || completed.length === 0) {
       return undefined;
     }
-    const summaryRunner = createTaskRunner(hub, recorder, clock, runnerOptions);
+    // The summarizer is the crew's own agent, in no worker's registry: it runs here.
+    const summaryRunner = createTaskRunner(hub, recorder, clock, { ...runnerOptions, executor: undefined });
     const stage = summarySupervisor(
       node,
       { runner: summaryRunner, recorder, hub, crew, restored, reached, gate },

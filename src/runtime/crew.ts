@@ -1,3 +1,4 @@
+import type { ConversationExecutor } from '../actors/conversation-job.js';
 import type { ManagerFunctions } from '../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
 import { checkStore, type Store } from '../stores/store.js';
@@ -57,6 +58,12 @@ export interface CrewOptions {
    * `out.summary`: a task run like the others, in `nodes` with its own usage. @default off
    */
   summarize?: SummarizeOptions | undefined;
+  /**
+   * Where the agents' conversations run: in this process by default, or on a queue of workers
+   * (`createQueueExecutor` from `statecrew/queue`) that hold the agents and tools by name. The run —
+   * its supervisor, lifecycles, time limits, schemas and guardrails — stays here.
+   */
+  executor?: ConversationExecutor | undefined;
 }
 
 /**
@@ -81,6 +88,7 @@ export class Crew {
   readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
   /** The summary node, when the crew was made with `summarize`. */
   readonly summary: SummaryNode | undefined;
+  readonly executor: ConversationExecutor | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -117,6 +125,10 @@ export class Crew {
     this.prices = options.prices;
     this.#assignNodeIds();
     this.summary = summaryNode(options.summarize, this.goal, this.#nodeIds.values());
+    if (options.executor !== undefined && typeof options.executor?.converse !== 'function') {
+      throw new InvalidOptionError('Crew', 'executor', 'an executor with converse()', options.executor);
+    }
+    this.executor = options.executor;
     processes[process].checkDefinition(this);
   }
 

@@ -118,6 +118,11 @@ export class RunRecorder {
     addUsage(this.workersUsage, from.usage);
   }
 
+  /** A remote worker held a node's attempt. */
+  worker(nodeId: string, worker: string): void {
+    this.#record(nodeId, nodeId, '').worker = worker;
+  }
+
   /** A model call of a node's spent `usage` (`model.call`). */
   modelCall(nodeId: string, usage: Usage): void {
     addUsage(this.#record(nodeId, nodeId, '').usage, usage);

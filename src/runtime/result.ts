@@ -121,5 +121,6 @@ function toNodeInfo(record: NodeRecord): NodeExecutionInfo {
   };
   if (record.error !== undefined) info.error = record.error;
   if (record.errorCode !== undefined) info.errorCode = record.errorCode;
+  if (record.worker !== undefined) info.worker = record.worker;
   return info;
 }

@@ -1,3 +1,4 @@
+import type { ConversationExecutor } from '../actors/conversation-job.js';
 import {
   type AttemptHooks,
   type AttemptSpec,
@@ -39,6 +40,8 @@ export interface TaskRunnerOptions {
   gate?: CallGate | undefined;
   /** Every agent streams its model's text. */
   stream?: boolean | undefined;
+  /** Holds the attempts' conversations elsewhere (a queue of workers). */
+  executor?: ConversationExecutor | undefined;
 }
 
 /**
@@ -78,6 +81,13 @@ export function createTaskRunner(
     ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
     ...(options.stream === true ? { stream: true } : {}),
     ...(priceOf === undefined ? {} : { priceOf }),
+    ...(options.executor === undefined
+      ? {}
+      : {
+          executor: options.executor,
+          runId: hub.runId,
+          onWorker: (nodeId: string, worker: string) => recorder.worker(nodeId, worker),
+        }),
     waitTurn(agent, signal) {
       const turns: Promise<void>[] = [];
       if (agent.maxRpm !== undefined)

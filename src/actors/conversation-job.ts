@@ -1,0 +1,204 @@
+import { UnknownAgentError, UnknownToolError } from '../errors.js';
+import type { NodeFailure } from '../machines/lifecycle.js';
+import { isModel } from '../models/call.js';
+import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
+import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
+import { CarriedFailure, toFailure } from './failure.js';
+
+/**
+ * One attempt's conversation as plain data — what a worker elsewhere needs to hold it: the agent and
+ * the tools by their names in the worker's registry, the rendered prompt, the context, the output's
+ * JSON Schema and the deadline. Nothing in it is a function, so it crosses a queue as it is.
+ */
+export interface ConversationJob {
+  executionId: string;
+  nodeId: string;
+  attempt: number;
+  /** The agent, by its name in a worker's registry (its role). */
+  agent: string;
+  /** The tools granted to this run (the agent's and the task's), by name. */
+  tools: string[];
+  /** The persona: the model's system message. */
+  system: string;
+  /** The task lines (and any feedback on the previous attempt). */
+  task: string;
+  /** The whole prompt, as a policy reads it. */
+  text: string;
+  context: string;
+  /** The JSON Schema the answer must follow, when the task has one. */
+  schema?: Record<string, unknown>;
+  /** Whether the model's text is streamed back as it comes. */
+  stream?: boolean;
+  /** When the attempt runs out of time, in epoch ms (its task's `timeoutMs`). */
+  deadline?: number;
+}
+
+/** What a conversation reports while it runs, as plain data. */
+export type ConversationProgress =
+  | {
+      type: 'model.call';
+      usage: Usage;
+      durationMs: number;
+      /** The model's id (for the run's price table), when it has one. */
+      modelId?: string;
+      failure?: Failure;
+    }
+  | { type: 'tool.call'; record: ToolCallRecord }
+  | { type: 'model.delta'; delta: string };
+
+/** How a conversation ended, as plain data: the final text, or the failure, and who held it. */
+export type ConversationOutcome =
+  | { ok: true; text: string; worker?: string }
+  | { ok: false; failure: NodeFailure; worker?: string };
+
+/**
+ * Where attempts' conversations run when not in the run's own process: a queue of workers. The run
+ * keeps everything else of an attempt (its time limit, output schema and guardrails).
+ */
+export interface ConversationExecutor {
+  /**
+   * Holds one conversation; resolves with its outcome (failures as `{ ok: false }`) and rejects only
+   * when `signal` aborts. `report` hears its model calls, tool calls and streamed text as they happen.
+   */
+  converse(
+    job: ConversationJob,
+    signal: AbortSignal,
+    report: (progress: ConversationProgress) => void,
+  ): Promise<ConversationOutcome>;
+}
+
+/** The agents and tools a worker can hold conversations with, by name (an agent's name is its role). */
+export interface AgentRegistry {
+  agents: readonly Speaker[] | Readonly<Record<string, Speaker>>;
+  tools?: readonly Tool[] | Readonly<Record<string, Tool>> | undefined;
+}
+
+/** A registry's lookup tables: agents by role (or key), tools by name (or key). */
+export interface ResolvedRegistry {
+  agents: ReadonlyMap<string, Speaker>;
+  tools: ReadonlyMap<string, Tool>;
+}
+
+/** A registry as lookup tables. Two agents with one role, or two tools with one name, are refused. */
+export function resolveRegistry(registry: AgentRegistry): ResolvedRegistry {
+  const agents = new Map<string, Speaker>();
+  const list = Array.isArray(registry.agents)
+    ? (registry.agents as readonly Speaker[]).map((a) => [a.role, a] as const)
+    : Object.entries(registry.agents as Readonly<Record<string, Speaker>>);
+  for (const [name, agent] of list) {
+    if (agents.has(name)) throw new Error(`The registry holds two agents named "${name}"`);
+    agents.set(name, agent);
+  }
+  const tools = new Map<string, Tool>();
+  const toolList = registry.tools ?? [];
+  const named = Array.isArray(toolList)
+    ? (toolList as readonly Tool[]).map((t) => [t.name, t] as const)
+    : Object.entries(toolList as Readonly<Record<string, Tool>>);
+  for (const [name, tool] of named) {
+    if (tools.has(name)) throw new Error(`The registry holds two tools named "${name}"`);
+    tools.set(name, tool);
+  }
+  return { agents, tools };
+}
+
+/**
+ * Holds a conversation job with the registry's agent and tools (what a worker does with each job):
+ * resolves with its outcome — an unknown agent or tool is `unknown_agent` / `unknown_tool`, anything
+ * the conversation throws a failure that keeps its code and retry flag — and rejects only when
+ * `signal` aborts. A job past its deadline is aborted.
+ */
+export async function holdConversation(
+  job: ConversationJob,
+  registry: ResolvedRegistry,
+  signal: AbortSignal,
+  report: (progress: ConversationProgress) => void,
+): Promise<ConversationOutcome> {
+  try {
+    const speaker = speakerFor(job, registry);
+    const prompt: TaskPrompt = { text: job.text, system: job.system, task: job.task };
+    if (job.schema !== undefined) prompt.schema = job.schema;
+    const modelId = isModel(speaker.llm) ? speaker.llm.id : undefined;
+    const hooks: ConversationHooks = {
+      now: Date.now,
+      onModelCall: (usage, durationMs, failure) =>
+        report({
+          type: 'model.call',
+          usage,
+          durationMs,
+          ...(modelId === undefined ? {} : { modelId }),
+          ...(failure === undefined ? {} : { failure }),
+        }),
+      onToolCall: (record) => report({ type: 'tool.call', record }),
+    };
+    if (job.stream === true) hooks.onDelta = (delta) => report({ type: 'model.delta', delta });
+    const text = await withDeadline(job.deadline, signal, (s) =>
+      converse(speaker, prompt, job.context, s, hooks),
+    );
+    return { ok: true, text };
+  } catch (error) {
+    signal.throwIfAborted();
+    return { ok: false, failure: toFailure(error) };
+  }
+}
+
+/** The job's agent, speaking with the job's tools. */
+function speakerFor(job: ConversationJob, registry: ResolvedRegistry): Speaker {
+  const agent = registry.agents.get(job.agent);
+  if (agent === undefined) throw new UnknownAgentError(job.agent, [...registry.agents.keys()]);
+  const own = new Map(agent.tools.map((t) => [t.name, t]));
+  const tools = job.tools.map((name) => {
+    const tool = registry.tools.get(name) ?? own.get(name);
+    if (tool === undefined) throw new UnknownToolError(name, job.agent);
+    return tool;
+  });
+  return Object.create(agent, { tools: { value: tools } }) as Speaker;
+}
+
+/** Runs `work` with a signal that also aborts at `deadline` (epoch ms). */
+async function withDeadline<T>(
+  deadline: number | undefined,
+  signal: AbortSignal,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (deadline === undefined) return work(signal);
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  const timer = setTimeout(
+    () => controller.abort(new Error(`The attempt ran past its deadline`)),
+    Math.max(0, deadline - Date.now()),
+  );
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/**
+ * An executor that holds conversations in this process with a registry's agents, as a worker would:
+ * what the queue executor is checked against, without the queue.
+ *
+ * @example
+ * const crew = new Crew({ tasks, executor: localExecutor({ agents: [researcher, writer] }) });
+ */
+export function localExecutor(registry: AgentRegistry, worker = 'local'): ConversationExecutor {
+  const resolved = resolveRegistry(registry);
+  return {
+    async converse(job, signal, report) {
+      const outcome = await holdConversation(
+        JSON.parse(JSON.stringify(job)) as ConversationJob,
+        resolved,
+        signal,
+        report,
+      );
+      return { ...outcome, worker };
+    },
+  };
+}
+
+/** A carried failure thrown again in the run's process (its code and retry flag kept). */
+export function failureOf(outcome: Extract<ConversationOutcome, { ok: false }>): CarriedFailure {
+  return new CarriedFailure(outcome.failure);
+}
