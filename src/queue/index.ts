@@ -1,0 +1,9 @@
+/**
+ * `statecrew/queue`: a crew's conversations on a fleet of workers, through BullMQ on Redis.
+ *
+ * @example
+ * import { createQueueExecutor, createWorker } from 'statecrew/queue';
+ */
+export { cancelChannel, jobIdOf, type QueueConnection, type QueueOptions } from './connection.js';
+export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
+export { createWorker, type QueueWorker, type WorkerOptions } from './worker.js';
