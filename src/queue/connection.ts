@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import { InvalidOptionError, QueueUnavailableError } from '../errors.js';
 
 /** Where a queue's Redis is: a `redis://` / `rediss://` URL, or ioredis connection options. */
@@ -62,6 +63,32 @@ function fromUrl(where: string, text: string): ConnectionOptions {
     ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
+}
+
+/**
+ * Checks that Redis answers before any BullMQ part is made (a part whose server is not there waits,
+ * and cannot be closed, until it is): one connection that gives up at once, a PING, and a quit.
+ * Rejects with `queue_unavailable` when there is no answer within the timeout.
+ */
+export async function probe(o: ResolvedQueueOptions): Promise<void> {
+  const client = new Redis({
+    ...o.connection,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: o.connectTimeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await connected(
+      o.queue,
+      client.connect().then(() => client.ping()),
+      o.connectTimeoutMs,
+    );
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Waits for `ready` (a BullMQ part connecting), failing with `queue_unavailable` after the timeout. */

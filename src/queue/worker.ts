@@ -8,7 +8,11 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
-import { cancelChannel, connected, type QueueOptions, resolveQueueOptions } from './connection.js';
+import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
+
+/** How long closing a worker whose server is gone may take before it is dropped. */
+const CLOSE_GRACE_MS = 5000;
+
 import type { JobResult } from './queue-executor.js';
 
 /** Options of {@link createWorker}. */
@@ -68,31 +72,56 @@ export function createWorker(options: WorkerOptions): QueueWorker {
     await sent;
     return { outcome: { ...outcome, worker: name }, progress };
   };
-  const worker = new Worker<ConversationJob, JobResult>(o.queue, processor, {
-    connection: o.connection,
-    prefix: o.prefix,
-    concurrency: options.concurrency ?? 8,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-  });
-  worker.on('error', () => {});
-  // A run that was aborted asks for its active jobs to be cancelled.
-  const subscriber = new Redis(o.connection);
-  subscriber.on('error', () => {});
-  subscriber.on('message', (_channel: string, jobId: string) => {
-    worker.cancelJob(jobId, 'The run was aborted');
-  });
-  const ready = connected(
-    o.queue,
-    Promise.all([worker.waitUntilReady(), subscriber.subscribe(cancelChannel(o))]),
-    o.connectTimeoutMs,
-  );
+  /** The worker and its cancel subscriber, made once Redis answered. */
+  const start = async () => {
+    await probe(o);
+    const worker = new Worker<ConversationJob, JobResult>(o.queue, processor, {
+      connection: o.connection,
+      prefix: o.prefix,
+      concurrency: options.concurrency ?? 8,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+    });
+    // An error is BullMQ telling of trouble with Redis (it reconnects by itself): see `close`.
+    worker.on('error', () => {
+      troubled = true;
+    });
+    worker.on('ioredis:close', () => {
+      troubled = true;
+    });
+    // A run that was aborted asks for its active jobs to be cancelled.
+    const subscriber = new Redis(o.connection);
+    subscriber.on('error', () => {});
+    subscriber.on('message', (_channel: string, jobId: string) => {
+      worker.cancelJob(jobId, 'The run was aborted');
+    });
+    await connected(
+      o.queue,
+      Promise.all([worker.waitUntilReady(), subscriber.subscribe(cancelChannel(o))]),
+      o.connectTimeoutMs,
+    );
+    return { worker, subscriber };
+  };
+  let troubled = false;
+  const started = start();
+  const ready = started.then(() => {});
   ready.catch(() => {});
   return {
     name,
     ready,
     async close() {
-      await Promise.allSettled([worker.close(), subscriber.quit()]);
+      const made = await started.catch(() => undefined);
+      if (made === undefined) return;
+      made.subscriber.disconnect();
+      // Lets the jobs in flight finish; a worker that had trouble with its server (which may be gone)
+      // is dropped after a grace.
+      const closed = made.worker.close().then(() => true);
+      if (!troubled) return void (await closed);
+      const late = new Promise<boolean>((resolve) =>
+        setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref(),
+      );
+      // Not awaited: a forced close waits for a server that is not there too.
+      if (!(await Promise.race([closed, late]))) void made.worker.close(true).catch(() => {});
     },
   };
 }

@@ -75,7 +75,7 @@ describe.skipIf(noServices)('a fleet of worker processes on one BullMQ queue', (
     } finally {
       await executor.close();
     }
-  });
+  }, 60_000);
 
   it('completes the run with nothing lost when one worker is killed (SIGKILL) mid-run', async () => {
     const queue = `fleet-${randomUUID()}`;
