@@ -45,6 +45,7 @@ export type StatecrewErrorCode =
   | 'unknown_agent'
   | 'unknown_command_target'
   | 'unknown_context_task'
+  | 'unknown_definition'
   | 'unknown_provider'
   | 'unknown_tool'
   | 'unknown_route'
@@ -684,5 +685,16 @@ export class QueueUnavailableError extends StatecrewError<'queue_unavailable'> {
       cause,
       details: { queue },
     });
+  }
+}
+
+/** A worker was asked to run a crew or flow its definitions do not hold. */
+export class UnknownDefinitionError extends StatecrewError<'unknown_definition'> {
+  constructor(name: string, known: readonly string[]) {
+    super(
+      'unknown_definition',
+      `This worker holds no crew or flow named "${name}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
+      { retryable: false, details: { name, known: [...known] } },
+    );
   }
 }

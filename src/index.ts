@@ -60,6 +60,7 @@ export {
   UnknownAgentError,
   UnknownCommandTargetError,
   UnknownContextTaskError,
+  UnknownDefinitionError,
   UnknownProviderError,
   UnknownRouteError,
   UnknownRouterError,

@@ -6,4 +6,12 @@
  */
 export { cancelChannel, jobIdOf, type QueueConnection, type QueueOptions } from './connection.js';
 export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
+export {
+  createRunQueue,
+  type RunDefinitions,
+  type RunJob,
+  type RunJobResult,
+  type RunQueue,
+  type SubmittedRun,
+} from './run-queue.js';
 export { createWorker, type QueueWorker, type WorkerOptions } from './worker.js';

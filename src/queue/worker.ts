@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { type Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   type AgentRegistry,
@@ -8,12 +8,12 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
+import type { Store } from '../stores/store.js';
+
+import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
-
-/** How long closing a worker whose server is gone may take before it is dropped. */
-const CLOSE_GRACE_MS = 5000;
-
 import type { JobResult } from './queue-executor.js';
+import { type RunDefinitions, runProcessor, runQueueName } from './run-queue.js';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions extends QueueOptions, AgentRegistry {
@@ -28,6 +28,13 @@ export interface WorkerOptions extends QueueOptions, AgentRegistry {
   lockDurationMs?: number | undefined;
   /** How often stalled jobs (their worker died) are looked for. @default 30000 */
   stalledIntervalMs?: number | undefined;
+  /**
+   * Crews and flows by name: the worker also runs whole runs of them (`submitRun`), each kept in
+   * `store` (a run whose worker died is resumed from it by the worker that takes it over).
+   */
+  definitions?: RunDefinitions | undefined;
+  /** Where the whole runs are kept. @default the definitions' own stores */
+  store?: Store | undefined;
 }
 
 /** A running worker; `close` lets its jobs in flight finish and releases its connections. */
@@ -72,37 +79,33 @@ export function createWorker(options: WorkerOptions): QueueWorker {
     await sent;
     return { outcome: { ...outcome, worker: name }, progress };
   };
-  /** The worker and its cancel subscriber, made once Redis answered. */
+  const tuning = {
+    concurrency: options.concurrency ?? 8,
+    lockDurationMs: options.lockDurationMs ?? 30_000,
+    stalledIntervalMs: options.stalledIntervalMs ?? 30_000,
+  };
+  /** The workers (conversations, and whole runs when it holds definitions) and the cancel subscriber. */
   const start = async () => {
     await probe(o);
-    const worker = new Worker<ConversationJob, JobResult>(o.queue, processor, {
-      connection: o.connection,
-      prefix: o.prefix,
-      concurrency: options.concurrency ?? 8,
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
-    });
-    // An error is BullMQ telling of trouble with Redis (it reconnects by itself): see `close`.
-    worker.on('error', () => {
-      troubled = true;
-    });
-    worker.on('ioredis:close', () => {
-      troubled = true;
-    });
+    const conversations = await bullWorker(o, o.queue, processor, tuning);
+    const runs =
+      options.definitions === undefined
+        ? undefined
+        : await bullWorker(
+            o,
+            runQueueName(o),
+            runProcessor(options.definitions, options.store, name),
+            tuning,
+          );
     // A run that was aborted asks for its active jobs to be cancelled.
     const subscriber = new Redis(o.connection);
     subscriber.on('error', () => {});
     subscriber.on('message', (_channel: string, jobId: string) => {
-      worker.cancelJob(jobId, 'The run was aborted');
+      conversations.worker.cancelJob(jobId, 'The run was aborted');
     });
-    await connected(
-      o.queue,
-      Promise.all([worker.waitUntilReady(), subscriber.subscribe(cancelChannel(o))]),
-      o.connectTimeoutMs,
-    );
-    return { worker, subscriber };
+    await connected(o.queue, subscriber.subscribe(cancelChannel(o)), o.connectTimeoutMs);
+    return { conversations, runs, subscriber };
   };
-  let troubled = false;
   const started = start();
   const ready = started.then(() => {});
   ready.catch(() => {});
@@ -113,15 +116,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
       const made = await started.catch(() => undefined);
       if (made === undefined) return;
       made.subscriber.disconnect();
-      // Lets the jobs in flight finish; a worker that had trouble with its server (which may be gone)
-      // is dropped after a grace.
-      const closed = made.worker.close().then(() => true);
-      if (!troubled) return void (await closed);
-      const late = new Promise<boolean>((resolve) =>
-        setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref(),
-      );
-      // Not awaited: a forced close waits for a server that is not there too.
-      if (!(await Promise.race([closed, late]))) void made.worker.close(true).catch(() => {});
+      await Promise.all([made.conversations.close(), made.runs?.close()]);
     },
   };
 }

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { type Job, Queue, QueueEvents } from 'bullmq';
+import { toFailure } from '../actors/failure.js';
+import { UnknownDefinitionError } from '../errors.js';
+import type { NodeFailure } from '../machines/lifecycle.js';
+import type { Crew } from '../runtime/crew.js';
+import type { Flow } from '../runtime/flow/flow.js';
+import { type JsonValue, type Store, toJson } from '../stores/store.js';
+import {
+  connected,
+  probe,
+  type QueueOptions,
+  type ResolvedQueueOptions,
+  resolveQueueOptions,
+} from './connection.js';
+
+/** Crews and flows a worker can run whole, by the name a submitted run gives. */
+export type RunDefinitions = Readonly<Record<string, Crew | Flow<object>>>;
+
+/** A whole run on the queue: which definition, its inputs, and its execution id. */
+export interface RunJob {
+  name: string;
+  inputs: Record<string, unknown>;
+  id: string;
+}
+
+/** How a whole run ended, as the worker that ran it tells. */
+export interface RunJobResult {
+  id: string;
+  name: string;
+  kind: 'crew' | 'flow' | undefined;
+  /** The run's status (`paused` for a flow waiting for a human); `failed` when it could not run. */
+  status: string;
+  output: JsonValue;
+  worker: string;
+  /** Why it could not run (an unknown definition, a rejected kickoff). */
+  failure?: NodeFailure;
+}
+
+/** The queue of whole runs beside a conversation queue. */
+export const runQueueName = (o: ResolvedQueueOptions) => `${o.queue}-runs`;
+
+const isFlow = (definition: Crew | Flow<object>): definition is Flow<object> =>
+  typeof (definition as Flow<object>).getRun === 'function';
+
+/**
+ * The processor of whole runs: the named definition's run under the job's id, kept in `store` (else
+ * the definition's own). A run its store already holds (its worker died; another took the job over)
+ * is resumed rather than started again.
+ */
+export function runProcessor(definitions: RunDefinitions, store: Store | undefined, worker: string) {
+  return async (job: Job<RunJob>): Promise<RunJobResult> => {
+    const { name, inputs, id } = job.data;
+    const definition = definitions[name];
+    const base = { id, name, worker };
+    if (definition === undefined) {
+      const failure = toFailure(new UnknownDefinitionError(name, Object.keys(definitions)));
+      return { ...base, kind: undefined, status: 'failed', output: null, failure };
+    }
+    const kept = store ?? definition.store;
+    try {
+      if (isFlow(definition)) {
+        const held = kept !== undefined && (await kept.get('flow_runs', id, 'run')) !== undefined;
+        const out = held
+          ? await definition.resume(id, undefined, { store: kept })
+          : await definition.kickoff({
+              inputs: { ...inputs, id },
+              ...(kept === undefined ? {} : { store: kept }),
+            });
+        return { ...base, kind: 'flow', status: out.status, output: toJson(out.output) };
+      }
+      const held = kept !== undefined && (await kept.list('crew_task_results', id)).length > 0;
+      const options = { executionId: id, ...(kept === undefined ? {} : { store: kept }) };
+      const out = held
+        ? await definition.resume(id, { store: kept })
+        : await definition.kickoff({ ...options, inputs });
+      return { ...base, kind: 'crew', status: out.status, output: toJson(out.output) };
+    } catch (error) {
+      return {
+        ...base,
+        kind: isFlow(definition) ? 'flow' : 'crew',
+        status: 'failed',
+        output: null,
+        failure: toFailure(error),
+      };
+    }
+  };
+}
+
+/** A submitted run: its id, and its end as the worker that ran it tells. */
+export interface SubmittedRun {
+  id: string;
+  result: Promise<RunJobResult>;
+}
+
+/** Where whole runs are submitted; `close` releases its connections. */
+export interface RunQueue {
+  /**
+   * Enqueues a run of the crew or flow named `name` with `inputs`, for any worker that holds that
+   * definition; resolves once it is on the queue. The run's id is `options.id`, else a new UUID.
+   */
+  submitRun(name: string, inputs?: Record<string, unknown>, options?: { id?: string }): Promise<SubmittedRun>;
+  close(): Promise<void>;
+}
+
+/**
+ * Submits whole crew and flow runs to a fleet of workers (`createWorker({ definitions })`) through
+ * BullMQ; each run's end is heard through queue events. A run is a job keyed by its id: submitted
+ * twice, it runs once.
+ *
+ * @example
+ * const runs = createRunQueue({ connection: 'redis://127.0.0.1:6379', queue: 'research' });
+ * const { id, result } = await runs.submitRun('research', { topic: 'AI' });
+ * console.log(id, (await result).status);
+ */
+export function createRunQueue(options: QueueOptions = {}): RunQueue {
+  const o = resolveQueueOptions('createRunQueue', options);
+  const waiting = new Map<string, (result: RunJobResult) => void>();
+  let parts: Promise<{ queue: Queue; events: QueueEvents }> | undefined;
+  const open = () => {
+    parts ??= (async () => {
+      await probe(o);
+      const queue = new Queue(runQueueName(o), { connection: o.connection, prefix: o.prefix });
+      const events = new QueueEvents(runQueueName(o), { connection: o.connection, prefix: o.prefix });
+      queue.on('error', () => {});
+      events.on('error', () => {});
+      events.on('completed', ({ jobId, returnvalue }) => {
+        waiting.get(jobId)?.(returnvalue as unknown as RunJobResult);
+        waiting.delete(jobId);
+      });
+      events.on('failed', ({ jobId, failedReason }) => {
+        waiting.get(jobId)?.({
+          id: jobId,
+          name: '',
+          kind: undefined,
+          status: 'failed',
+          output: null,
+          worker: '',
+          failure: { message: `The queue failed the run: ${failedReason}`, retryable: true },
+        });
+        waiting.delete(jobId);
+      });
+      await connected(
+        o.queue,
+        Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+        o.connectTimeoutMs,
+      );
+      return { queue, events };
+    })().catch((error: unknown) => {
+      parts = undefined;
+      throw error;
+    });
+    return parts;
+  };
+  return {
+    async submitRun(name, inputs = {}, submit = {}) {
+      const { queue } = await open();
+      const id = submit.id ?? randomUUID();
+      const result = new Promise<RunJobResult>((resolve) => waiting.set(id, resolve));
+      await queue.add('run', { name, inputs, id } satisfies RunJob, {
+        jobId: id,
+        attempts: 1,
+        removeOnComplete: true,
+        removeOnFail: 1000,
+      });
+      return { id, result };
+    },
+    async close() {
+      const made = await parts?.catch(() => undefined);
+      if (made !== undefined) await Promise.allSettled([made.events.close(), made.queue.close()]);
+    },
+  };
+}

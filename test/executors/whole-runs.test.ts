@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ExecutionDocument, SqliteStore } from '../../src/index.js';
+import { createRunQueue, createWorker } from '../../src/queue/index.js';
+import { connection, noServices, obliterate } from './queue-helpers.js';
+
+if (noServices)
+  console.log('Whole-run tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
+
+const WORKER = fileURLToPath(new URL('../fixtures/queue/run-worker-process.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'statecrew-whole-runs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let children: ChildProcess[] = [];
+let queues: string[] = [];
+afterEach(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  children = [];
+  for (const queue of queues) {
+    await obliterate(queue);
+    await obliterate(`${queue}-runs`);
+  }
+  queues = [];
+});
+
+function startWorker(queue: string, name: string, db: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+    env: { ...process.env, QUEUE: queue, NAME: name, DB: db },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`worker ${name} exited with ${code} before it was ready`)));
+  });
+}
+
+describe.skipIf(noServices)('whole runs submitted to a fleet', () => {
+  it('spreads 50 submitted runs over 2 worker processes, every one finishing and kept in the store', async () => {
+    const queue = `runs-${randomUUID()}`;
+    queues.push(queue);
+    const db = join(dir, `${queue}.db`);
+    await Promise.all(['r1', 'r2'].map((name) => startWorker(queue, name, db)));
+    const runs = createRunQueue({ connection, queue });
+    try {
+      const submitted = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => runs.submitRun('brief', { topic: `topic ${i}` })),
+      );
+      const results = await Promise.all(submitted.map((s) => s.result));
+      expect(results.map((r) => r.status)).toEqual(Array(50).fill('completed'));
+      expect(results.map((r) => r.id)).toEqual(submitted.map((s) => s.id));
+      expect(new Set(results.map((r) => r.worker))).toEqual(new Set(['r1', 'r2']));
+      expect(results[7]?.output).toMatch(/^write topic 7 \(r\d\)$/);
+      const store = new SqliteStore({ path: db });
+      const kept = await ExecutionDocument.fromStore(store, submitted[7]?.id ?? '');
+      expect(kept).toMatchObject({ crew: 'brief', status: 'completed' });
+      expect((await store.executions('crew_executions')).length).toBe(50);
+      await store.close();
+    } finally {
+      await runs.close();
+    }
+  }, 60_000);
+
+  it('fails a run of a definition the workers do not hold with unknown_definition', async () => {
+    const queue = `runs-${randomUUID()}`;
+    queues.push(queue);
+    const worker = createWorker({ connection, queue, agents: [], definitions: {} });
+    await worker.ready;
+    const runs = createRunQueue({ connection, queue });
+    try {
+      const { result } = await runs.submitRun('nowhere', {});
+      expect(await result).toMatchObject({ status: 'failed', failure: { code: 'unknown_definition' } });
+    } finally {
+      await runs.close();
+      await worker.close();
+    }
+  });
+});
