@@ -84,6 +84,16 @@ async function yamlTarget(dir: string): Promise<Target> {
   return { kind: 'crew', crew, name: crew.name, source: { file: dir } };
 }
 
+/** A module's exports (a `.ts` one through the project's `tsx`), or a clear error. */
+export async function loadModule(path: string): Promise<Record<string, unknown>> {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new UnknownCommandTargetError(path, 'no such file or directory');
+  if (!MODULE_EXTENSIONS.has(extname(file))) {
+    throw new UnknownCommandTargetError(path, 'expected a .ts or .js module');
+  }
+  return importModule(file, path);
+}
+
 async function importModule(file: string, shown: string): Promise<Record<string, unknown>> {
   if (/\.[mc]?ts$/.test(file)) await registerTypeScript(shown);
   try {

@@ -107,6 +107,22 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--json', 'the analysis as JSON')
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
 
+  program
+    .command('worker')
+    .description(
+      'take jobs from a BullMQ queue: conversations of the crews a module exports, and whole runs of its crews and flows',
+    )
+    .argument('<file>', 'a module exporting crews and flows (and optionally agents and tools)')
+    .option('--connection <url>', 'the Redis server', 'redis://127.0.0.1:6379')
+    .option('--queue <name>', 'the queue', 'statecrew')
+    .option('--concurrency <n>', 'jobs held at once', '8')
+    .option('--name <name>', 'the worker name recorded on the nodes it runs')
+    .option('--store <store>', 'where whole runs are kept (else each definition’s own store)')
+    .action(async (file: string, options) => {
+      const { workerCommand } = await import('./commands/worker.js');
+      finish(await workerCommand(file, options, io));
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;

@@ -84,9 +84,9 @@ describe('statecrew: Ctrl-C, errors and help', () => {
   it('has --help on every command', async () => {
     const top = await cli(['--help'], { cwd });
     expect(top.code).toBe(0);
-    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths'])
+    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths', 'worker'])
       expect(top.stdout).toContain(command);
-    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths']) {
+    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths', 'worker']) {
       const help = await cli([command, '--help'], { cwd });
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: statecrew ${command}`));

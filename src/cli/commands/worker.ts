@@ -1,0 +1,76 @@
+import type { Speaker } from '../../actors/conversation.js';
+import { UnknownCommandTargetError } from '../../errors.js';
+import type { Crew } from '../../runtime/crew.js';
+import type { Flow } from '../../runtime/flow/flow.js';
+import type { Tool } from '../../types.js';
+import { isCrew, isFlow, loadModule } from '../load-target.js';
+import type { CliIo } from '../output.js';
+import { openStore } from '../store-option.js';
+
+/** Options of `statecrew worker`. */
+export interface WorkerCommandOptions {
+  connection: string;
+  queue: string;
+  concurrency: string;
+  name?: string | undefined;
+  store?: string | undefined;
+}
+
+/**
+ * `statecrew worker <file>`: a worker on a BullMQ queue for every crew and flow the module exports
+ * (their names take whole runs, their agents and tools the crews' conversations; `agents` and `tools`
+ * exports add more), until Ctrl-C or SIGTERM, which let the jobs in flight finish. Resolves with the
+ * exit code.
+ */
+export async function workerCommand(file: string, options: WorkerCommandOptions, io: CliIo): Promise<number> {
+  const module = await loadModule(file);
+  const definitions: Record<string, Crew | Flow<object>> = {};
+  const agents = new Map<string, Speaker>();
+  const tools = new Map<string, Tool>();
+  const addAgent = (agent: Speaker) => {
+    agents.set(agent.role, agent);
+    for (const tool of agent.tools) tools.set(tool.name, tool);
+  };
+  for (const value of Object.values(module)) {
+    if (isFlow(value)) definitions[value.name] = value;
+    else if (isCrew(value)) {
+      definitions[value.name] = value;
+      for (const agent of value.agents) addAgent(agent);
+      for (const task of value.tasks) {
+        if (task.agent !== undefined) addAgent(task.agent);
+        for (const tool of task.tools) tools.set(tool.name, tool);
+      }
+    }
+  }
+  for (const agent of (module.agents as Speaker[] | undefined) ?? []) addAgent(agent);
+  for (const tool of (module.tools as Tool[] | undefined) ?? []) tools.set(tool.name, tool);
+  const { createWorker } = await import('../../queue/index.js').catch(() => {
+    throw new UnknownCommandTargetError(
+      'statecrew worker',
+      'needs bullmq and ioredis: npm install bullmq ioredis',
+    );
+  });
+  const store = options.store === undefined ? undefined : await openStore(options.store);
+  const worker = createWorker({
+    connection: options.connection,
+    queue: options.queue,
+    concurrency: Number(options.concurrency),
+    agents: [...agents.values()],
+    tools: [...tools.values()],
+    definitions,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(store === undefined ? {} : { store }),
+  });
+  await worker.ready;
+  io.stdout.write(
+    `worker ${worker.name} on queue ${options.queue}: agents ${[...agents.keys()].join(', ') || '(none)'}; runs of ${Object.keys(definitions).join(', ') || '(none)'}; ready\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.stdout.write(`worker ${worker.name} stopping: letting its jobs in flight finish\n`);
+  await worker.close();
+  await store?.close();
+  return 0;
+}
