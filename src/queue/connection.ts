@@ -68,9 +68,11 @@ function fromUrl(where: string, text: string): ConnectionOptions {
 /**
  * Checks that Redis answers before any BullMQ part is made (a part whose server is not there waits,
  * and cannot be closed, until it is): one connection that gives up at once, a PING, and a quit.
- * Rejects with `queue_unavailable` when there is no answer within the timeout.
+ * Rejects with `queue_unavailable` when there is no answer within the timeout. Resolves with the id
+ * of the last event in the events stream of queue `eventsOf` ('0-0' when it has none): where a
+ * `QueueEvents` must start reading so that it misses no event of a job added after this.
  */
-export async function probe(o: ResolvedQueueOptions): Promise<void> {
+export async function probe(o: ResolvedQueueOptions, eventsOf: string = o.queue): Promise<string> {
   const client = new Redis({
     ...o.connection,
     lazyConnect: true,
@@ -81,11 +83,18 @@ export async function probe(o: ResolvedQueueOptions): Promise<void> {
   });
   client.on('error', () => {});
   try {
+    let last = '0-0';
     await connected(
       o.queue,
-      client.connect().then(() => client.ping()),
+      client
+        .connect()
+        .then(() => client.xrevrange(`${o.prefix}:${eventsOf}:events`, '+', '-', 'COUNT', 1))
+        .then((entries) => {
+          last = entries[0]?.[0] ?? '0-0';
+        }),
       o.connectTimeoutMs,
     );
+    return last;
   } finally {
     client.disconnect();
   }

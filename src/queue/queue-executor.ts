@@ -95,18 +95,16 @@ export function createQueueExecutor(options: QueueOptions = {}): QueueExecutor {
       }
       signal.throwIfAborted();
       const jobId = jobIdOf(job.executionId, job.nodeId, job.attempt);
+      let forget = () => {};
       const outcome = new Promise<ConversationOutcome>((resolve, reject) => {
         waiting.set(jobId, { report, resolve });
-        signal.addEventListener(
-          'abort',
-          () => {
-            waiting.delete(jobId);
-            void cancel(queue, jobId);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
+        forget = onAbort(signal, jobId, () => {
+          waiting.delete(jobId);
+          void cancel(queue, jobId);
+          reject(signal.reason);
+        });
       });
+      outcome.then(forget, forget);
       try {
         await queue.add('conversation', job, {
           jobId,
@@ -136,15 +134,44 @@ export function createQueueExecutor(options: QueueOptions = {}): QueueExecutor {
   };
 
   async function cancel(queue: Queue, jobId: string): Promise<void> {
-    try {
-      await queue.remove(jobId);
-      publisher ??= new Redis(o.connection);
+    // The run is over either way: a job left running only wastes its worker's time.
+    if (publisher === undefined) {
+      publisher = new Redis(o.connection);
       publisher.on('error', () => {});
-      await publisher.publish(cancelChannel(o), jobId);
-    } catch {
-      // The run is over either way; a job left running only wastes its worker's time.
     }
+    // An active job is cancelled by its worker; a waiting one is removed (an active one cannot be).
+    await publisher.publish(cancelChannel(o), jobId).catch(() => {});
+    await queue.remove(jobId).catch(() => {});
   }
+}
+
+/** What to do for each job in flight when a signal aborts, by signal. */
+const abortsOf = new WeakMap<AbortSignal, Map<string, () => void>>();
+
+/**
+ * Runs `then` when `signal` aborts; returns how to take it off. The signal is an agent's, shared by
+ * every attempt in flight: it gets one listener, not one per job.
+ */
+function onAbort(signal: AbortSignal, jobId: string, then: () => void): () => void {
+  let jobs = abortsOf.get(signal);
+  if (jobs === undefined) {
+    const mine = new Map<string, () => void>();
+    jobs = mine;
+    abortsOf.set(signal, mine);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const run of mine.values()) run();
+        mine.clear();
+      },
+      { once: true },
+    );
+  }
+  jobs.set(jobId, then);
+  const held = jobs;
+  return () => {
+    held.delete(jobId);
+  };
 }
 
 /** The queue to add jobs to and the events that tell of their ends, once Redis answered. */
@@ -153,9 +180,11 @@ async function makeParts(
   waiting: Map<string, Waiting>,
   lose: (error: unknown) => void,
 ): Promise<Parts> {
-  await probe(o);
+  // The events are read from the last one there now: whenever its first read happens, the events of
+  // every job added from here on are seen (BullMQ's default, the stream's end at that read, can miss them).
+  const lastEventId = await probe(o);
   const queue = new Queue(o.queue, { connection: o.connection, prefix: o.prefix });
-  const events = new QueueEvents(o.queue, { connection: o.connection, prefix: o.prefix });
+  const events = new QueueEvents(o.queue, { connection: o.connection, prefix: o.prefix, lastEventId });
   queue.on('error', lose);
   events.on('error', lose);
   events.on('ioredis:close', () => lose(new Error('the connection to Redis closed')));

@@ -119,9 +119,13 @@ export function createRunQueue(options: QueueOptions = {}): RunQueue {
   let parts: Promise<{ queue: Queue; events: QueueEvents }> | undefined;
   const open = () => {
     parts ??= (async () => {
-      await probe(o);
+      const lastEventId = await probe(o, runQueueName(o));
       const queue = new Queue(runQueueName(o), { connection: o.connection, prefix: o.prefix });
-      const events = new QueueEvents(runQueueName(o), { connection: o.connection, prefix: o.prefix });
+      const events = new QueueEvents(runQueueName(o), {
+        connection: o.connection,
+        prefix: o.prefix,
+        lastEventId,
+      });
       queue.on('error', () => {});
       events.on('error', () => {});
       events.on('completed', ({ jobId, returnvalue }) => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, Crew, MemoryStore, Task } from '../../src/index.js';
 import { createQueueExecutor, createWorker } from '../../src/queue/index.js';
 import { gatedModel } from '../helpers.js';
-import { noServices } from './queue-helpers.js';
+import { noServices, obliterate } from './queue-helpers.js';
 
 if (noServices)
   console.log('Queue failure tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
@@ -66,6 +66,35 @@ describe.skipIf(noServices)('the queue when Redis is not there', () => {
     const worker = createWorker({ connection: 'redis://127.0.0.1:1', connectTimeoutMs: 200, agents: [] });
     await expect(worker.ready).rejects.toMatchObject({ code: 'queue_unavailable' });
     await worker.close();
+  });
+
+  it('cancels a job in flight on its worker when the run is aborted', async () => {
+    const queue = `abort-${randomUUID()}`;
+    const gate = gatedModel();
+    const worker = createWorker({
+      connection: 'redis://127.0.0.1:6379',
+      queue,
+      agents: [new Agent({ role: 'Analyst', llm: gate.model })],
+    });
+    await worker.ready;
+    const executor = createQueueExecutor({ connection: 'redis://127.0.0.1:6379', queue });
+    const analyst = new Agent({ role: 'Analyst', llm: () => 'not here' });
+    const controller = new AbortController();
+    const result = new Crew({
+      tasks: [new Task({ name: 'a', description: 'a', agent: analyst })],
+      executor,
+    }).kickoff({
+      signal: controller.signal,
+    });
+    await gate.whenCalled('a');
+    controller.abort(new Error('stop'));
+    await expect(result).rejects.toMatchObject({ code: 'aborted' });
+    // The worker's model call sees its signal abort (the cancel crosses Redis): the job was cancelled where it ran.
+    while (gate.model.aborted.length === 0) await new Promise((r) => setImmediate(r));
+    expect(gate.model.aborted).toHaveLength(1);
+    await worker.close();
+    await executor.close();
+    await obliterate(queue);
   });
 
   it('fails the run with the cause when Redis is lost mid-run; the stored results let resume finish it', async () => {
