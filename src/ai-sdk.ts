@@ -10,6 +10,7 @@
  */
 import {
   type ModelMessage as AiMessage,
+  embedMany,
   generateText,
   jsonSchema,
   type LanguageModel,
@@ -19,7 +20,7 @@ import {
   type ToolSet,
   tool,
 } from 'ai';
-import type { Model, ModelMessage, ModelRequest, ModelResponse, ToolSpec } from './types.js';
+import type { EmbeddingModel, Model, ModelMessage, ModelRequest, ModelResponse, ToolSpec } from './types.js';
 
 /** Options of {@link fromAiSdk}: what every call of the adapted model is made with. */
 export interface AiSdkModelOptions {
@@ -188,3 +189,29 @@ function toAiTools(specs: readonly ToolSpec[]): ToolSet {
   }
   return tools;
 }
+
+/**
+ * Adapts an AI SDK embedding model (`openai.embedding('text-embedding-3-small')`, …) for a crew's
+ * execution memory (`memory: { embed }`): one `embedMany` per batch, its tokens and provider calls
+ * reported, the AI SDK's own retries off.
+ *
+ * @example
+ * new Crew({ tasks, memory: { embed: fromAiSdkEmbedding(openai.embedding('text-embedding-3-small')) } });
+ */
+export function fromAiSdkEmbedding(
+  model: EmbeddingModelV3Like,
+  options: { id?: string } = {},
+): EmbeddingModel {
+  return {
+    ...(options.id === undefined ? {} : { id: options.id }),
+    async embed(texts, { signal }) {
+      const result = await embedMany({ model, values: texts, abortSignal: signal, maxRetries: 0 });
+      // The AI SDK splits a batch into as many provider calls as the model takes: each is counted.
+      const calls = result.responses?.length ?? 1;
+      return { embeddings: result.embeddings, usage: { tokens: result.usage.tokens, calls } };
+    },
+  };
+}
+
+/** An AI SDK embedding model of strings, as `embedMany` takes it. */
+export type EmbeddingModelV3Like = Parameters<typeof embedMany>[0]['model'];

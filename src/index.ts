@@ -82,6 +82,7 @@ export {
 export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
 export { type CassetteMode, type RecordReplayOptions, recordReplay } from './models/record-replay.js';
+export { resultsTool } from './models/results-tool.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
 export type { Budget } from './runtime/budget.js';
@@ -120,6 +121,7 @@ export type {
 export type { WithId } from './runtime/flow/state.js';
 export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export { interpolate } from './runtime/interpolate.js';
+export type { MemoryOptions } from './runtime/memory.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export type { SummarizeOptions } from './runtime/summary.js';
@@ -135,11 +137,15 @@ export {
   type StoredRecord,
 } from './stores/store.js';
 export type {
+  AttemptMemory,
   CrewMetadata,
   CrewOutput,
+  EmbeddingModel,
   ExecutionLogEntry,
   Failure,
   Llm,
+  MemoryEntry,
+  MemoryQuery,
   Model,
   ModelMessage,
   ModelPrice,

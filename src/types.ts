@@ -333,6 +333,8 @@ export type StatecrewEventType = StatecrewEvent['type'];
 export interface ToolContext {
   /** Aborted when the run is cancelled or the attempt times out. */
   signal: AbortSignal;
+  /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `resultsTool`. */
+  memory?: AttemptMemory;
 }
 
 /** A function an agent's model may call. `parameters` (zod) validates the arguments first. */
@@ -341,4 +343,47 @@ export interface Tool<TArgs = unknown> {
   description: string;
   parameters?: import('zod').ZodType<TArgs>;
   execute(args: TArgs, context: ToolContext): unknown;
+}
+
+/** One completed task run as a run's execution memory keeps it. */
+export interface MemoryEntry {
+  nodeId: string;
+  /** The task's name (a loop run's without its `#<iteration>`). */
+  task: string;
+  /** The role of the agent that produced it. */
+  agent: string;
+  /** A loop run's iteration (from 1); undefined outside loops. */
+  iteration?: number;
+  raw: string;
+  structured?: unknown;
+}
+
+/** Turns texts into vectors: an embedding model (`fromAiSdkEmbedding` in `statecrew/ai-sdk`, or your own). */
+export interface EmbeddingModel {
+  /**
+   * One vector per text, in order; `usage.tokens` what it spent and `usage.calls` how many provider
+   * calls it made (1 unless said), when the model says.
+   */
+  embed(
+    texts: string[],
+    options: { signal: AbortSignal },
+  ): Promise<{ embeddings: number[][]; usage?: { tokens?: number; calls?: number } }>;
+  /** What the model is, as a price table names it. */
+  readonly id?: string;
+}
+
+/** What the results tool asks of a run's memory. */
+export interface MemoryQuery {
+  /** Ranked by meaning (with an embedding model). */
+  query?: string | undefined;
+  /** Only this task's results (every iteration of a loop task). */
+  task?: string | undefined;
+  /** The latest this many. @default topK */
+  last?: number | undefined;
+}
+
+/** A run's memory as one attempt sees it: its lookups report their embedding calls as that attempt's. */
+export interface AttemptMemory {
+  entries(): MemoryEntry[];
+  lookup(query: MemoryQuery, signal: AbortSignal): Promise<MemoryEntry[]>;
 }

@@ -3,6 +3,7 @@ import { describeThrown, MaxIterationsError, ModelResponseError, StatecrewError 
 import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, pricedUsage, usageOfCall } from '../models/usage.js';
 import type {
+  AttemptMemory,
   Failure,
   Llm,
   ModelMessage,
@@ -50,6 +51,8 @@ export interface ConversationHooks {
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
+  /** The run's execution memory, handed to the tools. */
+  memory?: AttemptMemory;
   now(): number;
 }
 
@@ -161,7 +164,7 @@ async function modelConversation(
     if (toolCalls.length === 0) return response.text;
     messages.push({ role: 'assistant', content: response.text, toolCalls });
     for (const toolCall of toolCalls) {
-      const record = await runTool(speaker.tools, toolCall, signal);
+      const record = await runTool(speaker.tools, toolCall, signal, hooks.memory);
       hooks.onToolCall?.(record);
       messages.push({
         role: 'tool',
@@ -197,7 +200,12 @@ function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks)
   );
 }
 
-async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {
+async function runTool(
+  tools: readonly Tool[],
+  call: ToolCall,
+  signal: AbortSignal,
+  memory: AttemptMemory | undefined,
+): Promise<ToolCallRecord> {
   const tool = tools.find((t) => t.name === call.name);
   if (tool === undefined) {
     const known = tools.map((t) => t.name).join(', ') || 'none';
@@ -210,7 +218,10 @@ async function runTool(tools: readonly Tool[], call: ToolCall, signal: AbortSign
     return { tool: call.name, args: call.args, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   }
   try {
-    const result: unknown = await tool.execute(parsed.data, { signal });
+    const result: unknown = await tool.execute(
+      parsed.data,
+      memory === undefined ? { signal } : { signal, memory },
+    );
     return {
       tool: call.name,
       args: call.args,

@@ -2,7 +2,15 @@ import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import { pricedUsage } from '../models/usage.js';
-import type { Failure, ModelPrice, TaskOutput, Tool, ToolCallRecord, Usage } from '../types.js';
+import type {
+  AttemptMemory,
+  Failure,
+  ModelPrice,
+  TaskOutput,
+  Tool,
+  ToolCallRecord,
+  Usage,
+} from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { type ConversationExecutor, type ConversationJob, failureOf } from './conversation-job.js';
 import { toFailure } from './failure.js';
@@ -62,6 +70,8 @@ export interface AttemptHooks {
   runId?: string;
   /** Who held a remote conversation (a worker's name). */
   onWorker?(nodeId: string, worker: string): void;
+  /** The run's execution memory as an attempt's tools see it (the crew keeps one). */
+  memoryFor?(nodeId: string, attempt: number): AttemptMemory;
 }
 
 /**
@@ -123,6 +133,7 @@ function conversation(
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
   };
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
+  if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
   const { waitTurn, onDelta } = hooks;
   if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);

@@ -10,6 +10,7 @@ import { createCrewScope } from './crew-scope.js';
 import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
 import { EventHub } from './event-hub.js';
 import { checkInputs } from './inputs.js';
+import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
 import { type PlanSource, planCrew } from './plan.js';
 import type { CrewDefinition, CrewProcess, SupervisorOutput } from './process.js';
 import { RunRecorder } from './recorder.js';
@@ -75,6 +76,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
   readonly summary: SummaryNode | undefined;
   readonly executor: ConversationExecutor | undefined;
+  readonly memory: MemoryOptions | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -132,6 +134,14 @@ export function startCrewRun(
     gate,
     stream: options.stream,
     executor: crew.executor,
+    memory:
+      crew.memory === undefined
+        ? undefined
+        : new RunMemory(crew.memory, () =>
+            recorder.settled.flatMap((r) =>
+              r.output === undefined || r.nodeId === SUMMARY_NODE ? [] : [memoryEntry(r.nodeId, r.output)],
+            ),
+          ),
   };
   const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;

@@ -8,6 +8,7 @@ import { type Budget, checkBudget, checkPrices } from './budget.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
 import { replayRestore, resumeRestore } from './crew-resume.js';
 import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
+import { checkMemory, type MemoryOptions } from './memory.js';
 import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
 import type { LoopOptions, ProcessKind } from './process.js';
@@ -64,6 +65,11 @@ export interface CrewOptions {
    * its supervisor, lifecycles, time limits, schemas and guardrails — stays here.
    */
   executor?: ConversationExecutor | undefined;
+  /**
+   * An execution memory for each run: every completed task run kept in order, which agents granted
+   * `resultsTool()` look up — by task, the latest ones, or (with `embed`) by meaning. @default off
+   */
+  memory?: boolean | MemoryOptions | undefined;
 }
 
 /**
@@ -89,6 +95,7 @@ export class Crew {
   /** The summary node, when the crew was made with `summarize`. */
   readonly summary: SummaryNode | undefined;
   readonly executor: ConversationExecutor | undefined;
+  readonly memory: MemoryOptions | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -129,6 +136,7 @@ export class Crew {
       throw new InvalidOptionError('Crew', 'executor', 'an executor with converse()', options.executor);
     }
     this.executor = options.executor;
+    this.memory = checkMemory('Crew', options.memory);
     processes[process].checkDefinition(this);
   }
 

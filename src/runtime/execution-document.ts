@@ -1,6 +1,8 @@
 import type { JsonValue, Store } from '../stores/store.js';
-import type { RunStatus, Usage } from '../types.js';
+import type { MemoryEntry, RunStatus, Usage } from '../types.js';
 import { RUN_KEY, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
+import { memoryEntry } from './memory.js';
+import { SUMMARY_NODE } from './summary.js';
 
 /** One task run of a stored crew run, in execution order. */
 export interface ExecutionResult {
@@ -110,6 +112,25 @@ export class ExecutionDocument implements ExecutionDocumentData {
   }
 
   /** The document as plain data. */
+  /**
+   * The run's execution memory as the store kept it: every completed task run (not the summary), in
+   * the order they completed — what a resumed or replayed run's results tool sees first.
+   */
+  memory(): MemoryEntry[] {
+    return this.results.flatMap((r) =>
+      r.status !== 'completed' || r.nodeId === SUMMARY_NODE
+        ? []
+        : [
+            memoryEntry(r.nodeId, {
+              name: r.name,
+              agent: r.agent,
+              raw: r.raw ?? '',
+              structured: r.structured,
+            }),
+          ],
+    );
+  }
+
   toJSON(): ExecutionDocumentData {
     const { executionId, crew, process, status, results, output, summary, startedAt, totalTimeMs } = this;
     return { executionId, crew, process, status, results, output, summary, startedAt, totalTimeMs };

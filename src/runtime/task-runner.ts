@@ -12,6 +12,7 @@ import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
+import type { RunMemory } from './memory.js';
 import { waitTurn } from './rate-limit.js';
 import type { NodeRecord, RunRecorder } from './recorder.js';
 
@@ -42,6 +43,8 @@ export interface TaskRunnerOptions {
   stream?: boolean | undefined;
   /** Holds the attempts' conversations elsewhere (a queue of workers). */
   executor?: ConversationExecutor | undefined;
+  /** The run's execution memory, which the results tool reads. */
+  memory?: RunMemory | undefined;
 }
 
 /**
@@ -81,6 +84,14 @@ export function createTaskRunner(
     ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
     ...(options.stream === true ? { stream: true } : {}),
     ...(priceOf === undefined ? {} : { priceOf }),
+    ...(options.memory === undefined
+      ? {}
+      : {
+          memoryFor: (nodeId: string, attempt: number) =>
+            (options.memory as RunMemory).forAttempt((usage, durationMs) =>
+              hooks.onModelCall(nodeId, attempt, usage, durationMs),
+            ),
+        }),
     ...(options.executor === undefined
       ? {}
       : {
