@@ -228,3 +228,24 @@ describe('fromAiSdkEmbedding', () => {
     expect(model.doEmbedCalls).toHaveLength(2);
   });
 });
+
+describe('a flow step’s results', () => {
+  it('lists every task run the crews of earlier steps completed, in order', async () => {
+    const { createFlow } = await import('../../src/index.js');
+    const llm = scriptedModel((request) => `${taskLine(request.prompt).slice('Task: '.length)} done`);
+    const crewOf = (...names: string[]) =>
+      new Crew({
+        tasks: names.map(
+          (name) => new Task({ name, description: name, agent: new Agent({ role: 'W', llm }) }),
+        ),
+      });
+    const flow = createFlow({ name: 'two-crews', initialState: {} })
+      .start('first', async ({ kickoff }) => (await kickoff(crewOf('a', 'b'))).raw)
+      .listen('second', 'first', async ({ kickoff, results }) => {
+        await kickoff(crewOf('c'));
+        return results().map((e) => `${e.task}:${e.raw}`);
+      });
+    const out = await flow.kickoff();
+    expect(out.output).toEqual(['a:a done', 'b:b done', 'c:c done']);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Store } from '../../stores/store.js';
-import type { CrewOutput } from '../../types.js';
+import type { CrewOutput, MemoryEntry } from '../../types.js';
 import type { Crew } from '../crew.js';
 import type { RunOptions } from '../crew-run.js';
 import type { Trigger } from './triggers.js';
@@ -21,6 +21,11 @@ export interface StepContext<S> {
   signal: AbortSignal;
   /** Runs a crew as a child actor of this step; its events join the flow's, tagged with the step. */
   kickoff(crew: Crew, options?: Pick<RunOptions, 'inputs' | 'executionId'>): Promise<CrewOutput>;
+  /**
+   * The execution memory of this run's crews: every task run that a crew kicked off from a step of
+   * this run (in this process) completed, in completion order.
+   */
+  results(): MemoryEntry[];
 }
 
 /** A step's body. */

@@ -3,11 +3,13 @@ import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } 
 import { StoreRequiredError } from '../../errors.js';
 import type { FlowMachineOutput } from '../../machines/flow.js';
 import { type JsonValue, type Store, toJson } from '../../stores/store.js';
-import type { Failure, StatecrewEvent } from '../../types.js';
+import type { Failure, MemoryEntry, StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../clock.js';
 import { EventHub } from '../event-hub.js';
 import { checkInputs } from '../inputs.js';
+import { memoryEntry } from '../memory.js';
 import { runToEnd } from '../run-to-end.js';
+import { SUMMARY_NODE } from '../summary.js';
 import type { FlowDefinition, StepContext } from './definition.js';
 import { type FlowRunHeader, FlowRunWriter } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
@@ -108,7 +110,14 @@ function stepContext<S>(
   spec: StepRunSpec<S>,
   signal: AbortSignal,
   self: AnyActorRef,
-  run: { state: WithId<S>; inputs: Record<string, unknown>; hub: EventHub; clock: Clock },
+  run: {
+    state: WithId<S>;
+    inputs: Record<string, unknown>;
+    hub: EventHub;
+    clock: Clock;
+    /** Every task run the crews of this run's steps completed, in order. */
+    results: MemoryEntry[];
+  },
   outputs: Readonly<Record<string, unknown>>,
 ): StepContext<WithId<S>> {
   return {
@@ -120,9 +129,15 @@ function stepContext<S>(
     signal,
     kickoff(crew, crewOptions = {}) {
       const crewRun = crew.run({ ...crewOptions, signal, parent: self, clock: run.clock });
-      crewRun.events$.subscribe((event) => run.hub.relay(event, spec.step.name));
+      crewRun.events$.subscribe((event) => {
+        if (event.type === 'node.completed' && event.nodeId !== SUMMARY_NODE) {
+          run.results.push(memoryEntry(event.nodeId, event.output));
+        }
+        run.hub.relay(event, spec.step.name);
+      });
       return crewRun.result;
     },
+    results: () => [...run.results],
   };
 }
 
@@ -150,6 +165,7 @@ export function startFlowRun<S>(
       : (structuredClone(resumed.state) as WithId<S>);
   const { id } = state;
   const clock = toClock(options.clock);
+  const results: MemoryEntry[] = [];
   const recorder = new FlowRecorder();
   if (resumed !== undefined) recorder.restore(resumed);
   const store = options.store ?? definition.store;
@@ -168,7 +184,7 @@ export function startFlowRun<S>(
     clock,
     forced,
     contextFor: (spec, signal, self) =>
-      stepContext(spec, signal, self, { state, inputs, hub, clock }, outputs),
+      stepContext(spec, signal, self, { state, inputs, hub, clock, results }, outputs),
     checkState: (name) => checkState(definition.state, state, name),
   });
   /**
