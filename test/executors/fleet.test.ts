@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { createQueueExecutor } from '../../src/queue/index.js';
-import { connection, noServices, obliterate } from './queue-helpers.js';
+import { connection, noServices, obliterate, startWorkerProcess } from './queue-helpers.js';
 
 if (noServices) console.log('Fleet tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
 
@@ -20,23 +21,24 @@ afterEach(async () => {
     ),
   );
   children = [];
-  for (const queue of queues) await obliterate(queue);
+  for (const queue of queues) {
+    await obliterate(queue);
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    await redis.del(`statecrew-test:${queue}:started`);
+    redis.disconnect();
+  }
   queues = [];
 });
 
 /** Starts a worker process on `queue`; resolves once it takes jobs. */
 function startWorker(queue: string, name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
-    env: { ...process.env, QUEUE: queue, NAME: name },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`worker ${name} exited with ${code} before it was ready`)));
-  });
+  const started = startWorkerProcess(WORKER, { QUEUE: queue, NAME: name, WORKERS: '3' });
+  // Killed after the test, whether or not it got ready.
+  started.then(
+    (child) => children.push(child),
+    () => {},
+  );
+  return started;
 }
 
 /** A graph of 300 tasks: a root, 298 that read it, and a join that reads them all. */

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Queue } from 'bullmq';
 
 /** Redis runs here unless STATECREW_NO_SERVICES=1 says it does not. */
@@ -11,4 +12,23 @@ export async function obliterate(queue: string): Promise<void> {
   const q = new Queue(queue, { connection: { host: '127.0.0.1', port: 6379 } });
   await q.obliterate({ force: true });
   await q.close();
+}
+
+/**
+ * Starts the worker script `script` (a fixture run through tsx) with `env` added; resolves once it
+ * printed `ready` (it takes jobs), rejects if it exits first.
+ */
+export function startWorkerProcess(script: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve(child);
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`worker ${env.NAME ?? script} exited with ${code} before it was ready`)),
+    );
+  });
 }

@@ -1,13 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ExecutionDocument, SqliteStore } from '../../src/index.js';
 import { createRunQueue, createWorker } from '../../src/queue/index.js';
-import { connection, noServices, obliterate } from './queue-helpers.js';
+import { connection, noServices, obliterate, startWorkerProcess } from './queue-helpers.js';
 
 if (noServices)
   console.log('Whole-run tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
@@ -23,22 +24,21 @@ afterEach(async () => {
   for (const queue of queues) {
     await obliterate(queue);
     await obliterate(`${queue}-runs`);
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    await redis.del(`statecrew-test:${queue}:started`);
+    redis.disconnect();
   }
   queues = [];
 });
 
 function startWorker(queue: string, name: string, db: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
-    env: { ...process.env, QUEUE: queue, NAME: name, DB: db },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`worker ${name} exited with ${code} before it was ready`)));
-  });
+  const started = startWorkerProcess(WORKER, { QUEUE: queue, NAME: name, DB: db });
+  // Killed after the test, whether or not it got ready.
+  started.then(
+    (child) => children.push(child),
+    () => {},
+  );
+  return started;
 }
 
 describe.skipIf(noServices)('whole runs submitted to a fleet', () => {
