@@ -1,4 +1,4 @@
-import { UnknownAgentError, UnknownToolError } from '../errors.js';
+import { InvalidOptionError, UnknownAgentError, UnknownToolError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { isModel } from '../models/call.js';
 import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
@@ -86,7 +86,14 @@ export function resolveRegistry(registry: AgentRegistry): ResolvedRegistry {
     ? (registry.agents as readonly Speaker[]).map((a) => [a.role, a] as const)
     : Object.entries(registry.agents as Readonly<Record<string, Speaker>>);
   for (const [name, agent] of list) {
-    if (agents.has(name)) throw new Error(`The registry holds two agents named "${name}"`);
+    if (agents.has(name)) {
+      throw new InvalidOptionError(
+        'registry',
+        'agents',
+        'agents with distinct roles (names)',
+        `two named "${name}"`,
+      );
+    }
     agents.set(name, agent);
   }
   const tools = new Map<string, Tool>();
@@ -95,7 +102,9 @@ export function resolveRegistry(registry: AgentRegistry): ResolvedRegistry {
     ? (toolList as readonly Tool[]).map((t) => [t.name, t] as const)
     : Object.entries(toolList as Readonly<Record<string, Tool>>);
   for (const [name, tool] of named) {
-    if (tools.has(name)) throw new Error(`The registry holds two tools named "${name}"`);
+    if (tools.has(name)) {
+      throw new InvalidOptionError('registry', 'tools', 'tools with distinct names', `two named "${name}"`);
+    }
     tools.set(name, tool);
   }
   return { agents, tools };

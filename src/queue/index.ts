@@ -4,7 +4,7 @@
  * @example
  * import { createQueueExecutor, createWorker } from 'statecrew/queue';
  */
-export { cancelChannel, jobIdOf, type QueueConnection, type QueueOptions } from './connection.js';
+export type { QueueConnection, QueueOptions } from './connection.js';
 export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
 export {
   createRunQueue,
