@@ -102,7 +102,7 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
     // The supervisor may end while the runner still records runs it blocked: the result waits for them.
     const ended = toPromise(supervisor).then(async (output: unknown) => {
       await runner.whenIdle();
-      const stage = settled ? undefined : parts.epilogue?.(output);
+      const stage = settled || aborting ? undefined : parts.epilogue?.(output);
       if (stage !== undefined) {
         current = stage;
         stage.supervisor.start();
