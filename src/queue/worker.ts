@@ -9,7 +9,6 @@ import {
   resolveRegistry,
 } from '../actors/conversation-job.js';
 import type { Store } from '../stores/store.js';
-
 import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
 import type { JobResult } from './queue-executor.js';

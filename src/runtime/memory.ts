@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import type { AttemptMemory, EmbeddingModel, MemoryEntry, MemoryQuery, TaskOutput, Usage } from '../types.js';
+import { contextText } from './recorder.js';
 
 /** A crew's execution memory: every completed task run kept in order; semantic lookups with `embed`. */
 export interface MemoryOptions {
@@ -86,7 +87,7 @@ export class RunMemory {
     const { embed } = this.options;
     if (query.query === undefined || embed === undefined) return entries.slice(-(query.last ?? topK));
     const missing = entries.filter((e) => !this.#vectors.has(e.nodeId));
-    const texts = [...missing.map(textOf), query.query];
+    const texts = [...missing.map(contextText), query.query];
     const started = Date.now();
     const { embeddings, usage } = await embed.embed(texts, { signal });
     const tokens = usage?.tokens ?? 0;
@@ -103,6 +104,3 @@ export class RunMemory {
       .map(({ e }) => e);
   }
 }
-
-const textOf = (entry: MemoryEntry) =>
-  entry.structured === undefined ? entry.raw : JSON.stringify(entry.structured);

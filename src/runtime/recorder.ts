@@ -18,7 +18,7 @@ export interface RestoredFacts {
 }
 
 /** What a reader of a completed output gets: its structured value as JSON when it has one, else its raw text. */
-export function contextText(output: TaskOutput): string {
+export function contextText(output: Pick<TaskOutput, 'raw' | 'structured'>): string {
   return output.structured === undefined ? output.raw : (JSON.stringify(output.structured) ?? output.raw);
 }
 

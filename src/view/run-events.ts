@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage } from '../models/usage.js';
+import { RunRecorder } from '../runtime/recorder.js';
 import type { StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus } from './model.js';
 
@@ -31,52 +31,28 @@ export interface RunEventFacts {
  * (the crews inside a flow's steps) say nothing about the run's start and status.
  */
 export function runEventFacts(events: readonly StatecrewEvent[], runId?: string): RunEventFacts {
-  const facts: RunEventFacts = {
-    startedAt: undefined,
-    lastAt: undefined,
-    status: undefined,
-    blocked: [],
-    delegations: [],
-    managerCalls: 0,
-    advisorUsage: emptyUsage(),
-    verdicts: [],
-    usage: emptyUsage(),
-  };
+  // What ran and what it spent is the run's own bookkeeping: the recorder folds the events as a run does.
+  const recorder = new RunRecorder();
+  let startedAt: number | undefined;
+  let lastAt: number | undefined;
+  let status: RunViewStatus | undefined;
   for (const event of events) {
-    facts.lastAt = Math.max(facts.lastAt ?? event.at, event.at);
+    lastAt = Math.max(lastAt ?? event.at, event.at);
+    recorder.apply(event);
     if (runId !== undefined && event.type.startsWith('run.') && event.runId !== runId) continue;
-    switch (event.type) {
-      case 'run.started':
-        facts.startedAt ??= event.at;
-        break;
-      case 'run.completed':
-        facts.status = event.status;
-        break;
-      case 'run.failed':
-        facts.status = event.code === 'aborted' ? 'aborted' : 'failed';
-        break;
-      case 'node.blocked':
-        facts.blocked.push(event.nodeId);
-        break;
-      case 'delegation':
-        facts.delegations.push({ task: event.task, role: event.role });
-        break;
-      case 'manager.call':
-        facts.managerCalls += 1;
-        addUsage(facts.advisorUsage, event.usage);
-        addUsage(facts.usage, event.usage);
-        break;
-      case 'judge.verdict':
-        facts.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
-        addUsage(facts.advisorUsage, event.usage);
-        addUsage(facts.usage, event.usage);
-        break;
-      case 'model.call':
-        addUsage(facts.usage, event.usage);
-        break;
-      default:
-        break;
-    }
+    if (event.type === 'run.started') startedAt ??= event.at;
+    else if (event.type === 'run.completed') status = event.status;
+    else if (event.type === 'run.failed') status = event.code === 'aborted' ? 'aborted' : 'failed';
   }
-  return facts;
+  return {
+    startedAt,
+    lastAt,
+    status,
+    blocked: recorder.blocked,
+    delegations: recorder.delegations,
+    managerCalls: recorder.managerCalls,
+    advisorUsage: recorder.managerUsage,
+    verdicts: recorder.verdicts,
+    usage: recorder.usage,
+  };
 }

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { spreadKey } from '../fixtures/queue/spread.js';
 
 /** Redis runs here unless STATECREW_NO_SERVICES=1 says it does not. */
 export const noServices = process.env.STATECREW_NO_SERVICES === '1';
@@ -7,11 +9,14 @@ export const noServices = process.env.STATECREW_NO_SERVICES === '1';
 /** The Redis the queue tests use. */
 export const connection = 'redis://127.0.0.1:6379';
 
-/** Removes every key a test queue left. */
+/** Removes every key a test queue left (and the fixtures' meeting set for it, see `spread.ts`). */
 export async function obliterate(queue: string): Promise<void> {
   const q = new Queue(queue, { connection: { host: '127.0.0.1', port: 6379 } });
   await q.obliterate({ force: true });
   await q.close();
+  const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+  await redis.del(spreadKey(queue));
+  redis.disconnect();
 }
 
 /**

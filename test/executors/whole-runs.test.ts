@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ExecutionDocument, SqliteStore } from '../../src/index.js';
 import { createRunQueue, createWorker } from '../../src/queue/index.js';
@@ -24,9 +23,6 @@ afterEach(async () => {
   for (const queue of queues) {
     await obliterate(queue);
     await obliterate(`${queue}-runs`);
-    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
-    await redis.del(`statecrew-test:${queue}:started`);
-    redis.disconnect();
   }
   queues = [];
 });
