@@ -24,9 +24,11 @@ export type StatecrewErrorCode =
   | 'judge_failed'
   | 'judge_unparseable'
   | 'manager_failed'
+  | 'lease_lost'
   | 'max_iterations'
   | 'max_runs'
   | 'missing_agent'
+  | 'missing_dependency'
   | 'missing_manager'
   | 'missing_routes'
   | 'name_clash'
@@ -34,6 +36,8 @@ export type StatecrewErrorCode =
   | 'not_paused'
   | 'output_invalid'
   | 'queue_unavailable'
+  | 'run_exists'
+  | 'run_locked'
   | 'run_not_found'
   | 'script_exhausted'
   | 'self_trigger'
@@ -323,6 +327,17 @@ export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
     );
   }
 
+  /** Inputs of `where` holding a value at `path` (`inputs.customer.onPay`) that no store can keep. */
+  static unstorable(where: string, path: string, reason: string): InvalidInputsError {
+    return new InvalidInputsError(
+      `${where}: inputs hold a value that cannot be stored at ${path}: ${reason}`,
+      {
+        where,
+        path,
+      },
+    );
+  }
+
   /** Inputs that do not fit the state schema of flow `flow`. */
   static notFitting(
     flow: string,
@@ -335,13 +350,28 @@ export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
   }
 }
 
-/** A flow step left the state in a shape its schema refuses. */
+/**
+ * A flow step left the state in a shape its schema refuses, or made a value no store can keep (a
+ * function, a symbol, a class instance), named by its path: `state.customer.onPay`.
+ */
 export class InvalidStateError extends StatecrewError<'invalid_state'> {
-  constructor(step: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
-    super('invalid_state', `Step "${step}" left the state invalid: ${listIssues(issues)}`, {
-      retryable: false,
-      details: { step, issues },
-    });
+  constructor(
+    step: string,
+    issues: readonly { path: readonly PropertyKey[]; message: string }[],
+    what = `Step "${step}" left the state invalid: ${listIssues(issues)}`,
+    extra: Record<string, unknown> = {},
+  ) {
+    super('invalid_state', what, { retryable: false, details: { step, issues, ...extra } });
+  }
+
+  /** Step `step` made a value at `path` (`state.customer.onPay`) that no store can keep, for `reason`. */
+  static unstorable(step: string, path: string, reason: string): InvalidStateError {
+    return new InvalidStateError(
+      step,
+      [{ path: [path], message: reason }],
+      `Step "${step}" made a value that cannot be stored at ${path}: ${reason}`,
+      { path },
+    );
   }
 }
 
@@ -505,8 +535,9 @@ export class StoreRequiredError extends StatecrewError<'store_required'> {
 
 /** No run with this execution id is in the store. */
 export class RunNotFoundError extends StatecrewError<'run_not_found'> {
-  constructor(what: string, executionId: string) {
-    super('run_not_found', `${what}: the store holds no run "${executionId}"`, {
+  constructor(what: string, executionId: string, reason?: string) {
+    const why = reason === undefined ? '' : ` (${reason})`;
+    super('run_not_found', `${what}: the store holds no run "${executionId}"${why}`, {
       retryable: false,
       details: { executionId },
     });
@@ -604,14 +635,72 @@ export class StoreClosedError extends StatecrewError<'store_closed'> {
   }
 }
 
-/** A store's server or file cannot be reached: the call fails at once rather than wait forever. */
+/**
+ * A store's server or file cannot be reached, or refused a write (a full disk): the call fails at
+ * once rather than wait forever. `details.cause` is the driver's code (`SQLITE_FULL`, `ECONNRESET`,
+ * a PostgreSQL SQLSTATE such as `3D000`) when it gave one.
+ */
 export class StoreUnavailableError extends StatecrewError<'store_unavailable'> {
   constructor(store: string, where: string, cause: unknown) {
+    const code = driverCode(cause);
     super('store_unavailable', `${store} cannot reach ${where}: ${describeThrown(cause)}`, {
       retryable: true,
       cause,
-      details: { store, where },
+      details: { store, where, ...(code === undefined ? {} : { cause: code }) },
     });
+  }
+}
+
+/** The code a driver error carries (`code`, else its cause's), if it is a string. */
+function driverCode(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== 'object' || error === null || depth > 3) return undefined;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string' && code !== '') return code;
+  const inner = error instanceof AggregateError ? error.errors[0] : cause;
+  return driverCode(inner, depth + 1);
+}
+
+/** An optional package a store (or another back-end) needs is not installed. */
+export class MissingDependencyError extends StatecrewError<'missing_dependency'> {
+  constructor(what: string, pkg: string, cause?: unknown) {
+    super('missing_dependency', `${what} needs the package "${pkg}": install it with npm install ${pkg}`, {
+      retryable: false,
+      cause,
+      details: { what, package: pkg },
+    });
+  }
+}
+
+/** A run cannot be resumed now: another owner holds its lease. */
+export class RunLockedError extends StatecrewError<'run_locked'> {
+  constructor(what: string, id: string, owner: string, expiresAt: number) {
+    super(
+      'run_locked',
+      `${what}: run "${id}" is held by ${owner} until ${new Date(expiresAt).toISOString()}; wait for it to end, or for its lease to expire`,
+      { retryable: true, details: { id, owner, expiresAt } },
+    );
+  }
+}
+
+/** A run's lease was taken by another owner while it ran: it stopped, starting nothing more. */
+export class LeaseLostError extends StatecrewError<'lease_lost'> {
+  constructor(id: string, owner?: string) {
+    super(
+      'lease_lost',
+      `Run "${id}" lost its lease${owner === undefined ? '' : ` to ${owner}`}: it stopped and started nothing more; its new owner goes on with it`,
+      { retryable: false, details: { id, ...(owner === undefined ? {} : { owner }) } },
+    );
+  }
+}
+
+/** A kickoff named a run id the store already holds (resume or replay it instead). */
+export class RunExistsError extends StatecrewError<'run_exists'> {
+  constructor(what: string, id: string, kind: string, name: string) {
+    super(
+      'run_exists',
+      `${what}: the store already holds run "${id}" (a run of ${kind} "${name}"); resume or replay it instead`,
+      { retryable: false, details: { id, kind, name } },
+    );
   }
 }
 

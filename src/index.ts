@@ -33,10 +33,12 @@ export {
   InvalidStateError,
   JudgeCallError,
   JudgeError,
+  LeaseLostError,
   ManagerError,
   MaxIterationsError,
   MaxRunsError,
   MissingAgentError,
+  MissingDependencyError,
   MissingManagerError,
   MissingRoutesError,
   ModelResponseError,
@@ -46,6 +48,8 @@ export {
   OutputValidationError,
   QueueUnavailableError,
   RunAbortedError,
+  RunExistsError,
+  RunLockedError,
   RunNotFoundError,
   ScriptExhaustedError,
   SelfTriggerError,
@@ -87,10 +91,24 @@ export { Agent, type AgentOptions } from './runtime/agent.js';
 export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
 export type { Budget } from './runtime/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
-export { Crew, type CrewOptions, type Manager, type ReplayOptions } from './runtime/crew.js';
+export {
+  Crew,
+  type CrewOptions,
+  type CrewResumeOptions,
+  type Manager,
+  type ReplayOptions,
+} from './runtime/crew.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew-run.js';
-export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew-store.js';
+export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew-store.js';
+export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
+export {
+  createRunner,
+  type RecoverableFlow,
+  type RecoveryReport,
+  type Runner,
+  type RunnerOptions,
+} from './runtime/durable/runner.js';
 export {
   ExecutionDocument,
   type ExecutionDocumentData,
@@ -108,7 +126,13 @@ export type {
   StepContext,
   StepFn,
 } from './runtime/flow/definition.js';
-export { createFlow, Flow, type FreeFlowOptions, type StructuredFlowOptions } from './runtime/flow/flow.js';
+export {
+  createFlow,
+  Flow,
+  type FlowResumeOptions,
+  type FreeFlowOptions,
+  type StructuredFlowOptions,
+} from './runtime/flow/flow.js';
 export type { HumanAnswerInput } from './runtime/flow/flow-resume.js';
 export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-run.js';
 export type {
@@ -130,11 +154,22 @@ export { MemoryStore } from './stores/memory.js';
 export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {
   type JsonValue,
+  type PruneOptions,
+  type RecordWrite,
+  type RunClaim,
+  type RunCommit,
+  type RunFilter,
+  type RunHead,
+  type RunKind,
+  type RunLease,
+  SETTLED_RUN_STATUSES,
   STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
+  STORED_RUN_STATUSES,
   type Store,
   type StoreCollection,
   type StoredRecord,
+  type StoredRunStatus,
 } from './stores/store.js';
 export type {
   AttemptMemory,

@@ -324,6 +324,10 @@ export type StatecrewEvent = EventBase &
     /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
     | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }
     | { type: 'run.failed'; error: string; code?: string }
+    /** A runner took over a stored run whose owner is gone (`previousOwner`: whose lease it was). */
+    | { type: 'run.recovered'; kind: 'flow' | 'crew'; name: string; previousOwner: string | null }
+    /** A runner leaves a stuck run alone: it holds no definition of that name (said once per run). */
+    | { type: 'run.skipped'; kind: 'flow' | 'crew'; name: string; reason: string }
   );
 
 /** The `type` of every event. */

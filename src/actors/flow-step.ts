@@ -12,21 +12,21 @@ export interface RunnableStep<TContext> {
 
 /**
  * One flow step run (the `work` of its lifecycle): calls the step's body with its context, checks a
- * router's label against its routes (`unknown_route`) and the state with `check`. Failures resolve as
+ * router's label against its routes (`unknown_route`) and what it left with `check`. Failures resolve as
  * `{ ok: false }`; only an abort rejects.
  */
 export async function runFlowStep<TContext>(
   step: RunnableStep<TContext>,
   context: TContext,
   signal: AbortSignal,
-  scope: { now(): number; check(step: string): void },
+  scope: { now(): number; check(output: unknown): void },
 ): Promise<WorkOutcome> {
   try {
     const output: unknown = await step.run(context);
     if (step.routes !== undefined && (typeof output !== 'string' || !step.routes.includes(output))) {
       throw new UnknownRouteError(step.name, output, step.routes);
     }
-    scope.check(step.name);
+    scope.check(output);
     return { ok: true, output, finishedAt: scope.now() };
   } catch (error) {
     signal.throwIfAborted();

@@ -80,6 +80,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       'only runs with this status (completed, partial, failed, paused, aborted, …)',
     )
     .option('--limit <n>', 'at most this many', '50')
+    .option(
+      '--prune <duration>',
+      'delete the settled runs (or those of --status) last changed longer ago than this (30m, 12h, 7d)',
+    )
     .option('--json', 'as JSON')
     .addOption(storeOption())
     .action(async (options) => finish(await runsCommand(options, io)));
@@ -106,6 +110,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--export <name>', 'the module export')
     .option('--json', 'the analysis as JSON')
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
+
+  program
+    .command('runner')
+    .description(
+      'resume the stored runs of the crews and flows a module exports whose process died, until stopped',
+    )
+    .argument('<file>', 'a module exporting crews and flows')
+    .addOption(storeOption())
+    .option('--poll-ms <ms>', 'how often to look for stuck runs', '5000')
+    .action(async (file: string, options) => {
+      const { runnerCommand } = await import('./commands/runner.js');
+      finish(await runnerCommand(file, options, io));
+    });
 
   program
     .command('worker')

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
-import { UnknownDefinitionError } from '../errors.js';
+import { StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import type { Crew } from '../runtime/crew.js';
 import type { Flow } from '../runtime/flow/flow.js';
@@ -58,22 +58,22 @@ export function runProcessor(definitions: RunDefinitions, store: Store | undefin
       return { ...base, kind: undefined, status: 'failed', output: null, failure };
     }
     const kept = store ?? definition.store;
+    const stored = kept === undefined ? {} : { store: kept };
+    // A run its store already holds (its worker died; another took the job over) is resumed.
+    const held = (error: unknown) =>
+      error instanceof StatecrewError && (error.code === 'flow_exists' || error.code === 'run_exists');
     try {
       if (isFlow(definition)) {
-        const held = kept !== undefined && (await kept.get('flow_runs', id, 'run')) !== undefined;
-        const out = held
-          ? await definition.resume(id, undefined, { store: kept })
-          : await definition.kickoff({
-              inputs: { ...inputs, id },
-              ...(kept === undefined ? {} : { store: kept }),
-            });
+        const out = await definition
+          .kickoff({ inputs: { ...inputs, id }, ...stored })
+          .catch((error: unknown) =>
+            held(error) ? definition.resume(id, undefined, stored) : Promise.reject(error),
+          );
         return { ...base, kind: 'flow', status: out.status, output: toJson(out.output) };
       }
-      const held = kept !== undefined && (await kept.list('crew_task_results', id)).length > 0;
-      const options = { executionId: id, ...(kept === undefined ? {} : { store: kept }) };
-      const out = held
-        ? await definition.resume(id, { store: kept })
-        : await definition.kickoff({ ...options, inputs });
+      const out = await definition
+        .kickoff({ executionId: id, inputs, ...stored })
+        .catch((error: unknown) => (held(error) ? definition.resume(id, stored) : Promise.reject(error)));
       return { ...base, kind: 'crew', status: out.status, output: toJson(out.output) };
     } catch (error) {
       return {

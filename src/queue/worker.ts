@@ -8,6 +8,9 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
+import type { Crew } from '../runtime/crew.js';
+import { createRunner, type Runner } from '../runtime/durable/runner.js';
+import type { Flow } from '../runtime/flow/flow.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
@@ -34,6 +37,11 @@ export interface WorkerOptions extends QueueOptions, AgentRegistry {
   definitions?: RunDefinitions | undefined;
   /** Where the whole runs are kept. @default the definitions' own stores */
   store?: Store | undefined;
+  /**
+   * Whether the worker also resumes the stored runs of its definitions whose process died, like
+   * `createRunner` does, every `pollMs`. @default true when it holds definitions
+   */
+  recover?: boolean | { pollMs?: number } | undefined;
 }
 
 /** A running worker; `close` lets its jobs in flight finish and releases its connections. */
@@ -103,7 +111,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
       conversations.worker.cancelJob(jobId, 'The run was aborted');
     });
     await connected(o.queue, subscriber.subscribe(cancelChannel(o)), o.connectTimeoutMs);
-    return { conversations, runs, subscriber };
+    return { conversations, runs, subscriber, runners: startRunners(options) };
   };
   const started = start();
   const ready = started.then(() => {});
@@ -115,7 +123,30 @@ export function createWorker(options: WorkerOptions): QueueWorker {
       const made = await started.catch(() => undefined);
       if (made === undefined) return;
       made.subscriber.disconnect();
-      await Promise.all([made.conversations.close(), made.runs?.close()]);
+      await Promise.all([
+        made.conversations.close(),
+        made.runs?.close(),
+        ...made.runners.map((runner) => runner.close()),
+      ]);
     },
   };
+}
+
+/** One runner per store the worker's definitions keep their runs in (none unless it holds definitions). */
+function startRunners(options: WorkerOptions): Runner[] {
+  const { definitions, recover = true } = options;
+  if (definitions === undefined || recover === false) return [];
+  const pollMs = typeof recover === 'object' ? recover.pollMs : undefined;
+  const byStore = new Map<Store, { flows: Flow<object>[]; crews: Crew[] }>();
+  for (const definition of Object.values(definitions)) {
+    const store = options.store ?? definition.store;
+    if (store === undefined) continue;
+    const group = byStore.get(store) ?? { flows: [], crews: [] };
+    if ('getRun' in definition) group.flows.push(definition);
+    else group.crews.push(definition);
+    byStore.set(store, group);
+  }
+  return [...byStore].map(([store, group]) =>
+    createRunner({ store, ...group, ...(pollMs === undefined ? {} : { pollMs }) }),
+  );
 }

@@ -1,7 +1,11 @@
 import { InvalidOptionError, RunNotFoundError, StoreRequiredError } from '../errors.js';
-import type { Store } from '../stores/store.js';
+import type { JsonValue, RunHead, Store } from '../stores/store.js';
+import type { Clock } from './clock.js';
 import type { RunRestore } from './crew-run.js';
-import { RUN_KEY, type StoredTaskResult } from './crew-store.js';
+import { RUN_KEY, readTaskResult, type StoredTaskResult } from './crew-store.js';
+import { claimStoredRun, type LegacyRun } from './durable/claim.js';
+import { decodeRunValue } from './durable/codec.js';
+import type { RunOwner } from './durable/run-owner.js';
 import type { Task } from './task.js';
 
 /** What resuming needs of a crew. */
@@ -20,13 +24,15 @@ async function storedResults(
   store: Store | undefined,
 ): Promise<StoredTaskResult[]> {
   if (store === undefined) throw new StoreRequiredError(`Crew "${crew.name}"`, `${what} a run`);
-  const [rows, run] = await Promise.all([
+  const [rows, run, head] = await Promise.all([
     store.list('crew_task_results', executionId),
     store.get('crew_executions', executionId, RUN_KEY),
+    store.readRun(executionId),
   ]);
-  if (rows.length === 0 && run === undefined)
+  // A run that died before its first task result still has its head (and its inputs).
+  if (rows.length === 0 && run === undefined && head?.kind !== 'crew')
     throw new RunNotFoundError(`Crew "${crew.name}" ${what}`, executionId);
-  return rows.map((row) => row.value as unknown as StoredTaskResult);
+  return rows.map((row) => readTaskResult(row.value));
 }
 
 /** The task of a node id: its own, or a loop run's (`<task>#<iteration>`). */
@@ -74,4 +80,51 @@ export async function replayRestore(
   const stored = await storedResults(crew, executionId, 'replay', store);
   const results = byNodeId(stored.filter((r) => r.status === 'completed' && keeps(r.nodeId)));
   return { results, reached: new Set(results.keys()), replayOf: executionId };
+}
+
+/**
+ * Claims stored run `executionId` of `crew` for `owner` before it is resumed: `run_not_found` when
+ * the store holds no run of this crew under the id, `run_locked` while another owner runs it. Resolves
+ * with the inputs the run was started with (undefined for a run stored before they were kept).
+ */
+export async function claimCrewRun(
+  crew: ResumableCrew,
+  owner: RunOwner,
+  clock: Clock,
+): Promise<{ inputs: Record<string, unknown> | undefined }> {
+  const what = `Crew "${crew.name}" resume`;
+  const outcome = await claimStoredRun({
+    owner,
+    clock,
+    what,
+    decide(head) {
+      if (head.kind !== 'crew') {
+        throw new RunNotFoundError(what, owner.id, `it is a run of ${head.kind} "${head.name}"`);
+      }
+      return 'claim';
+    },
+    legacy: () => legacyCrewRun(crew, owner.store, owner.id),
+  });
+  if (outcome === undefined) throw new RunNotFoundError(what, owner.id);
+  return { inputs: storedInputs(outcome.head) };
+}
+
+/** A crew run stored before run heads existed: its task results, and its document if it ended. */
+async function legacyCrewRun(crew: ResumableCrew, store: Store, id: string): Promise<LegacyRun | undefined> {
+  const [rows, run] = await Promise.all([
+    store.list('crew_task_results', id),
+    store.get('crew_executions', id, RUN_KEY),
+  ]);
+  if (rows.length === 0 && run === undefined) return undefined;
+  const status = (run?.value as { status?: string } | undefined)?.status;
+  const settled =
+    status === 'completed' || status === 'partial' || status === 'failed' || status === 'aborted';
+  return { kind: 'crew', name: crew.name, status: settled ? status : 'running', data: {} };
+}
+
+/** The inputs a run's head keeps, decoded; undefined when it kept none. */
+export function storedInputs(head: RunHead): Record<string, unknown> | undefined {
+  const data = head.data as { inputs?: JsonValue } | null;
+  if (data?.inputs === undefined) return undefined;
+  return decodeRunValue(data.inputs) as Record<string, unknown>;
 }

@@ -1,13 +1,17 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import type { ConversationExecutor } from '../actors/conversation-job.js';
+import { InvalidOptionError } from '../errors.js';
 import { ProviderModel } from '../models/providers.js';
 import { checkStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
 import { type Budget, callGate, checkBudget, checkPrices } from './budget.js';
 import { type ClockOption, toClock } from './clock.js';
+import { CrewKeeper } from './crew-keeper.js';
 import { createCrewScope } from './crew-scope.js';
-import { CrewStoreWriter, type StoredTaskResult, storedExecution, storedTaskResult } from './crew-store.js';
+import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
+import { checkRunId } from './durable/claim.js';
+import { DEFAULT_LEASE_MS, RunOwner } from './durable/run-owner.js';
 import { EventHub } from './event-hub.js';
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
@@ -19,6 +23,7 @@ import { type RunStage, runToEnd } from './run-to-end.js';
 import { SUMMARY_NODE, type SummaryNode, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
+import { optionalInteger } from './validate.js';
 
 /** Options of one crew run. */
 export interface RunOptions {
@@ -51,6 +56,19 @@ export interface RunOptions {
   prices?: Readonly<Record<string, ModelPrice>> | undefined;
   /** Where this run is kept (and, for `resume` and `replay`, read from). @default the crew's `store` */
   store?: Store | undefined;
+  /**
+   * How long the run's lease in its store lasts without renewal, in ms: it is renewed every third of
+   * that while the run runs; a run whose process died can be taken over after it.
+   * @default the crew's `leaseMs`, else 15000
+   */
+  leaseMs?: number | undefined;
+  /**
+   * What a failed write to the store does: `stop` the run before anything else starts (it rejects
+   * with the store's error, `store_unavailable`), or `continue` it, reporting the failure as a
+   * `store.error` event and in `metadata.storeErrors`. A lost lease always stops it (`lease_lost`).
+   * @default the crew's `onStoreError`, else 'stop'
+   */
+  onStoreError?: StoreErrorPolicy | undefined;
 }
 
 /** A crew run in progress. */
@@ -77,6 +95,8 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly summary: SummaryNode | undefined;
   readonly executor: ConversationExecutor | undefined;
   readonly memory: MemoryOptions | undefined;
+  readonly leaseMs: number | undefined;
+  readonly onStoreError: StoreErrorPolicy | undefined;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -87,6 +107,8 @@ export interface RunRestore {
   reached: ReadonlySet<string>;
   /** The execution a replay starts from (`metadata.replayOf`). */
   replayOf?: string;
+  /** The owner that claimed the stored run this one goes on with (a resume). */
+  owner?: RunOwner;
 }
 
 const NOTHING_RESTORED: ReadonlyMap<string, StoredTaskResult> = new Map();
@@ -111,25 +133,39 @@ export function startCrewRun(
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
 
+  if (options.executionId !== undefined) checkRunId('Crew kickoff', 'executionId', options.executionId);
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const store = options.store ?? crew.store;
-  const writer = store === undefined ? undefined : new CrewStoreWriter(store, id, hub);
+  const keeper =
+    store === undefined
+      ? undefined
+      : new CrewKeeper(restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock), {
+          crew: crew.name,
+          hub,
+          policy: storeErrorPolicy(crew, options),
+          inputs,
+          claimed: restore?.owner !== undefined,
+        });
   const restored = restore?.results ?? NOTHING_RESTORED;
   const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
+  // A resumed run's restored results are stored already; a replay (a new run) stores them again.
+  const storesAgain = (nodeId: string) => !restored.has(nodeId) || restore?.replayOf !== undefined;
   const runnerOptions: TaskRunnerOptions = {
     store:
-      writer &&
+      keeper &&
       ((record, spec) =>
-        writer.writeTask(
-          storedTaskResult(
-            record,
-            { description: spec.description, prompt: promptOf(spec), context: spec.context },
-            { crew: crew.name, process: process.kind },
-          ),
-        )),
+        storesAgain(record.nodeId)
+          ? keeper.storeTask(
+              storedTaskResult(
+                record,
+                { description: spec.description, prompt: promptOf(spec), context: spec.context },
+                { crew: crew.name, process: process.kind },
+              ),
+            )
+          : Promise.resolve()),
     restored: restored.size === 0 ? undefined : restored,
     gate,
     stream: options.stream,
@@ -210,30 +246,49 @@ export function startCrewRun(
       const out = result(finished, false);
       return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
     },
-    ...(writer === undefined
+    ...(keeper === undefined
       ? {}
       : {
-          async finish(out: CrewOutput) {
-            await writer.settled();
-            await writer.writeExecution(storedExecution(out, crew.name, startedAt));
-            out.metadata.storeErrors = [...writer.errors];
-          },
+          ready: keeper.ready(),
+          halted: keeper.halted,
+          finish: (out: CrewOutput) => keeper.finish(out, startedAt),
           // An aborted run is kept as such, with what it got to: `resume` goes on with it.
-          async keepAborted(out: CrewOutput) {
-            await writer.settled();
-            await writer.writeExecution({ ...storedExecution(out, crew.name, startedAt), status: 'aborted' });
-            out.metadata.storeErrors = [...writer.errors];
-          },
+          keepAborted: (out: CrewOutput) => keeper.finish(out, startedAt, true).catch(() => {}),
         }),
     partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
     release() {
       dispose();
       summaryStage?.dispose();
+      keeper?.end();
     },
     ...(crew.summary === undefined ? {} : { epilogue: summaryEpilogue }),
   });
 
   return { id, events$: hub.events$, actor, result: done };
+}
+
+/** The lease of a run: the option's, else the crew's, else the default. */
+export function crewLeaseMs(
+  crew: { readonly leaseMs: number | undefined },
+  options: { leaseMs?: number | undefined },
+): number {
+  const leaseMs = options.leaseMs ?? crew.leaseMs ?? DEFAULT_LEASE_MS;
+  optionalInteger('Crew kickoff', 'leaseMs', leaseMs, 10);
+  return leaseMs;
+}
+
+/** What a failed write does: the option's policy, else the crew's, else `stop`. */
+function storeErrorPolicy(crew: RunnableCrew, options: RunOptions): StoreErrorPolicy {
+  const policy = options.onStoreError ?? crew.onStoreError ?? 'stop';
+  checkStoreErrorPolicy('Crew kickoff', policy);
+  return policy;
+}
+
+/** Refuses a store error policy that is not `stop` or `continue` (`invalid_option`). */
+export function checkStoreErrorPolicy(where: string, policy: unknown): void {
+  if (policy !== undefined && policy !== 'stop' && policy !== 'continue') {
+    throw new InvalidOptionError(where, 'onStoreError', "'stop' or 'continue'", policy);
+  }
 }
 
 /** Refuses a kickoff whose agents name an unregistered provider (`unknown_provider`), before any call. */

@@ -1,6 +1,8 @@
 import { describeThrown, StatecrewError } from '../errors.js';
-import { type JsonValue, type Store, type StoreCollection, toJson } from '../stores/store.js';
+import { type JsonValue, toJson } from '../stores/store.js';
 import type { CrewOutput, RunStatus, StoreErrorRecord, Usage } from '../types.js';
+import { decodeRunValue, encodeRunValue } from './durable/codec.js';
+import type { HeadChange, RunOwner } from './durable/run-owner.js';
 import type { EventHub } from './event-hub.js';
 import type { NodeRecord } from './recorder.js';
 
@@ -16,8 +18,8 @@ export interface StoredTaskResult {
   status: 'completed' | 'failed';
   /** The output text (completed runs). */
   raw?: string;
-  /** The parsed output, when the task has an `outputSchema` (completed runs). */
-  structured?: JsonValue;
+  /** The parsed output, when the task has an `outputSchema` (completed runs): Dates, Maps… come back as they were. */
+  structured?: unknown;
   /** When its first attempt started, in epoch ms. */
   startedAt: number;
   attempts: number;
@@ -48,42 +50,76 @@ export interface StoredCrewExecution {
 /** The key of a run's own document in `crew_executions` and `flow_runs`. */
 export const RUN_KEY = 'run';
 
+/** The marker of a task result whose `structured` is in the run value codec's form. */
+const CODEC = 'devalue';
+
+/** A task result as its record keeps it: `structured` in the codec's form (it was checked when the task finished). */
+export function taskResultRecord(result: StoredTaskResult): JsonValue {
+  const { structured, ...rest } = result;
+  if (!('structured' in result)) return rest as unknown as JsonValue;
+  return { ...rest, structured: encodeRunValue(structured), codec: CODEC } as unknown as JsonValue;
+}
+
+/** A task result read back from its record (one written before the codec keeps `structured` as JSON). */
+export function readTaskResult(value: JsonValue): StoredTaskResult {
+  const record = value as unknown as StoredTaskResult & { codec?: string };
+  if (record?.codec !== CODEC) return record;
+  const { codec: _codec, ...result } = record;
+  return { ...result, structured: decodeRunValue(record.structured as JsonValue) };
+}
+
+/** What a crew does when a write to its store fails: stop (the default), or go on and report it. */
+export type StoreErrorPolicy = 'stop' | 'continue';
+
 /**
- * Writes one crew run's records to its store. No write ever rejects: a failure becomes a
- * {@link StoreErrorRecord} and a `store.error` event, and the run goes on.
+ * Writes one crew run's records through its owner, each a fenced commit. A write that finds the lease
+ * taken always stops the run (`lease_lost`: another owner goes on with it); a write that fails stops
+ * it too (`halt`) unless the policy is `continue`, which keeps it as a {@link StoreErrorRecord} and a
+ * `store.error` event. No write ever rejects.
  */
 export class CrewStoreWriter {
-  /** The writes that failed, in order. */
+  /** The writes that failed and were let go (policy `continue`), in order. */
   readonly errors: StoreErrorRecord[] = [];
   readonly #pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
-    private readonly executionId: string,
+    private readonly owner: RunOwner,
     private readonly hub: EventHub,
+    private readonly policy: StoreErrorPolicy,
+    private readonly halt: (error: unknown) => void,
   ) {}
 
   /** Writes a settled task run's result (keyed by its node id); resolves once it landed or failed. */
   writeTask(result: StoredTaskResult): Promise<void> {
-    return this.#write('crew_task_results', result.nodeId, result as unknown as JsonValue);
+    return this.#commit('crew_task_results', result.nodeId, taskResultRecord(result));
   }
 
-  /** Writes the run's document; resolves once it landed or failed. */
-  writeExecution(document: StoredCrewExecution): Promise<void> {
-    return this.#write('crew_executions', RUN_KEY, document as unknown as JsonValue);
-  }
-
-  /** Writes a record; resolves once it landed or failed (never rejects). */
-  #write(collection: StoreCollection, key: string, value: JsonValue): Promise<void> {
-    let written: Promise<void>;
+  /**
+   * Writes the run's document with its status, giving the lease up, once every earlier write
+   * settled; resolves once it landed, rejecting with the failure unless the policy lets it go.
+   */
+  async writeExecution(document: StoredCrewExecution): Promise<void> {
+    await this.settled();
+    const change: HeadChange = { status: document.status, release: true };
     try {
-      written = this.store.put(collection, this.executionId, key, value);
+      await this.owner.commit(
+        [{ collection: 'crew_executions', key: RUN_KEY, value: document as unknown as JsonValue }],
+        change,
+      );
     } catch (error) {
-      written = Promise.reject(error);
+      if (!this.#letGo(error)) throw error;
+      this.#record('crew_executions', RUN_KEY, error);
     }
-    const settled = written.then(
+  }
+
+  /** Commits a record; resolves once it landed or failed (never rejects). */
+  #commit(collection: 'crew_task_results', key: string, value: JsonValue): Promise<void> {
+    const settled = this.owner.commit([{ collection, key, value }]).then(
       () => {},
-      (error: unknown) => this.#failed(collection, key, error),
+      (error: unknown) => {
+        if (this.#letGo(error)) this.#record(collection, key, error);
+        else this.halt(error);
+      },
     );
     this.#pending.add(settled);
     void settled.then(() => this.#pending.delete(settled));
@@ -95,7 +131,12 @@ export class CrewStoreWriter {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
-  #failed(collection: StoreCollection, key: string, error: unknown): void {
+  /** Whether a failed write is let go: policy `continue`, and the lease is still this run's. */
+  #letGo(error: unknown): boolean {
+    return this.policy === 'continue' && !(error instanceof StatecrewError && error.code === 'lease_lost');
+  }
+
+  #record(collection: string, key: string, error: unknown): void {
     const record: StoreErrorRecord = { collection, key, error: describeThrown(error) };
     if (error instanceof StatecrewError) record.code = error.code;
     this.errors.push(record);
@@ -125,7 +166,7 @@ export function storedTaskResult(
   };
   if (record.output !== undefined) {
     stored.raw = record.output.raw;
-    if ('structured' in record.output) stored.structured = toJson(record.output.structured);
+    if ('structured' in record.output) stored.structured = record.output.structured;
   }
   if (record.error !== undefined) stored.error = record.error;
   if (record.errorCode !== undefined) stored.code = record.errorCode;

@@ -1,13 +1,22 @@
 import type { ConversationExecutor } from '../actors/conversation-job.js';
 import type { ManagerFunctions } from '../actors/manager.js';
-import { DuplicateTaskError, InvalidOptionError } from '../errors.js';
+import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../errors.js';
 import { checkStore, type Store } from '../stores/store.js';
 import type { CrewOutput, ModelPrice } from '../types.js';
 import { Agent } from './agent.js';
 import { type Budget, checkBudget, checkPrices } from './budget.js';
+import { toClock } from './clock.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
-import { replayRestore, resumeRestore } from './crew-resume.js';
-import { type CrewRun, type RunOptions, startCrewRun } from './crew-run.js';
+import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
+import {
+  type CrewRun,
+  checkStoreErrorPolicy,
+  crewLeaseMs,
+  type RunOptions,
+  startCrewRun,
+} from './crew-run.js';
+import type { StoreErrorPolicy } from './crew-store.js';
+import { RunOwner } from './durable/run-owner.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
 import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
@@ -21,6 +30,12 @@ import { optionalInteger } from './validate.js';
 export interface ReplayOptions extends RunOptions {
   /** The first task to run again: a task of the crew, or its node id. */
   fromTask: Task | string;
+}
+
+/** Options of {@link Crew.resume}: a run's options, and who hears of the run once it started. */
+export interface CrewResumeOptions extends Omit<RunOptions, 'executionId'> {
+  /** Called with the resumed run as soon as it was claimed and created: subscribe to its `events$` there. */
+  onRun?: ((run: CrewRun) => void) | undefined;
 }
 
 /** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
@@ -45,11 +60,19 @@ export interface CrewOptions {
   /** The crew's name, as its stored runs carry it. @default 'crew' */
   name?: string | undefined;
   /**
-   * Where runs are kept: each task result is written as it settles, before any task that reads it
-   * starts, and the run's document when it ends. A failed write never fails the run: it is a
-   * `store.error` event and an entry of `metadata.storeErrors`.
+   * Where runs are kept: the run's id and inputs are claimed before anything runs, each task result is
+   * written as it settles, before any task that reads it starts, and the run's document when it ends.
+   * Each run holds a lease on its record while it runs (one owner per run).
    */
   store?: Store | undefined;
+  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
+  leaseMs?: number | undefined;
+  /**
+   * What a failed write does: `stop` the run before anything else starts (it rejects with
+   * `store_unavailable`), or `continue`, reporting it as a `store.error` event and in
+   * `metadata.storeErrors`. @default 'stop'
+   */
+  onStoreError?: StoreErrorPolicy | undefined;
   /** What each run may spend on model calls; a kickoff's `budget` replaces it. */
   budget?: Budget | undefined;
   /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's cost when its model reports none. */
@@ -96,6 +119,8 @@ export class Crew {
   readonly summary: SummaryNode | undefined;
   readonly executor: ConversationExecutor | undefined;
   readonly memory: MemoryOptions | undefined;
+  readonly leaseMs: number | undefined;
+  readonly onStoreError: StoreErrorPolicy | undefined;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -126,6 +151,10 @@ export class Crew {
     this.name = options.name ?? 'crew';
     checkStore('Crew', options.store);
     this.store = options.store;
+    optionalInteger('Crew', 'leaseMs', options.leaseMs, 10);
+    this.leaseMs = options.leaseMs;
+    checkStoreErrorPolicy('Crew', options.onStoreError);
+    this.onStoreError = options.onStoreError;
     checkBudget('Crew', options.budget);
     this.budget = options.budget;
     checkPrices('Crew', options.prices);
@@ -182,23 +211,50 @@ export class Crew {
 
   /**
    * Goes on with a stored run, under its execution id: only the tasks without a stored completed
-   * result run (again); the others complete with their stored outputs, which later tasks read as
-   * context. `metadata.restored` lists them. Needs a store — the option's, else the crew's
-   * (`store_required`); an id the store does not hold rejects with `run_not_found`.
+   * result run (again), with the inputs the run was started with; the others complete with their
+   * stored outputs, which later tasks read as context. `metadata.restored` lists them. Needs a store —
+   * the option's, else the crew's (`store_required`); an id the store does not hold rejects with
+   * `run_not_found`, a run another owner runs with `run_locked`.
    */
-  async resume(executionId: string, options: Omit<RunOptions, 'executionId'> = {}): Promise<CrewOutput> {
-    const restore = await resumeRestore(this, executionId, options.store ?? this.store);
-    return startCrewRun(this, processes[this.process], { ...options, executionId }, restore).result;
+  async resume(executionId: string, options: CrewResumeOptions = {}): Promise<CrewOutput> {
+    const store = options.store ?? this.store;
+    if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, 'resume a run');
+    const clock = toClock(options.clock);
+    const owner = new RunOwner(store, executionId, crewLeaseMs(this, options), clock);
+    const { inputs } = await claimCrewRun(this, owner, clock);
+    try {
+      if (inputs !== undefined && options.inputs !== undefined) {
+        throw new InvalidOptionError(
+          `Crew "${this.name}" resume`,
+          'inputs',
+          'nothing: a resumed run keeps the inputs it was started with',
+          options.inputs,
+        );
+      }
+      const restore = await resumeRestore(this, executionId, store);
+      const { onRun, ...rest } = options;
+      const runOptions = { ...rest, executionId, store, inputs: inputs ?? options.inputs };
+      const run = startCrewRun(this, processes[this.process], runOptions, { ...restore, owner });
+      onRun?.(run);
+      return await run.result;
+    } catch (error) {
+      await owner.releaseQuietly();
+      throw error;
+    }
   }
 
   /**
    * A new run that keeps the stored results of the tasks before `fromTask` (in list order; a loop:
-   * in its first iteration) and runs the rest again; `metadata.replayOf` is the source run's id.
+   * in its first iteration) and runs the rest again, with the source run's inputs unless `inputs` are
+   * given; `metadata.replayOf` is the source run's id.
    */
   async replay(executionId: string, options: ReplayOptions): Promise<CrewOutput> {
     const { fromTask, ...runOptions } = options;
-    const restore = await replayRestore(this, executionId, fromTask, runOptions.store ?? this.store);
-    return startCrewRun(this, processes[this.process], runOptions, restore).result;
+    const store = runOptions.store ?? this.store;
+    const restore = await replayRestore(this, executionId, fromTask, store);
+    const source = await store?.readRun(executionId);
+    const inputs = runOptions.inputs ?? (source === undefined ? undefined : storedInputs(source));
+    return startCrewRun(this, processes[this.process], { ...runOptions, inputs }, restore).result;
   }
 
   #assignNodeIds(): void {

@@ -1,6 +1,6 @@
 import type { JsonValue, Store } from '../stores/store.js';
 import type { MemoryEntry, RunStatus, Usage } from '../types.js';
-import { RUN_KEY, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
+import { RUN_KEY, readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
 import { memoryEntry } from './memory.js';
 import { SUMMARY_NODE } from './summary.js';
 
@@ -12,7 +12,7 @@ export interface ExecutionResult {
   description: string;
   /** The output text (completed runs). */
   raw?: string;
-  structured?: JsonValue;
+  structured?: unknown;
   status: 'completed' | 'failed';
   attempts: number;
   durationMs: number;
@@ -89,7 +89,7 @@ export class ExecutionDocument implements ExecutionDocumentData {
       store.get('crew_executions', executionId, RUN_KEY),
       store.list('crew_task_results', executionId),
     ]);
-    const stored = rows.map((row) => row.value as unknown as StoredTaskResult);
+    const stored = rows.map((row) => readTaskResult(row.value));
     const results = stored.map(toResult);
     if (run !== undefined) {
       const document = run.value as unknown as StoredCrewExecution;

@@ -71,7 +71,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
   }
   const completed = tasksOutput.length + (summaryText === undefined ? 0 : 1);
   const failed = recorder.settled.length - completed;
-  return {
+  const out: Omit<CrewOutput, 'outputOf'> = {
     raw: summary.raw,
     output: summary.output,
     tasksOutput,
@@ -99,12 +99,15 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
       blocked: [...recorder.blocked],
       ...summary.metadata,
     },
-    outputOf(task) {
-      const nodeId = facts.nodeIdOf(task);
-      if (nodeId === undefined) return undefined;
-      return recorder.nodes.get(summary.runOf ? summary.runOf(nodeId) : nodeId)?.output;
-    },
   };
+  // Not enumerable: a result is plain data to JSON, spreads and the state codec; the method stays callable.
+  const outputOf: CrewOutput['outputOf'] = (task) => {
+    const nodeId = facts.nodeIdOf(task);
+    if (nodeId === undefined) return undefined;
+    return recorder.nodes.get(summary.runOf ? summary.runOf(nodeId) : nodeId)?.output;
+  };
+  Object.defineProperty(out, 'outputOf', { value: outputOf, writable: true, configurable: true });
+  return out as CrewOutput;
 }
 
 function toNodeInfo(record: NodeRecord): NodeExecutionInfo {

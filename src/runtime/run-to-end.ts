@@ -19,6 +19,8 @@ export interface RunParts<T> {
   complete(output: unknown): { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
   /** Must resolve before the supervisor starts (claiming the run's id in a store); a rejection fails the run. */
   ready?: Promise<void>;
+  /** Rejects when the run must stop at once (a failed or refused write): the run fails with its error. */
+  halted?: Promise<never>;
   /** Work that must be done before the run resolves with `result` (writing its document to a store). */
   finish?(result: T): Promise<void>;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
@@ -98,6 +100,7 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
         );
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    parts.halted?.catch(fail);
 
     // The supervisor may end while the runner still records runs it blocked: the result waits for them.
     const ended = toPromise(supervisor).then(async (output: unknown) => {

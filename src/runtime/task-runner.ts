@@ -1,15 +1,18 @@
 import type { ConversationExecutor } from '../actors/conversation-job.js';
+import { toFailure } from '../actors/failure.js';
 import {
   type AttemptHooks,
   type AttemptSpec,
   runTaskAttempt,
   type TaskRunValue,
 } from '../actors/task-attempt.js';
+import { InvalidStateError } from '../errors.js';
 import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
 import type { StatecrewEvent, TaskOutput } from '../types.js';
 import type { CallGate } from './budget.js';
 import type { Clock } from './clock.js';
 import type { StoredTaskResult } from './crew-store.js';
+import { encodeRunValue, UnstorableValueError } from './durable/codec.js';
 import type { EventHub } from './event-hub.js';
 import { LifecycleRunner } from './lifecycle-runner.js';
 import type { RunMemory } from './memory.js';
@@ -72,7 +75,10 @@ export function createTaskRunner(
   /** One attempt: the task's work — or, for a task whose completed result the store kept, that result. */
   const attempt = (spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> => {
     const result = restored?.get(spec.nodeId);
-    if (result === undefined) return runTaskAttempt(withFeedback(spec), attemptNo, signal, hooks);
+    if (result === undefined) {
+      const outcome = runTaskAttempt(withFeedback(spec), attemptNo, signal, hooks);
+      return store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
+    }
     // Its stored output, without asking the model again.
     const output: TaskRunValue = { raw: result.raw ?? '' };
     if (result.structured !== undefined) output.structured = result.structured;
@@ -205,6 +211,25 @@ export function createTaskRunner(
     hub.runId,
   );
   return runner;
+}
+
+/**
+ * An attempt's outcome as a run with a store can keep it: a structured output no store can keep (a
+ * function, a class instance) fails the attempt with `invalid_state` naming its path, before anything
+ * of it is written.
+ */
+function storable(task: string, outcome: WorkOutcome): WorkOutcome {
+  if (!outcome.ok) return outcome;
+  const value = outcome.output as TaskRunValue;
+  if (!('structured' in value)) return outcome;
+  try {
+    encodeRunValue(value.structured);
+    return outcome;
+  } catch (error) {
+    if (!(error instanceof UnstorableValueError)) throw error;
+    const failure = InvalidStateError.unstorable(task, `structured${error.path}`, error.reason);
+    return { ok: false, error: toFailure(failure), finishedAt: outcome.finishedAt };
+  }
 }
 
 /** What a task run's agent is asked: its persona and the task lines (`Agent.renderPrompt`). */

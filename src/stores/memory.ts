@@ -1,8 +1,15 @@
+import { checkClaim, checkCommit, checkHead, checkRenewal, listStatuses, pruneBounds } from './run-head.js';
 import {
   decodeValue,
   encodeValue,
   type JsonValue,
   OpenState,
+  type PruneOptions,
+  type RunClaim,
+  type RunCommit,
+  type RunFilter,
+  type RunHead,
+  STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
@@ -28,6 +35,8 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   /** collection → execution id → key → row; Maps keep first-write order. */
   readonly #rows = new Map<string, Map<string, Map<string, MemoryRow>>>();
+  /** Run id → its head, kept as a deep copy (what a caller holds never aliases it). */
+  readonly #heads = new Map<string, RunHead>();
   readonly #open = new OpenState('MemoryStore');
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -67,9 +76,91 @@ export class MemoryStore implements Store {
     return [...(this.#rows.get(collection)?.keys() ?? [])].sort();
   }
 
+  async createRun(head: RunHead): Promise<boolean> {
+    this.#open.check();
+    checkHead('MemoryStore', head);
+    if (this.#heads.has(head.id)) return false;
+    this.#heads.set(head.id, structuredClone(head));
+    return true;
+  }
+
+  async readRun(id: string): Promise<RunHead | undefined> {
+    this.#open.use('flow_runs', id);
+    const head = this.#heads.get(id);
+    return head === undefined ? undefined : structuredClone(head);
+  }
+
+  async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
+    this.#open.check();
+    checkClaim('MemoryStore', id, expectedVersion, claim);
+    const head = this.#heads.get(id);
+    if (head === undefined || head.version !== expectedVersion) return false;
+    head.status = claim.status;
+    head.lease = claim.lease === null ? null : { ...claim.lease };
+    head.version += 1;
+    head.updatedAt = this.now();
+    return true;
+  }
+
+  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+    this.#open.use('flow_runs', id);
+    checkRenewal('MemoryStore', expiresAt);
+    const lease = this.#heads.get(id)?.lease;
+    if (lease === undefined || lease === null || lease.token !== token) return false;
+    lease.expiresAt = expiresAt;
+    return true;
+  }
+
+  async commit(id: string, commit: RunCommit): Promise<boolean> {
+    this.#open.check();
+    checkCommit('MemoryStore', id, commit);
+    const head = this.#heads.get(id);
+    if (head?.lease?.token !== commit.token) return false;
+    // Encode everything first: a value JSON cannot carry fails the commit before anything is written.
+    const texts = commit.writes.map((w) => encodeValue('MemoryStore', w.value));
+    const at = this.now();
+    commit.writes.forEach((write, i) => {
+      const row = { version: STORE_FORMAT_VERSION, text: texts[i], updatedAt: at };
+      this.#execution(write.collection, id).set(write.key, row);
+    });
+    if (commit.status !== undefined) {
+      head.status = commit.status;
+      head.version += 1;
+    }
+    if (commit.release === true) head.lease = null;
+    head.updatedAt = at;
+    return true;
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
+    this.#open.check();
+    const listed = listStatuses('MemoryStore', filter);
+    const statuses = listed === undefined ? undefined : new Set<string>(listed);
+    return [...this.#heads.values()]
+      .filter((head) => statuses === undefined || statuses.has(head.status))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((head) => structuredClone(head));
+  }
+
+  async prune(options: PruneOptions): Promise<string[]> {
+    this.#open.check();
+    const { before, statuses } = pruneBounds('MemoryStore', options);
+    const chosen = new Set<string>(statuses);
+    const ids = [...this.#heads.values()]
+      .filter((head) => chosen.has(head.status) && head.updatedAt < before)
+      .map((head) => head.id)
+      .sort();
+    for (const id of ids) {
+      this.#heads.delete(id);
+      for (const collection of STORE_COLLECTIONS) this.#rows.get(collection)?.delete(id);
+    }
+    return ids;
+  }
+
   async close(): Promise<void> {
     this.#open.close();
     this.#rows.clear();
+    this.#heads.clear();
   }
 
   /**

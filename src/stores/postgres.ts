@@ -1,12 +1,39 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import pg from 'pg';
-import { InvalidOptionError, SnapshotVersionError, StoreUnavailableError } from '../errors.js';
+import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import {
+  InvalidOptionError,
+  MissingDependencyError,
+  StatecrewError,
+  StoreUnavailableError,
+} from '../errors.js';
+import {
+  commitRecordParams,
+  headParams,
+  type PostgresSql,
+  postgresSql,
+  setUpSchema,
+} from './postgres-schema.js';
+import {
+  checkClaim,
+  checkCommit,
+  checkHead,
+  checkRenewal,
+  headFromRow,
+  headRow,
+  leaseColumns,
+  listStatuses,
+  pruneBounds,
+  type RawHeadRow,
+} from './run-head.js';
 import {
   decodeValue,
   encodeValue,
   type JsonValue,
   OpenState,
-  STORE_COLLECTIONS,
+  type PruneOptions,
+  type RunClaim,
+  type RunCommit,
+  type RunFilter,
+  type RunHead,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
@@ -14,14 +41,13 @@ import {
 } from './store.js';
 
 const NAME = 'PostgresStore';
-/** The layout of the tables this file creates; a schema of another layout is refused. */
-const SCHEMA_VERSION = 1;
-/** How `put` meets an existing row: a new value, the same `seq`, so `list` keeps first-write order. */
-const REPLACE =
-  'DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** SQLSTATEs of a server that is going away or refuses connections (besides class 08). */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03']);
+/**
+ * SQLSTATEs of a server that is going away or refuses connections, and of a database that does not
+ * exist; besides these, classes 08 (connection) and 28 (authentication).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000']);
+const UNAVAILABLE_CLASSES = /^(08|28)[0-9A-Z]{3}$/;
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -62,9 +88,11 @@ interface RecordRow extends QueryResultRow {
 }
 
 /**
- * A store in PostgreSQL: one table per collection in its own schema, created on first use. Values
- * are kept as JSON text so they read back exactly; `list` keeps first-write order. Calls fail with
- * `store_unavailable` when the server cannot be reached, after at most `connectTimeoutMs`.
+ * A store in PostgreSQL: one table per collection and a `runs` table of heads, in its own schema,
+ * created (or upgraded) on first use. Values are kept as JSON text so they read back exactly; `list`
+ * keeps first-write order; a commit is one statement, so its fence and its writes are one
+ * transaction. Calls fail with `store_unavailable` when the server or database cannot be reached,
+ * after at most `connectTimeoutMs`. The `pg` package is loaded on first use.
  *
  * @example
  * const store = new PostgresStore({ connectionString: 'postgres://127.0.0.1:5432/test', schema: 'statecrew' });
@@ -73,25 +101,28 @@ interface RecordRow extends QueryResultRow {
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly #open = new OpenState(NAME);
+  readonly #sql: PostgresSql;
   readonly #schema: string;
   readonly #where: string;
   readonly #connectionString: string | undefined;
   readonly #connectTimeoutMs: number;
-  #pool: Pool | undefined;
+  /** The pool, once asked for: a promise, as pg is loaded on first use. */
+  #pool: Promise<Pool> | undefined;
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresStoreOptions) {
     const { connectionString, pool, schema = 'statecrew', connectTimeoutMs = 5000 } = checkOptions(options);
     this.#schema = schema;
+    this.#sql = postgresSql(schema);
     this.#connectTimeoutMs = connectTimeoutMs;
     this.#connectionString = connectionString;
-    this.#pool = pool;
+    this.#pool = pool === undefined ? undefined : Promise.resolve(pool);
     this.#where = connectionString === undefined ? 'the pool' : serverOf(connectionString);
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {
-    await this.#write(collection, executionId, key, value, REPLACE);
+    await this.#write('put', collection, executionId, key, value);
   }
 
   async insert(
@@ -100,7 +131,7 @@ export class PostgresStore implements Store {
     key: string,
     value: JsonValue,
   ): Promise<boolean> {
-    return (await this.#write(collection, executionId, key, value, 'DO NOTHING')) === 1;
+    return (await this.#write('insert', collection, executionId, key, value)) === 1;
   }
 
   async get(
@@ -109,78 +140,147 @@ export class PostgresStore implements Store {
     key: string,
   ): Promise<StoredRecord | undefined> {
     this.#open.use(collection, executionId, key);
-    const { rows } = await this.#query<RecordRow>(
-      `SELECT key, version, value, updated_at FROM ${this.#table(collection)} WHERE execution_id = $1 AND key = $2`,
-      [executionId, key],
-    );
+    const { rows } = await this.#query<RecordRow>(this.#sql.records[collection].get, [executionId, key]);
     const row = rows[0];
     return row === undefined ? undefined : toRecord(collection, executionId, row);
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
     this.#open.use(collection, executionId);
-    const { rows } = await this.#query<RecordRow>(
-      `SELECT key, version, value, updated_at FROM ${this.#table(collection)} WHERE execution_id = $1 ORDER BY seq`,
-      [executionId],
-    );
+    const { rows } = await this.#query<RecordRow>(this.#sql.records[collection].list, [executionId]);
     return rows.map((row) => toRecord(collection, executionId, row));
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
     this.#open.use(collection);
-    const { rows } = await this.#query<{ id: string }>(
-      `SELECT DISTINCT execution_id COLLATE "C" AS id FROM ${this.#table(collection)} ORDER BY id`,
-      [],
-    );
+    const { rows } = await this.#query<{ id: string }>(this.#sql.records[collection].executions);
     // "C" orders by code point, JavaScript by UTF-16 unit: they differ past U+FFFF, so sort as JS does.
+    return rows.map((row) => row.id).sort();
+  }
+
+  async createRun(head: RunHead): Promise<boolean> {
+    this.#open.check();
+    checkHead(NAME, head);
+    const { rowCount } = await this.#query(this.#sql.runs.create, headParams(headRow(head)));
+    return rowCount === 1;
+  }
+
+  async readRun(id: string): Promise<RunHead | undefined> {
+    this.#open.use('flow_runs', id);
+    const { rows } = await this.#query<RawHeadRow>(this.#sql.runs.read, [id]);
+    const row = rows[0];
+    return row === undefined ? undefined : headFromRow(row);
+  }
+
+  async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
+    this.#open.check();
+    checkClaim(NAME, id, expectedVersion, claim);
+    const lease = leaseColumns(claim.lease);
+    const { rowCount } = await this.#query(this.#sql.runs.claim, [
+      id,
+      expectedVersion,
+      claim.status,
+      lease.token,
+      lease.expires_at,
+      lease.owner,
+      Date.now(),
+    ]);
+    return rowCount === 1;
+  }
+
+  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+    this.#open.use('flow_runs', id);
+    checkRenewal(NAME, expiresAt);
+    const { rowCount } = await this.#query(this.#sql.runs.renew, [id, token, expiresAt]);
+    return rowCount === 1;
+  }
+
+  async commit(id: string, commit: RunCommit): Promise<boolean> {
+    this.#open.check();
+    checkCommit(NAME, id, commit);
+    const records = commitRecordParams(NAME, commit.writes);
+    const { commit: text, commitName: name } = this.#sql.runs;
+    const status = commit.status ?? null;
+    const values = [id, commit.token, status, commit.release === true, Date.now(), STORE_FORMAT_VERSION];
+    const { rows } = await this.#query<{ held: number }>({ name, text, values: [...values, ...records] });
+    return rows[0]?.held === 1;
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
+    this.#open.check();
+    const statuses = listStatuses(NAME, filter) ?? null;
+    const { rows } = await this.#query<RawHeadRow>(this.#sql.runs.list, [statuses]);
+    // Sorted here, not by SQL: the contract is JavaScript's order of strings, not a collation's.
+    return rows.map(headFromRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async prune(options: PruneOptions): Promise<string[]> {
+    this.#open.check();
+    const { before, statuses } = pruneBounds(NAME, options);
+    const { rows } = await this.#query<{ id: string }>(this.#sql.runs.prune, [statuses, before]);
     return rows.map((row) => row.id).sort();
   }
 
   async close(): Promise<void> {
     if (this.#closing === undefined) {
       this.#open.close();
-      const owned = this.#connectionString !== undefined ? this.#pool : undefined;
-      this.#closing = owned === undefined ? Promise.resolve() : owned.end();
+      this.#closing = this.#endOwnedPool();
     }
     await this.#closing;
   }
 
+  async #endOwnedPool(): Promise<void> {
+    if (this.#connectionString === undefined) return;
+    const pool = await this.#pool?.catch(() => undefined);
+    await pool?.end();
+  }
+
   async #write(
+    mode: 'put' | 'insert',
     collection: StoreCollection,
     executionId: string,
     key: string,
     value: JsonValue,
-    onConflict: string,
   ): Promise<number> {
     this.#open.use(collection, executionId, key);
     const text = encodeValue(NAME, value);
-    const { rowCount } = await this.#query(
-      `INSERT INTO ${this.#table(collection)} (execution_id, key, version, value, updated_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (execution_id, key) ${onConflict}`,
-      [executionId, key, STORE_FORMAT_VERSION, text, Date.now()],
-    );
+    const { rowCount } = await this.#query(this.#sql.records[collection][mode], [
+      executionId,
+      key,
+      STORE_FORMAT_VERSION,
+      text,
+      Date.now(),
+    ]);
     return rowCount ?? 0;
   }
 
-  /** Runs one parameterised statement once the tables exist, naming an unreachable server as such. */
-  async #query<R extends QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
-    const pool = this.#connect();
+  /**
+   * Runs one parameterised statement once the tables exist, naming an unreachable server as such.
+   * The pool is asked for before the first await, so `close` always sees the pool a call opens.
+   */
+  async #query<R extends QueryResultRow>(
+    query: string | QueryConfig<unknown[]>,
+    values: unknown[] = [],
+  ): Promise<QueryResult<R>> {
+    const connecting = this.#connect();
     try {
+      const pool = await connecting;
       await this.#initialise(pool);
-      return await pool.query<R>(sql, params);
+      return await pool.query<R, unknown[]>(typeof query === 'string' ? { text: query, values } : query);
     } catch (error) {
-      throw isUnavailable(error) ? new StoreUnavailableError(NAME, this.#where, error) : error;
+      if (error instanceof StatecrewError || !isUnavailable(error)) throw error;
+      throw new StoreUnavailableError(NAME, this.#where, error);
     }
   }
 
-  #connect(): Pool {
+  /** The pool: the one given, or one of the store's own, made on first use (a failed try is forgotten). */
+  #connect(): Promise<Pool> {
     if (this.#pool === undefined) {
-      this.#pool = new pg.Pool({
-        connectionString: this.#connectionString,
-        connectionTimeoutMillis: this.#connectTimeoutMs,
+      const pool = openPool(this.#connectionString ?? '', this.#connectTimeoutMs);
+      this.#pool = pool;
+      pool.catch(() => {
+        if (this.#pool === pool) this.#pool = undefined;
       });
-      // An idle client's error would otherwise crash the process; the next call meets it instead.
-      this.#pool.on('error', () => {});
     }
     return this.#pool;
   }
@@ -188,7 +288,7 @@ export class PostgresStore implements Store {
   /** One setup per store object, shared by concurrent calls; a failed setup is tried again next call. */
   #initialise(pool: Pool): Promise<void> {
     if (this.#ready === undefined) {
-      const ready = this.#setUp(pool);
+      const ready = setUpSchema(pool, this.#schema);
       this.#ready = ready;
       ready.catch(() => {
         if (this.#ready === ready) this.#ready = undefined;
@@ -196,93 +296,32 @@ export class PostgresStore implements Store {
     }
     return this.#ready;
   }
+}
 
-  async #setUp(pool: Pool): Promise<void> {
-    const version = (await this.#schemaVersion(pool)) ?? (await this.#createTables(pool));
-    if (version !== SCHEMA_VERSION) {
-      throw new SnapshotVersionError(
-        `PostgreSQL schema "${this.#schema}" (its store_meta schema_version)`,
-        version,
-      );
-    }
-  }
+/** pg's Pool class, imported on first use so that importing this module never needs pg. */
+let poolClass: Promise<typeof Pool> | undefined;
 
-  /** The layout version of an existing schema, without needing the right to create anything. */
-  async #schemaVersion(pool: Pool | PoolClient): Promise<number | undefined> {
-    try {
-      const { rows } = await pool.query<{ value: string }>(
-        `SELECT value FROM ${this.#name('store_meta')} WHERE name = $1`,
-        ['schema_version'],
-      );
-      return rows[0] === undefined ? undefined : Number(rows[0].value);
-    } catch (error) {
-      // 3F000: no such schema; 42P01: no such table. Anything else is a real failure.
-      if (sqlState(error) === '3F000' || sqlState(error) === '42P01') return undefined;
+function loadPoolClass(): Promise<typeof Pool> {
+  poolClass ??= import('pg').then(
+    (pg) => pg.default.Pool,
+    (error: unknown) => {
+      poolClass = undefined;
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+        throw new MissingDependencyError(NAME, 'pg', error);
+      }
       throw error;
-    }
-  }
+    },
+  );
+  return poolClass;
+}
 
-  /**
-   * Creates the schema and its tables in one transaction. `IF NOT EXISTS` alone can still race in
-   * PostgreSQL (two sessions both insert the catalog row), so setups of one schema take turns on an
-   * advisory lock.
-   */
-  async #createTables(pool: Pool): Promise<number | undefined> {
-    const client = await pool.connect();
-    // Between statements no query is listening; an error there must not crash the process.
-    const ignore = (): void => {};
-    client.on('error', ignore);
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `statecrew:${this.#schema}`,
-      ]);
-      await client.query(this.#ddl());
-      const version = await this.#schemaVersion(client);
-      await client.query('COMMIT');
-      return version;
-    } catch (error) {
-      broken = true;
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.removeListener('error', ignore);
-      // A client whose setup failed is in an unknown state: drop it rather than reuse it.
-      client.release(broken);
-    }
-  }
-
-  #ddl(): string {
-    const tables = STORE_COLLECTIONS.map(
-      (collection) => `
-      CREATE TABLE IF NOT EXISTS ${this.#table(collection)} (
-        execution_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        version INTEGER NOT NULL,
-        value TEXT,
-        updated_at BIGINT NOT NULL,
-        PRIMARY KEY (execution_id, key)
-      );
-      CREATE INDEX IF NOT EXISTS ${quote(`${collection}_seq`)} ON ${this.#table(collection)} (execution_id, seq);`,
-    );
-    return `
-      CREATE SCHEMA IF NOT EXISTS ${quote(this.#schema)};
-      ${tables.join('\n')}
-      CREATE TABLE IF NOT EXISTS ${this.#name('store_meta')} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-      INSERT INTO ${this.#name('store_meta')} (name, value) VALUES ('schema_version', '${SCHEMA_VERSION}')
-        ON CONFLICT (name) DO NOTHING;`;
-  }
-
-  /** A collection's table: `checkAddress` lets only the fixed {@link STORE_COLLECTIONS} through. */
-  #table(collection: StoreCollection): string {
-    return this.#name(collection);
-  }
-
-  #name(table: string): string {
-    return `${quote(this.#schema)}.${quote(table)}`;
-  }
+async function openPool(connectionString: string, connectionTimeoutMillis: number): Promise<Pool> {
+  const PoolClass = await loadPoolClass();
+  const pool = new PoolClass({ connectionString, connectionTimeoutMillis });
+  // An idle client's error would otherwise crash the process; the next call meets it instead.
+  pool.on('error', () => {});
+  return pool;
 }
 
 function checkOptions(options: PostgresStoreOptions): PostgresStoreBaseOptions & {
@@ -330,10 +369,6 @@ function toRecord(collection: string, executionId: string, row: RecordRow): Stor
   return { key: row.key, value, updatedAt: Number(row.updated_at) };
 }
 
-function quote(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
-}
-
 /** `host:port` of a connection string, for messages; never its user or password. */
 function serverOf(connectionString: string): string {
   try {
@@ -355,7 +390,7 @@ function isUnavailable(error: unknown, depth = 0): boolean {
   const code = sqlState(error);
   if (typeof code === 'string') {
     if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_STATES.has(code)) return true;
-    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+    if (UNAVAILABLE_CLASSES.test(code)) return true;
   }
   if (UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message))) return true;
   const inner = error instanceof AggregateError ? error.errors : [];

@@ -1,122 +1,76 @@
-import { Redis } from 'ioredis';
-import { CorruptSnapshotError, InvalidOptionError, StoreUnavailableError } from '../errors.js';
+import type { Redis } from 'ioredis';
+import { CorruptSnapshotError } from '../errors.js';
+import { RedisConnection } from './redis-connection.js';
+import {
+  escapePart,
+  headKey,
+  indexKey,
+  REDIS_STORE,
+  type RedisRunKeys,
+  recordKey,
+  redisRecordKeys,
+  redisRunKeys,
+  runKeys,
+  statusSetKeys,
+  unescapePart,
+} from './redis-keys.js';
+import { checkOptions, type RedisStoreOptions } from './redis-options.js';
+import {
+  CLAIM_RUN_SCRIPT,
+  COMMIT_SCRIPT,
+  CREATE_RUN_SCRIPT,
+  PRUNE_RUN_SCRIPT,
+  RENEW_LEASE_SCRIPT,
+  type RedisScript,
+  runScript,
+  runScripts,
+  WRITE_SCRIPT,
+} from './redis-scripts.js';
+import {
+  checkClaim,
+  checkCommit,
+  checkHead,
+  checkRenewal,
+  headFromRow,
+  headRow,
+  leaseColumns,
+  listStatuses,
+  pruneBounds,
+  type RawHeadRow,
+} from './run-head.js';
 import {
   decodeValue,
   encodeValue,
   type JsonValue,
   OpenState,
+  type PruneOptions,
+  type RunClaim,
+  type RunCommit,
+  type RunFilter,
+  type RunHead,
   STORE_FORMAT_VERSION,
+  STORED_RUN_STATUSES,
   type Store,
   type StoreCollection,
   type StoredRecord,
+  type StoredRunStatus,
 } from './store.js';
 
-const NAME = 'RedisStore';
-/** Reconnections tried after an established connection drops; a first connection is tried once. */
-const RECONNECT_ATTEMPTS = 3;
-const UNAVAILABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-const UNAVAILABLE_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'connect ETIMEDOUT'];
+export { type RedisRecordKeys, type RedisRunKeys, redisRecordKeys, redisRunKeys } from './redis-keys.js';
+export type { RedisStoreBaseOptions, RedisStoreOptions } from './redis-options.js';
 
-/**
- * Writes one record atomically. KEYS: record hash, execution index, sequence counter. ARGV: format
- * version, JSON text, updated ms, index member, TTL seconds (0 = none), and `insert` to write only
- * where no record is. The seq is taken once, on the first write, so a rewrite keeps its place.
- */
-const WRITE_SCRIPT = `
-if ARGV[6] == 'insert' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local seq = redis.call('HGET', KEYS[1], 'seq')
-if not seq then
-  seq = redis.call('INCR', KEYS[3])
-  redis.call('HSET', KEYS[1], 'seq', seq)
-end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'value', ARGV[2], 'at', ARGV[3])
-redis.call('ZADD', KEYS[2], seq, ARGV[4])
-local ttl = tonumber(ARGV[5])
-if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
-end
-return 1
-`;
-
-/** Options every {@link RedisStore} accepts, whichever way it connects. */
-export interface RedisStoreBaseOptions {
-  /** The first segment of every key the store writes; non-empty, without ':'. @default 'statecrew' */
-  prefix?: string;
-  /** Seconds each record and its execution's index live after their last write. @default undefined (forever) */
-  ttlSeconds?: number;
-  /** How long a connection the store opens may take before `store_unavailable` (url only). @default 5000 */
-  connectTimeoutMs?: number;
-}
-
-/**
- * How a {@link RedisStore} connects: a `redis://` or `rediss://` URL (the store owns that client and
- * quits it on `close`) or an ioredis client of yours (left open on `close`). Exactly one of the two.
- */
-export type RedisStoreOptions = RedisStoreBaseOptions &
-  ({ url: string; client?: never } | { client: Redis; url?: never });
-
-/** The Redis keys that hold one record, as {@link RedisStore} lays them out. */
-export interface RedisRecordKeys {
-  /** The record's hash (`v`, `value`, `at`, `seq`): `<prefix>:<collection>:<executionId>:<key>`. */
-  record: string;
-  /** The execution's sorted set, scored by seq: `<prefix>:index:<collection>:<executionId>`. */
-  index: string;
-  /** The record's member in that index: its escaped key. */
-  member: string;
-  /** The counter each first write takes its seq from: `<prefix>:seq`. */
-  seq: string;
-}
-
-/**
- * Where a record lives in Redis. The execution id and key are escaped with `encodeURIComponent`,
- * then `! ' ( ) * ~` as `%XX` too, so ':' and the glob characters `* ? [ ] \` never appear raw: ids
- * can neither collide nor match a SCAN pattern they should not.
- *
- * @example
- * redisRecordKeys('statecrew', 'crew_task_results', 'run:1', 'write').record
- * // 'statecrew:crew_task_results:run%3A1:write'
- */
-export function redisRecordKeys(
-  prefix: string,
-  collection: StoreCollection,
-  executionId: string,
-  key: string,
-): RedisRecordKeys {
-  const id = escapePart('executionId', executionId);
-  const member = escapePart('key', key);
-  return {
-    record: recordKey(prefix, collection, id, member),
-    index: indexKey(prefix, collection, id),
-    member,
-    seq: `${prefix}:seq`,
-  };
-}
-
-function indexKey(prefix: string, collection: string, id: string): string {
-  return `${prefix}:index:${collection}:${id}`;
-}
-
-function recordKey(prefix: string, collection: string, id: string, member: string): string {
-  return `${prefix}:${collection}:${id}:${member}`;
-}
+const NAME = REDIS_STORE;
 
 /**
  * A store in Redis: each record a hash, each execution a sorted set of its keys in first-write order
- * (layout: {@link redisRecordKeys}). Writes are single Lua scripts, so they are atomic across
- * writers; an optional TTL expires finished runs. Calls fail fast with `store_unavailable` when the
- * server cannot be reached: a connection is tried once per call, a dropped one a few times.
- * Constructing the store does not connect. One record's keys span hash slots: a standalone server
- * (or a replicated one), not Redis Cluster.
+ * (layout: {@link redisRecordKeys}); each run's head a hash, listed in one sorted set per status
+ * scored by its last change (layout: {@link redisRunKeys}). Every write is a single Lua script (one
+ * round trip, sent by SHA), so it is atomic across writers; an optional TTL expires finished runs.
+ * Calls fail fast with `store_unavailable` when the server cannot be reached, or refuses the
+ * database the URL names: a connection is tried once per call, a dropped one a few times.
+ * Constructing the store does not connect, and ioredis is imported only when the store first opens
+ * a connection of its own (without it: `missing_dependency`). Keys span hash slots: a standalone
+ * server (or a replicated one), not Redis Cluster.
  *
  * @example
  * const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: 'statecrew', ttlSeconds: 86_400 });
@@ -125,24 +79,17 @@ function recordKey(prefix: string, collection: string, id: string, member: strin
 export class RedisStore implements Store {
   readonly kind = 'redis';
   readonly #open = new OpenState(NAME);
-  readonly #client: Redis;
-  readonly #owned: boolean;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #ttl: number;
-  readonly #where: string;
-  #connecting: Promise<void> | undefined;
-  /** Whether the owned client's current connection got ready: only such a connection is retried. */
-  #live = false;
-  #lastError: unknown;
 
   constructor(options: RedisStoreOptions) {
     const { url, client, prefix = 'statecrew', ttlSeconds, connectTimeoutMs = 5000 } = checkOptions(options);
     this.#prefix = prefix;
     this.#ttl = ttlSeconds ?? 0;
-    this.#owned = client === undefined;
-    this.#client = client ?? this.#createClient(url ?? '', connectTimeoutMs);
-    const { host, port, path } = this.#client.options;
-    this.#where = path ? path : `${host ?? 'localhost'}:${port ?? 6379}`;
+    this.#connection = new RedisConnection(
+      client === undefined ? { url: url ?? '', connectTimeoutMs } : { client },
+    );
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {
@@ -175,15 +122,11 @@ export class RedisStore implements Store {
     const index = indexKey(this.#prefix, collection, id);
     const hashes = await this.#run(async (client) => {
       const members = await client.zrange(index, '0', '-1');
-      if (members.length === 0) return [];
-      const replies = await client
-        .pipeline(members.map((m) => ['hgetall', recordKey(this.#prefix, collection, id, m)]))
-        .exec();
-      return members.map((member, i) => {
-        const [error, hash] = replies?.[i] ?? [new Error('no reply'), undefined];
-        if (error) throw error;
-        return { key: unescapePart(member), hash: hash as Record<string, string> };
-      });
+      const records = members.map((m) => ['hgetall', recordKey(this.#prefix, collection, id, m)]);
+      return (await pipelined<Record<string, string>>(client, records)).map((hash, i) => ({
+        key: unescapePart(members[i] ?? ''),
+        hash,
+      }));
     });
     // A record that expired before its index is simply gone, as it would be from `get`.
     return hashes
@@ -207,17 +150,104 @@ export class RedisStore implements Store {
     return [...ids].sort();
   }
 
+  async createRun(head: RunHead): Promise<boolean> {
+    this.#open.check();
+    checkHead(NAME, head);
+    const fields = Object.entries(headRow(head)).flatMap(([field, value]) =>
+      value === null ? [] : [field, value],
+    );
+    const keys = redisRunKeys(this.#prefix, head.id);
+    return this.#onHead(CREATE_RUN_SCRIPT, keys, head.updatedAt, [head.status, ...fields]);
+  }
+
+  async readRun(id: string): Promise<RunHead | undefined> {
+    this.#open.use('flow_runs', id);
+    const { head } = redisRunKeys(this.#prefix, id);
+    const hash = await this.#run((client) => client.hgetall(head));
+    return isEmpty(hash) ? undefined : headFromRow(hash as RawHeadRow);
+  }
+
+  async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
+    this.#open.check();
+    checkClaim(NAME, id, expectedVersion, claim);
+    const { token, expires_at, owner } = leaseColumns(claim.lease);
+    const args = [expectedVersion, claim.status, token ?? '', expires_at ?? '', owner ?? ''];
+    return this.#onHead(CLAIM_RUN_SCRIPT, redisRunKeys(this.#prefix, id), Date.now(), args);
+  }
+
+  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+    this.#open.use('flow_runs', id);
+    checkRenewal(NAME, expiresAt);
+    // No lease carries an empty token, and the script would read an absent one as empty.
+    if (typeof token !== 'string' || token === '') return false;
+    return this.#onHead(RENEW_LEASE_SCRIPT, redisRunKeys(this.#prefix, id), Date.now(), [token, expiresAt]);
+  }
+
+  async commit(id: string, commit: RunCommit): Promise<boolean> {
+    this.#open.check();
+    checkCommit(NAME, id, commit);
+    // Encoded before anything is sent: a value JSON cannot carry fails the commit with nothing written.
+    const records = commit.writes.map((write) => ({
+      keys: redisRecordKeys(this.#prefix, write.collection, id, write.key),
+      text: encodeValue(NAME, write.value),
+    }));
+    const change = [commit.token, commit.status ?? '', commit.release === true ? '1' : ''];
+    return this.#onHead(
+      COMMIT_SCRIPT,
+      redisRunKeys(this.#prefix, id),
+      Date.now(),
+      [...change, STORE_FORMAT_VERSION, ...records.flatMap(({ keys, text }) => [text, keys.member])],
+      [`${this.#prefix}:seq`, ...records.flatMap(({ keys }) => [keys.record, keys.index])],
+    );
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
+    this.#open.check();
+    const statuses = listStatuses(NAME, filter) ?? [...STORED_RUN_STATUSES];
+    const sets = statusSetKeys(this.#prefix);
+    const entries = await this.#run(async (client) => {
+      const members = await pipelined<string[]>(
+        client,
+        statuses.map((status) => ['zrange', sets[status], '0', '-1']),
+      );
+      const listed = statuses.flatMap((status, i) =>
+        (members[i] ?? []).map((member) => ({ status, member })),
+      );
+      const heads = listed.map(({ member }) => ['hgetall', headKey(this.#prefix, member)]);
+      const hashes = await pipelined<Record<string, string>>(client, heads);
+      return listed.map((entry, i) => ({ ...entry, hash: hashes[i] ?? {} }));
+    });
+    // An entry whose head expired, or that a head created again since left in another set, is no run.
+    return entries
+      .filter(({ status, hash }) => hash.status === status)
+      .map(({ hash }) => headFromRow(hash as RawHeadRow))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async prune(options: PruneOptions): Promise<string[]> {
+    this.#open.check();
+    const { before, statuses } = pruneBounds(NAME, options);
+    // A score Redis and Lua both read back as a number (they may not read "Infinity").
+    const bound = String(Math.min(Math.max(before, -Number.MAX_VALUE), Number.MAX_VALUE));
+    const chosen = [...new Set(statuses)];
+    const sets = statusSetKeys(this.#prefix);
+    const ids = await this.#run(async (client) => {
+      const members = await pipelined<string[]>(
+        client,
+        chosen.map((status) => ['zrangebyscore', sets[status], '-inf', `(${bound}`]),
+      );
+      const runs = chosen.flatMap((status, i) => (members[i] ?? []).map((member) => ({ status, member })));
+      const calls = runs.map(({ status, member }) => this.#pruneCall(status, member, bound));
+      const deleted = await runScripts(client, PRUNE_RUN_SCRIPT, calls);
+      return runs.filter((_, i) => deleted[i] === 1).map(({ member }) => unescapePart(member));
+    });
+    return ids.sort();
+  }
+
   async close(): Promise<void> {
     if (this.#open.closed) return;
     this.#open.close();
-    if (!this.#owned) return;
-    const client = this.#client;
-    if (client.status === 'ready') {
-      await client.quit().catch(() => client.disconnect());
-    } else if (client.status !== 'end') {
-      // Never reached (or reconnecting): nothing to say goodbye to, so stop at once.
-      client.disconnect();
-    }
+    await this.#connection.close();
   }
 
   async #write(
@@ -230,133 +260,51 @@ export class RedisStore implements Store {
     this.#open.use(collection, executionId, key);
     const text = encodeValue(NAME, value);
     const keys = redisRecordKeys(this.#prefix, collection, executionId, key);
-    const args = [STORE_FORMAT_VERSION, text, Date.now(), keys.member, this.#ttl, mode];
-    return this.#run((client) => client.eval(WRITE_SCRIPT, 3, keys.record, keys.index, keys.seq, ...args));
+    const call = {
+      keys: [keys.record, keys.index, keys.seq],
+      args: [STORE_FORMAT_VERSION, text, Date.now(), keys.member, this.#ttl, mode],
+    };
+    return this.#run((client) => runScript(client, WRITE_SCRIPT, call));
   }
 
-  /** Runs commands once connected, naming an unreachable server as such; other errors pass through. */
-  async #run<T>(commands: (client: Redis) => Promise<T>): Promise<T> {
-    try {
-      await this.#connect();
-      return await commands(this.#client);
-    } catch (error) {
-      if (!isUnavailable(error)) throw error;
-      // "Connection is closed" says little; the socket's own error (ECONNREFUSED…) says why.
-      const closed = error instanceof Error && error.message.includes('Connection is closed');
-      const cause = closed && this.#lastError !== undefined ? this.#lastError : error;
-      throw new StoreUnavailableError(NAME, this.#where, cause);
-    }
+  /** Runs a script on a run's head (see the head scripts' KEYS and ARGV); resolves whether it wrote. */
+  async #onHead(
+    script: RedisScript,
+    run: RedisRunKeys,
+    now: number,
+    args: readonly (string | number)[],
+    moreKeys: readonly string[] = [],
+  ): Promise<boolean> {
+    const call = {
+      keys: [run.head, ...STORED_RUN_STATUSES.map((status) => run.statuses[status]), ...moreKeys],
+      args: [run.member, this.#ttl, now, ...args],
+    };
+    return (await this.#run((client) => runScript(client, script, call))) === 1;
   }
 
-  /** Connects an owned client that is not connected, once for concurrent calls; a client of yours is yours. */
-  async #connect(): Promise<void> {
-    const client = this.#client;
-    if (
-      this.#owned &&
-      this.#connecting === undefined &&
-      (client.status === 'wait' || client.status === 'end')
-    ) {
-      this.#live = false;
-      this.#lastError = undefined;
-      this.#connecting = client.connect().finally(() => {
-        this.#connecting = undefined;
-      });
-    }
-    await this.#connecting;
+  #pruneCall(status: StoredRunStatus, member: string, bound: string) {
+    const run = runKeys(this.#prefix, member);
+    const collections = Object.keys(run.indexes) as StoreCollection[];
+    return {
+      keys: [run.head, run.statuses[status], ...collections.map((c) => run.indexes[c])],
+      args: [member, status, bound, ...collections.map((c) => run.records[c])],
+    };
   }
 
-  #createClient(url: string, connectTimeoutMs: number): Redis {
-    const client = new Redis(url, {
-      lazyConnect: true,
-      connectTimeout: connectTimeoutMs,
-      maxRetriesPerRequest: 1,
-      retryStrategy: (times) =>
-        this.#live && times <= RECONNECT_ATTEMPTS ? Math.min(100 * 2 ** times, 1000) : null,
-    });
-    // Connection errors reach the caller as store_unavailable; unheard, ioredis would print each one.
-    client.on('error', (error: unknown) => {
-      this.#lastError = error;
-    });
-    client.on('ready', () => {
-      this.#live = true;
-    });
-    return client;
+  #run<T>(commands: (client: Redis) => Promise<T>): Promise<T> {
+    return this.#connection.run(commands);
   }
 }
 
-function checkOptions(options: RedisStoreOptions): RedisStoreBaseOptions & { url?: string; client?: Redis } {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(NAME, 'options', 'an object with a url or a client', options);
-  }
-  const { url, client, prefix, ttlSeconds, connectTimeoutMs } = options;
-  if ((url === undefined) === (client === undefined)) {
-    const received = url === undefined ? 'neither' : 'both';
-    throw new InvalidOptionError(NAME, 'url', 'given, or else a client (exactly one of them)', received);
-  }
-  if (url !== undefined && !isRedisUrl(url)) {
-    throw new InvalidOptionError(NAME, 'url', 'a redis:// or rediss:// URL', url);
-  }
-  if (client !== undefined && (typeof client?.eval !== 'function' || typeof client.pipeline !== 'function')) {
-    throw new InvalidOptionError(NAME, 'client', 'an ioredis Redis client', client);
-  }
-  // ioredis would prefix command keys but not SCAN patterns, so listing would find nothing.
-  if (client?.options.keyPrefix) {
-    throw new InvalidOptionError(
-      NAME,
-      'client',
-      'a client without keyPrefix (use prefix)',
-      client.options.keyPrefix,
-    );
-  }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === '' || prefix.includes(':'))) {
-    throw new InvalidOptionError(NAME, 'prefix', "a non-empty string without ':'", prefix);
-  }
-  if (ttlSeconds !== undefined && !(Number.isSafeInteger(ttlSeconds) && ttlSeconds > 0)) {
-    throw new InvalidOptionError(NAME, 'ttlSeconds', 'a positive whole number of seconds', ttlSeconds);
-  }
-  if (
-    connectTimeoutMs !== undefined &&
-    (typeof connectTimeoutMs !== 'number' || !Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0)
-  ) {
-    throw new InvalidOptionError(
-      NAME,
-      'connectTimeoutMs',
-      'a positive number of milliseconds',
-      connectTimeoutMs,
-    );
-  }
-  return options;
-}
-
-function isRedisUrl(url: unknown): boolean {
-  if (typeof url !== 'string') return false;
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'redis:' || protocol === 'rediss:';
-  } catch {
-    return false;
-  }
-}
-
-/** `encodeURIComponent`, plus the five marks it leaves raw, among them the glob character `*`. */
-function escapePart(option: string, text: string): string {
-  let escaped: string;
-  try {
-    escaped = encodeURIComponent(text);
-  } catch {
-    // A lone surrogate has no UTF-8 form: writing it lossily would merge distinct ids.
-    throw new InvalidOptionError(NAME, option, 'a string without lone surrogates', text);
-  }
-  return escaped.replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** The text an escaped part stands for; a part another writer left malformed is shown as it is. */
-function unescapePart(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
+/** Sends commands in one pipeline (one round trip) and resolves with their replies, in order. */
+async function pipelined<T>(client: Redis, commands: (string | number)[][]): Promise<T[]> {
+  if (commands.length === 0) return [];
+  const replies = (await client.pipeline(commands).exec()) ?? [];
+  return commands.map((_, i) => {
+    const [error, reply] = replies[i] ?? [new Error('no reply'), undefined];
+    if (error) throw error;
+    return reply as T;
+  });
 }
 
 function isEmpty(hash: Record<string, string>): boolean {
@@ -377,13 +325,4 @@ function toRecord(
     throw new CorruptSnapshotError(collection, executionId, key, 'no updated time');
   }
   return { key, value, updatedAt: Number(at) };
-}
-
-/** Whether an error says the server cannot be reached (rather than that a command failed). */
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
-  if (error.name === 'MaxRetriesPerRequestError') return true;
-  return UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message));
 }

@@ -2,18 +2,44 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { InvalidOptionError, SnapshotVersionError, StoreUnavailableError } from '../errors.js';
+import { InvalidOptionError, MissingDependencyError, StoreUnavailableError } from '../errors.js';
+import {
+  checkClaim,
+  checkCommit,
+  checkHead,
+  checkRenewal,
+  headFromRow,
+  headRow,
+  leaseColumns,
+  listStatuses,
+  pruneBounds,
+  type RawHeadRow,
+} from './run-head.js';
+import {
+  type FenceParams,
+  migrate,
+  prepareStatements,
+  type RecordStatements,
+  type SqliteStatements,
+} from './sqlite-schema.js';
 import {
   decodeValue,
   encodeValue,
   type JsonValue,
   OpenState,
+  type PruneOptions,
+  type RunClaim,
+  type RunCommit,
+  type RunFilter,
+  type RunHead,
   STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
   type StoredRecord,
 } from './store.js';
+
+const NAME = 'SqliteStore';
 
 /** Options of a {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -22,24 +48,18 @@ export interface SqliteStoreOptions {
    * @default the `STATECREW_DB` environment variable, else `.statecrew/statecrew.db` under the working directory
    */
   path?: string | undefined;
+  /**
+   * A better-sqlite3 connection of yours to keep the tables in (instead of `path`); it is put in WAL
+   * mode and left open on `close`.
+   */
+  database?: BetterSqlite3.Database | undefined;
   /** How long a write waits for another process's write to finish, in ms. @default 5000 */
   busyTimeoutMs?: number | undefined;
 }
 
-/** The version of the tables this store creates, kept in the file's `user_version`. */
-const SCHEMA_VERSION = 1;
-
 /** The database file a store opens when it is given no path. */
 export function defaultSqlitePath(): string {
   return resolve(process.env.STATECREW_DB ?? '.statecrew/statecrew.db');
-}
-
-interface Statements {
-  put: BetterSqlite3.Statement;
-  insert: BetterSqlite3.Statement;
-  get: BetterSqlite3.Statement;
-  list: BetterSqlite3.Statement;
-  executions: BetterSqlite3.Statement;
 }
 
 interface Row {
@@ -48,6 +68,9 @@ interface Row {
   value: unknown;
   updated_at: number;
 }
+
+/** SQLite result codes of a statement that is wrong, rather than of a file that cannot be used. */
+const STATEMENT_CODES = /^SQLITE_(ERROR|CONSTRAINT|MISUSE|RANGE|MISMATCH|TOOBIG)/;
 
 /**
  * The embedded default store: one SQLite file (WAL, so readers never wait for the writer), one table
@@ -64,30 +87,38 @@ export class SqliteStore implements Store {
   /** The file this store opens (absolute), or `':memory:'`. */
   readonly path: string;
   readonly #busyTimeoutMs: number;
-  readonly #open = new OpenState('SqliteStore');
+  readonly #own: BetterSqlite3.Database | undefined;
+  readonly #open = new OpenState(NAME);
   #db: BetterSqlite3.Database | undefined;
-  #statements: Map<StoreCollection, Statements> | undefined;
+  #statements: SqliteStatements | undefined;
 
   constructor(options: SqliteStoreOptions = {}) {
-    if (options.path !== undefined && (typeof options.path !== 'string' || options.path === '')) {
-      throw new InvalidOptionError(
-        'SqliteStore',
-        'path',
-        'a non-empty file path or ":memory:"',
-        options.path,
-      );
+    const { path, database } = options;
+    if (path !== undefined && (typeof path !== 'string' || path === '')) {
+      throw new InvalidOptionError(NAME, 'path', 'a non-empty file path or ":memory:"', path);
+    }
+    if (database !== undefined && (typeof database?.prepare !== 'function' || path !== undefined)) {
+      throw new InvalidOptionError(NAME, 'database', 'a better-sqlite3 Database, without a path', database);
     }
     const busy = options.busyTimeoutMs ?? 5000;
     if (!Number.isInteger(busy) || busy < 0) {
-      throw new InvalidOptionError('SqliteStore', 'busyTimeoutMs', 'an integer ≥ 0', busy);
+      throw new InvalidOptionError(NAME, 'busyTimeoutMs', 'an integer ≥ 0', busy);
     }
-    this.path = options.path === ':memory:' ? ':memory:' : resolve(options.path ?? defaultSqlitePath());
+    this.#own = database;
+    this.path =
+      database !== undefined
+        ? database.name
+        : path === ':memory:'
+          ? ':memory:'
+          : resolve(path ?? defaultSqlitePath());
     this.#busyTimeoutMs = busy;
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {
     const text = this.#checked(collection, executionId, key, value);
-    this.#prepared(collection).put.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now());
+    this.#use(() =>
+      this.#records(collection).put.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now()),
+    );
   }
 
   async insert(
@@ -97,10 +128,10 @@ export class SqliteStore implements Store {
     value: JsonValue,
   ): Promise<boolean> {
     const text = this.#checked(collection, executionId, key, value);
-    return (
-      this.#prepared(collection).insert.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now())
-        .changes === 1
+    const { changes } = this.#use(() =>
+      this.#records(collection).insert.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now()),
     );
+    return changes === 1;
   }
 
   async get(
@@ -109,77 +140,166 @@ export class SqliteStore implements Store {
     key: string,
   ): Promise<StoredRecord | undefined> {
     this.#open.use(collection, executionId, key);
-    const row = this.#prepared(collection).get.get(executionId, key) as Row | undefined;
+    const row = this.#use(() => this.#records(collection).get.get(executionId, key)) as Row | undefined;
     return row === undefined ? undefined : toRecord(collection, executionId, row);
   }
 
   async list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]> {
     this.#open.use(collection, executionId);
-    const rows = this.#prepared(collection).list.all(executionId) as Row[];
+    const rows = this.#use(() => this.#records(collection).list.all(executionId)) as Row[];
     return rows.map((row) => toRecord(collection, executionId, row));
   }
 
   async executions(collection: StoreCollection): Promise<string[]> {
     this.#open.use(collection);
-    const rows = this.#prepared(collection).executions.all() as { execution_id: string }[];
+    const rows = this.#use(() => this.#records(collection).executions.all()) as { execution_id: string }[];
     // SQLite sorts UTF-8 bytes; the contract is JavaScript's order of strings.
     return rows.map((r) => r.execution_id).sort();
+  }
+
+  async createRun(head: RunHead): Promise<boolean> {
+    this.#open.check();
+    checkHead(NAME, head);
+    return this.#use(() => this.#heads().create.run(headRow(head)).changes === 1);
+  }
+
+  async readRun(id: string): Promise<RunHead | undefined> {
+    this.#open.use('flow_runs', id);
+    const row = this.#use(() => this.#heads().read.get(id)) as RawHeadRow | undefined;
+    return row === undefined ? undefined : headFromRow(row);
+  }
+
+  async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
+    this.#open.check();
+    checkClaim(NAME, id, expectedVersion, claim);
+    const change = {
+      id,
+      expected: expectedVersion,
+      status: claim.status,
+      ...leaseColumns(claim.lease),
+      updated_at: Date.now(),
+    };
+    return this.#use(() => this.#heads().claim.run(change).changes === 1);
+  }
+
+  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+    this.#open.use('flow_runs', id);
+    checkRenewal(NAME, expiresAt);
+    return this.#use(() => this.#heads().renew.run(expiresAt, id, token).changes === 1);
+  }
+
+  async commit(id: string, commit: RunCommit): Promise<boolean> {
+    this.#open.check();
+    checkCommit(NAME, id, commit);
+    const writes = commit.writes.map((w) => ({
+      collection: w.collection,
+      key: w.key,
+      text: encodeValue(NAME, w.value),
+    }));
+    const fence: FenceParams = {
+      id,
+      token: commit.token,
+      status: commit.status ?? null,
+      release: commit.release === true ? 1 : 0,
+      updated_at: Date.now(),
+    };
+    return this.#use(() => this.#prepared().commit.immediate(fence, writes));
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
+    this.#open.check();
+    const { heads } = this.#prepared();
+    const statuses = listStatuses(NAME, filter);
+    const rows = this.#use(() =>
+      statuses === undefined ? heads.listAll.all() : heads.list.all(JSON.stringify(statuses)),
+    ) as RawHeadRow[];
+    return rows.map(headFromRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async prune(options: PruneOptions): Promise<string[]> {
+    this.#open.check();
+    const { before, statuses } = pruneBounds(NAME, options);
+    const bounds = { statuses: JSON.stringify(statuses), before };
+    const ids = this.#use(() => {
+      const db = this.#connection();
+      const { heads } = this.#prepared();
+      const prune = db.transaction(() => {
+        const chosen = (heads.pruned.all(bounds) as { id: string }[]).map((r) => r.id);
+        for (const collection of STORE_COLLECTIONS) this.#records(collection).prune.run(bounds);
+        heads.prune.run(bounds);
+        return chosen;
+      });
+      return prune.immediate() as string[];
+    });
+    return ids.sort();
   }
 
   async close(): Promise<void> {
     this.#open.close();
     this.#statements = undefined;
-    this.#db?.close();
+    if (this.#own === undefined) this.#db?.close();
     this.#db = undefined;
   }
 
   #checked(collection: StoreCollection, executionId: string, key: string, value: JsonValue): string {
     this.#open.use(collection, executionId, key);
-    return encodeValue('SqliteStore', value);
+    return encodeValue(NAME, value);
   }
 
-  #prepared(collection: StoreCollection): Statements {
-    const statements = this.#statements ?? this.#connect();
-    return statements.get(collection) as Statements;
+  /** Runs statements, naming a file that cannot be used (full, locked, unreadable) as `store_unavailable`. */
+  #use<T>(statements: () => T): T {
+    try {
+      return statements();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
+        if (!STATEMENT_CODES.test(code)) throw new StoreUnavailableError(NAME, this.path, error);
+      }
+      throw error;
+    }
   }
 
-  /** Opens the file, creates the tables if this is a new file, and prepares every statement. */
-  #connect(): Map<StoreCollection, Statements> {
+  #records(collection: StoreCollection): RecordStatements {
+    return this.#prepared().records.get(collection) as RecordStatements;
+  }
+
+  #heads() {
+    return this.#prepared().heads;
+  }
+
+  #prepared(): SqliteStatements {
+    return this.#statements ?? this.#connect();
+  }
+
+  #connection(): BetterSqlite3.Database {
+    this.#prepared();
+    return this.#db as BetterSqlite3.Database;
+  }
+
+  /** Opens the file, creates or upgrades its tables, and prepares every statement. */
+  #connect(): SqliteStatements {
     let db: BetterSqlite3.Database;
     try {
-      if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
-      db = new (loadDriver())(this.path, { timeout: this.#busyTimeoutMs });
+      if (this.#own !== undefined) db = this.#own;
+      else {
+        const Driver = loadDriver();
+        if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+        db = new Driver(this.path, { timeout: this.#busyTimeoutMs });
+      }
       db.pragma('journal_mode = WAL');
     } catch (error) {
-      throw new StoreUnavailableError('SqliteStore', this.path, error);
+      if (error instanceof MissingDependencyError) throw error;
+      throw new StoreUnavailableError(NAME, this.path, error);
     }
     try {
       migrate(db, this.path);
+      this.#statements = prepareStatements(db);
     } catch (error) {
-      db.close();
+      if (this.#own === undefined) db.close();
       throw error;
     }
-    const statements = new Map<StoreCollection, Statements>();
-    for (const collection of STORE_COLLECTIONS) {
-      const table = `"${collection}"`;
-      const columns = 'execution_id, key, version, value, updated_at';
-      statements.set(collection, {
-        put: db.prepare(
-          `INSERT INTO ${table} (${columns}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
-        ),
-        insert: db.prepare(`INSERT INTO ${table} (${columns}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-        get: db.prepare(
-          `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? AND key = ?`,
-        ),
-        list: db.prepare(
-          `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? ORDER BY seq`,
-        ),
-        executions: db.prepare(`SELECT DISTINCT execution_id FROM ${table}`),
-      });
-    }
     this.#db = db;
-    this.#statements = statements;
-    return statements;
+    return this.#statements;
   }
 }
 
@@ -191,30 +311,14 @@ function loadDriver(): typeof BetterSqlite3 {
 }
 
 function requireDriver(): typeof BetterSqlite3 {
-  return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-}
-
-/** Creates the tables of a new file (in one transaction, safe against another process doing the same). */
-function migrate(db: BetterSqlite3.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version === SCHEMA_VERSION) return;
-  if (version !== 0) throw new SnapshotVersionError(`SQLite file ${path} (its user_version)`, version);
-  db.transaction(() => {
-    for (const collection of STORE_COLLECTIONS) {
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS "${collection}" (
-          seq INTEGER PRIMARY KEY AUTOINCREMENT,
-          execution_id TEXT NOT NULL,
-          key TEXT NOT NULL,
-          version INTEGER NOT NULL,
-          value TEXT NOT NULL,
-          updated_at INTEGER NOT NULL,
-          UNIQUE (execution_id, key)
-        )`,
-      );
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') {
+      throw new MissingDependencyError(NAME, 'better-sqlite3', error);
     }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+    throw error;
+  }
 }
 
 function toRecord(collection: string, executionId: string, row: Row): StoredRecord {

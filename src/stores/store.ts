@@ -27,12 +27,110 @@ export interface StoredRecord {
   updatedAt: number;
 }
 
+/** What kind of definition a stored run belongs to. */
+export type RunKind = 'flow' | 'crew';
+
+/** Every status a stored run's head can have. */
+export const STORED_RUN_STATUSES = [
+  'running',
+  'paused',
+  'completed',
+  'partial',
+  'failed',
+  'aborted',
+] as const;
+
+/** Where a stored run stands: `running` while it has (or had, before its process died) an owner. */
+export type StoredRunStatus = (typeof STORED_RUN_STATUSES)[number];
+
+/** The statuses of runs that ended: what `prune` deletes unless told otherwise. */
+export const SETTLED_RUN_STATUSES: readonly StoredRunStatus[] = ['completed', 'partial', 'failed', 'aborted'];
+
 /**
- * Where durable runs live: a small key-value contract every store implements the same way (one
- * contract suite checks them all). Values are JSON; a store writes them with its format version and
- * refuses rows it cannot read (`corrupt_snapshot`) or whose version it does not know
+ * Who holds a run while it runs: written by a claim, its expiry moved by the owner's heartbeat,
+ * cleared when the run settles or pauses. Every write of the owner carries `token` (the fence).
+ */
+export interface RunLease {
+  /** The owner as people read it: `<hostname>:<pid>` (and `/<thread>` off the main thread). */
+  owner: string;
+  /** A random token: only writes that carry it commit. */
+  token: string;
+  /** Epoch ms after which the lease is free, on the owner's clock. */
+  expiresAt: number;
+  /** The owner's host (hostname, boot and process namespace): where `pid` can be checked. */
+  host: string;
+  pid: number;
+  /** The owner's worker thread (0 on the main thread). */
+  thread: number;
+}
+
+/** A stored run's head: one per run, whatever its kind, beside the records the run writes. */
+export interface RunHead {
+  /** The run's id (a flow's state id, a crew's execution id). */
+  id: string;
+  kind: RunKind;
+  /** The name of the definition it is a run of. */
+  name: string;
+  status: StoredRunStatus;
+  /** Moved on by every claim and every change of status: claims compare and set it. */
+  version: number;
+  /** The owner while the run runs; null once it settled or paused (or never had one). */
+  lease: RunLease | null;
+  /** What the run was started with (its inputs, the definition's fingerprint), as the runtime keeps it. */
+  data: JsonValue;
+  /** When the head was created and last changed, in epoch ms (the store's clock). */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One record a commit writes, under the committing run's id. */
+export interface RecordWrite {
+  collection: StoreCollection;
+  key: string;
+  value: JsonValue;
+}
+
+/** What a run's owner commits at once: records, and a new status for its head; all or nothing. */
+export interface RunCommit {
+  /** The owner's lease token: nothing is written unless the run's lease still carries it. */
+  token: string;
+  /** Records to write (each replacing the record at its address, like `put`), in order. */
+  writes: readonly RecordWrite[];
+  /** The head's new status (which moves its version on). */
+  status?: StoredRunStatus | undefined;
+  /** Clears the lease: the run settled or paused. */
+  release?: boolean | undefined;
+}
+
+/** A claim of a run whose head is at `expectedVersion`: its new status and owner. */
+export interface RunClaim {
+  status: StoredRunStatus;
+  lease: RunLease | null;
+}
+
+/** Which heads {@link Store.listRuns} returns. */
+export interface RunFilter {
+  /** Only runs with one of these statuses. @default every status */
+  statuses?: readonly StoredRunStatus[] | undefined;
+}
+
+/** What {@link Store.prune} deletes. */
+export interface PruneOptions {
+  /** Runs whose head last changed before this time (epoch ms, or a Date) are deleted. */
+  olderThan: number | Date;
+  /** Only runs with one of these statuses. @default the settled ones: completed, partial, failed, aborted */
+  statuses?: readonly StoredRunStatus[] | undefined;
+}
+
+/**
+ * Where durable runs live: a small contract every store implements the same way (one contract suite
+ * checks them all). Records are JSON addressed by collection, execution id and key; each run also
+ * has a head ({@link RunHead}) saying who owns it. Values are written with the store's format
+ * version and rows it cannot read are refused (`corrupt_snapshot`) or of a version it does not know
  * (`snapshot_version`). Every method rejects after `close` (`store_closed`) and when its server
- * cannot be reached (`store_unavailable`), never retrying forever.
+ * cannot be reached (`store_unavailable`, the driver's code in `details.cause`), never retrying
+ * forever. The run methods are atomic against every other writer, in any process: a claim is a
+ * compare-and-set, a commit checks its fence and writes everything or nothing.
  *
  * @example
  * await store.put('crew_task_results', executionId, 'research', { raw: '…' });
@@ -43,7 +141,7 @@ export interface Store {
   readonly kind: string;
   /** Writes a record, replacing the one with the same address (which keeps its place in `list`). */
   put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void>;
-  /** Writes a record only if none has its address; resolves whether it wrote (claims an id). */
+  /** Writes a record only if none has its address; resolves whether it wrote. */
   insert(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<boolean>;
   /** The record at an address, if there is one. */
   get(collection: StoreCollection, executionId: string, key: string): Promise<StoredRecord | undefined>;
@@ -51,26 +149,60 @@ export interface Store {
   list(collection: StoreCollection, executionId: string): Promise<StoredRecord[]>;
   /** The execution ids that have records in a collection, sorted. */
   executions(collection: StoreCollection): Promise<string[]>;
+  /**
+   * Creates a run's head (its `version`, `createdAt` and `updatedAt` as given) if no run has its id;
+   * resolves whether it did: the claim of a new run.
+   */
+  createRun(head: RunHead): Promise<boolean>;
+  /** The head of run `id`, if there is one. */
+  readRun(id: string): Promise<RunHead | undefined>;
+  /**
+   * Gives run `id` a new status and lease if its head is still at `expectedVersion`, moving the
+   * version on by one; resolves whether it did (a resume's claim, an answer's).
+   */
+  claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean>;
+  /** Moves the lease's expiry if `token` still holds it; resolves whether it did (the heartbeat). */
+  renewLease(id: string, token: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Writes a run's records and its new status in one transaction, only while `commit.token` holds
+   * its lease; resolves false, writing nothing, when it does not (another owner took the run).
+   */
+  commit(id: string, commit: RunCommit): Promise<boolean>;
+  /** The heads of the stored runs, sorted by id. */
+  listRuns(filter?: RunFilter): Promise<RunHead[]>;
+  /** Deletes the runs that match, with every record they own; resolves with their ids, sorted. */
+  prune(options: PruneOptions): Promise<string[]>;
   /** Releases the store's connections or file; later calls reject with `store_closed`. */
   close(): Promise<void>;
 }
 
+/** Every method a {@link Store} has. */
+const STORE_METHODS = [
+  'put',
+  'insert',
+  'get',
+  'list',
+  'executions',
+  'createRun',
+  'readRun',
+  'claimRun',
+  'renewLease',
+  'commit',
+  'listRuns',
+  'prune',
+  'close',
+] as const;
+
 /** Whether `value` has every method of a {@link Store} (a user's own store passes too). */
 export function isStore(value: unknown): value is Store {
   if (typeof value !== 'object' || value === null) return false;
-  const methods = ['put', 'insert', 'get', 'list', 'executions', 'close'] as const;
-  return methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  return STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
 }
 
 /** Refuses an option that should be a store and is not one (`invalid_option`, naming `where`). */
 export function checkStore(where: string, value: unknown): void {
   if (value !== undefined && !isStore(value)) {
-    throw new InvalidOptionError(
-      where,
-      'store',
-      'a Store (put, insert, get, list, executions, close)',
-      value,
-    );
+    throw new InvalidOptionError(where, 'store', `a Store (${STORE_METHODS.join(', ')})`, value);
   }
 }
 

@@ -9,7 +9,7 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 const idOf = (text: string) => /run ([0-9a-f-]{36})/.exec(text)?.[1] ?? '';
 
-describe('statecrew with flows: pause, resume, paths', () => {
+describe('statecrew with flows: pause, resume, paths', { timeout: 60_000 }, () => {
   it('runs a flow that pauses for a human, lists it as paused, and resumes it with the answer', async () => {
     const paused = await cli(['run', fixture('refund-flow.ts'), '--input', 'amount=480', '--store', store], {
       cwd,

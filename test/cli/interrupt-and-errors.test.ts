@@ -8,7 +8,7 @@ const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-errors-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 
-describe('statecrew: Ctrl-C, errors and help', () => {
+describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
   it('aborts cleanly on Ctrl-C: the run is kept as aborted and resume goes on where it stopped', async () => {
     const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
       cwd,
@@ -26,9 +26,18 @@ describe('statecrew: Ctrl-C, errors and help', () => {
 
     const resumed = await cli(['resume', id, '--json', '--store', store], { cwd });
     expect(resumed.code).toBe(0);
-    const out = JSON.parse(resumed.stdout) as { status: string; metadata: { restored: string[] } };
+    const out = JSON.parse(resumed.stdout) as {
+      status: string;
+      metadata: { restored: string[] };
+      tasksOutput: { name: string; description: string; raw: string }[];
+    };
     expect(out.status).toBe('completed');
     expect(out.metadata.restored).toEqual(['research']);
+    // The resumed task is asked with the inputs the run was started with, which resume never names.
+    expect(out.tasksOutput.find((t) => t.name === 'write')).toMatchObject({
+      description: 'write about AI',
+      raw: 'Writer: write about AI',
+    });
   });
 
   it('reports a YAML crew’s mistake in one line naming the file, the line and the code', async () => {

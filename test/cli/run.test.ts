@@ -9,7 +9,7 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 const idOf = (text: string) => /run ([0-9a-f-]{36})/.exec(text)?.[1] ?? '';
 
-describe('statecrew run, show and runs', () => {
+describe('statecrew run, show and runs', { timeout: 60_000 }, () => {
   it('runs a module’s crew without a terminal: one plain line per lifecycle event, then the result', async () => {
     const ran = await cli(['run', fixture('crew.ts'), '--input', 'topic=actors', '--store', store], { cwd });
     expect(ran.stderr).toBe('');

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
 import { codeOf } from '../store-helpers.js';
+import { runStoreContract } from './run-store.contract.js';
 
 /** What the contract needs of one store implementation. */
 export interface StoreHarness {
@@ -164,4 +165,5 @@ export function storeContract(name: string, harness: StoreHarness): void {
       });
     }
   });
+  runStoreContract(name, harness);
 }

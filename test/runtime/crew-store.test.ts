@@ -11,10 +11,10 @@ import {
   StoreUnavailableError,
   Task,
 } from '../../src/index.js';
-import type { JsonValue, Store, StoreCollection } from '../../src/stores/store.js';
+import type { JsonValue, Store } from '../../src/stores/store.js';
 import { scriptedModel } from '../../src/testing.js';
 import { agent, echoModel, tickingClock } from '../helpers.js';
-import { GatedStore } from '../store-helpers.js';
+import { GatedStore, wrapStore } from '../store-helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'statecrew-crew-store-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,17 +32,17 @@ describe('a crew with a store', () => {
     const store = new GatedStore();
     const model = echoModel();
     const run = chain(store, model).run({ clock: tickingClock() });
-    await store.whenPuts(1);
-    expect(store.puts).toEqual(['crew_task_results/outline']);
+    await store.whenCommits(1);
+    expect(store.commits).toEqual([['crew_task_results/outline']]);
     expect(model.calls).toHaveLength(1); // draft has not started: outline is not stored yet
     store.land();
-    await store.whenPuts(2);
+    await store.whenCommits(2);
     expect(model.calls).toHaveLength(2);
     store.land();
-    await store.whenPuts(3);
+    await store.whenCommits(3);
     store.land();
-    await store.whenPuts(4);
-    expect(store.puts.at(-1)).toBe('crew_executions/run');
+    await store.whenCommits(4);
+    expect(store.commits.at(-1)).toEqual(['crew_executions/run']);
     store.land();
     const out = await run.result;
     expect(out.status).toBe('completed');
@@ -112,15 +112,41 @@ describe('a crew with a store', () => {
     expect(doc?.results.find((r) => r.nodeId === 'b')).toMatchObject({ code: 'store_unavailable' });
   });
 
-  it('never fails the run when a write fails: a store.error event and metadata.storeErrors', async () => {
-    class BrokenStore extends MemoryStore {
-      override async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue) {
-        if (key === 'draft') throw new StoreUnavailableError('BrokenStore', 'disk', 'full');
-        return super.put(collection, executionId, key, value);
-      }
-    }
-    const store = new BrokenStore();
-    const run = chain(store).run({ executionId: 'b' });
+  it('stops when a write fails: nothing after it starts, the error is store_unavailable, resume finishes', async () => {
+    const store = new MemoryStore();
+    let broken = true;
+    const failing = wrapStore(store, {
+      commit: (id, commit) =>
+        broken && commit.writes.some((w) => w.key === 'draft')
+          ? Promise.reject(new StoreUnavailableError('BrokenStore', 'disk', 'full'))
+          : store.commit(id, commit),
+    });
+    const model = echoModel();
+    await expect(chain(failing, model).kickoff({ executionId: 'b' })).rejects.toMatchObject({
+      code: 'store_unavailable',
+    });
+    expect(model.calls).toHaveLength(2); // polish never started
+    broken = false;
+    const out = await chain(store, model).resume('b');
+    expect(out.status).toBe('completed');
+    expect(out.metadata.restored).toEqual(['outline']);
+    expect(model.calls).toHaveLength(4); // only the in-flight draft ran again, then polish
+  });
+
+  it('goes on past a failed write with onStoreError continue: a store.error event and metadata.storeErrors', async () => {
+    const store = new MemoryStore();
+    const failing = wrapStore(store, {
+      commit: (id, commit) =>
+        commit.writes.some((w) => w.key === 'draft')
+          ? Promise.reject(new StoreUnavailableError('BrokenStore', 'disk', 'full'))
+          : store.commit(id, commit),
+    });
+    const writer = agent('Writer', echoModel());
+    const tasks = ['outline', 'draft', 'polish'].map(
+      (name) => new Task({ name, description: `Do the ${name}`, agent: writer }),
+    );
+    const crew = new Crew({ name: 'blog', tasks, store: failing, onStoreError: 'continue' });
+    const run = crew.run({ executionId: 'b' });
     const events: StatecrewEvent[] = [];
     run.events$.subscribe((e) => events.push(e));
     const out = await run.result;
@@ -142,18 +168,12 @@ describe('a crew with a store', () => {
     // A process that died wrote its task results and never its run document: a store that loses
     // every run document stands in for it.
     const store = new MemoryStore();
-    const losing: Store = {
-      kind: 'losing',
-      put: (collection, id, key, value) =>
-        collection === 'crew_executions'
+    const losing = wrapStore(store, {
+      commit: (id, commit) =>
+        commit.writes.some((w) => w.collection === 'crew_executions')
           ? Promise.reject(new Error('gone'))
-          : store.put(collection, id, key, value),
-      insert: (...args) => store.insert(...args),
-      get: (...args) => store.get(...args),
-      list: (...args) => store.list(...args),
-      executions: (collection) => store.executions(collection),
-      close: () => store.close(),
-    };
+          : store.commit(id, commit),
+    });
     const controller = new AbortController();
     const llm = scriptedModel((request) => {
       if (request.prompt.includes('Task: Do the polish')) controller.abort('shutdown');

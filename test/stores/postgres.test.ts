@@ -1,8 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Pool } from 'pg';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StatecrewError } from '../../src/errors.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/stores/postgres.js';
+import { head, lease } from '../contracts/run-store.contract.js';
 import { storeContract } from '../contracts/store.contract.js';
 import { codeOf } from '../store-helpers.js';
 
@@ -14,6 +17,46 @@ const noServices = process.env.STATECREW_NO_SERVICES === '1';
 if (noServices)
   console.log('PostgresStore tests skipped: STATECREW_NO_SERVICES=1 says no PostgreSQL server is running');
 describe.skipIf(noServices)('PostgresStore on the server at 127.0.0.1:5432', () => postgresTests());
+
+describe('PostgresStore without pg', () => {
+  const modulePath = fileURLToPath(new URL('../../src/stores/postgres.ts', import.meta.url));
+
+  it('is imported without loading pg', () => {
+    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
+    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, modulePath], {
+      encoding: 'utf8',
+    });
+    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
+    expect(loaded).toEqual([]);
+  });
+
+  it('is imported when pg is not installed, and its calls reject with missing_dependency', () => {
+    // Module hooks that answer for pg as Node does for a package that is not installed.
+    const hooks = `export async function resolve(specifier, context, next) {
+      if (specifier !== 'pg') return next(specifier, context);
+      throw Object.assign(new Error("Cannot find package 'pg'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    }`;
+    const register = `import { register } from 'node:module';
+      register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`;
+    const script = `const { PostgresStore } = await import(process.argv[1]);
+      const store = new PostgresStore({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+      const refusal = (e) => ({ code: e.code, package: e.details?.package });
+      const calls = [store.readRun('r'), store.put('flow_runs', 'r', 'run', 1)];
+      console.log(JSON.stringify(await Promise.all(calls.map((c) => c.then(() => 'resolved', refusal)))));`;
+    const imports = ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`];
+    const printed = execFileSync(
+      process.execPath,
+      [...imports, '--input-type=module', '-e', script, modulePath],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(JSON.parse(printed.trim().split('\n').at(-1) as string)).toEqual([
+      { code: 'missing_dependency', package: 'pg' },
+      { code: 'missing_dependency', package: 'pg' },
+    ]);
+  });
+});
 
 function postgresTests(): void {
   /** A connection of the tests' own, beside the stores under test. */
@@ -59,6 +102,8 @@ function postgresTests(): void {
       await dropSchema(schema);
     },
   });
+
+  runHeadTests({ admin, freshSchema, dropSchema });
 
   describe('PostgresStore', () => {
     it('refuses a bad schema, connection or timeout option, naming it (invalid_option)', () => {
@@ -134,7 +179,7 @@ function postgresTests(): void {
           { table_name: 'store_meta', data_type: 'text' },
         ]);
         const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
-        expect(meta.rows).toEqual([{ name: 'schema_version', value: '1' }]);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '2' }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
         await dropSchema(name);
@@ -220,4 +265,223 @@ function switchable(pool: Pool): { pool: Pool; down: boolean } {
     },
   });
   return state;
+}
+
+/** What the PostgreSQL tests share: a connection of their own, and schemas no other test uses. */
+interface TestServer {
+  admin: Pool;
+  freshSchema(): Promise<string>;
+  dropSchema(name: string): Promise<void>;
+}
+
+/** The tables a version-1 store created, written by hand as its setup wrote them. */
+function versionOneDdl(schema: string): string {
+  const tables = ['flow_runs', 'crew_task_results', 'crew_executions'].map(
+    (collection) => `
+      CREATE TABLE "${schema}"."${collection}" (
+        execution_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        version INTEGER NOT NULL,
+        value TEXT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (execution_id, key)
+      );
+      CREATE INDEX "${collection}_seq" ON "${schema}"."${collection}" (execution_id, seq);`,
+  );
+  return `
+    CREATE SCHEMA "${schema}";
+    ${tables.join('\n')}
+    CREATE TABLE "${schema}".store_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO "${schema}".store_meta (name, value) VALUES ('schema_version', '1');`;
+}
+
+/** The schema upgrade, and what only PostgreSQL can show of commits: its round trips, its locks. */
+function runHeadTests(server: TestServer): void {
+  const { admin, freshSchema, dropSchema } = server;
+
+  describe('PostgresStore run heads', () => {
+    it('upgrades a version-1 schema in place, once, and still reads its records', async () => {
+      const name = await freshSchema();
+      await admin.query(versionOneDdl(name));
+      await admin.query(
+        `INSERT INTO "${name}".crew_task_results (execution_id, key, version, value, updated_at)
+         VALUES ('e', 'b', 1, '{"n":1}', 5), ('e', 'a', 1, '{"n":2}', 6)`,
+      );
+      const stores = Array.from(
+        { length: 3 },
+        () => new PostgresStore({ connectionString: SERVER, schema: name }),
+      );
+      const [store] = stores as [PostgresStore];
+      try {
+        expect(await Promise.all(stores.map((s) => s.readRun('e')))).toEqual([
+          undefined,
+          undefined,
+          undefined,
+        ]);
+        expect(await store.list('crew_task_results', 'e')).toEqual([
+          { key: 'b', value: { n: 1 }, updatedAt: 5 },
+          { key: 'a', value: { n: 2 }, updatedAt: 6 },
+        ]);
+        const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '2' }]);
+        const indexes = await admin.query<{ indexname: string }>(
+          'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
+          [name, 'runs'],
+        );
+        expect(indexes.rows.map((row) => row.indexname)).toEqual(['runs_pkey', 'runs_status']);
+
+        expect(await store.createRun(head('e', 'a'))).toBe(true);
+        const writes = [{ collection: 'crew_task_results' as const, key: 'c', value: 3 }];
+        expect(await store.commit('e', { token: 'a', writes, status: 'completed', release: true })).toBe(
+          true,
+        );
+        expect((await store.list('crew_task_results', 'e')).map((r) => r.key)).toEqual(['b', 'a', 'c']);
+        expect(await store.readRun('e')).toMatchObject({ status: 'completed', version: 2, lease: null });
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+        await dropSchema(name);
+      }
+    });
+
+    it('refuses a schema of a newer version (snapshot_version) and leaves it as it is', async () => {
+      const name = await freshSchema();
+      await admin.query(versionOneDdl(name));
+      await admin.query(`UPDATE "${name}".store_meta SET value = '3'`);
+      const store = new PostgresStore({ connectionString: SERVER, schema: name });
+      try {
+        expect(await codeOf(store.readRun('r'))).toBe('snapshot_version');
+        expect(await codeOf(store.createRun(head('r')))).toBe('snapshot_version');
+        const runs = await admin.query('SELECT to_regclass($1) AS runs', [`"${name}".runs`]);
+        expect(runs.rows).toEqual([{ runs: null }]);
+      } finally {
+        await store.close();
+        await dropSchema(name);
+      }
+    });
+
+    it('commits three records and a status in one statement: one round trip, no client checked out', async () => {
+      const pool = new pg.Pool({ connectionString: SERVER });
+      const counted = counting(pool);
+      const name = await freshSchema();
+      const store = new PostgresStore({ pool: counted.pool, schema: name });
+      try {
+        await store.createRun(head('r1', 'a'));
+        await store.put('crew_task_results', 'r1', 'first', 0);
+        counted.calls.length = 0;
+        const writes = [
+          { collection: 'crew_task_results' as const, key: 'second', value: { n: 2 } },
+          { collection: 'crew_task_results' as const, key: 'first', value: { n: 1 } },
+          { collection: 'crew_executions' as const, key: 'run', value: { status: 'completed' } },
+        ];
+        expect(await store.commit('r1', { token: 'a', writes, status: 'completed', release: true })).toBe(
+          true,
+        );
+        expect(counted.calls.map((call) => call.method)).toEqual(['query']);
+        const sent = counted.calls[0]?.argument as { name?: unknown; text?: unknown; values?: unknown };
+        // A named prepared statement, its data as parameters: one statement whatever the writes.
+        expect(sent.name).toMatch(/^statecrew_commit_[0-9a-f]+$/);
+        expect(String(sent.text).trim()).not.toContain(';');
+        expect(sent.values).toContainEqual(['second', 'first']);
+
+        expect(await store.commit('r1', { token: 'a', writes })).toBe(false);
+        expect(counted.calls.map((call) => call.method)).toEqual(['query', 'query']);
+        expect(counted.calls[1]?.argument).toMatchObject({ name: sent.name, text: sent.text });
+
+        const results = await store.list('crew_task_results', 'r1');
+        expect(results.map((r) => [r.key, r.value])).toEqual([
+          ['first', { n: 1 }],
+          ['second', { n: 2 }],
+        ]);
+        expect((await store.get('crew_executions', 'r1', 'run'))?.value).toEqual({ status: 'completed' });
+        expect(await store.readRun('r1')).toMatchObject({ status: 'completed', version: 2, lease: null });
+      } finally {
+        await store.close();
+        await pool.end();
+        await dropSchema(name);
+      }
+    });
+
+    it('writes nothing for a commit that waited on a claim which then changed the token', async () => {
+      const name = await freshSchema();
+      const store = new PostgresStore({ connectionString: SERVER, schema: name });
+      await store.createRun(head('r1', 'a'));
+      const claimer = await admin.connect();
+      try {
+        await claimer.query('BEGIN');
+        await claimer.query(
+          `UPDATE "${name}".runs SET token = 'b', version = version + 1 WHERE id = 'r1' AND version = 1`,
+        );
+        const { rows } = await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const writes = [{ collection: 'flow_runs' as const, key: 'late', value: 1 }];
+        const commit = store.commit('r1', { token: 'a', writes, status: 'completed' });
+        expect(await blockedBy(admin, rows[0]?.pid, commit)).toBe(true);
+        await claimer.query('COMMIT');
+        expect(await commit).toBe(false);
+        expect(await store.list('flow_runs', 'r1')).toEqual([]);
+        expect(await store.readRun('r1')).toMatchObject({ status: 'running', version: 2 });
+        expect((await store.readRun('r1'))?.lease?.token).toBe('b');
+      } finally {
+        await claimer.query('ROLLBACK').catch(() => {});
+        claimer.release();
+        await store.close();
+        await dropSchema(name);
+      }
+    });
+
+    it('names a database that does not exist as store_unavailable, keeping its SQLSTATE', async () => {
+      const missing = `postgres://postgres@127.0.0.1:5432/statecrew_no_such_db_${process.pid}`;
+      const store = new PostgresStore({ connectionString: missing, schema: 'statecrew_nowhere' });
+      try {
+        const error = await store.createRun(head('r1')).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StatecrewError);
+        expect((error as StatecrewError).code).toBe('store_unavailable');
+        expect((error as StatecrewError).details.cause).toBe('3D000');
+        expect(await codeOf(store.claimRun('r1', 1, { status: 'running', lease: lease('a') }))).toBe(
+          'store_unavailable',
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+/** Resolves true once a session waits for a lock that backend `pid` holds; false if `pending` settled first. */
+async function blockedBy(admin: Pool, pid: number | undefined, pending: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void pending.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  for (;;) {
+    const { rows } = await admin.query<{ waiting: number }>(
+      'SELECT count(*)::integer AS waiting FROM pg_stat_activity WHERE $1::integer = ANY(pg_blocking_pids(pid))',
+      [pid],
+    );
+    if ((rows[0]?.waiting ?? 0) > 0) return true;
+    if (settled) return false;
+  }
+}
+
+/** A pool that records each `query` and `connect` called on it, with its first argument. */
+function counting(pool: Pool): { pool: Pool; calls: { method: string; argument: unknown }[] } {
+  const calls: { method: string; argument: unknown }[] = [];
+  const proxy = new Proxy(pool, {
+    get(target, property) {
+      const member: unknown = Reflect.get(target, property, target);
+      if (typeof member !== 'function') return member;
+      const method = member as (...args: unknown[]) => unknown;
+      if (property !== 'query' && property !== 'connect') return method.bind(target);
+      return (...args: unknown[]) => {
+        calls.push({ method: property, argument: args[0] });
+        return method.apply(target, args);
+      };
+    },
+  });
+  return { pool: proxy, calls };
 }

@@ -62,7 +62,7 @@ describe('SqliteStore', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
     db.close();
     const again = new SqliteStore({ path: file });
     expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });

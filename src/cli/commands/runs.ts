@@ -1,7 +1,10 @@
+import { InvalidOptionError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
+import { STORED_RUN_STATUSES, type Store, type StoredRunStatus } from '../../stores/store.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
+import { parseDuration } from './durations.js';
 
 /** Options of `statecrew runs`. */
 export interface RunsCommandOptions {
@@ -9,6 +12,8 @@ export interface RunsCommandOptions {
   store?: string | undefined;
   json?: boolean | undefined;
   limit?: string | undefined;
+  /** Deletes the settled runs (or those of `--status`) last changed longer ago than this duration. */
+  prune?: string | undefined;
 }
 
 /** One stored run as `statecrew runs` lists it. */
@@ -28,6 +33,7 @@ export interface RunRow {
 export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
   const store = await storeFromOption(options.store);
   try {
+    if (options.prune !== undefined) return await prune(store, options, io);
     const crewIds = new Set([
       ...(await store.executions('crew_executions')),
       ...(await store.executions('crew_task_results')),
@@ -75,4 +81,21 @@ export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promi
   } finally {
     await store.close();
   }
+}
+
+/** `statecrew runs --prune <duration> [--status s]`: deletes old runs with everything they own. */
+async function prune(store: Store, options: RunsCommandOptions, io: CliIo): Promise<number> {
+  const age = parseDuration('--prune', options.prune as string);
+  const status = options.status;
+  if (status !== undefined && !(STORED_RUN_STATUSES as readonly string[]).includes(status)) {
+    throw new InvalidOptionError('statecrew', '--status', `one of ${STORED_RUN_STATUSES.join(', ')}`, status);
+  }
+  const statuses = status === undefined ? undefined : [status as StoredRunStatus];
+  const pruned = await store.prune({ olderThan: Date.now() - age, statuses });
+  if (options.json === true) io.stdout.write(`${JSON.stringify({ pruned }, null, 2)}\n`);
+  else
+    io.stdout.write(
+      `pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}${pruned.length > 0 ? `: ${pruned.join(', ')}` : ''}\n`,
+    );
+  return 0;
 }

@@ -100,4 +100,6 @@ export interface FlowDefinition<S> {
   state: StateSource<S>;
   /** Where its runs are kept, unless a kickoff names another. */
   store?: Store | undefined;
+  /** How long a run's lease lasts without renewal, in ms, unless a kickoff says otherwise. */
+  leaseMs?: number | undefined;
 }

@@ -6,7 +6,11 @@ import {
   StoreRequiredError,
   UnknownRouteError,
 } from '../../errors.js';
-import type { Store } from '../../stores/store.js';
+import type { RunHead, Store } from '../../stores/store.js';
+import type { Clock } from '../clock.js';
+import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
+import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
+import type { RunOwner } from '../durable/run-owner.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
 import { loadSnapshot } from './flow-store.js';
@@ -115,4 +119,95 @@ export function checkAnswer(
   }
   if (!entry.routes.includes(given.route)) throw new UnknownRouteError(step, given.route, entry.routes);
   return { step, route: given.route, feedback: given.feedback };
+}
+
+/** What claiming a stored flow run for `resume` found. */
+export type FlowClaim =
+  /** The run is this owner's: go on from `snapshot` (absent when it died before its first header), with `answer`. */
+  | {
+      kind: 'claimed';
+      snapshot: FlowSnapshot | undefined;
+      inputs: Record<string, unknown>;
+      answer?: HumanAnswer;
+    }
+  /** The run completed: its stored result, nothing to run. */
+  | { kind: 'completed'; output: FlowOutput<unknown> };
+
+/**
+ * Claims stored run `id` of `definition` for `owner`, checking it first: `run_not_found`,
+ * `flow_mismatch`, an answer for a paused run (`answer_required`, `unknown_route`) and none for another
+ * (`not_paused`), `run_locked` while another owner lives. Of two answers at once, one claims the run;
+ * the other gets `run_locked` while the winner runs, `not_paused` once it moved on.
+ */
+export async function claimFlowRun(
+  definition: FlowDefinition<unknown>,
+  owner: RunOwner,
+  clock: Clock,
+  answer: unknown,
+): Promise<FlowClaim> {
+  const { store, id } = owner;
+  let snapshot: FlowSnapshot | undefined;
+  let checked: HumanAnswer | undefined;
+  const decide = async (head: RunHead): Promise<ClaimDecision> => {
+    if (head.kind !== 'flow' || head.name !== definition.name) {
+      throw new FlowMismatchError(
+        definition.name,
+        id,
+        head.kind === 'flow' ? head.name : `crew ${head.name}`,
+      );
+    }
+    if (head.status !== 'paused') {
+      if (answer !== undefined) throw new NotPausedError(definition.name, id, head.status);
+      return head.status === 'completed' ? 'leave' : 'claim';
+    }
+    snapshot = await loadSnapshot(store, id);
+    if (snapshot === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
+    // Read after the head: another answer may have claimed the run in between, and it moved on.
+    if (snapshot.status !== 'paused') {
+      throw new NotPausedError(definition.name, id, `${snapshot.status}: another answer was taken first`);
+    }
+    checked = checkAnswer(definition, snapshot, answer);
+    return 'claim';
+  };
+  const outcome = await claimStoredRun({
+    owner,
+    clock,
+    what: `Flow "${definition.name}" resume`,
+    decide,
+    legacy: () => legacyFlowRun(store, id),
+    ...(answer === undefined
+      ? {}
+      : {
+          lostRace: (head: RunHead) =>
+            new NotPausedError(definition.name, id, `${head.status}: another answer was taken first`),
+        }),
+  });
+  if (outcome === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
+  if (!outcome.claimed) {
+    const stored = await loadSnapshot(store, id);
+    if (stored === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
+    return { kind: 'completed', output: storedOutput(stored) };
+  }
+  // Read once the run is this owner's: every write of the owner before it has landed.
+  snapshot = checked === undefined ? await loadSnapshot(store, id) : snapshot;
+  const inputs = (snapshot?.inputs ?? headInputs(outcome.head)) as Record<string, unknown>;
+  return { kind: 'claimed', snapshot, inputs, ...(checked === undefined ? {} : { answer: checked }) };
+}
+
+/** A flow run stored before run heads existed, as its header tells. */
+async function legacyFlowRun(store: Store, id: string): Promise<LegacyRun | undefined> {
+  const snapshot = await loadSnapshot(store, id);
+  if (snapshot === undefined) return undefined;
+  return {
+    kind: 'flow',
+    name: snapshot.flow,
+    status: snapshot.status,
+    data: { inputs: encodeRunValue(snapshot.inputs) },
+  };
+}
+
+/** The inputs a run's head keeps (a run that died before its first header). */
+function headInputs(head: RunHead): unknown {
+  const data = head.data as { inputs?: unknown } | null;
+  return data?.inputs === undefined ? {} : decodeRunValue(data.inputs as never);
 }

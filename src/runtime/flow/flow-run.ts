@@ -2,26 +2,23 @@ import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import { StoreRequiredError } from '../../errors.js';
 import type { FlowMachineOutput } from '../../machines/flow.js';
-import { type JsonValue, type Store, toJson } from '../../stores/store.js';
+import type { Store } from '../../stores/store.js';
 import type { Failure, MemoryEntry, StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../clock.js';
+import { checkRunId } from '../durable/claim.js';
+import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
 import { EventHub } from '../event-hub.js';
 import { checkInputs } from '../inputs.js';
 import { memoryEntry } from '../memory.js';
 import { runToEnd } from '../run-to-end.js';
 import { SUMMARY_NODE } from '../summary.js';
+import { optionalInteger } from '../validate.js';
 import type { FlowDefinition, StepContext } from './definition.js';
-import { type FlowRunHeader, FlowRunWriter } from './flow-store.js';
+import { FlowKeeper } from './flow-keeper.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver } from './round-driver.js';
-import {
-  FLOW_SNAPSHOT_VERSION,
-  type FlowRunStatus,
-  type FlowSnapshot,
-  type HumanAnswer,
-  type PendingHuman,
-} from './snapshot.js';
+import type { FlowSnapshot, HumanAnswer, PendingHuman } from './snapshot.js';
 import { checkState, createState, type WithId } from './state.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
@@ -57,14 +54,25 @@ export interface FlowRunOptions {
    * state with `inputs` merged over it; the source run is unchanged.
    */
   from?: string | undefined;
+  /**
+   * How long the run's lease in its store lasts without renewal, in ms: it is renewed every third of
+   * that while the run runs; a run whose process died can be taken over after it.
+   * @default the flow's `leaseMs`, else 15000
+   */
+  leaseMs?: number | undefined;
 }
 
 /** Where a run starts from besides the definition: a stored run it goes on with. */
 export interface FlowRunSeed {
-  /** The snapshot of the run to go on with (same id): its state, rounds and outputs. */
-  resume: FlowSnapshot;
+  /**
+   * The snapshot of the run to go on with (same id): its state, rounds and outputs; absent for a run
+   * whose process died before its first header, which starts again from its stored inputs.
+   */
+  resume: FlowSnapshot | undefined;
   /** The answer to one of its waiting human steps (a paused run). */
   answer?: HumanAnswer | undefined;
+  /** The owner that claimed the stored run. */
+  owner: RunOwner;
 }
 
 /** The result of a flow run. */
@@ -155,14 +163,14 @@ export function startFlowRun<S>(
   validateTriggers(definition);
   const forced = checkForcedRoutes(definition, options.routes);
   const resumed = seed?.resume;
+  const where = `Flow "${definition.name}" kickoff`;
   const inputs =
-    resumed === undefined
-      ? checkInputs(`Flow "${definition.name}" kickoff`, options.inputs)
-      : (resumed.inputs as Record<string, unknown>);
+    resumed === undefined ? checkInputs(where, options.inputs) : (resumed.inputs as Record<string, unknown>);
+  if (resumed === undefined && inputs.id !== undefined) checkRunId(where, 'inputs.id', inputs.id);
   const state =
     resumed === undefined
       ? (createState(definition.name, definition.state, inputs) as WithId<S>)
-      : (structuredClone(resumed.state) as WithId<S>);
+      : (resumed.state as WithId<S>);
   const { id } = state;
   const clock = toClock(options.clock);
   const results: MemoryEntry[] = [];
@@ -176,38 +184,39 @@ export function startFlowRun<S>(
       'pause for a human and resume',
     );
   }
-  const writer = store === undefined ? undefined : new FlowRunWriter(store, id);
   const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
   const outputs = recorder.outputsView();
+  let halt = (_error: unknown): void => {};
+  const halted = new Promise<never>((_, reject) => {
+    halt = reject;
+  });
+  let waiting = (): PendingHuman[] => [];
+  const keeper =
+    store === undefined
+      ? undefined
+      : new FlowKeeper(seed?.owner ?? new RunOwner(store, id, leaseMsOf(definition, options), clock), {
+          flow: definition.name,
+          id,
+          clock,
+          recorder,
+          state,
+          inputs,
+          waiting: () => waiting(),
+          halt: (error) => halt(error),
+        });
   const runner = createStepRunner<S>({
     hub,
     clock,
     forced,
     contextFor: (spec, signal, self) =>
       stepContext(spec, signal, self, { state, inputs, hub, clock, results }, outputs),
-    checkState: (name) => checkState(definition.state, state, name),
+    checkState: (spec, output) => {
+      checkState(definition.state, state, spec.step.name);
+      keeper?.encodeStep(spec.nodeId, spec.step.name, output);
+    },
   });
-  /**
-   * The state as the last completed step left it. A failed or aborted run is stored with it, so a
-   * step that failed or was stopped half way leaves nothing of its changes to the resumed run (a step
-   * that ran beside it in the same round may have: at least once per step).
-   */
-  let settledState: JsonValue = toJson(state);
-  let waiting = (): PendingHuman[] => [];
   /** Whether this run holds its id in the store (its claim, or a resume's first header, landed). */
   let claimed = false;
-  const header = (status: FlowRunStatus): FlowRunHeader => ({
-    version: FLOW_SNAPSHOT_VERSION,
-    flow: definition.name,
-    id,
-    status,
-    state: status === 'completed' ? toJson(state) : settledState,
-    inputs: toJson(inputs),
-    pending: waiting().map((w) => ({ ...w, payload: toJson(w.payload) })),
-    errors: { ...recorder.errors },
-    failures: { ...recorder.failures },
-    updatedAt: clock.now(),
-  });
   const driver = createRoundDriver({
     steps: definition.steps,
     hub,
@@ -222,18 +231,9 @@ export function startFlowRun<S>(
       if (prompt === undefined) return step.name;
       return prompt({ state, payload, inputs, outputs, flowId: id });
     },
-    // Each step writes what is new — its run and the header — never the whole run again.
-    onStepSettled:
-      writer === undefined
-        ? undefined
-        : (completed) => {
-            if (completed !== undefined) {
-              settledState = toJson(state);
-              void writer.step({ ...completed, output: toJson(recorder.outputs.get(completed.step)) });
-            }
-            runner.hold(writer.header(header('running')));
-          },
-    onRoundCompleted: writer === undefined ? undefined : (n, round) => runner.hold(writer.round(n, round)),
+    // Each step stages what is new — its run and the header — never the whole run again.
+    onStepSettled: keeper && ((completed) => keeper.stepSettled(completed)),
+    onRoundCompleted: keeper && ((n, round) => keeper.roundCompleted(n, round)),
   });
   waiting = () => driver.waiting();
   const run = flowRuns.register(driver);
@@ -243,7 +243,14 @@ export function startFlowRun<S>(
     id: `flow:${id}`,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
-  actor.subscribe({ next: () => runner.flush(), error: () => {} });
+  // What a transition staged is committed before the runner starts anything it asked for.
+  actor.subscribe({
+    next: () => {
+      keeper?.afterTransition((commit) => runner.hold(commit));
+      runner.flush();
+    },
+    error: () => {},
+  });
   const startedAt = clock.now();
   const output = (status: FlowOutput<S>['status']): FlowOutput<S> => {
     const out: FlowOutput<S> = {
@@ -274,6 +281,7 @@ export function startFlowRun<S>(
     nodes: definition.steps.length,
     process: 'flow',
     startEvent: { type: 'START' },
+    halted,
     complete(machineOutput) {
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
@@ -290,25 +298,33 @@ export function startFlowRun<S>(
     // Stored as aborted, to be resumed like a run whose process died; the rejection waits for the
     // write. Only once the run holds its id: an abort before the claim landed must not touch another run.
     keepAborted: async () => {
-      if (writer !== undefined && claimed) await writer.header(header('aborted'));
+      if (keeper !== undefined && claimed) await keeper.finish('aborted').catch(() => {});
     },
-    release: () => flowRuns.delete(run),
-    ...(writer === undefined
+    release: () => {
+      flowRuns.delete(run);
+      keeper?.end();
+    },
+    ...(keeper === undefined
       ? {}
       : {
           ready: (async () => {
-            const first = header('running');
-            if (resumed === undefined) await writer.claim(first);
-            else await writer.header(first);
-            if (writer.failure !== undefined) throw writer.failure;
+            if (seed === undefined) await keeper.claimNew();
+            else await keeper.start();
             claimed = true;
           })(),
-          async finish(out: FlowOutput<S>) {
-            await writer.header(header(out.status));
-            if (writer.failure !== undefined) throw writer.failure;
-          },
+          finish: (out: FlowOutput<S>) => keeper.finish(out.status),
         }),
   });
 
   return { id, events$: hub.events$, actor, result };
+}
+
+/** The lease of a run: the option's, else the flow's, else the default (`invalid_option` unless an integer ≥ 10). */
+export function leaseMsOf(
+  definition: { name: string; leaseMs?: number | undefined },
+  options: { leaseMs?: number | undefined },
+): number {
+  const leaseMs = options.leaseMs ?? definition.leaseMs ?? DEFAULT_LEASE_MS;
+  optionalInteger(`Flow "${definition.name}" kickoff`, 'leaseMs', leaseMs, 10);
+  return leaseMs;
 }

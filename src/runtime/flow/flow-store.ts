@@ -1,7 +1,9 @@
-import { CorruptSnapshotError, FlowExistsError, SnapshotVersionError } from '../../errors.js';
-import type { JsonValue, Store, StoredRecord } from '../../stores/store.js';
+import { CorruptSnapshotError, SnapshotVersionError } from '../../errors.js';
+import type { JsonValue, RecordWrite, Store, StoredRecord } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
 import { RUN_KEY } from '../crew-store.js';
+import { decodeRunValue } from '../durable/codec.js';
+import type { HeadChange, RunOwner } from '../durable/run-owner.js';
 import {
   FLOW_SNAPSHOT_VERSION,
   type FlowRunStatus,
@@ -17,6 +19,8 @@ import {
  *   `run`           the header: status, state, inputs, pending human steps, errors (rewritten per step)
  *   `round:<n>`     a completed round: its steps and what it emitted
  *   `step:<nodeId>` a completed step run: its output and the round it ran in
+ * From version 2 on, `state`, `inputs`, every `output` and every pending `payload` are in the run value
+ * codec's form (`encodeRunValue`); version 1 kept them as plain JSON.
  */
 export interface FlowRunHeader {
   version: number;
@@ -25,7 +29,7 @@ export interface FlowRunHeader {
   status: FlowRunStatus;
   state: JsonValue;
   inputs: JsonValue;
-  pending: PendingHuman[];
+  pending: (Omit<PendingHuman, 'payload'> & { payload: JsonValue })[];
   errors: Record<string, string>;
   failures: Record<string, Failure>;
   updatedAt: number;
@@ -52,27 +56,45 @@ export async function loadSnapshot(store: Store, id: string): Promise<FlowSnapsh
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
     throw corrupt(id, RUN_KEY, 'not a flow run');
   }
-  if (header.version !== FLOW_SNAPSHOT_VERSION)
+  if (header.version !== 1 && header.version !== FLOW_SNAPSHOT_VERSION) {
     throw new SnapshotVersionError(`Flow run ${id}`, header.version);
+  }
   if (typeof header.flow !== 'string' || typeof header.status !== 'string') {
     throw corrupt(id, RUN_KEY, 'fields of a flow run are missing');
   }
+  const decode = decoderOf(id, header.version);
   const rounds = roundsOf(id, records);
   const steps = records.filter((r) => r.key.startsWith(STEP)).map((r) => stepOf(id, r));
-  const outputs: Record<string, JsonValue> = {};
-  for (const step of steps) outputs[step.step] = step.output;
+  const outputs: Record<string, unknown> = {};
+  for (const step of steps) outputs[step.step] = decode(`step:${step.nodeId}`, step.output);
   const done = steps
     .filter((s) => s.round > rounds.length)
     .map(({ nodeId, step, run }) => ({ nodeId, step, run }));
   const doneSteps = new Set(done.map((d) => d.step));
+  const { pending = [], state, inputs, ...rest } = header as FlowRunHeader;
   return {
-    ...(header as FlowRunHeader),
+    ...rest,
+    state: decode(RUN_KEY, state),
+    inputs: decode(RUN_KEY, inputs),
     rounds,
     done,
     trail: [...rounds.flatMap((r) => r.steps), ...[...doneSteps]],
     outputs,
     emitted: rounds.flatMap((r) => r.emitted),
-    pending: header.pending ?? [],
+    pending: pending.map((p) => ({ ...p, payload: decode(RUN_KEY, p.payload) })),
+  };
+}
+
+/** How a snapshot's values read back: as the codec wrote them (version 2), or as plain JSON (version 1). */
+function decoderOf(id: string, version: number): (key: string, value: JsonValue | undefined) => unknown {
+  if (version === 1) return (_key, value) => value;
+  return (key, value) => {
+    if (value === undefined) return undefined;
+    try {
+      return decodeRunValue(value);
+    } catch (error) {
+      throw corrupt(id, key, `a value the codec cannot read: ${(error as Error).message}`);
+    }
   };
 }
 
@@ -100,47 +122,58 @@ function stepOf(id: string, record: StoredRecord): StoredStepRun {
 }
 
 /**
- * Writes one flow run's records, one after another in the order they were made (so a later header
- * never lands before an earlier one). A failed write fails the run: `failure` holds it.
+ * Gathers one flow run's records and commits them through its owner: what a supervisor transition
+ * produced (a step run, the header, the round it ended) goes to the store as one fenced commit, in
+ * the order the records were made. The run starts nothing more until that commit landed; a commit that
+ * failed, or that found the lease taken, fails the run (`failure` holds why).
  */
 export class FlowRunWriter {
+  /** Records made since the last commit, by key (a later header replaces an earlier one). */
+  readonly #staged = new Map<string, JsonValue>();
   #chain: Promise<void> = Promise.resolve();
-  /** The first write that failed, if one did. */
+  /** The first commit that failed, if one did: nothing is committed after it. */
   failure: unknown;
 
-  constructor(
-    private readonly store: Store,
-    private readonly id: string,
-  ) {}
+  constructor(private readonly owner: RunOwner) {}
 
-  /** Claims the run's id with its first header: rejects with `flow_exists` when a run holds it. */
-  async claim(header: FlowRunHeader): Promise<void> {
-    const claimed = await this.store.insert('flow_runs', this.id, RUN_KEY, header as unknown as JsonValue);
-    if (!claimed) throw new FlowExistsError(header.flow, this.id);
+  /** Stages the run's header. */
+  header(header: FlowRunHeader): void {
+    this.#staged.set(RUN_KEY, header as unknown as JsonValue);
   }
 
-  /** Writes the run's header (after the records before it); never rejects. */
-  header(header: FlowRunHeader): Promise<void> {
-    return this.#write(RUN_KEY, header as unknown as JsonValue);
+  /** Stages a completed step run. */
+  step(step: StoredStepRun): void {
+    this.#staged.set(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
   }
 
-  /** Writes a completed step run. */
-  step(step: StoredStepRun): Promise<void> {
-    return this.#write(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
+  /** Stages a completed round (`n` from 1). */
+  round(n: number, round: SnapshotRound): void {
+    this.#staged.set(`${ROUND}${n}`, round as unknown as JsonValue);
   }
 
-  /** Writes a completed round (`n` from 1). */
-  round(n: number, round: SnapshotRound): Promise<void> {
-    return this.#write(`${ROUND}${n}`, round as unknown as JsonValue);
+  /** Whether records wait to be committed. */
+  get staged(): boolean {
+    return this.#staged.size > 0;
   }
 
-  #write(key: string, value: JsonValue): Promise<void> {
+  /**
+   * Commits what is staged (and `change` to the head) after the commits before it; resolves once it
+   * landed or failed, never rejecting: a failure is kept in `failure` and reported to `onFailure`.
+   */
+  commit(change: HeadChange = {}, onFailure?: (error: unknown) => void): Promise<void> {
+    const writes: RecordWrite[] = [...this.#staged].map(([key, value]) => ({
+      collection: 'flow_runs',
+      key,
+      value,
+    }));
+    this.#staged.clear();
     this.#chain = this.#chain.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        await this.store.put('flow_runs', this.id, key, value);
+        await this.owner.commit(writes, change);
       } catch (error) {
         this.failure = error;
+        onFailure?.(error);
       }
     });
     return this.#chain;

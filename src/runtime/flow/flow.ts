@@ -7,8 +7,10 @@ import {
   SelfTriggerError,
 } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
+import { toClock } from '../clock.js';
+import { RunOwner } from '../durable/run-owner.js';
 import type { PlainMachine } from '../plain-machine.js';
-import { requiredText } from '../validate.js';
+import { optionalInteger, requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
   FlowDefinition,
@@ -20,20 +22,13 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
-import {
-  checkAnswer,
-  checkNoAnswer,
-  forkInputs,
-  type HumanAnswerInput,
-  storedOutput,
-  storedRunOf,
-  storeFor,
-} from './flow-resume.js';
+import { claimFlowRun, forkInputs, type HumanAnswerInput, storedRunOf, storeFor } from './flow-resume.js';
 import {
   type FlowOutput,
   type FlowRun,
   type FlowRunOptions,
   type FlowRunSeed,
+  leaseMsOf,
   startFlowRun,
 } from './flow-run.js';
 import { loadSnapshot } from './flow-store.js';
@@ -66,13 +61,17 @@ export class Flow<S> {
   #supervisor: FlowSupervisor | undefined;
   /** Where runs are kept, unless a kickoff names another store. */
   readonly store: Store | undefined;
+  /** How long a run's lease lasts without renewal, in ms, unless a kickoff says otherwise. */
+  readonly leaseMs: number | undefined;
 
-  constructor(name: string, state: StateSource<S>, store?: Store) {
+  constructor(name: string, state: StateSource<S>, store?: Store, leaseMs?: number) {
     requiredText('createFlow', 'name', name);
     checkStore('createFlow', store);
+    optionalInteger('createFlow', 'leaseMs', leaseMs, 10);
     this.name = name;
     this.#state = state;
     this.store = store;
+    this.leaseMs = leaseMs;
   }
 
   /** Adds a step that runs first, in round 1. */
@@ -135,6 +134,7 @@ export class Flow<S> {
       steps: [...this.#steps],
       state: this.#state as StateSource<WithId<S>>,
       store: this.store,
+      leaseMs: this.leaseMs,
     };
   }
 
@@ -191,23 +191,33 @@ export class Flow<S> {
    * Goes on with a stored run, in this or any process, with any definition object of this flow:
    * a run whose process died (or that was aborted) continues — the steps that were in flight run
    * again; a failed run runs its failed steps again, then goes on; a completed run returns its stored
-   * result and runs nothing. The result covers the whole run; `totalTimeMs` this segment only.
+   * result and runs nothing. The result covers the whole run; `totalTimeMs` this segment only. The run
+   * is claimed first: `run_locked` while another owner runs it; of two answers to one paused run at
+   * once, exactly one goes on.
    */
   async resume(
     id: string,
     answer?: HumanAnswerInput,
-    options: Omit<FlowRunOptions, 'inputs' | 'from'> = {},
+    options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'resume a run');
-    const snapshot = await storedRunOf(definition, store, id, 'resume');
-    if (snapshot.status === 'paused') {
-      const checked = checkAnswer(definition, snapshot, answer);
-      return this.#start({ ...options, store }, { resume: snapshot, answer: checked }).result;
+    const clock = toClock(options.clock);
+    const owner = new RunOwner(store, id, leaseMsOf(definition, options), clock);
+    const claim = await claimFlowRun(definition, owner, clock, answer);
+    if (claim.kind === 'completed') return claim.output as FlowOutput<WithId<S>>;
+    try {
+      const { snapshot, inputs } = claim;
+      const seed: FlowRunSeed = { owner, resume: snapshot, answer: claim.answer };
+      const { onRun, ...runOptions } = options;
+      const run = this.#start({ ...runOptions, store, inputs }, seed);
+      onRun?.(run);
+      return await run.result;
+    } catch (error) {
+      // A run that never started (a definition error) gives its claim back.
+      await owner.releaseQuietly();
+      throw error;
     }
-    checkNoAnswer(definition, snapshot, answer);
-    if (snapshot.status === 'completed') return storedOutput<S>(snapshot);
-    return this.#start({ ...options, store }, { resume: snapshot }).result;
   }
 
   /** What the store holds of run `id` (undefined when nothing); `store_required` without a store. */
@@ -287,6 +297,15 @@ function checkTrigger(where: string, trigger: Trigger): void {
   for (const inner of trigger.of) checkTrigger(where, inner);
 }
 
+/** Options of {@link Flow.resume}: a run's options, and who hears of the run once it started. */
+export interface FlowResumeOptions<S> extends Omit<FlowRunOptions, 'inputs' | 'from'> {
+  /**
+   * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe
+   * to its `events$` there to see every event. Not called for a completed run, which runs nothing.
+   */
+  onRun?: ((run: FlowRun<S>) => void) | undefined;
+}
+
 /** Options of {@link createFlow} with a free state object. */
 export interface FreeFlowOptions<S extends object> {
   name: string;
@@ -294,6 +313,8 @@ export interface FreeFlowOptions<S extends object> {
   initialState: S;
   /** Where runs are kept (snapshots after every step); a kickoff may name another. */
   store?: Store | undefined;
+  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
+  leaseMs?: number | undefined;
 }
 
 /** Options of {@link createFlow} with a schema-checked state. */
@@ -303,6 +324,8 @@ export interface StructuredFlowOptions<Z extends ZodType> {
   store?: Store | undefined;
   /** Validates the inputs (`invalid_inputs`) and the state after every step (`invalid_state`). */
   state: Z;
+  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
+  leaseMs?: number | undefined;
 }
 
 /**
@@ -322,5 +345,6 @@ export function createFlow(options: FreeFlowOptions<object> | StructuredFlowOpti
   if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {
     throw new InvalidOptionError('createFlow', 'initialState', 'an object', initial);
   }
-  return new Flow(options.name, { kind: 'free', initial }, (options as FreeFlowOptions<object>).store);
+  const { store, leaseMs } = options as FreeFlowOptions<object>;
+  return new Flow(options.name, { kind: 'free', initial }, store, leaseMs);
 }

@@ -1,8 +1,11 @@
-import type { JsonValue } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
 
-/** The version of {@link FlowSnapshot}'s shape; a snapshot of another version is refused (`snapshot_version`). */
-export const FLOW_SNAPSHOT_VERSION = 1;
+/**
+ * The version of the stored flow run's shape. Version 2 keeps state, inputs, outputs and payloads in
+ * the run value codec's form (Dates, Maps, cycles…); version 1 kept them as plain JSON and still
+ * loads. A snapshot of any other version is refused (`snapshot_version`).
+ */
+export const FLOW_SNAPSHOT_VERSION = 2;
 
 /** Where a flow run stands, as its snapshot records it. */
 export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'aborted' | 'paused';
@@ -47,8 +50,8 @@ export interface FlowSnapshot {
   flow: string;
   id: string;
   status: FlowRunStatus;
-  state: JsonValue;
-  inputs: JsonValue;
+  state: unknown;
+  inputs: unknown;
   /** Every completed round, in order. */
   rounds: SnapshotRound[];
   /** The step runs that completed in the round in progress. */
@@ -57,7 +60,7 @@ export interface FlowSnapshot {
   pending: PendingHuman[];
   trail: string[];
   /** Every completed step's latest output, by step name. */
-  outputs: Record<string, JsonValue>;
+  outputs: Record<string, unknown>;
   emitted: string[];
   errors: Record<string, string>;
   failures: Record<string, Failure>;
@@ -72,9 +75,9 @@ export interface FlowRunInfo {
   status: FlowRunStatus;
   /** The first human step a paused run waits for. */
   pending?: PendingHuman;
-  state: JsonValue;
+  state: unknown;
   trail: string[];
-  outputs: Record<string, JsonValue>;
+  outputs: Record<string, unknown>;
   updatedAt: number;
 }
 

@@ -23,8 +23,11 @@ export interface StepRunnerParts<S> {
   forced: ReadonlyMap<string, ForcedRoutes[string]>;
   /** The context a step run's body gets. */
   contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): StepContext<S>;
-  /** Checks the state after `step` ran (a schema's `invalid_state`). */
-  checkState(step: string): void;
+  /**
+   * Checks what a step run left — the state (a schema's `invalid_state`) and its output — before it
+   * counts as completed; throwing fails the step.
+   */
+  checkState(spec: StepRunSpec<S>, output: unknown): void;
 }
 
 /** A step's return value as the `output` of its `node.completed` event (the shape tasks use). */
@@ -102,7 +105,7 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
             : spec.step;
         return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
           now: hub.now,
-          check: parts.checkState,
+          check: (output) => parts.checkState(spec, output),
         });
       },
       publish(emitted, spec) {

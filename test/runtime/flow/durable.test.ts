@@ -58,31 +58,35 @@ function reviewFlow(
 }
 
 describe('a flow with a store', () => {
-  it('writes each step, then the round, and the next round starts only once they are written', async () => {
+  it('commits each step with its header and round at once, and the next round starts only once it landed', async () => {
     const store = new GatedStore();
     const ran: string[] = [];
     const run = reviewFlow(store, ran).run({ inputs: { id: 'r1' } });
-    await store.whenPuts(1);
-    expect(store.puts).toEqual(['flow_runs/step:draft']);
-    for (let landed = 1; store.puts.at(-1) !== 'flow_runs/round:1'; landed += 1) {
-      store.land();
-      await store.whenPuts(landed + 1);
-    }
-    expect(store.puts).toEqual(['flow_runs/step:draft', 'flow_runs/run', 'flow_runs/round:1']);
+    await store.whenCommits(1);
+    expect(store.commits).toEqual([['flow_runs/run']]);
+    expect(ran).toEqual([]); // nothing runs before the first header landed
+    store.land();
+    await store.whenCommits(2);
+    expect(store.commits[1]).toEqual(['flow_runs/step:draft', 'flow_runs/run', 'flow_runs/round:1']);
     await nextTurn();
     expect(ran).toEqual(['draft']); // review waits until round 1 is stored
     store.land();
-    await store.whenPuts(4);
+    await store.whenCommits(3);
     expect(ran).toEqual(['draft', 'review1']);
-    for (let landed = 4; ; landed += 1) {
+    for (let landed = 3; ; landed += 1) {
       store.land();
-      const out = await Promise.race([run.result, store.whenPuts(landed + 1).then(() => undefined)]);
+      const out = await Promise.race([run.result, store.whenCommits(landed + 1).then(() => undefined)]);
       if (out !== undefined) {
         expect(out.status).toBe('completed');
         break;
       }
     }
+    // One commit per step, besides the first header and the last (which releases the lease).
+    const steps = ['draft', 'review1', 'revise2', 'review2', 'revise3', 'review3', 'publish'];
+    expect(ran).toEqual(steps);
+    expect(store.commits).toHaveLength(steps.length + 2);
     expect((await store.get('flow_runs', 'r1', 'run'))?.value).toMatchObject({ status: 'completed' });
+    expect(await store.readRun('r1')).toMatchObject({ status: 'completed', lease: null });
   });
 
   it('claims its id: a kickoff with an id the store holds is refused (flow_exists) before any step', async () => {
@@ -191,7 +195,7 @@ describe('a flow with a store', () => {
 
   it('fails the run with the store’s error when a snapshot cannot be written', async () => {
     class Unreachable extends MemoryStore {
-      override async put(): Promise<void> {
+      override async commit(): Promise<boolean> {
         throw new StatecrewError('store_unavailable', 'no disk');
       }
     }

@@ -1,0 +1,28 @@
+import { InvalidOptionError } from '../../errors.js';
+
+const UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** Milliseconds of a duration as people write it: `500ms`, `30s`, `15m`, `12h`, `7d`, `2w` (`invalid_option` else). */
+export function parseDuration(option: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(text.trim());
+  if (match === null) {
+    throw new InvalidOptionError('statecrew', option, 'a duration such as 30m, 12h or 7d', text);
+  }
+  return Number(match[1]) * (UNITS[match[2] as string] as number);
+}
+
+/** A whole number > 0 given as text (`invalid_option` else). */
+export function positiveInteger(option: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new InvalidOptionError('statecrew', option, 'a whole number > 0', text);
+  }
+  return value;
+}

@@ -1,0 +1,65 @@
+import type { Crew } from '../../runtime/crew.js';
+import { createRunner } from '../../runtime/durable/runner.js';
+import type { Flow } from '../../runtime/flow/flow.js';
+import { SqliteStore } from '../../stores/sqlite.js';
+import type { StatecrewEvent } from '../../types.js';
+import { isCrew, isFlow, loadModule } from '../load-target.js';
+import type { CliIo } from '../output.js';
+import { openStore } from '../store-option.js';
+import { positiveInteger } from './durations.js';
+
+/** Options of `statecrew runner`. */
+export interface RunnerCommandOptions {
+  store?: string | undefined;
+  pollMs: string;
+}
+
+/** One line per run the runner takes over, leaves alone, or sees end. */
+function eventLine(event: StatecrewEvent): string | undefined {
+  switch (event.type) {
+    case 'run.recovered':
+      return `recovered ${event.kind} "${event.name}" run ${event.runId}${event.previousOwner === null ? '' : ` (its owner ${event.previousOwner} is gone)`}`;
+    case 'run.skipped':
+      return `left ${event.kind} run ${event.runId} alone: ${event.reason}`;
+    case 'run.completed':
+      return event.step === undefined ? `run ${event.runId} ${event.status}` : undefined;
+    case 'run.failed':
+      return event.step === undefined ? `run ${event.runId} failed: ${event.error}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * `statecrew runner <file>`: resumes the stored runs of the crews and flows a module exports whose
+ * process died — at once, then every `--poll-ms` — until Ctrl-C or SIGTERM, which let the runs it
+ * resumed settle. The store is `--store`, else the first definition's own, else the default SQLite
+ * file. Resolves with the exit code.
+ */
+export async function runnerCommand(file: string, options: RunnerCommandOptions, io: CliIo): Promise<number> {
+  const pollMs = positiveInteger('--poll-ms', options.pollMs);
+  const module = await loadModule(file);
+  const flows = Object.values(module).filter((v): v is Flow<object> => isFlow(v));
+  const crews = Object.values(module).filter((v): v is Crew => isCrew(v));
+  const opened = options.store === undefined ? undefined : await openStore(options.store);
+  const store = opened ?? [...flows, ...crews].find((d) => d.store !== undefined)?.store ?? new SqliteStore();
+  const runner = createRunner({ store, flows, crews, pollMs });
+  runner.events$.subscribe((event) => {
+    const line = eventLine(event);
+    if (line !== undefined) io.stdout.write(`${line}\n`);
+  });
+  const names = [...flows, ...crews].map((d) => d.name).join(', ') || '(none)';
+  io.stdout.write(`runner on ${store.kind} store for ${names}: looking for stuck runs every ${pollMs} ms\n`);
+  const first = runner.recover().catch((error: unknown) => {
+    io.stderr.write(`statecrew: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.stdout.write('runner stopping: letting the runs it resumed settle\n');
+  await first;
+  await runner.close();
+  await store.close();
+  return 0;
+}

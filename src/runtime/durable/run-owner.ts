@@ -1,0 +1,164 @@
+import { LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
+import type {
+  JsonValue,
+  RecordWrite,
+  RunHead,
+  RunKind,
+  RunLease,
+  Store,
+  StoredRunStatus,
+} from '../../stores/store.js';
+import type { Clock } from '../clock.js';
+import { dropToken, holdToken, ownerIdentity } from './identity.js';
+
+/** How long a run's lease lasts without renewal, in ms, unless told otherwise. */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** A change a commit makes to the run's head besides its records. */
+export interface HeadChange {
+  status?: StoredRunStatus | undefined;
+  /** The run settled or paused: its lease is given up. */
+  release?: boolean | undefined;
+}
+
+/**
+ * One run's ownership of its stored record: the lease it claimed (a new run's, or a stored run's by
+ * compare-and-set), the heartbeat that renews it every `leaseMs / 3`, and the fenced commits that
+ * carry its token. Once the lease is found taken — by a refused commit or a refused renewal — every
+ * later commit rejects with `lease_lost` at once.
+ */
+export class RunOwner {
+  readonly token = globalThis.crypto.randomUUID();
+  /** Set once the lease was found taken by another owner. */
+  lost: LeaseLostError | undefined;
+  #heartbeat: unknown;
+  #holding = false;
+  /** Whether a commit gave the lease up already. */
+  #released = false;
+
+  constructor(
+    readonly store: Store,
+    readonly id: string,
+    readonly leaseMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The lease this owner writes: its identity, token and a fresh expiry. */
+  lease(): RunLease {
+    const { owner, host, pid, thread } = ownerIdentity();
+    return { owner, host, pid, thread, token: this.token, expiresAt: this.clock.now() + this.leaseMs };
+  }
+
+  /** Claims a new run's id with its head; resolves false when a run already has it. */
+  async create(kind: RunKind, name: string, data: JsonValue): Promise<boolean> {
+    const now = this.clock.now();
+    const head: RunHead = {
+      id: this.id,
+      kind,
+      name,
+      status: 'running',
+      version: 1,
+      lease: this.lease(),
+      data,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const created = await this.#call(() => this.store.createRun(head));
+    if (created) this.#hold();
+    return created;
+  }
+
+  /** Claims a stored run whose head is `head` (compare-and-set on its version); resolves whether it did. */
+  async take(head: RunHead): Promise<boolean> {
+    const claim = { status: 'running' as const, lease: this.lease() };
+    const taken = await this.#call(() => this.store.claimRun(head.id, head.version, claim));
+    if (taken) this.#hold();
+    return taken;
+  }
+
+  /**
+   * Writes `writes` and the head change in one fenced commit. Rejects with `lease_lost` when the lease
+   * is no longer this owner's, and with the store's error (`store_unavailable`, …) when it failed.
+   */
+  async commit(writes: readonly RecordWrite[], change: HeadChange = {}): Promise<void> {
+    if (this.lost !== undefined) throw this.lost;
+    const committed = await this.#call(() =>
+      this.store.commit(this.id, {
+        token: this.token,
+        writes,
+        status: change.status,
+        release: change.release,
+      }),
+    );
+    if (!committed) {
+      this.lost = new LeaseLostError(this.id);
+      throw this.lost;
+    }
+    if (change.release === true) {
+      this.#released = true;
+      this.end();
+    }
+  }
+
+  /** Gives the lease up in the store if it is still this owner's; never rejects. */
+  async releaseQuietly(): Promise<void> {
+    const held = this.#holding;
+    this.end();
+    if (!held || this.#released || this.lost !== undefined) return;
+    this.#released = true;
+    await this.store.commit(this.id, { token: this.token, writes: [], release: true }).catch(() => false);
+  }
+
+  /**
+   * Renews the lease every `leaseMs / 3` on the run's clock until `end`; `onLost` hears of a renewal
+   * the store refused (another owner took the run). A renewal that fails to reach the store is tried
+   * again at the next beat: the fence keeps writes safe meanwhile.
+   */
+  startHeartbeat(onLost: (error: LeaseLostError) => void): void {
+    const beat = () => {
+      this.#heartbeat = this.clock.setTimeout(
+        async () => {
+          if (!this.#holding) return;
+          const renewed = await this.store
+            .renewLease(this.id, this.token, this.clock.now() + this.leaseMs)
+            .catch(() => undefined);
+          if (!this.#holding) return;
+          if (renewed === false) {
+            this.lost ??= new LeaseLostError(this.id);
+            this.end();
+            onLost(this.lost);
+            return;
+          }
+          beat();
+        },
+        Math.max(1, Math.floor(this.leaseMs / 3)),
+      );
+      // A heartbeat alone never keeps a process alive.
+      (this.#heartbeat as { unref?: () => void } | undefined)?.unref?.();
+    };
+    if (this.#holding) beat();
+  }
+
+  /** Stops the heartbeat; this thread no longer counts the lease as held by a live run. */
+  end(): void {
+    this.#holding = false;
+    if (this.#heartbeat !== undefined) this.clock.clearTimeout(this.#heartbeat);
+    this.#heartbeat = undefined;
+    dropToken(this.token);
+  }
+
+  #hold(): void {
+    this.#holding = true;
+    holdToken(this.token);
+  }
+
+  /** A store call whose failure is always a `StatecrewError` (a user's store may throw anything). */
+  async #call<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof StatecrewError) throw error;
+      throw new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+import { type Observable, Subject } from 'rxjs';
+import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
+import { checkStore, type RunHead, type RunKind, type Store } from '../../stores/store.js';
+import type { StatecrewEvent } from '../../types.js';
+import { type Clock, type ClockOption, toClock } from '../clock.js';
+import type { Crew } from '../crew.js';
+import { optionalInteger } from '../validate.js';
+import { leaseIsLive } from './identity.js';
+
+/** What a runner needs of a flow (any `Flow`, whatever its state): its name, and `resume`. */
+export interface RecoverableFlow {
+  readonly name: string;
+  resume(
+    id: string,
+    answer: undefined,
+    options: {
+      store: Store;
+      clock: Clock;
+      leaseMs?: number;
+      onRun(run: { events$: Observable<StatecrewEvent> }): void;
+    },
+  ): Promise<unknown>;
+}
+
+/** Options of {@link createRunner}. */
+export interface RunnerOptions {
+  /** Where the runs it looks after are kept. */
+  store: Store;
+  /** The flows whose runs it may resume, found by name. @default [] */
+  flows?: readonly RecoverableFlow[] | undefined;
+  /** The crews whose runs it may resume, found by name. @default [] */
+  crews?: readonly Crew[] | undefined;
+  /** The clock for leases and polling. @default the system clock */
+  clock?: ClockOption | undefined;
+  /** How often it looks for stuck runs, in ms. @default 5000 */
+  pollMs?: number | undefined;
+  /** The lease of the runs it resumes, in ms. @default each definition's own, else 15000 */
+  leaseMs?: number | undefined;
+}
+
+/** What one pass of a runner did. */
+export interface RecoveryReport {
+  /** The runs it resumed, each settled or paused by the time the pass resolved. */
+  resumed: string[];
+  /** Stuck runs it left alone: no definition of their name, or another runner took them first. */
+  skipped: string[];
+  /** Runs whose resume failed, with why. */
+  failed: { id: string; error: string; code?: string }[];
+}
+
+/** A service that resumes stored runs whose owner is gone. */
+export interface Runner {
+  /** `run.recovered` and `run.skipped`, and every event of the runs it resumed. */
+  readonly events$: Observable<StatecrewEvent>;
+  /** One pass: resumes every stuck run it holds a definition of; resolves once they settled or paused. */
+  recover(): Promise<RecoveryReport>;
+  /** Stops polling and waits for the runs it resumed to settle or pause. */
+  close(): Promise<void>;
+}
+
+type Definition = { kind: 'flow'; flow: RecoverableFlow } | { kind: 'crew'; crew: Crew };
+type Outcome = { id: string } & ({ kind: 'resumed' | 'skipped' } | { kind: 'failed'; error: unknown });
+
+/**
+ * Starts a runner over `store`: every `pollMs` it finds the stored runs that are `running` while
+ * their lease has no live owner (their process died) and resumes each with the flow or crew of the
+ * same name. Leases make this safe with several runners, or several processes, on one store: each
+ * run is resumed once. A run whose definition it does not hold is left alone and reported once
+ * (`run.skipped`).
+ *
+ * @example
+ * const runner = createRunner({ store, flows: [refund], crews: [research] });
+ * process.on('SIGTERM', () => runner.close());
+ */
+export function createRunner(options: RunnerOptions): Runner {
+  if (typeof options !== 'object' || options === null || options.store === undefined) {
+    throw new InvalidOptionError('createRunner', 'store', 'a Store', options?.store);
+  }
+  checkStore('createRunner', options.store);
+  optionalInteger('createRunner', 'pollMs', options.pollMs, 1);
+  optionalInteger('createRunner', 'leaseMs', options.leaseMs, 10);
+  const runner = new StuckRunRunner(options, definitionsByName(options), toClock(options.clock));
+  runner.poll();
+  return runner;
+}
+
+/** The runner {@link createRunner} starts: its passes, its timer and the runs it resumed. */
+class StuckRunRunner implements Runner {
+  readonly #events = new Subject<StatecrewEvent>();
+  /** Runs this runner resumed that have not settled yet, by id. */
+  readonly #running = new Map<string, Promise<Outcome>>();
+  /** Runs reported as left alone, so each is reported once. */
+  readonly #reported = new Set<string>();
+  readonly #pollMs: number;
+  #closed = false;
+  #timer: unknown;
+  readonly events$: Observable<StatecrewEvent> = this.#events.asObservable();
+
+  constructor(
+    private readonly options: RunnerOptions,
+    private readonly definitions: Map<string, Definition>,
+    private readonly clock: Clock,
+  ) {
+    this.#pollMs = options.pollMs ?? 5000;
+  }
+
+  async recover(): Promise<RecoveryReport> {
+    const outcomes = await Promise.all(await this.#startPass());
+    return report(outcomes);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    await Promise.allSettled([...this.#running.values()]);
+    this.#events.complete();
+  }
+
+  /** Schedules the next pass on the runner's clock (a timer that keeps no process alive). */
+  poll(): void {
+    this.#timer = this.clock.setTimeout(() => {
+      if (this.#closed) return;
+      this.#startPass().then(
+        () => this.poll(),
+        () => this.poll(),
+      );
+    }, this.#pollMs);
+    (this.#timer as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  /** Starts resuming every stuck run; resolves once each was started, with their outcomes to come. */
+  async #startPass(): Promise<Promise<Outcome>[]> {
+    const heads = await this.options.store.listRuns({ statuses: ['running'] });
+    const now = this.clock.now();
+    const started: Promise<Outcome>[] = [];
+    for (const head of heads) {
+      if (this.#closed || this.#running.has(head.id) || leaseIsLive(head.lease, now)) continue;
+      const definition = this.definitions.get(key(head.kind, head.name));
+      if (definition === undefined) {
+        this.#reportSkipped(head);
+        started.push(Promise.resolve({ id: head.id, kind: 'skipped' }));
+        continue;
+      }
+      const outcome = this.#resumeOne(head, definition).finally(() => this.#running.delete(head.id));
+      this.#running.set(head.id, outcome);
+      started.push(outcome);
+    }
+    return started;
+  }
+
+  #reportSkipped(head: RunHead): void {
+    if (this.#reported.has(head.id)) return;
+    this.#reported.add(head.id);
+    this.#emit(head, {
+      type: 'run.skipped',
+      reason: `this runner holds no ${head.kind} named "${head.name}"`,
+    });
+  }
+
+  async #resumeOne(head: RunHead, definition: Definition): Promise<Outcome> {
+    const previousOwner = head.lease?.owner ?? null;
+    const onRun = (run: { events$: Observable<StatecrewEvent> }) => {
+      this.#emit(head, { type: 'run.recovered', previousOwner });
+      run.events$.subscribe({ next: (event) => this.#events.next(event), error: () => {} });
+    };
+    const { store, leaseMs } = this.options;
+    const common = { store, clock: this.clock, onRun, ...(leaseMs === undefined ? {} : { leaseMs }) };
+    try {
+      if (definition.kind === 'flow') await definition.flow.resume(head.id, undefined, common);
+      else await definition.crew.resume(head.id, common);
+      return { id: head.id, kind: 'resumed' };
+    } catch (error) {
+      // Another runner claimed it first, or it ended meanwhile: nothing for this one to do.
+      if (error instanceof StatecrewError && error.code === 'run_locked')
+        return { id: head.id, kind: 'skipped' };
+      return { id: head.id, kind: 'failed', error };
+    }
+  }
+
+  #emit(head: RunHead, event: Record<string, unknown>): void {
+    this.#events.next({
+      runId: head.id,
+      at: this.clock.now(),
+      kind: head.kind,
+      name: head.name,
+      ...event,
+    } as StatecrewEvent);
+  }
+}
+
+const key = (kind: RunKind, name: string) => `${kind}:${name}`;
+
+/** The definitions by kind and name; two of one kind and name are `invalid_option`. */
+function definitionsByName(options: RunnerOptions): Map<string, Definition> {
+  const found = new Map<string, Definition>();
+  const add = (kind: RunKind, name: string, definition: Definition) => {
+    if (found.has(key(kind, name))) {
+      throw new InvalidOptionError('createRunner', `${kind}s`, `${kind}s of distinct names`, name);
+    }
+    found.set(key(kind, name), definition);
+  };
+  for (const flow of options.flows ?? []) add('flow', flow.name, { kind: 'flow', flow });
+  for (const crew of options.crews ?? []) add('crew', crew.name, { kind: 'crew', crew });
+  return found;
+}
+
+function report(outcomes: readonly Outcome[]): RecoveryReport {
+  const result: RecoveryReport = { resumed: [], skipped: [], failed: [] };
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'failed') {
+      const { error } = outcome;
+      const code = error instanceof StatecrewError ? error.code : undefined;
+      result.failed.push({
+        id: outcome.id,
+        error: describeThrown(error),
+        ...(code === undefined ? {} : { code }),
+      });
+    } else result[outcome.kind].push(outcome.id);
+  }
+  return result;
+}

@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { SnapshotVersionError } from '../errors.js';
+import type { HeadRow } from './run-head.js';
+import { encodeValue, type RecordWrite, STORE_COLLECTIONS, type StoreCollection } from './store.js';
+
+/**
+ * The tables of a {@link PostgresStore} schema and the SQL it runs on them. Version 1 had the record
+ * tables; version 2 adds `runs` (one head per run). A version-1 schema is upgraded in place.
+ */
+export const POSTGRES_SCHEMA_VERSION = 2;
+
+/** The SQL of one collection's records ($1 execution id, $2 key, then version, value, updated_at). */
+export interface RecordSql {
+  put: string;
+  insert: string;
+  get: string;
+  list: string;
+  executions: string;
+}
+
+/** The SQL of run heads; `commit` is fixed text, so it is sent as the prepared statement `commitName`. */
+export interface RunSql {
+  create: string;
+  read: string;
+  claim: string;
+  renew: string;
+  commit: string;
+  commitName: string;
+  list: string;
+  prune: string;
+}
+
+/** Every statement a store runs on its schema. */
+export interface PostgresSql {
+  records: Record<StoreCollection, RecordSql>;
+  runs: RunSql;
+}
+
+/** The columns of a head, in the order `runs.create` takes them ($1…$11). */
+const HEAD_COLUMN_NAMES = [
+  'id',
+  'kind',
+  'name',
+  'status',
+  'version',
+  'token',
+  'expires_at',
+  'owner',
+  'data',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof HeadRow)[];
+const HEAD_COLUMNS = HEAD_COLUMN_NAMES.join(', ');
+const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
+/** How a write meets an existing row: a new value, the same `seq`, so `list` keeps first-write order. */
+const REPLACE =
+  'DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at';
+
+/** The parameters of `runs.create` for a head's row. */
+export function headParams(row: HeadRow): unknown[] {
+  return HEAD_COLUMN_NAMES.map((column) => row[column]);
+}
+
+/** A double-quoted SQL identifier. */
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** Every statement on the tables of `schema` (a checked identifier). */
+export function postgresSql(schema: string): PostgresSql {
+  const name = (table: string) => `${quote(schema)}.${quote(table)}`;
+  const records = Object.fromEntries(
+    STORE_COLLECTIONS.map((collection) => [collection, recordSql(name(collection))]),
+  ) as Record<StoreCollection, RecordSql>;
+  const commit = commitSql(name);
+  const runs = name('runs');
+  // The runs with a status in $1 whose head last changed before $2, with every record they own.
+  const pruneRecords = STORE_COLLECTIONS.map(
+    (collection, i) =>
+      `records_${i} AS (DELETE FROM ${name(collection)} WHERE execution_id IN (SELECT id FROM chosen))`,
+  );
+  return {
+    records,
+    runs: {
+      create: `INSERT INTO ${runs} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+      read: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE id = $1`,
+      claim: `UPDATE ${runs} SET status = $3, version = version + 1, token = $4, expires_at = $5, owner = $6, updated_at = $7 WHERE id = $1 AND version = $2`,
+      renew: `UPDATE ${runs} SET expires_at = $3 WHERE id = $1 AND token = $2`,
+      commit,
+      commitName: `statecrew_commit_${createHash('sha256').update(commit).digest('hex').slice(0, 32)}`,
+      list: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE $1::text[] IS NULL OR status = ANY($1::text[])`,
+      prune: `WITH chosen AS (DELETE FROM ${runs} WHERE status = ANY($1::text[]) AND updated_at < $2::float8 RETURNING id),
+        ${pruneRecords.join(',\n        ')}
+        SELECT id FROM chosen`,
+    },
+  };
+}
+
+/**
+ * A commit's records as (keys, values) text arrays per collection, in {@link STORE_COLLECTIONS}
+ * order (the commit statement's parameters from $7 on), every value encoded before anything is sent
+ * (`invalid_option` naming `store` for one JSON cannot carry). A key written twice keeps its first
+ * place and its last value, as two puts would: one statement cannot upsert the same row twice.
+ */
+export function commitRecordParams(store: string, writes: readonly RecordWrite[]): string[][] {
+  const texts = writes.map((write) => encodeValue(store, write.value));
+  const byCollection = new Map(STORE_COLLECTIONS.map((c) => [c, new Map<string, string>()]));
+  writes.forEach((write, i) => {
+    byCollection.get(write.collection)?.set(write.key, texts[i] as string);
+  });
+  return STORE_COLLECTIONS.flatMap((collection) => {
+    const rows = byCollection.get(collection) ?? new Map<string, string>();
+    return [[...rows.keys()], [...rows.values()]];
+  });
+}
+
+function recordSql(table: string): RecordSql {
+  const insert = `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (execution_id, key)`;
+  return {
+    put: `${insert} ${REPLACE}`,
+    insert: `${insert} DO NOTHING`,
+    get: `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = $1 AND key = $2`,
+    list: `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = $1 ORDER BY seq`,
+    executions: `SELECT DISTINCT execution_id COLLATE "C" AS id FROM ${table} ORDER BY id`,
+  };
+}
+
+/**
+ * A commit as one statement: the fence moves the head on only while $2 holds its lease, and every
+ * upsert reads the fence's RETURNING row, so it writes nothing when the fence did not hold. Under
+ * READ COMMITTED an UPDATE that waited on a claim re-checks its WHERE on the claimed row, so a commit
+ * racing a takeover writes nothing. Parameters: $1 id, $2 token, $3 status or null, $4 release,
+ * $5 updated_at, $6 format version, then (keys, values) text arrays per collection, in
+ * {@link STORE_COLLECTIONS} order. It resolves one row: `held`, 1 if the fence held, else 0.
+ */
+function commitSql(name: (table: string) => string): string {
+  const upserts = STORE_COLLECTIONS.map((collection, i) => {
+    const keys = 7 + 2 * i;
+    return `writes_${i} AS (
+      INSERT INTO ${name(collection)} (${RECORD_COLUMNS})
+      SELECT fence.id, w.key, $6::integer, w.value, $5::bigint
+      FROM fence CROSS JOIN unnest($${keys}::text[], $${keys + 1}::text[]) WITH ORDINALITY AS w (key, value, ord)
+      ORDER BY w.ord
+      ON CONFLICT (execution_id, key) ${REPLACE}
+    )`;
+  });
+  return `WITH fence AS (
+      UPDATE ${name('runs')} SET
+        status = coalesce($3::text, status),
+        version = version + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END,
+        token = CASE WHEN $4::boolean THEN NULL ELSE token END,
+        expires_at = CASE WHEN $4::boolean THEN NULL ELSE expires_at END,
+        owner = CASE WHEN $4::boolean THEN NULL ELSE owner END,
+        updated_at = $5::bigint
+      WHERE id = $1::text AND token = $2::text
+      RETURNING id
+    ),
+    ${upserts.join(',\n    ')}
+    SELECT count(*)::integer AS held FROM fence`;
+}
+
+/**
+ * Makes sure `schema` holds the current tables: nothing to do (and no right to create anything
+ * needed) when it does; otherwise creates them, or upgrades a version-1 schema, in one transaction.
+ * A schema of a newer version is refused (`snapshot_version`).
+ */
+export async function setUpSchema(pool: Pool, schema: string): Promise<void> {
+  const version = await schemaVersion(pool, schema);
+  if (version === POSTGRES_SCHEMA_VERSION) return;
+  checkUpgradable(schema, version);
+  await inLockedTransaction(pool, schema, async (client) => {
+    const locked = await schemaVersion(client, schema);
+    if (locked === POSTGRES_SCHEMA_VERSION) return;
+    checkUpgradable(schema, locked);
+    await client.query(ddl(schema));
+  });
+}
+
+/** The layout version `schema` records, or undefined when it has no store_meta table (yet). */
+async function schemaVersion(db: Pool | PoolClient, schema: string): Promise<string | number | undefined> {
+  const meta = `${quote(schema)}.${quote('store_meta')}`;
+  // to_regclass instead of catching "no such table": an error would abort the setup's transaction.
+  const { rows } = await db.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+    meta,
+  ]);
+  if (rows[0]?.present !== true) return undefined;
+  const found = await db.query<{ value: string }>(`SELECT value FROM ${meta} WHERE name = $1`, [
+    'schema_version',
+  ]);
+  const value = found.rows[0]?.value;
+  if (value === undefined) return undefined;
+  return /^[0-9]+$/.test(value) ? Number(value) : value;
+}
+
+/** A schema this code can create or upgrade: none yet, or version 1. */
+function checkUpgradable(schema: string, version: string | number | undefined): void {
+  if (version !== undefined && version !== 1) {
+    throw new SnapshotVersionError(`PostgreSQL schema "${schema}" (its store_meta schema_version)`, version);
+  }
+}
+
+/**
+ * Runs `work` in a transaction holding the schema's advisory lock. `IF NOT EXISTS` alone can still
+ * race in PostgreSQL (two sessions both insert the catalog row), so setups of one schema take turns.
+ */
+async function inLockedTransaction(
+  pool: Pool,
+  schema: string,
+  work: (client: PoolClient) => Promise<void>,
+): Promise<void> {
+  const client = await pool.connect();
+  // Between statements no query is listening; an error there must not crash the process.
+  const ignore = (): void => {};
+  client.on('error', ignore);
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statecrew:${schema}`]);
+    await work(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    broken = true;
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.removeListener('error', ignore);
+    // A client whose setup failed is in an unknown state: drop it rather than reuse it.
+    client.release(broken);
+  }
+}
+
+/** Creates every missing table of the current layout and records its version (idempotent). */
+function ddl(schema: string): string {
+  const name = (table: string) => `${quote(schema)}.${quote(table)}`;
+  const tables = STORE_COLLECTIONS.map(
+    (collection) => `
+      CREATE TABLE IF NOT EXISTS ${name(collection)} (
+        execution_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        version INTEGER NOT NULL,
+        value TEXT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (execution_id, key)
+      );
+      CREATE INDEX IF NOT EXISTS ${quote(`${collection}_seq`)} ON ${name(collection)} (execution_id, seq);`,
+  );
+  return `
+    CREATE SCHEMA IF NOT EXISTS ${quote(schema)};
+    ${tables.join('\n')}
+    CREATE TABLE IF NOT EXISTS ${name('runs')} (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      name TEXT NOT NULL,
+      status TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      token TEXT NULL,
+      expires_at BIGINT NULL,
+      owner TEXT NULL,
+      data TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS ${quote('runs_status')} ON ${name('runs')} (status, updated_at);
+    CREATE TABLE IF NOT EXISTS ${name('store_meta')} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO ${name('store_meta')} (name, value) VALUES ('schema_version', '${POSTGRES_SCHEMA_VERSION}')
+      ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;`;
+}

@@ -1,0 +1,168 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { SnapshotVersionError } from '../errors.js';
+import { STORE_COLLECTIONS, STORE_FORMAT_VERSION, type StoreCollection } from './store.js';
+
+/**
+ * The tables of a {@link SqliteStore} file and the statements it runs on them. Version 1 had the
+ * record tables; version 2 adds `runs` (one head per run). A version-1 file is upgraded in place.
+ */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/** The statements on one collection's records. */
+export interface RecordStatements {
+  put: BetterSqlite3.Statement;
+  insert: BetterSqlite3.Statement;
+  get: BetterSqlite3.Statement;
+  list: BetterSqlite3.Statement;
+  executions: BetterSqlite3.Statement;
+  /** Deletes the records of the runs a prune chooses (`{ statuses, before }`). */
+  prune: BetterSqlite3.Statement;
+}
+
+/** The statements on run heads. */
+export interface HeadStatements {
+  create: BetterSqlite3.Statement;
+  read: BetterSqlite3.Statement;
+  claim: BetterSqlite3.Statement;
+  renew: BetterSqlite3.Statement;
+  /** The fence of a commit: moves the head on only while the token holds. */
+  fence: BetterSqlite3.Statement;
+  list: BetterSqlite3.Statement;
+  listAll: BetterSqlite3.Statement;
+  /** The runs a prune chooses, and their deletion (`{ statuses, before }`). */
+  pruned: BetterSqlite3.Statement;
+  prune: BetterSqlite3.Statement;
+}
+
+/** A commit's fence: the head it moves on while `token` holds (`release` 1 gives the lease up). */
+export interface FenceParams {
+  id: string;
+  token: string;
+  status: string | null;
+  release: 0 | 1;
+  updated_at: number;
+}
+
+/** One record a commit writes, its value already JSON text. */
+export interface EncodedWrite {
+  collection: StoreCollection;
+  key: string;
+  text: string;
+}
+
+/** Every statement a store prepares once per connection. */
+export interface SqliteStatements {
+  records: Map<StoreCollection, RecordStatements>;
+  heads: HeadStatements;
+  /** A fenced commit as one transaction (run it `.immediate`): false, writing nothing, when the token no longer holds. */
+  commit: BetterSqlite3.Transaction<(fence: FenceParams, writes: readonly EncodedWrite[]) => boolean>;
+}
+
+const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
+const HEAD_COLUMNS =
+  'id, kind, name, status, version, token, expires_at, owner, data, created_at, updated_at';
+/** The runs a prune chooses: statuses as a JSON array (`@statuses`), last change before `@before`. */
+const PRUNED = 'status IN (SELECT value FROM json_each(@statuses)) AND updated_at < @before';
+
+const recordTable = (collection: string) => `
+  CREATE TABLE IF NOT EXISTS "${collection}" (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    execution_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (execution_id, key)
+  )`;
+
+const RUNS_TABLE = `
+  CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    token TEXT,
+    expires_at INTEGER,
+    owner TEXT,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS runs_status ON runs (status, updated_at)`;
+
+/**
+ * Creates the tables of a new file, or upgrades a version-1 file, in one immediate transaction (safe
+ * against another process doing the same); a file of a newer version is refused (`snapshot_version`).
+ */
+export function migrate(db: BetterSqlite3.Database, path: string): void {
+  const read = () => db.pragma('user_version', { simple: true }) as number;
+  if (read() === SQLITE_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const version = read();
+    if (version === SQLITE_SCHEMA_VERSION) return;
+    if (version !== 0 && version !== 1) {
+      throw new SnapshotVersionError(`SQLite file ${path} (its user_version)`, version);
+    }
+    for (const collection of STORE_COLLECTIONS) db.exec(recordTable(collection));
+    db.exec(RUNS_TABLE);
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/** Prepares every statement of a migrated file. */
+export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements {
+  const records = new Map<StoreCollection, RecordStatements>();
+  for (const collection of STORE_COLLECTIONS) {
+    const table = `"${collection}"`;
+    records.set(collection, {
+      put: db.prepare(
+        `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
+      ),
+      insert: db.prepare(
+        `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      get: db.prepare(
+        `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? AND key = ?`,
+      ),
+      list: db.prepare(
+        `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? ORDER BY seq`,
+      ),
+      executions: db.prepare(`SELECT DISTINCT execution_id FROM ${table}`),
+      prune: db.prepare(`DELETE FROM ${table} WHERE execution_id IN (SELECT id FROM runs WHERE ${PRUNED})`),
+    });
+  }
+  const heads: HeadStatements = {
+    create: db.prepare(
+      `INSERT INTO runs (${HEAD_COLUMNS}) VALUES (@id, @kind, @name, @status, @version, @token, @expires_at, @owner, @data, @created_at, @updated_at) ON CONFLICT DO NOTHING`,
+    ),
+    read: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE id = ?`),
+    claim: db.prepare(
+      'UPDATE runs SET status = @status, version = version + 1, token = @token, expires_at = @expires_at, owner = @owner, updated_at = @updated_at WHERE id = @id AND version = @expected',
+    ),
+    renew: db.prepare('UPDATE runs SET expires_at = ? WHERE id = ? AND token = ?'),
+    fence: db.prepare(
+      `UPDATE runs SET
+         status = coalesce(@status, status),
+         version = version + (@status IS NOT NULL),
+         token = CASE WHEN @release THEN NULL ELSE token END,
+         expires_at = CASE WHEN @release THEN NULL ELSE expires_at END,
+         owner = CASE WHEN @release THEN NULL ELSE owner END,
+         updated_at = @updated_at
+       WHERE id = @id AND token = @token`,
+    ),
+    list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE status IN (SELECT value FROM json_each(?))`),
+    listAll: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs`),
+    pruned: db.prepare(`SELECT id FROM runs WHERE ${PRUNED}`),
+    prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
+  };
+  const commit = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
+    if (heads.fence.run(fence).changes !== 1) return false;
+    for (const write of writes) {
+      const put = (records.get(write.collection) as RecordStatements).put;
+      put.run(fence.id, write.key, STORE_FORMAT_VERSION, write.text, fence.updated_at);
+    }
+    return true;
+  });
+  return { records, heads, commit };
+}

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  Agent,
+  Crew,
+  createFlow,
+  type RunCommit,
+  type Store,
+  StoreUnavailableError,
+  Task,
+} from '../../src/index.js';
+import { manualClock } from '../../src/testing.js';
+import { chainCrew, chainFlow } from '../fixtures/durable/definitions.js';
+import { openStore } from '../fixtures/durable/stores.js';
+import { wrapStore } from '../store-helpers.js';
+import { countRuns } from './processes.js';
+import { type ProvidedStore, storeKinds } from './store-specs.js';
+
+const root = mkdtempSync(join(tmpdir(), 'statecrew-faults-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let logs = 0;
+const freshLog = () => {
+  logs += 1;
+  return join(root, `log-${logs}`);
+};
+
+/** `store`, failing (store_unavailable) the commits that write a record with key `key`, while `broken.on`. */
+function failingAt(store: Store, key: string, broken = { on: true }): Store {
+  return wrapStore(store, {
+    commit: (id: string, commit: RunCommit) =>
+      broken.on && commit.writes.some((w) => w.key === key)
+        ? Promise.reject(new StoreUnavailableError('FailingStore', 'its disk', { code: 'SQLITE_FULL' }))
+        : store.commit(id, commit),
+  });
+}
+
+for (const [kind, provide] of storeKinds()) {
+  describe(`faults on ${kind}`, () => {
+    let provided: ProvidedStore;
+    let store: Store;
+
+    beforeEach(async () => {
+      provided = provide();
+      store = await openStore(provided.spec);
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await provided.cleanup();
+    });
+
+    it('stops a flow at a failed write: nothing after it starts, and resume runs only the step in flight again', async () => {
+      const log = freshLog();
+      const failing = failingAt(store, 'step:s3');
+      const error = await chainFlow(failing, log)
+        .kickoff({ inputs: { id: 'f1', topic: 'AI' } })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store_unavailable', details: { cause: 'SQLITE_FULL' } });
+      expect([...countRuns(log).keys()]).toEqual(['s1 AI', 's2 AI', 's3 AI']);
+      const out = await chainFlow(store, log).resume('f1');
+      expect(out.status).toBe('completed');
+      expect(out.trail).toEqual(['s1', 's2', 's3', 's4', 's5', 's6']);
+      const runs = countRuns(log);
+      expect(['s1', 's2', 's3', 's4', 's5', 's6'].map((s) => runs.get(`${s} AI`))).toEqual([
+        1, 1, 2, 1, 1, 1,
+      ]);
+    });
+
+    it('stops a crew at a failed write: nothing after it starts, and resume runs only the task in flight again', async () => {
+      const log = freshLog();
+      const error = await chainCrew(failingAt(store, 't3'), log)
+        .kickoff({ executionId: 'c1', inputs: { topic: 'AI' } })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store_unavailable' });
+      expect([...countRuns(log).keys()]).toEqual(['t1 on AI', 't2 on AI', 't3 on AI']);
+      const out = await chainCrew(store, log).resume('c1');
+      expect(out.status).toBe('completed');
+      expect(out.metadata.restored).toEqual(['t1', 't2']);
+      const runs = countRuns(log);
+      expect(['t1', 't2', 't3', 't4', 't5', 't6'].map((t) => runs.get(`${t} on AI`))).toEqual([
+        1, 1, 2, 1, 1, 1,
+      ]);
+    });
+
+    it('stops a run whose lease was taken at its next write (lease_lost), starting nothing more', async () => {
+      const ran: string[] = [];
+      const steal = async (id: string) => {
+        const head = await store.readRun(id);
+        const thief = {
+          owner: 'thief:1',
+          token: 'stolen',
+          expiresAt: Date.now() + 60_000,
+          host: 'x',
+          pid: 1,
+          thread: 0,
+        };
+        expect(await store.claimRun(id, head?.version ?? -1, { status: 'running', lease: thief })).toBe(true);
+      };
+      const flow = createFlow({ name: 'stolen', initialState: {}, store })
+        .start('one', () => ran.push('one'))
+        .listen('two', 'one', async ({ state }) => {
+          ran.push('two');
+          await steal(state.id);
+        })
+        .listen('three', 'two', () => ran.push('three'));
+      await expect(flow.kickoff({ inputs: { id: 'l1' } })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(ran).toEqual(['one', 'two']);
+      expect((await store.readRun('l1'))?.lease?.owner).toBe('thief:1');
+      await expect(flow.resume('l1')).rejects.toMatchObject({ code: 'run_locked' });
+    });
+
+    it('stops a run whose heartbeat finds the lease taken, even in the middle of a step', async () => {
+      const clock = manualClock();
+      let started: () => void = () => {};
+      const inTwo = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const ran: string[] = [];
+      const flow = createFlow({ name: 'beat', initialState: {}, store, leaseMs: 30 })
+        .start('one', () => ran.push('one'))
+        .listen('two', 'one', ({ signal }) => {
+          ran.push('two');
+          started();
+          return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        })
+        .listen('three', 'two', () => ran.push('three'));
+      const result = flow.kickoff({ inputs: { id: 'h1' }, clock });
+      await inTwo;
+      const head = await store.readRun('h1');
+      const thief = {
+        owner: 'thief:2',
+        token: 'stolen',
+        expiresAt: Date.now() + 60_000,
+        host: 'x',
+        pid: 1,
+        thread: 0,
+      };
+      await store.claimRun('h1', head?.version ?? -1, { status: 'running', lease: thief });
+      await clock.whenTimer();
+      clock.advance(10); // the heartbeat is due every leaseMs / 3
+      await expect(result).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(ran).toEqual(['one', 'two']);
+    });
+
+    it('keeps a value no store can carry out of the store: the step fails with invalid_state naming its path', async () => {
+      const flow = createFlow({
+        name: 'payments',
+        initialState: { customer: { name: 'Ada' } as object },
+        store,
+      })
+        .start('load', ({ state }) => {
+          state.customer = { name: 'Ada', tier: 'gold' };
+          return 'loaded';
+        })
+        .listen('charge', 'load', ({ state }) => {
+          state.customer = { name: 'Ada', onPay: () => 'paid' };
+          return 'charged';
+        })
+        .listen('ship', 'charge', () => 'shipped');
+      const out = await flow.kickoff({ inputs: { id: 'p1' } });
+      expect(out.status).toBe('failed');
+      expect(out.failures.charge).toMatchObject({
+        code: 'invalid_state',
+        details: { path: 'state.customer.onPay' },
+      });
+      expect(out.errors.charge).toContain('state.customer.onPay');
+      expect(out.trail).toEqual(['load']);
+      expect(await store.readRun('p1')).toMatchObject({ status: 'failed', lease: null });
+      const stored = await flow.getRun('p1');
+      expect(stored).toMatchObject({ status: 'failed', state: { customer: { name: 'Ada', tier: 'gold' } } });
+      const outputs = await createFlow({ name: 'outputs', initialState: {}, store })
+        .start('make', () => ({ handler: () => 1 }))
+        .kickoff({ inputs: { id: 'p2' } });
+      expect(outputs.failures.make?.details).toMatchObject({ path: 'outputs.make.handler' });
+    });
+
+    it('fails a task whose structured output no store can carry (invalid_state), before it is written', async () => {
+      const agent = new Agent({ role: 'Maker', llm: () => '{"n":1}', maxRetries: 0 });
+      // A guardrail that replaces the parsed output with one holding a function.
+      const task = new Task({
+        name: 'make',
+        description: 'make',
+        agent,
+        outputSchema: z.object({ n: z.number() }),
+        guardrail: (output) => ({ ok: true, value: { ...(output.structured as object), later: () => 1 } }),
+      });
+      const out = await new Crew({ tasks: [task], store }).kickoff({ executionId: 'o1' });
+      expect(out.status).toBe('failed');
+      expect(out.failures.make).toMatchObject({
+        code: 'invalid_state',
+        details: { path: 'structured.later' },
+      });
+    });
+  });
+}
