@@ -128,7 +128,7 @@ export class MemoryStore implements Store {
       head.version += 1;
     }
     if (commit.release === true) head.lease = null;
-    head.updatedAt = at;
+    if (commit.status !== undefined || commit.release === true) head.updatedAt = at;
     return true;
   }
 

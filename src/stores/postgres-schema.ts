@@ -19,14 +19,22 @@ export interface RecordSql {
   executions: string;
 }
 
-/** The SQL of run heads; `commit` is fixed text, so it is sent as the prepared statement `commitName`. */
+/** A statement sent as a named prepared statement: fixed text, parsed and planned once per connection. */
+export interface PreparedSql {
+  text: string;
+  name: string;
+}
+
+/** The SQL of run heads. */
 export interface RunSql {
   create: string;
   read: string;
   claim: string;
   renew: string;
-  commit: string;
-  commitName: string;
+  /** A commit that changes the head (a status, a release): its fence moves the head on. */
+  commit: PreparedSql;
+  /** A commit that only writes records: its fence checks the lease and locks the head against a claim. */
+  commitRecords: PreparedSql;
   list: string;
   prune: string;
 }
@@ -73,7 +81,6 @@ export function postgresSql(schema: string): PostgresSql {
   const records = Object.fromEntries(
     STORE_COLLECTIONS.map((collection) => [collection, recordSql(name(collection))]),
   ) as Record<StoreCollection, RecordSql>;
-  const commit = commitSql(name);
   const runs = name('runs');
   // The runs with a status in $1 whose head last changed before $2, with every record they own.
   const pruneRecords = STORE_COLLECTIONS.map(
@@ -87,8 +94,8 @@ export function postgresSql(schema: string): PostgresSql {
       read: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE id = $1`,
       claim: `UPDATE ${runs} SET status = $3, version = version + 1, token = $4, expires_at = $5, owner = $6, updated_at = $7 WHERE id = $1 AND version = $2`,
       renew: `UPDATE ${runs} SET expires_at = $3 WHERE id = $1 AND token = $2`,
-      commit,
-      commitName: `statecrew_commit_${createHash('sha256').update(commit).digest('hex').slice(0, 32)}`,
+      commit: prepared(commitSql(name, movingFence(runs))),
+      commitRecords: prepared(commitSql(name, checkingFence(runs))),
       list: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE $1::text[] IS NULL OR status = ANY($1::text[])`,
       prune: `WITH chosen AS (DELETE FROM ${runs} WHERE status = ANY($1::text[]) AND updated_at < $2::float8 RETURNING id),
         ${pruneRecords.join(',\n        ')}
@@ -126,15 +133,44 @@ function recordSql(table: string): RecordSql {
   };
 }
 
+/** `text` with the name it is prepared under (a hash of the text, so a changed text is a new name). */
+function prepared(text: string): PreparedSql {
+  return { text, name: `statecrew_commit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}` };
+}
+
+/** The fence of a commit that changes the head: moves it on only while $2 holds its lease. */
+function movingFence(runs: string): string {
+  return `UPDATE ${runs} SET
+        status = coalesce($3::text, status),
+        version = version + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END,
+        token = CASE WHEN $4::boolean THEN NULL ELSE token END,
+        expires_at = CASE WHEN $4::boolean THEN NULL ELSE expires_at END,
+        owner = CASE WHEN $4::boolean THEN NULL ELSE owner END,
+        updated_at = $5::bigint
+      WHERE id = $1::text AND token = $2::text
+      RETURNING id`;
+}
+
 /**
- * A commit as one statement: the fence moves the head on only while $2 holds its lease, and every
- * upsert reads the fence's RETURNING row, so it writes nothing when the fence did not hold. Under
- * READ COMMITTED an UPDATE that waited on a claim re-checks its WHERE on the claimed row, so a commit
+ * The fence of a commit that only writes records: the head as it is, while $2 holds its lease,
+ * locked FOR SHARE until the commit ends — a claim waits for it, and a commit that waited on a claim
+ * re-checks the claimed row and finds the token gone. No new row version, no index entry.
+ */
+function checkingFence(runs: string): string {
+  return `SELECT id FROM ${runs}
+      WHERE id = $1::text AND token = $2::text AND $3::text IS NULL AND NOT $4::boolean
+      FOR SHARE`;
+}
+
+/**
+ * A commit as one statement: the fence (a CTE) holds only while $2 holds the run's lease, and every
+ * upsert reads the fence's row, so it writes nothing when the fence did not hold. Under READ
+ * COMMITTED a fence that waited on a claim re-checks its WHERE on the claimed row, so a commit
  * racing a takeover writes nothing. Parameters: $1 id, $2 token, $3 status or null, $4 release,
  * $5 updated_at, $6 format version, then (keys, values) text arrays per collection, in
  * {@link STORE_COLLECTIONS} order. It resolves one row: `held`, 1 if the fence held, else 0.
  */
-function commitSql(name: (table: string) => string): string {
+function commitSql(name: (table: string) => string, fence: string): string {
   const upserts = STORE_COLLECTIONS.map((collection, i) => {
     const keys = 7 + 2 * i;
     return `writes_${i} AS (
@@ -146,15 +182,7 @@ function commitSql(name: (table: string) => string): string {
     )`;
   });
   return `WITH fence AS (
-      UPDATE ${name('runs')} SET
-        status = coalesce($3::text, status),
-        version = version + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END,
-        token = CASE WHEN $4::boolean THEN NULL ELSE token END,
-        expires_at = CASE WHEN $4::boolean THEN NULL ELSE expires_at END,
-        owner = CASE WHEN $4::boolean THEN NULL ELSE owner END,
-        updated_at = $5::bigint
-      WHERE id = $1::text AND token = $2::text
-      RETURNING id
+      ${fence}
     ),
     ${upserts.join(',\n    ')}
     SELECT count(*)::integer AS held FROM fence`;

@@ -199,9 +199,10 @@ export class PostgresStore implements Store {
     this.#open.check();
     checkCommit(NAME, id, commit);
     const records = commitRecordParams(NAME, commit.writes);
-    const { commit: text, commitName: name } = this.#sql.runs;
     const status = commit.status ?? null;
-    const values = [id, commit.token, status, commit.release === true, Date.now(), STORE_FORMAT_VERSION];
+    const release = commit.release === true;
+    const { text, name } = status === null && !release ? this.#sql.runs.commitRecords : this.#sql.runs.commit;
+    const values = [id, commit.token, status, release, Date.now(), STORE_FORMAT_VERSION];
     const { rows } = await this.#query<{ held: number }>({ name, text, values: [...values, ...records] });
     return rows[0]?.held === 1;
   }

@@ -115,7 +115,8 @@ return 1
 
 /**
  * A fenced commit: nothing is written unless the head's token is ARGV[4]. Then the head's change
- * (ARGV[5]: a new status, or empty; ARGV[6] `1`: release the lease), then the records as `put`
+ * (ARGV[5]: a new status, or empty; ARGV[6] `1`: release the lease; with neither the head stays as
+ * it is, only its TTL refreshed), then the records as `put`
  * writes them. KEYS[HEAD_KEY_COUNT + 1]: the sequence counter; then per record its hash and its
  * index. ARGV[7]: the format version; then per record its JSON text and its index member. The head
  * changes first because HINCRBY is what can fail on a damaged head: a script that errors keeps what
@@ -123,16 +124,20 @@ return 1
  */
 export const COMMIT_SCRIPT = new RedisScript(`${HEAD_PRELUDE}${PUT_RECORD}
 if redis.call('HGET', head, 'token') ~= ARGV[4] then return 0 end
-local from = redis.call('HGET', head, 'status')
-local to = from
-if ARGV[5] ~= '' then
-  to = ARGV[5]
-  redis.call('HINCRBY', head, 'version', 1)
-  redis.call('HSET', head, 'status', to)
+if ARGV[5] ~= '' or ARGV[6] == '1' then
+  local from = redis.call('HGET', head, 'status')
+  local to = from
+  if ARGV[5] ~= '' then
+    to = ARGV[5]
+    redis.call('HINCRBY', head, 'version', 1)
+    redis.call('HSET', head, 'status', to)
+  end
+  if ARGV[6] == '1' then redis.call('HDEL', head, 'token', 'expires_at', 'owner') end
+  redis.call('HSET', head, 'updated_at', now)
+  file(from, to, now)
+elseif ttl > 0 then
+  expire(redis.call('HGET', head, 'status'))
 end
-if ARGV[6] == '1' then redis.call('HDEL', head, 'token', 'expires_at', 'owner') end
-redis.call('HSET', head, 'updated_at', now)
-file(from, to, now)
 local seqKey = KEYS[${HEAD_KEY_COUNT + 1}]
 for i = 1, (#KEYS - ${HEAD_KEY_COUNT + 1}) / 2 do
   local k, a = ${HEAD_KEY_COUNT + 1} + 2 * i, 6 + 2 * i

@@ -25,8 +25,10 @@ export interface HeadStatements {
   read: BetterSqlite3.Statement;
   claim: BetterSqlite3.Statement;
   renew: BetterSqlite3.Statement;
-  /** The fence of a commit: moves the head on only while the token holds. */
+  /** The fence of a commit that changes the head: moves it on only while the token holds. */
   fence: BetterSqlite3.Statement;
+  /** The fence of a commit that only writes records: whether the token holds (`(id, token)`). */
+  held: BetterSqlite3.Statement;
   list: BetterSqlite3.Statement;
   listAll: BetterSqlite3.Statement;
   /** The runs a prune chooses, and their deletion (`{ statuses, before }`). */
@@ -151,13 +153,20 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
          updated_at = @updated_at
        WHERE id = @id AND token = @token`,
     ),
+    held: db.prepare('SELECT 1 FROM runs WHERE id = ? AND token = ?'),
     list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE status IN (SELECT value FROM json_each(?))`),
     listAll: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs`),
     pruned: db.prepare(`SELECT id FROM runs WHERE ${PRUNED}`),
     prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
   };
+  // Run as BEGIN IMMEDIATE: the write lock is held from the fence on, so a fence that only reads
+  // (a commit that changes nothing of the head) holds as surely as one that updates.
   const commit = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
-    if (heads.fence.run(fence).changes !== 1) return false;
+    const moves = fence.status !== null || fence.release === 1;
+    const held = moves
+      ? heads.fence.run(fence).changes === 1
+      : heads.held.get(fence.id, fence.token) !== undefined;
+    if (!held) return false;
     for (const write of writes) {
       const put = (records.get(write.collection) as RecordStatements).put;
       put.run(fence.id, write.key, STORE_FORMAT_VERSION, write.text, fence.updated_at);

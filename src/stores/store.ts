@@ -165,7 +165,9 @@ export interface Store {
   renewLease(id: string, token: string, expiresAt: number): Promise<boolean>;
   /**
    * Writes a run's records and its new status in one transaction, only while `commit.token` holds
-   * its lease; resolves false, writing nothing, when it does not (another owner took the run).
+   * its lease; resolves false, writing nothing, when it does not (another owner took the run). A
+   * commit with neither a status nor a release leaves the head as it is (its version and `updatedAt`
+   * too): it only checks the fence.
    */
   commit(id: string, commit: RunCommit): Promise<boolean>;
   /** The heads of the stored runs, sorted by id. */

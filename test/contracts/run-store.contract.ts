@@ -135,6 +135,22 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
       expect((await store.readRun('r1'))?.status).toBe('running');
     });
 
+    it('leaves the head as it is on a commit of records alone; a status or a release moves updatedAt', async () => {
+      await store.createRun(head('r1', 'a', { createdAt: 1000, updatedAt: 1000 }));
+      const writes = [{ collection: 'flow_runs' as const, key: 'step:one', value: 1 }];
+      expect(await store.commit('r1', { token: 'a', writes })).toBe(true);
+      expect(await store.readRun('r1')).toMatchObject({ version: 1, updatedAt: 1000, status: 'running' });
+      expect((await store.readRun('r1'))?.lease?.token).toBe('a');
+      expect(await store.commit('r1', { token: 'a', writes: [], status: 'paused', release: true })).toBe(
+        true,
+      );
+      const settled = await store.readRun('r1');
+      expect(settled).toMatchObject({ version: 2, status: 'paused', lease: null });
+      expect(settled?.updatedAt).toBeGreaterThan(1000);
+      expect(await store.listRuns({ statuses: ['paused'] })).toHaveLength(1);
+      expect(await store.listRuns({ statuses: ['running'] })).toEqual([]);
+    });
+
     it('keeps the last value when one commit writes a key twice', async () => {
       await store.createRun(head('r1', 'a'));
       const writes = [

@@ -384,9 +384,15 @@ function runHeadTests(server: TestServer): void {
         expect(String(sent.text).trim()).not.toContain(';');
         expect(sent.values).toContainEqual(['second', 'first']);
 
-        expect(await store.commit('r1', { token: 'a', writes })).toBe(false);
+        expect(await store.commit('r1', { token: 'a', writes, status: 'failed' })).toBe(false);
         expect(counted.calls.map((call) => call.method)).toEqual(['query', 'query']);
         expect(counted.calls[1]?.argument).toMatchObject({ name: sent.name, text: sent.text });
+        // A commit of records alone is its own prepared statement: it locks the head, never updates it.
+        expect(await store.commit('r1', { token: 'a', writes })).toBe(false);
+        const recordsOnly = counted.calls[2]?.argument as { name?: unknown; text?: unknown };
+        expect(recordsOnly.name).toMatch(/^statecrew_commit_[0-9a-f]+$/);
+        expect(recordsOnly.name).not.toBe(sent.name);
+        expect(String(recordsOnly.text)).toContain('FOR SHARE');
 
         const results = await store.list('crew_task_results', 'r1');
         expect(results.map((r) => [r.key, r.value])).toEqual([
@@ -402,32 +408,38 @@ function runHeadTests(server: TestServer): void {
       }
     });
 
-    it('writes nothing for a commit that waited on a claim which then changed the token', async () => {
-      const name = await freshSchema();
-      const store = new PostgresStore({ connectionString: SERVER, schema: name });
-      await store.createRun(head('r1', 'a'));
-      const claimer = await admin.connect();
-      try {
-        await claimer.query('BEGIN');
-        await claimer.query(
-          `UPDATE "${name}".runs SET token = 'b', version = version + 1 WHERE id = 'r1' AND version = 1`,
-        );
-        const { rows } = await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-        const writes = [{ collection: 'flow_runs' as const, key: 'late', value: 1 }];
-        const commit = store.commit('r1', { token: 'a', writes, status: 'completed' });
-        expect(await blockedBy(admin, rows[0]?.pid, commit)).toBe(true);
-        await claimer.query('COMMIT');
-        expect(await commit).toBe(false);
-        expect(await store.list('flow_runs', 'r1')).toEqual([]);
-        expect(await store.readRun('r1')).toMatchObject({ status: 'running', version: 2 });
-        expect((await store.readRun('r1'))?.lease?.token).toBe('b');
-      } finally {
-        await claimer.query('ROLLBACK').catch(() => {});
-        claimer.release();
-        await store.close();
-        await dropSchema(name);
-      }
-    });
+    it.each([
+      ['that changes the head', { status: 'completed' as const }],
+      ['of records alone', {}],
+    ])(
+      'writes nothing for a commit %s that waited on a claim which then changed the token',
+      async (_, change) => {
+        const name = await freshSchema();
+        const store = new PostgresStore({ connectionString: SERVER, schema: name });
+        await store.createRun(head('r1', 'a'));
+        const claimer = await admin.connect();
+        try {
+          await claimer.query('BEGIN');
+          await claimer.query(
+            `UPDATE "${name}".runs SET token = 'b', version = version + 1 WHERE id = 'r1' AND version = 1`,
+          );
+          const { rows } = await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          const writes = [{ collection: 'flow_runs' as const, key: 'late', value: 1 }];
+          const commit = store.commit('r1', { token: 'a', writes, ...change });
+          expect(await blockedBy(admin, rows[0]?.pid, commit)).toBe(true);
+          await claimer.query('COMMIT');
+          expect(await commit).toBe(false);
+          expect(await store.list('flow_runs', 'r1')).toEqual([]);
+          expect(await store.readRun('r1')).toMatchObject({ status: 'running', version: 2 });
+          expect((await store.readRun('r1'))?.lease?.token).toBe('b');
+        } finally {
+          await claimer.query('ROLLBACK').catch(() => {});
+          claimer.release();
+          await store.close();
+          await dropSchema(name);
+        }
+      },
+    );
 
     it('names a database that does not exist as store_unavailable, keeping its SQLSTATE', async () => {
       const missing = `postgres://postgres@127.0.0.1:5432/statecrew_no_such_db_${process.pid}`;
