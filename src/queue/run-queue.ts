@@ -13,6 +13,7 @@ import {
   type ResolvedQueueOptions,
   resolveQueueOptions,
 } from './connection.js';
+import { resumeWhenFree } from './locked-run.js';
 
 /** Crews and flows a worker can run whole, by the name a submitted run gives. */
 export type RunDefinitions = Readonly<Record<string, Crew | Flow<object>>>;
@@ -46,9 +47,15 @@ const isFlow = (definition: Crew | Flow<object>): definition is Flow<object> =>
 /**
  * The processor of whole runs: the named definition's run under the job's id, kept in `store` (else
  * the definition's own). A run its store already holds (its worker died; another took the job over)
- * is resumed rather than started again.
+ * is resumed rather than started again; one that another owner still runs is waited for (until
+ * `stop` aborts, when the worker closes), and the job ends with the run's end.
  */
-export function runProcessor(definitions: RunDefinitions, store: Store | undefined, worker: string) {
+export function runProcessor(
+  definitions: RunDefinitions,
+  store: Store | undefined,
+  worker: string,
+  stop: AbortSignal = new AbortController().signal,
+) {
   return async (job: Job<RunJob>): Promise<RunJobResult> => {
     const { name, inputs, id } = job.data;
     const definition = definitions[name];
@@ -64,16 +71,20 @@ export function runProcessor(definitions: RunDefinitions, store: Store | undefin
       error instanceof StatecrewError && (error.code === 'flow_exists' || error.code === 'run_exists');
     try {
       if (isFlow(definition)) {
+        const resume = () => definition.resume(id, undefined, stored);
         const out = await definition
           .kickoff({ inputs: { ...inputs, id }, ...stored })
           .catch((error: unknown) =>
-            held(error) ? definition.resume(id, undefined, stored) : Promise.reject(error),
+            held(error) ? resumeWhenFree(resume, kept, id, stop) : Promise.reject(error),
           );
         return { ...base, kind: 'flow', status: out.status, output: toJson(out.output) };
       }
+      const resume = () => definition.resume(id, stored);
       const out = await definition
         .kickoff({ executionId: id, inputs, ...stored })
-        .catch((error: unknown) => (held(error) ? definition.resume(id, stored) : Promise.reject(error)));
+        .catch((error: unknown) =>
+          held(error) ? resumeWhenFree(resume, kept, id, stop) : Promise.reject(error),
+        );
       return { ...base, kind: 'crew', status: out.status, output: toJson(out.output) };
     } catch (error) {
       return {

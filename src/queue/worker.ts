@@ -91,6 +91,8 @@ export function createWorker(options: WorkerOptions): QueueWorker {
     lockDurationMs: options.lockDurationMs ?? 30_000,
     stalledIntervalMs: options.stalledIntervalMs ?? 30_000,
   };
+  /** Aborted on close: a job waiting for a run another owner holds stops waiting. */
+  const closing = new AbortController();
   /** The workers (conversations, and whole runs when it holds definitions) and the cancel subscriber. */
   const start = async () => {
     await probe(o);
@@ -101,7 +103,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
         : await bullWorker(
             o,
             runQueueName(o),
-            runProcessor(options.definitions, options.store, name),
+            runProcessor(options.definitions, options.store, name, closing.signal),
             tuning,
           );
     // A run that was aborted asks for its active jobs to be cancelled.
@@ -120,6 +122,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
     name,
     ready,
     async close() {
+      closing.abort();
       const made = await started.catch(() => undefined);
       if (made === undefined) return;
       made.subscriber.disconnect();

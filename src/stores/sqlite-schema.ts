@@ -11,6 +11,8 @@ export const SQLITE_SCHEMA_VERSION = 2;
 /** The statements on one collection's records. */
 export interface RecordStatements {
   put: BetterSqlite3.Statement;
+  /** `put` only while the run's lease carries the token: `{ id, key, version, value, at, token }`. */
+  fencedPut: BetterSqlite3.Statement;
   insert: BetterSqlite3.Statement;
   get: BetterSqlite3.Statement;
   list: BetterSqlite3.Statement;
@@ -56,8 +58,8 @@ export interface EncodedWrite {
 export interface SqliteStatements {
   records: Map<StoreCollection, RecordStatements>;
   heads: HeadStatements;
-  /** A fenced commit as one transaction (run it `.immediate`): false, writing nothing, when the token no longer holds. */
-  commit: BetterSqlite3.Transaction<(fence: FenceParams, writes: readonly EncodedWrite[]) => boolean>;
+  /** A fenced commit, atomic: false, writing nothing, when the token no longer holds. */
+  commit(fence: FenceParams, writes: readonly EncodedWrite[]): boolean;
 }
 
 const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
@@ -124,6 +126,9 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       insert: db.prepare(
         `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
+      fencedPut: db.prepare(
+        `INSERT INTO ${table} (${RECORD_COLUMNS}) SELECT @id, @key, @version, @value, @at WHERE EXISTS (SELECT 1 FROM runs WHERE id = @id AND token = @token) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
+      ),
       get: db.prepare(
         `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? AND key = ?`,
       ),
@@ -161,7 +166,7 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
   };
   // Run as BEGIN IMMEDIATE: the write lock is held from the fence on, so a fence that only reads
   // (a commit that changes nothing of the head) holds as surely as one that updates.
-  const commit = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
+  const inTransaction = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
     const moves = fence.status !== null || fence.release === 1;
     const held = moves
       ? heads.fence.run(fence).changes === 1
@@ -173,5 +178,23 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     }
     return true;
   });
+  const commit = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
+    const [only] = writes;
+    // One record and no change to the head (a crew task's result): one statement is atomic already.
+    if (writes.length === 1 && only !== undefined && fence.status === null && fence.release === 0) {
+      const { fencedPut } = records.get(only.collection) as RecordStatements;
+      return (
+        fencedPut.run({
+          id: fence.id,
+          key: only.key,
+          version: STORE_FORMAT_VERSION,
+          value: only.text,
+          at: fence.updated_at,
+          token: fence.token,
+        }).changes === 1
+      );
+    }
+    return inTransaction.immediate(fence, writes);
+  };
   return { records, heads, commit };
 }

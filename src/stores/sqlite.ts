@@ -203,7 +203,7 @@ export class SqliteStore implements Store {
       release: commit.release === true ? 1 : 0,
       updated_at: Date.now(),
     };
-    return this.#use(() => this.#prepared().commit.immediate(fence, writes));
+    return this.#use(() => this.#prepared().commit(fence, writes));
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {

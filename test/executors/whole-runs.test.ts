@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ExecutionDocument, SqliteStore } from '../../src/index.js';
+import { createFlow, ExecutionDocument, SqliteStore, type Store } from '../../src/index.js';
 import { createRunQueue, createWorker } from '../../src/queue/index.js';
 import { connection, noServices, obliterate, startWorkerProcess } from './queue-helpers.js';
 
@@ -60,6 +60,76 @@ describe.skipIf(noServices)('whole runs submitted to a fleet', () => {
       await store.close();
     } finally {
       await runs.close();
+    }
+  }, 60_000);
+
+  it('waits for a run another owner still runs, and ends the job with that run’s end, running nothing twice', async () => {
+    const queue = `runs-${randomUUID()}`;
+    queues.push(queue);
+    const db = join(dir, `${queue}.db`);
+    const ran: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => {};
+    const inSlow = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const define = (store: Store) =>
+      createFlow({ name: 'slow', initialState: {}, store })
+        .start('fast', () => ran.push('fast'))
+        .listen('slow', 'fast', async () => {
+          ran.push('slow');
+          entered();
+          await held;
+          return 'done';
+        });
+    // The run is under way in this process (as if a worker BullMQ took for stalled still ran it).
+    const owner = new SqliteStore({ path: db });
+    const running = define(owner).kickoff({ inputs: { id: 'held-run' } });
+    await inSlow;
+    // The worker's store counts its reads of the run's head: a second read is its wait.
+    const base = new SqliteStore({ path: db });
+    let reads = 0;
+    let waiting: () => void = () => {};
+    const inWait = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const counted = new Proxy(base, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (property === 'readRun') {
+          return (id: string) => {
+            reads += 1;
+            if (reads >= 2) waiting();
+            return target.readRun(id);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const worker = createWorker({
+      connection,
+      queue,
+      agents: [],
+      definitions: { slow: define(counted) },
+      recover: false,
+    });
+    const runs = createRunQueue({ connection, queue });
+    try {
+      await worker.ready;
+      const { result } = await runs.submitRun('slow', {}, { id: 'held-run' });
+      await inWait;
+      release();
+      expect((await running).status).toBe('completed');
+      expect(await result).toMatchObject({ id: 'held-run', status: 'completed', output: 'done' });
+      expect(ran).toEqual(['fast', 'slow']);
+    } finally {
+      await runs.close();
+      await worker.close();
+      await owner.close();
+      await base.close();
     }
   }, 60_000);
 

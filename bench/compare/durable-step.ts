@@ -1,0 +1,540 @@
+/**
+ * The cost of a durable step, side by side in one process: a statecrew flow of STEPS chained steps,
+ * a LangGraph.js graph cycling `a` → `b` → `a` … for STEPS steps (`durability: 'sync'`), and the
+ * physical floor (one bare INSERT in its own transaction, or one HSET, per step), each with no
+ * store and with SQLite (a file, WAL), PostgreSQL and Redis. The runs of one round are interleaved
+ * across all cases, their order reversed every other round; round 0 warms up. Prints µs per step
+ * (median, min–max), the overhead per step over the same runtime's no-store run of the same round
+ * (median, min–max), PostgreSQL commits and Redis commands per step (server counters read around
+ * each run) and round trips per step (one more run of each server case through a counting relay);
+ * SQLite has no such counter, so its commits are not counted.
+ *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers]
+ * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
+ * measures SQLite only. STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
+ * instead of the one `bench/` installs from `file:..`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import {
+  Annotation,
+  type BaseCheckpointSaver,
+  END,
+  MemorySaver,
+  START,
+  StateGraph,
+} from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const STEPS = Number(positional[0] ?? 1000);
+const ROUNDS = Number(positional[1] ?? 5);
+const servers = !process.argv.includes('--no-servers');
+const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const names = {
+  statecrewSchema: `durable_sc_${process.pid}`,
+  langgraphSchema: `durable_lg_${process.pid}`,
+  floorSchema: `durable_floor_${process.pid}`,
+  redisPrefix: `durable-bench-${process.pid}`,
+};
+const root = mkdtempSync(join(tmpdir(), 'durable-step-'));
+
+// ── statecrew: the installed package (`file:..`, its dist/), or the build STATECREW_DIST names ──
+
+type Store = import('statecrew').Store;
+
+async function load<T>(specifier: string, file: string): Promise<T> {
+  const dist = process.env.STATECREW_DIST;
+  return (await import(dist ? pathToFileURL(resolve(dist, file)).href : specifier)) as T;
+}
+
+const sc = await load<typeof import('statecrew')>('statecrew', 'index.js');
+
+/** Where the server cases connect: the servers themselves, or the counting relay. */
+interface Target {
+  pg: string;
+  redis: string;
+}
+type Db = 'no store' | 'SQLite' | 'PostgreSQL' | 'Redis';
+type Runtime = 'statecrew' | 'LangGraph' | 'LangGraph + MemorySaver' | 'floor';
+interface Case {
+  db: Db;
+  runtime: Runtime;
+  /** One run of STEPS steps; the milliseconds the steps took. */
+  run(target: Target): Promise<number>;
+}
+
+let serial = 0;
+function nextId(): string {
+  serial += 1;
+  return `bench-${process.pid}-${serial}`;
+}
+
+function chainFlow(store: Store | undefined) {
+  let flow = sc.createFlow({ name: 'durable-chain', initialState: { n: 0 }, store });
+  for (let i = 0; i < STEPS; i += 1) {
+    const body = ({ state }: { state: { n: number } }) => {
+      state.n += 1;
+      return `step ${i}`;
+    };
+    flow = i === 0 ? flow.start(`s${i}`, body) : flow.listen(`s${i}`, `s${i - 1}`, body);
+  }
+  return flow;
+}
+
+function statecrewCase(db: Db, open: (target: Target) => Store | undefined): Case {
+  return {
+    db,
+    runtime: 'statecrew',
+    async run(target) {
+      const store = open(target);
+      const flow = chainFlow(store);
+      const started = performance.now();
+      const out = await flow.kickoff({ inputs: { id: nextId() } });
+      const ms = performance.now() - started;
+      await store?.close();
+      if (out.status !== 'completed' || out.state.n !== STEPS)
+        throw new Error(`statecrew ${db}: ${out.status}`);
+      return ms;
+    },
+  };
+}
+
+async function statecrewCases(): Promise<Case[]> {
+  const list = [
+    statecrewCase('no store', () => undefined),
+    statecrewCase('SQLite', () => new sc.SqliteStore({ path: join(root, 'statecrew.db') })),
+  ];
+  if (!servers) return list;
+  const { PostgresStore } = await load<typeof import('statecrew/stores/postgres')>(
+    'statecrew/stores/postgres',
+    'stores/postgres.js',
+  );
+  const { RedisStore } = await load<typeof import('statecrew/stores/redis')>(
+    'statecrew/stores/redis',
+    'stores/redis.js',
+  );
+  const schema = names.statecrewSchema;
+  list.push(
+    statecrewCase(
+      'PostgreSQL',
+      (t) => new PostgresStore({ connectionString: t.pg, schema }) as unknown as Store,
+    ),
+    statecrewCase(
+      'Redis',
+      (t) => new RedisStore({ url: t.redis, prefix: names.redisPrefix }) as unknown as Store,
+    ),
+  );
+  return list;
+}
+
+// ── LangGraph.js: a two-node cycle over a counter, to END after STEPS steps ──
+
+const Counter = Annotation.Root({ counter: Annotation<number>, out: Annotation<string> });
+type CounterState = typeof Counter.State;
+
+function cycleGraph() {
+  const step = (state: CounterState) => ({ counter: state.counter + 1, out: `step ${state.counter}` });
+  const next = (to: 'a' | 'b') => (state: CounterState) => (state.counter >= STEPS ? END : to);
+  return new StateGraph(Counter)
+    .addNode('a', step)
+    .addNode('b', step)
+    .addEdge(START, 'a')
+    .addConditionalEdges('a', next('b'), ['b', END])
+    .addConditionalEdges('b', next('a'), ['a', END]);
+}
+
+interface Saver {
+  saver?: BaseCheckpointSaver;
+  close(): Promise<void>;
+}
+
+function langgraphCase(db: Db, runtime: Runtime, open: (target: Target) => Saver): Case {
+  return {
+    db,
+    runtime,
+    async run(target) {
+      const { saver, close } = open(target);
+      const app = cycleGraph().compile(saver ? { checkpointer: saver } : {});
+      const config = {
+        recursionLimit: Math.max(10_000, STEPS + 10),
+        durability: 'sync' as const,
+        configurable: { thread_id: nextId() },
+      };
+      const started = performance.now();
+      const out = await app.invoke({ counter: 0, out: '' }, config);
+      const ms = performance.now() - started;
+      await close();
+      if (out.counter !== STEPS) throw new Error(`LangGraph ${db}: ${out.counter} steps`);
+      return ms;
+    },
+  };
+}
+
+async function langgraphCases(): Promise<Case[]> {
+  const list = [
+    langgraphCase('no store', 'LangGraph', () => ({ close: async () => {} })),
+    langgraphCase('no store', 'LangGraph + MemorySaver', () => ({
+      saver: new MemorySaver(),
+      close: async () => {},
+    })),
+    langgraphCase('SQLite', 'LangGraph', () => {
+      const saver = SqliteSaver.fromConnString(join(root, 'langgraph.db'));
+      return { saver, close: async () => void saver.db.close() };
+    }),
+  ];
+  if (!servers) return list;
+  const schema = names.langgraphSchema;
+  const setup = PostgresSaver.fromConnString(PG_URL, { schema });
+  await setup.setup();
+  await setup.end();
+  list.push(
+    langgraphCase('PostgreSQL', 'LangGraph', (t) => {
+      const saver = PostgresSaver.fromConnString(t.pg, { schema });
+      return { saver, close: () => saver.end() };
+    }),
+  );
+  return list;
+}
+
+// ── The floor: per step one bare write, one transaction (or one command), nothing else ──
+
+interface FloorConnection {
+  write(step: number): unknown;
+  close(): Promise<void>;
+}
+
+function floorCase(db: Db, open: (target: Target) => Promise<FloorConnection>): Case {
+  return {
+    db,
+    runtime: 'floor',
+    async run(target) {
+      const connection = await open(target);
+      const started = performance.now();
+      for (let i = 0; i < STEPS; i += 1) await connection.write(i);
+      const ms = performance.now() - started;
+      await connection.close();
+      return ms;
+    },
+  };
+}
+
+/** The floor's SQLite file, with the pragmas SqliteStore sets (journal_mode = WAL, nothing else). */
+function openFloorSqlite(): Database.Database {
+  const db = new Database(join(root, 'floor.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS floor (run TEXT NOT NULL, step INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, step))',
+  );
+  return db;
+}
+
+async function sqliteFloor(): Promise<FloorConnection> {
+  const db = openFloorSqlite();
+  const insert = db.prepare('INSERT INTO floor (run, step, value) VALUES (?, ?, ?)');
+  const run = nextId();
+  return { write: (i) => insert.run(run, i, `step ${i}`), close: async () => void db.close() };
+}
+
+async function pgFloor(target: Target): Promise<FloorConnection> {
+  const client = new pg.Client({ connectionString: target.pg });
+  await client.connect();
+  const sql = `INSERT INTO "${names.floorSchema}".floor (run, step, value) VALUES ($1, $2, $3)`;
+  const run = nextId();
+  return { write: (i) => client.query(sql, [run, i, `step ${i}`]), close: () => client.end() };
+}
+
+async function redisFloor(target: Target): Promise<FloorConnection> {
+  const client = new Redis(target.redis, { lazyConnect: true });
+  await client.connect();
+  const key = `${names.redisPrefix}:floor:${nextId()}`;
+  return {
+    write: (i) => client.hset(key, String(i), `step ${i}`),
+    close: async () => void (await client.quit()),
+  };
+}
+
+async function floorCases(): Promise<Case[]> {
+  const list = [floorCase('no store', async () => ({ write: () => {}, close: async () => {} }))];
+  list.push(floorCase('SQLite', sqliteFloor));
+  if (!servers) return list;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA IF NOT EXISTS "${names.floorSchema}"`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS "${names.floorSchema}".floor (run TEXT NOT NULL, step INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, step))`,
+  );
+  await client.end();
+  list.push(floorCase('PostgreSQL', pgFloor), floorCase('Redis', redisFloor));
+  return list;
+}
+
+// ── Counting: PostgreSQL commits, Redis commands, and round trips ──
+
+interface Counter {
+  /** The server's running total, less this counter's own reads. */
+  read(): Promise<number>;
+  end(): Promise<void>;
+}
+
+/**
+ * `xact_commit` of database `test`. Statistics reach the shared counters when a backend flushes
+ * them (at exit, or when idle at most once a second), so a read polls until the total stops
+ * moving; `pg_stat_force_next_flush()` (PostgreSQL 15+) flushes this counter's own backend, whose
+ * own read transactions are subtracted.
+ */
+async function pgCommits(): Promise<Counter> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  let reads = 0;
+  const once = async () => {
+    reads += 1;
+    const sql = `SELECT pg_stat_force_next_flush(), xact_commit AS n FROM pg_stat_database WHERE datname = 'test'`;
+    const { rows } = await client.query<{ n: string }>(sql);
+    return Number(rows[0]?.n) - (reads - 1);
+  };
+  const read = async () => {
+    let last = await once();
+    const deadline = Date.now() + 3000;
+    for (let calm = 0; calm < 3 && Date.now() < deadline; ) {
+      await sleep(40);
+      const now = await once();
+      calm = now === last ? calm + 1 : 0;
+      last = now;
+    }
+    return last;
+  };
+  return { read, end: () => client.end() };
+}
+
+/** The sum of `calls` in `INFO commandstats` (commands a script calls count too), less its own INFOs. */
+async function redisCommands(): Promise<Counter> {
+  const client = new Redis(REDIS_URL);
+  let reads = 0;
+  const read = async () => {
+    reads += 1;
+    const info = await client.info('commandstats');
+    const calls = [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    return calls - (reads - 1);
+  };
+  return { read, end: async () => void (await client.quit()) };
+}
+
+/**
+ * A TCP relay to `port` that counts round trips: on each connection, every burst the client sends
+ * after the server last answered is one. Exact for a client that waits for each answer (every
+ * case here); connection handshakes count too.
+ */
+async function relay(
+  port: number,
+): Promise<{ port: number; trips: () => number; close: () => Promise<void> }> {
+  let trips = 0;
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = tcpConnect(port, '127.0.0.1');
+    let answered = true;
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        open.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk) => {
+      if (answered) trips += 1;
+      answered = false;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      answered = true;
+      client.write(chunk);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('relay: no port');
+  const close = async () => {
+    for (const socket of open) socket.destroy();
+    await new Promise<void>((done) => server.close(() => done()));
+  };
+  return { port: address.port, trips: () => trips, close };
+}
+
+// ── Measuring ──
+
+interface Samples {
+  us: number[];
+  counted: number[];
+  trips?: number;
+}
+
+const direct: Target = { pg: PG_URL, redis: REDIS_URL };
+
+async function timedRun(
+  c: Case,
+  counters: Partial<Record<Db, Counter>>,
+): Promise<[number, number | undefined]> {
+  const counter = counters[c.db];
+  const before = await counter?.read();
+  const ms = await c.run(direct);
+  const after = await counter?.read();
+  const counted = before === undefined || after === undefined ? undefined : (after - before) / STEPS;
+  return [(ms * 1000) / STEPS, counted];
+}
+
+async function rounds(cases: Case[], counters: Partial<Record<Db, Counter>>): Promise<Samples[]> {
+  const samples = cases.map((): Samples => ({ us: [], counted: [] }));
+  for (let round = 0; round <= ROUNDS; round += 1) {
+    for (let i = 0; i < cases.length; i += 1) {
+      const k = round % 2 === 0 ? i : cases.length - 1 - i;
+      const [us, counted] = await timedRun(cases[k] as Case, counters);
+      if (round === 0) continue; // round 0 warms up
+      const sample = samples[k] as Samples;
+      sample.us.push(us);
+      if (counted !== undefined) sample.counted.push(counted);
+    }
+  }
+  return samples;
+}
+
+/** One more run of each server case through the relay, to count its round trips. */
+async function countTrips(cases: Case[], samples: Samples[]): Promise<void> {
+  for (const [k, c] of cases.entries()) {
+    if (c.db !== 'PostgreSQL' && c.db !== 'Redis') continue;
+    const hop = await relay(c.db === 'PostgreSQL' ? 5432 : 6379);
+    const target: Target = {
+      pg: PG_URL.replace(':5432/', `:${hop.port}/`),
+      redis: REDIS_URL.replace(':6379', `:${hop.port}`),
+    };
+    try {
+      await c.run(target);
+      (samples[k] as Samples).trips = hop.trips() / STEPS;
+    } finally {
+      await hop.close();
+    }
+  }
+}
+
+// ── Reporting ──
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const fmt = (x: number, digits = 1) => x.toFixed(digits);
+const spread = (xs: number[], digits = 1) =>
+  xs.length === 0
+    ? '—'
+    : `${fmt(median(xs), digits)} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`;
+
+/** Per round, µs per step of case k less that of its runtime's no-store case in the same round. */
+function overheads(cases: Case[], samples: Samples[], k: number): number[] {
+  const c = cases[k] as Case;
+  const runtime = c.runtime === 'LangGraph + MemorySaver' ? 'LangGraph' : c.runtime;
+  const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
+  if (base < 0 || base === k) return [];
+  const own = (samples[k] as Samples).us;
+  const theirs = (samples[base] as Samples).us;
+  return own.map((us, r) => us - (theirs[r] as number));
+}
+
+function table(db: Db, cases: Case[], samples: Samples[]): string[] {
+  const unit = db === 'Redis' ? 'commands/step' : 'commits/step';
+  const lines = [
+    `### ${db}`,
+    '',
+    `| runtime | µs/step median (min–max) | overhead µs/step median (min–max) | ${unit} | round trips/step | statecrew ÷ LangGraph overhead |`,
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  const at = (runtime: Runtime) => cases.findIndex((c) => c.db === db && c.runtime === runtime);
+  const ours = overheads(cases, samples, at('statecrew'));
+  const lg = at('LangGraph') >= 0 ? overheads(cases, samples, at('LangGraph')) : [];
+  const ratio = ours.length > 0 && lg.length > 0 ? `${fmt(median(ours) / median(lg), 2)}×` : '—';
+  for (const [k, c] of cases.entries()) {
+    if (c.db !== db) continue;
+    const s = samples[k] as Samples;
+    const counted = db === 'PostgreSQL' || db === 'Redis' ? spread(s.counted, 2) : 'not counted';
+    const trips = s.trips === undefined ? '—' : fmt(s.trips, 2);
+    const cells = [c.runtime, spread(s.us), spread(overheads(cases, samples, k))];
+    cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return [...lines, ''];
+}
+
+async function environment(): Promise<string[]> {
+  const db = openFloorSqlite();
+  const sqlite = `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get()}, journal_mode ${db.pragma('journal_mode', { simple: true })}, synchronous ${db.pragma('synchronous', { simple: true })} (0 off, 1 normal, 2 full)`;
+  db.close();
+  const lines = [
+    `node ${process.version}, ${STEPS} steps, ${ROUNDS} rounds alternated (+1 warm-up), statecrew from ${process.env.STATECREW_DIST ? 'STATECREW_DIST' : 'the installed package'}`,
+    sqlite,
+  ];
+  if (!servers) return lines;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  const show = async (name: string) =>
+    (await client.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
+  lines.push(
+    `PostgreSQL ${await show('server_version')}, synchronous_commit ${await show('synchronous_commit')}, fsync ${await show('fsync')}`,
+  );
+  await client.end();
+  const redis = new Redis(REDIS_URL);
+  const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+  const aof = await redis.config('GET', 'appendonly', 'appendfsync', 'save');
+  lines.push(`Redis ${version}, ${(aof as string[]).join(' ')}`);
+  await redis.quit();
+  return lines;
+}
+
+// ── Cleaning up: the schemas, the keys under the prefix, the files ──
+
+async function cleanup(): Promise<void> {
+  if (servers) {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    for (const schema of [names.statecrewSchema, names.langgraphSchema, names.floorSchema]) {
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+    await client.end();
+    const redis = new Redis(REDIS_URL);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${names.redisPrefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+  }
+  rmSync(root, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  const counters: Partial<Record<Db, Counter>> = {};
+  try {
+    const cases = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
+    if (servers) {
+      counters.PostgreSQL = await pgCommits();
+      counters.Redis = await redisCommands();
+    }
+    console.log((await environment()).join('\n'));
+    const samples = await rounds(cases, counters);
+    await countTrips(cases, samples);
+    console.log('');
+    for (const db of ['no store', 'SQLite', 'PostgreSQL', 'Redis'] as const) {
+      if (cases.some((c) => c.db === db)) console.log(table(db, cases, samples).join('\n'));
+    }
+  } finally {
+    for (const counter of Object.values(counters)) await counter.end();
+    await cleanup();
+  }
+}
+
+await main();
