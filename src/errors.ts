@@ -16,6 +16,7 @@ export type StatecrewErrorCode =
   | 'flow_mismatch'
   | 'guardrail_failed'
   | 'guardrail_rejected'
+  | 'internal_error'
   | 'invalid_config'
   | 'invalid_inputs'
   | 'invalid_model_response'
@@ -36,6 +37,7 @@ export type StatecrewErrorCode =
   | 'not_paused'
   | 'output_invalid'
   | 'queue_unavailable'
+  | 'route_coverage'
   | 'run_exists'
   | 'run_locked'
   | 'run_not_found'
@@ -90,6 +92,32 @@ export class StatecrewError<C extends StatecrewErrorCode = StatecrewErrorCode> e
     this.retryable = options.retryable ?? true;
     this.details = options.details ?? {};
   }
+}
+
+/**
+ * Whether `value` is an error statecrew threw (an instance of {@link StatecrewError}, any subclass),
+ * and, given `code`, one with that code. Narrows `value`, so `code`, `retryable` and `details` can be
+ * read without a cast.
+ *
+ * @example
+ * try {
+ *   await crew.kickoff();
+ * } catch (error) {
+ *   if (isStatecrewError(error, 'budget_exceeded')) console.log(error.details.spent);
+ *   else if (isStatecrewError(error) && error.retryable) retryLater();
+ *   else throw error;
+ * }
+ */
+export function isStatecrewError<C extends StatecrewErrorCode>(
+  value: unknown,
+  code: C,
+): value is StatecrewError<C>;
+export function isStatecrewError(value: unknown, code?: StatecrewErrorCode | string): value is StatecrewError;
+export function isStatecrewError(
+  value: unknown,
+  code?: StatecrewErrorCode | string,
+): value is StatecrewError {
+  return value instanceof StatecrewError && (code === undefined || value.code === code);
 }
 
 /**
@@ -422,10 +450,34 @@ export class UnknownWorkerError extends StatecrewError<'unknown_worker'> {
 
 /** An option has a value outside what it accepts. */
 export class InvalidOptionError extends StatecrewError<'invalid_option'> {
-  constructor(where: string, option: string, expected: string, received: unknown) {
-    super('invalid_option', `${where}: option "${option}" must be ${expected}, got ${describe(received)}`, {
+  constructor(
+    where: string,
+    option: string,
+    expected: string,
+    received: unknown,
+    /** The message, when the default one would not say it well; `suggestion` the option meant. */
+    told?: { message: string; suggestion?: string | undefined },
+  ) {
+    const message =
+      told?.message ?? `${where}: option "${option}" must be ${expected}, got ${describe(received)}`;
+    const suggestion = told?.suggestion === undefined ? {} : { suggestion: told.suggestion };
+    super('invalid_option', message, {
       retryable: false,
-      details: { where, option, expected },
+      details: { where, option, expected, ...suggestion },
+    });
+  }
+
+  /** An option `where` does not know (a typo, a CrewAI spelling), with the known one closest to it. */
+  static unknown(
+    where: string,
+    option: string,
+    known: readonly string[],
+    closest: string | undefined,
+  ): InvalidOptionError {
+    const hint = closest === undefined ? '' : ` (did you mean "${closest}"?)`;
+    return new InvalidOptionError(where, option, `one of ${known.join(', ')}`, option, {
+      message: `${where}: unknown option "${option}"${hint}`,
+      suggestion: closest,
     });
   }
 }
@@ -785,5 +837,46 @@ export class UnknownDefinitionError extends StatecrewError<'unknown_definition'>
       `This worker holds no crew or flow named "${name}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
       { retryable: false, details: { name, known: [...known] } },
     );
+  }
+}
+
+/** A flow's abstract state graph grew past the state budget of an analysis (`stateLimit`). */
+export class AnalysisLimitError extends StatecrewError<'analysis_limit'> {
+  constructor(flow: string, states: number) {
+    super(
+      'analysis_limit',
+      `Flow "${flow}" has more than ${states} abstract states; raise stateLimit to analyse it`,
+      {
+        retryable: false,
+        details: { flow, states },
+      },
+    );
+  }
+}
+
+/** Runs of a flow took fewer of its routes than `expectRouteCoverage` asks for: names those not taken. */
+export class RouteCoverageError extends StatecrewError<'route_coverage'> {
+  constructor(ratio: number, min: number, uncovered: readonly string[]) {
+    const percent = (n: number) => `${(n * 100).toFixed(0)}%`;
+    super(
+      'route_coverage',
+      `Route coverage ${percent(ratio)} is below ${percent(min)}; not taken: ${uncovered.join(', ')}`,
+      { retryable: false, details: { ratio, min, uncovered: [...uncovered] } },
+    );
+  }
+}
+
+/**
+ * Something statecrew's own code relies on did not hold: a bug in statecrew, not in the caller's code
+ * or options. The message says what was found; `details.where` names the check that found it. Not
+ * retryable; please report it.
+ */
+export class InternalError extends StatecrewError<'internal_error'> {
+  /** `where`: the function or method whose check failed (`RunRegistry.get`); `what`: what it found. */
+  constructor(where: string, what: string, details: Record<string, unknown> = {}) {
+    super('internal_error', `${what}: this is a bug in statecrew (in ${where}), please report it`, {
+      retryable: false,
+      details: { ...details, where },
+    });
   }
 }

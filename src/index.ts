@@ -12,6 +12,7 @@ export {
 } from './actors/conversation-job.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
+  AnalysisLimitError,
   AnswerRequiredError,
   BudgetExceededError,
   CassetteMissError,
@@ -28,9 +29,11 @@ export {
   FlowMismatchError,
   GuardrailError,
   GuardrailFailedError,
+  InternalError,
   InvalidInputsError,
   InvalidOptionError,
   InvalidStateError,
+  isStatecrewError,
   JudgeCallError,
   JudgeError,
   LeaseLostError,
@@ -47,6 +50,7 @@ export {
   NotPausedError,
   OutputValidationError,
   QueueUnavailableError,
+  RouteCoverageError,
   RunAbortedError,
   RunExistsError,
   RunLockedError,
@@ -115,7 +119,6 @@ export {
   type ExecutionResult,
   type ExecutionStatus,
 } from './runtime/execution-document.js';
-export { AnalysisLimitError } from './runtime/flow/abstraction.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type {
   HumanOptions,

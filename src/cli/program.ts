@@ -2,9 +2,13 @@ import { Command, CommanderError, Option } from 'commander';
 import { pathsCommand } from './commands/paths.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
-import { runsCommand } from './commands/runs.js';
+import { LISTED_RUN_STATUSES, runsCommand } from './commands/runs.js';
 import { showCommand } from './commands/show.js';
-import { type CliIo, errorLine } from './output.js';
+import { type CliIo, errorLine, oneLine } from './output.js';
+import { packageVersion } from './version.js';
+
+/** Where a command's action leaves its exit code. */
+type Finish = (exit: number) => void;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -26,6 +30,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let code = 0;
   const program = new Command('statecrew')
     .description('Run, resume, inspect and prove statecrew crews and flows.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'print stack traces with errors')
     .exitOverride()
     .configureOutput({
@@ -33,10 +38,39 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeErr: (s) => io.stderr.write(s),
       outputError: () => {},
     });
-  const finish = (exit: number) => {
+  const finish: Finish = (exit) => {
     code = exit;
   };
 
+  addRunCommands(program, io, finish);
+  addStoredRunCommands(program, io, finish);
+  addDefinitionCommands(program, io, finish);
+  addServiceCommands(program, io, finish);
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      if (error.exitCode === 0) return 0;
+      // Without a command the help went to stderr already: nothing more to say.
+      if (error.code !== 'commander.help') io.stderr.write(commanderErrorLine(error));
+      return 2;
+    }
+    io.stderr.write(errorLine(error, argv.includes('--verbose')));
+    return 1;
+  }
+}
+
+/** A usage error of commander as one line: `statecrew: <message> (<code>)`, the code in snake case. */
+function commanderErrorLine(error: CommanderError): string {
+  const code = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return `statecrew: ${oneLine(error.message.replace(/^error: /, ''))} (${code})\n`;
+}
+
+/** `run` and `resume`: the commands that run something. */
+function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('run')
     .description(
@@ -62,7 +96,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addOption(storeOption())
     .option('--json', 'print the result as JSON')
     .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
+}
 
+/** `show` and `runs`: the commands that read the stored runs. */
+function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('show')
     .description('show a stored run')
@@ -75,10 +112,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   program
     .command('runs')
     .description('list the stored runs, most recent first')
-    .option(
-      '--status <status>',
-      'only runs with this status (completed, partial, failed, paused, aborted, …)',
-    )
+    .option('--status <status>', `only runs with this status: ${LISTED_RUN_STATUSES.join(', ')}`)
     .option('--limit <n>', 'at most this many', '50')
     .option(
       '--prune <duration>',
@@ -87,7 +121,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--json', 'as JSON')
     .addOption(storeOption())
     .action(async (options) => finish(await runsCommand(options, io)));
+}
 
+/** `plot` and `paths`: the commands that look at a definition (or a stored run). */
+function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('plot')
     .description('write a self-contained HTML view of a definition (a file) or of a stored run (an id)')
@@ -110,7 +147,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--export <name>', 'the module export')
     .option('--json', 'the analysis as JSON')
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
+}
 
+/** `runner` and `worker`: the commands that serve until stopped. */
+function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('runner')
     .description(
@@ -139,20 +179,4 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { workerCommand } = await import('./commands/worker.js');
       finish(await workerCommand(file, options, io));
     });
-
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-    return code;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version end here too, with exit code 0.
-      if (error.exitCode === 0) return 0;
-      io.stderr.write(
-        `statecrew: ${error.message.replace(/^error: /, '')} (${error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)})\n`,
-      );
-      return error.exitCode === 0 ? 0 : 2;
-    }
-    io.stderr.write(errorLine(error, argv.includes('--verbose')));
-    return 1;
-  }
 }

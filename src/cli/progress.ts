@@ -1,11 +1,12 @@
 import { createLogUpdate } from 'log-update';
 import type { StatecrewEvent } from '../types.js';
+import { clipLine, fitCell, textWidth } from './fit.js';
 
 /** Where a run's events are shown while it runs. */
 export interface Progress {
   event(event: StatecrewEvent): void;
-  /** The run ended: the last frame stays. */
-  end(): void;
+  /** The run ended: the last frame stays; `aborted` says why, when the run was aborted (Ctrl-C, SIGTERM). */
+  end(aborted?: string): void;
 }
 
 /** A writable text stream (stdout, stderr, or a test's buffer). */
@@ -55,13 +56,16 @@ function plainLine(event: StatecrewEvent): string | undefined {
     case 'run.completed':
       return `run ${event.runId} ${event.status} in ${event.totalTimeMs} ms`;
     case 'run.failed':
-      return `run ${event.runId} failed: ${event.error}`;
+      // The reason of an abort is the command's to say (on stderr, with how to go on).
+      return event.code === 'aborted'
+        ? `run ${event.runId} aborted`
+        : `run ${event.runId} failed: ${event.error}`;
     default:
       return undefined;
   }
 }
 
-type NodeState = 'waiting' | 'running' | 'retrying' | 'done' | 'failed' | 'blocked';
+type NodeState = 'waiting' | 'running' | 'retrying' | 'done' | 'failed' | 'blocked' | 'aborted';
 
 interface NodeLine {
   id: string;
@@ -81,24 +85,126 @@ const MARK: Record<NodeState, string> = {
   done: '✔',
   failed: '✖',
   blocked: '⊘',
+  aborted: '■',
 };
 
-/**
- * A live task list redrawn in place: per node waiting, running (with its elapsed time), retrying,
- * done, failed or blocked, with tokens; below, the run's tokens and cost so far. `nodes` are shown
- * as waiting from the start; others appear as they start, a crew's inside a flow step as
- * `<step>/<node>` (its events have another run id than `rootId`). `now` reads the clock for elapsed times.
- */
-export function liveProgress(
-  out: TextOut,
-  nodes: readonly string[],
-  rootId: string,
-  now: () => number = Date.now,
-): Progress {
-  const draw = createLogUpdate(out as NodeJS.WriteStream, { showCursor: true });
-  const lines = new Map<string, NodeLine>();
-  const line = (id: string): NodeLine => {
-    let found = lines.get(id);
+/** The columns of a row besides the node's name: mark, gaps, state, time, and room for attempt and tokens. */
+const ROW_EXTRAS = 32;
+
+/** A node's row of the live list, its name `width` columns wide, cut to the terminal's `columns`. */
+function nodeRow(l: NodeLine, width: number, elapsedMs: number, columns: number | undefined): string {
+  const time =
+    l.state === 'running'
+      ? `${seconds(elapsedMs)} s`
+      : l.state === 'waiting' || l.state === 'blocked'
+        ? ''
+        : `${seconds(l.durationMs)} s`;
+  const retry = l.attempt > 1 ? ` attempt ${l.attempt}` : '';
+  const tokens = l.tokens > 0 ? ` ${l.tokens} tok` : '';
+  const note = l.note === '' ? '' : `  ${l.note}`;
+  const row = `${MARK[l.state]} ${fitCell(l.id, width)}  ${l.state.padEnd(8)} ${time.padStart(7)}${retry}${tokens}${note}`;
+  return clipLine(row, columns);
+}
+
+/** The width of the node names' column: the longest name, narrowed on a small terminal. */
+function nameWidth(ids: Iterable<string>, columns: number | undefined): number {
+  const natural = Math.max(...[...ids].map(textWidth), 4);
+  return columns === undefined || columns <= 0
+    ? natural
+    : Math.min(natural, Math.max(8, columns - ROW_EXTRAS));
+}
+
+/** What the live list shows — a line per node, the run's totals and status — as events change it. */
+class TaskList {
+  readonly #lines = new Map<string, NodeLine>();
+  readonly #totals = { tokens: 0, costUsd: 0, calls: 0 };
+  #status = 'running';
+
+  readonly #rootId: string;
+
+  constructor(nodes: readonly string[], rootId: string) {
+    this.#rootId = rootId;
+    for (const id of nodes) this.#line(id);
+  }
+
+  /** Applies `event`; false when it changes nothing shown. */
+  apply(event: StatecrewEvent): boolean {
+    switch (event.type) {
+      case 'node.started': {
+        const l = this.#of(event);
+        Object.assign(l, { state: 'running', agent: event.agent, attempt: event.attempt, note: '' });
+        if (event.attempt === 1) l.startedAt = event.at;
+        return true;
+      }
+      case 'node.completed':
+        Object.assign(this.#of(event), { state: 'done', durationMs: event.durationMs, note: '' });
+        return true;
+      case 'node.failed':
+        Object.assign(this.#of(event), {
+          state: event.willRetry ? 'retrying' : 'failed',
+          durationMs: event.durationMs,
+          note: event.error.split('\n')[0] ?? '',
+        });
+        return true;
+      case 'node.blocked':
+        Object.assign(this.#of(event), { state: 'blocked', note: `by ${event.reason}` });
+        return true;
+      case 'model.call':
+        this.#of(event).tokens += event.usage.totalTokens;
+        this.#count(event.usage);
+        return true;
+      case 'manager.call':
+      case 'judge.verdict':
+        this.#count(event.usage);
+        return true;
+      case 'flow.paused':
+        this.#status = `paused: waiting for ${event.waiting.join(', ')}`;
+        return true;
+      case 'run.completed':
+        if (event.step === undefined) this.#status = event.status;
+        return true;
+      case 'run.failed':
+        if (event.step === undefined)
+          this.#status = event.code === 'aborted' ? 'aborted' : `failed: ${event.error}`;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The run was aborted at `at` for `reason`: the nodes still running (or to retry) show as aborted. */
+  abort(reason: string, at: number): void {
+    for (const l of this.#lines.values()) {
+      if (l.state === 'running') Object.assign(l, { state: 'aborted', durationMs: at - l.startedAt });
+      else if (l.state === 'retrying') l.state = 'aborted';
+    }
+    this.#status = `aborted: ${reason}`;
+  }
+
+  /** The list as text, each row cut to the terminal's `columns` when they are known. */
+  render(columns: number | undefined, now: number): string {
+    const width = nameWidth(this.#lines.keys(), columns);
+    const rows = [...this.#lines.values()].map((l) => nodeRow(l, width, now - l.startedAt, columns));
+    const { calls, tokens, costUsd } = this.#totals;
+    const cost = costUsd > 0 ? ` · $${costUsd.toFixed(4)}` : '';
+    rows.push('', clipLine(`${this.#status} · ${calls} model calls · ${tokens} tokens${cost}`, columns));
+    return rows.join('\n');
+  }
+
+  #count(usage: { totalTokens: number; calls: number; costUsd?: number | undefined }): void {
+    this.#totals.tokens += usage.totalTokens;
+    this.#totals.calls += usage.calls;
+    this.#totals.costUsd += usage.costUsd ?? 0;
+  }
+
+  /** A node's line: a crew's inside a flow step is named with its step. */
+  #of(event: StatecrewEvent & { nodeId: string }): NodeLine {
+    const inStep = event.step !== undefined && event.runId !== this.#rootId;
+    return this.#line(inStep ? `${event.step}/${event.nodeId}` : event.nodeId);
+  }
+
+  #line(id: string): NodeLine {
+    let found = this.#lines.get(id);
     if (found === undefined) {
       found = {
         id,
@@ -110,89 +216,41 @@ export function liveProgress(
         tokens: 0,
         note: '',
       };
-      lines.set(id, found);
+      this.#lines.set(id, found);
     }
     return found;
-  };
-  for (const id of nodes) line(id);
-  const totals = { tokens: 0, costUsd: 0, calls: 0 };
-  let status = 'running';
-  const render = () => {
-    const width = Math.max(...[...lines.keys()].map((id) => id.length), 4);
-    const rows = [...lines.values()].map((l) => {
-      const time =
-        l.state === 'running'
-          ? `${seconds(now() - l.startedAt)} s`
-          : l.state === 'waiting' || l.state === 'blocked'
-            ? ''
-            : `${seconds(l.durationMs)} s`;
-      const retry = l.attempt > 1 ? ` attempt ${l.attempt}` : '';
-      const tokens = l.tokens > 0 ? ` ${l.tokens} tok` : '';
-      const note = l.note === '' ? '' : `  ${l.note}`;
-      return `${MARK[l.state]} ${l.id.padEnd(width)}  ${l.state.padEnd(8)} ${time.padStart(7)}${retry}${tokens}${note}`;
-    });
-    const cost = totals.costUsd > 0 ? ` · $${totals.costUsd.toFixed(4)}` : '';
-    rows.push('', `${status} · ${totals.calls} model calls · ${totals.tokens} tokens${cost}`);
-    return rows.join('\n');
-  };
+  }
+}
+
+/**
+ * A live task list redrawn in place: per node waiting, running (with its elapsed time), retrying,
+ * done, failed or blocked, with tokens; below, the run's tokens and cost so far. `nodes` are shown
+ * as waiting from the start; others appear as they start, a crew's inside a flow step as
+ * `<step>/<node>` (its events have another run id than `rootId`). `now` reads the clock for elapsed
+ * times. Rows are cut to fit the terminal's width (`out.columns`, when known): none wraps. Ended with
+ * an abort's reason, the last frame shows the nodes that were running as aborted, and the reason.
+ */
+export function liveProgress(
+  out: TextOut,
+  nodes: readonly string[],
+  rootId: string,
+  now: () => number = Date.now,
+): Progress {
+  const draw = createLogUpdate(out as NodeJS.WriteStream, { showCursor: true });
+  const list = new TaskList(nodes, rootId);
+  const render = () => list.render(out.columns, now());
   const redraw = () => draw(render());
   const timer = setInterval(redraw, 100);
   timer.unref();
   redraw();
-  /** A node's line: a crew's inside a flow step is named with its step. */
-  const of = (event: StatecrewEvent & { nodeId: string }) =>
-    line(event.step !== undefined && event.runId !== rootId ? `${event.step}/${event.nodeId}` : event.nodeId);
   return {
     event(event) {
-      switch (event.type) {
-        case 'node.started': {
-          const l = of(event);
-          Object.assign(l, { state: 'running', agent: event.agent, attempt: event.attempt, note: '' });
-          if (event.attempt === 1) l.startedAt = event.at;
-          break;
-        }
-        case 'node.completed':
-          Object.assign(of(event), { state: 'done', durationMs: event.durationMs, note: '' });
-          break;
-        case 'node.failed':
-          Object.assign(of(event), {
-            state: event.willRetry ? 'retrying' : 'failed',
-            durationMs: event.durationMs,
-            note: event.error.split('\n')[0] ?? '',
-          });
-          break;
-        case 'node.blocked':
-          Object.assign(of(event), { state: 'blocked', note: `by ${event.reason}` });
-          break;
-        case 'model.call':
-          of(event).tokens += event.usage.totalTokens;
-          totals.tokens += event.usage.totalTokens;
-          totals.calls += event.usage.calls;
-          totals.costUsd += event.usage.costUsd ?? 0;
-          break;
-        case 'manager.call':
-        case 'judge.verdict':
-          totals.tokens += event.usage.totalTokens;
-          totals.calls += event.usage.calls;
-          totals.costUsd += event.usage.costUsd ?? 0;
-          break;
-        case 'flow.paused':
-          status = `paused: waiting for ${event.waiting.join(', ')}`;
-          break;
-        case 'run.completed':
-          if (event.step === undefined) status = event.status;
-          break;
-        case 'run.failed':
-          if (event.step === undefined) status = `failed: ${event.error}`;
-          break;
-        default:
-          return;
-      }
-      redraw();
+      if (list.apply(event)) redraw();
     },
-    end() {
+    end(aborted) {
       // The last list is written whole, below nothing to redraw: what stays on the terminal, and in a log.
       clearInterval(timer);
+      if (aborted !== undefined) list.abort(aborted, now());
       draw.clear();
       out.write(`${render()}\n`);
     },

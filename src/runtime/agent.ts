@@ -4,6 +4,7 @@ import { isModel } from '../models/call.js';
 import { ProviderModel } from '../models/providers.js';
 import type { Llm, Tool } from '../types.js';
 import { interpolate } from './interpolate.js';
+import { AGENT_OPTIONS, checkOptionKeys } from './option-keys.js';
 import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
 /** Options of an {@link Agent}. */
@@ -93,6 +94,7 @@ export class Agent implements Speaker {
 
   constructor(options: AgentOptions) {
     const where = `Agent "${String(options.role)}"`;
+    checkOptionKeys(where, options, AGENT_OPTIONS);
     requiredText('Agent', 'role', options.role);
     const llm = typeof options.llm === 'string' ? new ProviderModel(options.llm, where) : options.llm;
     if (typeof llm !== 'function' && !isModel(llm)) {

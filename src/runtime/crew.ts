@@ -18,6 +18,13 @@ import {
 import type { StoreErrorPolicy } from './crew-store.js';
 import { RunOwner } from './durable/run-owner.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
+import {
+  CREW_OPTIONS,
+  CREW_REPLAY_OPTIONS,
+  CREW_RESUME_OPTIONS,
+  CREW_RUN_OPTIONS,
+  checkOptionKeys,
+} from './option-keys.js';
 import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
 import type { LoopOptions, ProcessKind } from './process.js';
@@ -125,6 +132,7 @@ export class Crew {
   readonly #positions = new Map<Task, number>();
 
   constructor(options: CrewOptions) {
+    checkOptionKeys('Crew', options, CREW_OPTIONS);
     if (!Array.isArray(options.tasks) || options.tasks.some((t) => !(t instanceof Task))) {
       throw new InvalidOptionError('Crew', 'tasks', 'an array of Task', options.tasks);
     }
@@ -181,6 +189,7 @@ export class Crew {
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: RunOptions = {}): CrewRun {
+    checkOptionKeys(`Crew "${this.name}" kickoff`, options, CREW_RUN_OPTIONS);
     return startCrewRun(this, processes[this.process], options);
   }
 
@@ -217,6 +226,7 @@ export class Crew {
    * `run_not_found`, a run another owner runs with `run_locked`.
    */
   async resume(executionId: string, options: CrewResumeOptions = {}): Promise<CrewOutput> {
+    checkOptionKeys(`Crew "${this.name}" resume`, options, CREW_RESUME_OPTIONS);
     const store = options.store ?? this.store;
     if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, 'resume a run');
     const clock = toClock(options.clock);
@@ -249,6 +259,7 @@ export class Crew {
    * given; `metadata.replayOf` is the source run's id.
    */
   async replay(executionId: string, options: ReplayOptions): Promise<CrewOutput> {
+    checkOptionKeys(`Crew "${this.name}" replay`, options, CREW_REPLAY_OPTIONS);
     const { fromTask, ...runOptions } = options;
     const store = runOptions.store ?? this.store;
     const restore = await replayRestore(this, executionId, fromTask, store);

@@ -1,4 +1,4 @@
-import { CycleError } from '../errors.js';
+import { CycleError, InternalError } from '../errors.js';
 import type { PlannedTask } from './plan.js';
 
 /** Each task's dependencies as positions in `tasks` (the plan's list, in which they were resolved). */
@@ -135,7 +135,8 @@ export class DagScheduler {
   /** Takes the next ready task, in the order tasks became ready, as started. */
   start(): PlannedTask {
     const task = this.#ready[this.#head];
-    if (task === undefined || !this.canStart) throw new Error('No task can start now');
+    if (task === undefined || !this.canStart)
+      throw new InternalError('DagScheduler.start', 'No task can start now');
     this.#ready[this.#head] = undefined as unknown as PlannedTask;
     this.#head += 1;
     this.#inFlight += 1;

@@ -1,5 +1,6 @@
 import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
 import { type AgentExecutor, type AgentWork, agentActorLogic } from '../actors/agent-actor.js';
+import { InternalError } from '../errors.js';
 import {
   type LifecycleEmitted,
   type LifecycleSettled,
@@ -44,7 +45,8 @@ export function askAdvisor(
   work: AgentWork,
 ): void {
   const advisor = system.get(systemId) as AnyActorRef | undefined;
-  if (advisor === undefined) throw new Error(`No advisor "${systemId}" in this run`);
+  if (advisor === undefined)
+    throw new InternalError('askAdvisor', `No advisor "${systemId}" in this run`, { systemId });
   advisor.send(work);
 }
 
@@ -144,7 +146,12 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     this.#executor = {
       execute: (work, signal) => {
         const spec = this.#specs.get(work.nodeId);
-        if (spec === undefined) return Promise.reject(new Error(`No run "${work.nodeId}" is live`));
+        if (spec === undefined)
+          return Promise.reject(
+            new InternalError('LifecycleRunner.execute', `No run "${work.nodeId}" is live`, {
+              nodeId: work.nodeId,
+            }),
+          );
         return hooks.attempt(spec, work.attempt, signal, work.replyTo);
       },
     };
@@ -216,7 +223,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     if (this.#ended) return;
     this.#queue.push(() => {
       const actor = this.#live.get(nodeId);
-      if (actor === undefined) throw new Error(`No run "${nodeId}" is live to retry`);
+      if (actor === undefined)
+        throw new InternalError('LifecycleRunner.retry', `No run "${nodeId}" is live to retry`, { nodeId });
       const delayMs = this.#delays.get(nodeId) ?? 0;
       this.#delays.delete(nodeId);
       actor.send({ type: 'RETRY', delayMs });
@@ -315,7 +323,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     supervisor: AnyActorRef,
     startAt?: number,
   ): LifecycleActor {
-    if (this.#live.has(nodeId)) throw new Error(`Run "${nodeId}" is already live`);
+    if (this.#live.has(nodeId))
+      throw new InternalError('LifecycleRunner.spawn', `Run "${nodeId}" is already live`, { nodeId });
     const actor = createActor(startAt === undefined ? idleLogic : startedLogic, {
       id: nodeId,
       parent: supervisor,

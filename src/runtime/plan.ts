@@ -1,4 +1,4 @@
-import { UnknownContextTaskError } from '../errors.js';
+import { InternalError, UnknownContextTaskError } from '../errors.js';
 import type { Agent } from './agent.js';
 import { interpolate } from './interpolate.js';
 import type { Task } from './task.js';
@@ -90,6 +90,6 @@ export function attemptsFor(task: Task, agent: Agent): number {
 /** The planned task at a position of the crew's list (a supervisor's index), or a clear error. */
 export function taskAt(plan: CrewPlan, index: number): PlannedTask {
   const planned = plan.tasks[index];
-  if (planned === undefined) throw new Error(`No task at position ${index}`);
+  if (planned === undefined) throw new InternalError('taskAt', `No task at position ${index}`, { index });
   return planned;
 }

@@ -1,3 +1,5 @@
+import { InternalError } from '../errors.js';
+
 const registries = new Set<{ readonly size: number }>();
 
 /** Runs registered in every registry: 0 once every run has ended (a leak shows here). */
@@ -36,7 +38,8 @@ export class RunRegistry<T> {
   /** The handlers registered under `key`. */
   get(key: string): T {
     const handlers = this.#handlers.get(key);
-    if (handlers === undefined) throw new Error(`No run "${key}" is registered`);
+    if (handlers === undefined)
+      throw new InternalError('RunRegistry.get', `No run "${key}" is registered`, { key });
     return handlers;
   }
 

@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import { InvalidOptionError } from '../errors.js';
 import type { TaskOutput, Tool } from '../types.js';
 import type { Agent } from './agent.js';
+import { checkOptionKeys, TASK_OPTIONS } from './option-keys.js';
 import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
 /**
@@ -76,6 +77,7 @@ export class Task {
 
   constructor(options: TaskOptions) {
     const where = `Task "${options.name ?? options.description}"`;
+    checkOptionKeys(where, options, TASK_OPTIONS);
     requiredText('Task', 'description', options.description);
     if (options.name !== undefined) requiredText(where, 'name', options.name);
     if (options.context !== undefined && !Array.isArray(options.context)) {

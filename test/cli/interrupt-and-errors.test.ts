@@ -19,7 +19,7 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
     const ran = await running.done;
     expect(ran.code).toBe(130);
     const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
-    expect(ran.stderr).toContain(`statecrew: run ${id} aborted: interrupted (Ctrl-C) (aborted)`);
+    expect(ran.stderr).toContain(`statecrew: run ${id} aborted: interrupted by SIGINT (Ctrl-C) (aborted)`);
     expect(ran.stderr).toContain(`go on with: statecrew resume ${id}`);
     const shown = await cli(['show', id, '--json', '--store', store], { cwd });
     expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'aborted', results: [{ nodeId: 'research' }] });
@@ -38,6 +38,54 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
       description: 'write about AI',
       raw: 'Writer: write about AI',
     });
+  });
+
+  it('aborts cleanly on SIGTERM too, in run and in resume: kept as aborted, exit code 143', async () => {
+    const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
+      cwd,
+      env: { HANG_AT: 'write' },
+    });
+    await running.whenPrinted('(waiting in write about AI)');
+    running.child.kill('SIGTERM');
+    const ran = await running.done;
+    expect(ran.code).toBe(143);
+    const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
+    expect(ran.stdout).toContain(`run ${id} aborted\n`);
+    expect(ran.stderr).toBe(
+      `statecrew: run ${id} aborted: terminated by SIGTERM (aborted)\n` +
+        `  kept in the store; go on with: statecrew resume ${id} --store ${store}\n`,
+    );
+    const shown = await cli(['show', id, '--json', '--store', store], { cwd });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'aborted' });
+
+    // Resumed, it waits in the same task again: stopped there, it is kept as aborted once more.
+    const resuming = start(['resume', id, '--store', store], { cwd, env: { HANG_AT: 'write' } });
+    await resuming.whenPrinted('(waiting in write about AI)');
+    resuming.child.kill('SIGTERM');
+    const resumed = await resuming.done;
+    expect(resumed.code).toBe(143);
+    expect(resumed.stderr).toBe(
+      `statecrew: run ${id} aborted: terminated by SIGTERM (aborted)\n` +
+        `  kept in the store; go on with: statecrew resume ${id} --store ${store}\n`,
+    );
+    const again = await cli(['show', id, '--json', '--store', store], { cwd });
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'aborted', results: [{ nodeId: 'research' }] });
+  });
+
+  it('ends the live list after Ctrl-C with the run aborted and no node left running', async () => {
+    const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
+      cwd,
+      env: { HANG_AT: 'write', FORCE_TTY: '1' },
+    });
+    await running.whenPrinted('(waiting in write about AI)');
+    running.child.kill('SIGINT');
+    const ran = await running.done;
+    expect(ran.code).toBe(130);
+    const last = ran.stdout.slice(ran.stdout.lastIndexOf('\u001b[G') + 3);
+    expect(last).toMatch(/✔ research +done/);
+    expect(last).toMatch(/■ write +aborted/);
+    expect(last).not.toContain('running');
+    expect(last).toContain('aborted: interrupted by SIGINT (Ctrl-C) · 1 model calls');
   });
 
   it('reports a YAML crew’s mistake in one line naming the file, the line and the code', async () => {
@@ -70,16 +118,34 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
     const verbose = await cli(['run', 'no-such-crew.ts', '--verbose'], { cwd });
     expect(verbose.stderr.split('\n')[1]).toMatch(/^UnknownCommandTargetError: /);
     const notFound = await cli(['show', 'no-such-run', '--store', store], { cwd });
-    expect(notFound.stderr).toMatch(
-      /^statecrew: statecrew show: the store holds no run "no-such-run" \(run_not_found\)\n$/,
-    );
+    expect(notFound.stderr).toMatch(/^statecrew: the store holds no run "no-such-run" \(run_not_found\)\n$/);
     const badStore = await cli(['runs', '--store', 'mongodb://x'], { cwd });
-    expect(badStore.stderr).toMatch(/option "--store" must be .* \(invalid_option\)\n$/);
+    expect(badStore.stderr).toMatch(/^statecrew: option "--store" must be .* \(invalid_option\)\n$/);
     const unknown = await cli(['run', fixture('crew.ts'), '--nope'], { cwd });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^statecrew: unknown option '--nope' \(unknown_option\)\n$/);
     const noExport = await cli(['run', fixture('refund-flow.ts'), '--export', 'nothing'], { cwd });
     expect(noExport.stderr).toMatch(/has no export "nothing" \(unknown_command_target\)\n$/);
+  });
+
+  it('prints its version with --version and -V', async () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-V']) {
+      const ran = await cli([flag], { cwd });
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toBe(`${manifest.version}\n`);
+    }
+  });
+
+  it('refuses a status runs does not know, naming it and the valid ones', async () => {
+    const ran = await cli(['runs', '--status', 'pausd', '--store', store], { cwd });
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toBe(
+      'statecrew: option "--status" must be one of running, paused, completed, partial, failed, aborted, interrupted, got "pausd" (invalid_option)\n',
+    );
   });
 
   it('is the package’s bin: npx statecrew runs the built file, a node script', () => {

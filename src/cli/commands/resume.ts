@@ -1,5 +1,7 @@
-import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
-import { loadTarget } from '../load-target.js';
+import { RunAbortedError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import type { Store } from '../../stores/store.js';
+import { abortedReport, watchInterrupts } from '../interrupt.js';
+import { loadTarget, type Target } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
 import { storeFromOption } from '../store-option.js';
@@ -19,7 +21,8 @@ export interface ResumeCommandOptions {
 /**
  * `statecrew resume <id>`: goes on with a stored run — a paused flow with the human's `--route` (and
  * `--feedback`), an aborted, crashed or failed run where it stopped. The definition is loaded from
- * where the CLI noted it when the run started, or from `--file`. Resolves with the exit code.
+ * where the CLI noted it when the run started, or from `--file`. Ctrl-C (SIGINT) or SIGTERM aborts it
+ * cleanly, as `statecrew run` does (exit code 130 or 143). Resolves with the exit code.
  */
 export async function resumeCommand(id: string, options: ResumeCommandOptions, io: CliIo): Promise<number> {
   const store = await storeFromOption(options.store);
@@ -34,23 +37,55 @@ export async function resumeCommand(id: string, options: ResumeCommandOptions, i
       );
     }
     const target = await loadTarget(file, options.export ?? source?.export);
-    if (target.kind === 'crew') {
-      const out = await target.crew.resume(id, { store });
-      io.stdout.write(options.json === true ? crewJson(out) : crewText(out));
-      return out.status === 'completed' ? 0 : 1;
-    }
-    const answer =
-      options.route === undefined
-        ? undefined
-        : {
-            route: options.route,
-            ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
-            ...(options.step === undefined ? {} : { step: options.step }),
-          };
-    const out = await target.flow.resume(id, answer, { store });
-    io.stdout.write(options.json === true ? flowJson(out) : flowText(out));
-    return out.status === 'failed' ? 1 : 0;
+    return await resumeTarget(target, id, store, options, io);
   } finally {
     await store.close();
   }
+}
+
+/** Resumes run `id` of the loaded `target`, aborting it cleanly on SIGINT or SIGTERM. */
+async function resumeTarget(
+  target: Target,
+  id: string,
+  store: Store,
+  options: ResumeCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  const interrupts = watchInterrupts();
+  const { signal } = interrupts;
+  try {
+    if (target.kind === 'crew') {
+      const out = await target.crew.resume(id, { store, signal });
+      io.stdout.write(options.json === true ? crewJson(out) : crewText(out));
+      return out.status === 'completed' ? 0 : 1;
+    }
+    const out = await target.flow.resume(id, answerOf(options), { store, signal });
+    io.stdout.write(options.json === true ? flowJson(out) : flowText(out));
+    return out.status === 'failed' ? 1 : 0;
+  } catch (error) {
+    if (!(error instanceof RunAbortedError) || !signal.aborted) throw error;
+    io.stderr.write(abortedReport(id, error, resumeArgs(options)));
+    return interrupts.exitCode();
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/** The human's answer the options give, if any. */
+function answerOf(options: ResumeCommandOptions) {
+  if (options.route === undefined) return undefined;
+  return {
+    route: options.route,
+    ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+    ...(options.step === undefined ? {} : { step: options.step }),
+  };
+}
+
+/** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
+function resumeArgs(options: ResumeCommandOptions): string[] {
+  return [
+    ...(options.file === undefined ? [] : ['--file', options.file]),
+    ...(options.export === undefined ? [] : ['--export', options.export]),
+    ...(options.store === undefined ? [] : ['--store', options.store]),
+  ];
 }

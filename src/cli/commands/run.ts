@@ -3,6 +3,7 @@ import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { readInputs } from '../inputs.js';
+import { abortedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
 import { liveProgress, type Progress, plainProgress } from '../progress.js';
@@ -19,31 +20,25 @@ export interface RunCommandOptions {
   json?: boolean | undefined;
 }
 
-/** Exit code of a run that an interrupt (Ctrl-C) aborted: 128 + SIGINT. */
-const INTERRUPTED = 130;
-
 /**
  * `statecrew run <file>`: runs the crew or flow, showing its progress (a live list on a terminal,
  * one line per event otherwise), keeps it in a store (the `--store`, else the definition's own, else
- * the default SQLite file) and prints the result. Ctrl-C aborts cleanly: the run is kept as aborted
- * and `statecrew resume <id>` goes on with it. Resolves with the exit code.
+ * the default SQLite file) and prints the result. Ctrl-C (SIGINT) or SIGTERM aborts cleanly: the run is
+ * kept as aborted, `statecrew resume <id>` goes on with it, and the exit code is 130 or 143. Resolves
+ * with the exit code.
  */
 export async function runCommand(file: string, options: RunCommandOptions, io: CliIo): Promise<number> {
   const target = await loadTarget(file, options.export);
   const inputs = readInputs(options.input, options.inputs);
   const opened = options.store === undefined ? undefined : await openStore(options.store);
   const store = opened ?? ownStore(target) ?? new SqliteStore();
-  const controller = new AbortController();
-  const interrupt = () => {
-    if (controller.signal.aborted) process.exit(INTERRUPTED);
-    controller.abort(new Error('interrupted (Ctrl-C)'));
-  };
-  process.on('SIGINT', interrupt);
+  const interrupts = watchInterrupts();
+  const { signal } = interrupts;
   try {
     const run =
       target.kind === 'crew'
-        ? target.crew.run({ inputs, signal: controller.signal, store })
-        : target.flow.run({ inputs, signal: controller.signal, store });
+        ? target.crew.run({ inputs, signal, store })
+        : target.flow.run({ inputs, signal, store });
     const progress = progressFor(target, run.id, options.json === true, io);
     run.events$.subscribe({ next: (event: StatecrewEvent) => progress.event(event), error: () => {} });
     await writeSource(store, run.id, { kind: target.kind, name: target.name, ...target.source });
@@ -59,16 +54,18 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
       io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));
       return flowOut.status === 'failed' ? 1 : 0;
     } catch (error) {
-      progress.end();
-      if (!(error instanceof RunAbortedError)) throw error;
+      if (!(error instanceof RunAbortedError) || !signal.aborted) {
+        progress.end();
+        throw error;
+      }
+      progress.end(signal.reason instanceof Error ? signal.reason.message : 'aborted');
       io.stderr.write(
-        `statecrew: run ${run.id} aborted: ${String((error.cause as Error | undefined)?.message ?? error.cause)} (aborted)\n` +
-          `  kept in the store; go on with: statecrew resume ${run.id}${options.store === undefined ? '' : ` --store ${options.store}`}\n`,
+        abortedReport(run.id, error, options.store === undefined ? [] : ['--store', options.store]),
       );
-      return INTERRUPTED;
+      return interrupts.exitCode();
     }
   } finally {
-    process.off('SIGINT', interrupt);
+    interrupts.dispose();
     await opened?.close();
   }
 }

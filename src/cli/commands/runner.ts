@@ -4,7 +4,7 @@ import type { Flow } from '../../runtime/flow/flow.js';
 import { SqliteStore } from '../../stores/sqlite.js';
 import type { StatecrewEvent } from '../../types.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
-import type { CliIo } from '../output.js';
+import { type CliIo, errorLine } from '../output.js';
 import { openStore } from '../store-option.js';
 import { positiveInteger } from './durations.js';
 
@@ -51,7 +51,7 @@ export async function runnerCommand(file: string, options: RunnerCommandOptions,
   const names = [...flows, ...crews].map((d) => d.name).join(', ') || '(none)';
   io.stdout.write(`runner on ${store.kind} store for ${names}: looking for stuck runs every ${pollMs} ms\n`);
   const first = runner.recover().catch((error: unknown) => {
-    io.stderr.write(`statecrew: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(errorLine(error, false));
   });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

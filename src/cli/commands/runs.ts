@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import { STORED_RUN_STATUSES, type Store, type StoredRunStatus } from '../../stores/store.js';
+import { clipLine, fitCell, fitWidths, textWidth } from '../fit.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { parseDuration } from './durations.js';
@@ -27,10 +28,24 @@ export interface RunRow {
 }
 
 /**
+ * The statuses `statecrew runs` shows and `--status` takes: the stored ones, and `interrupted` (a crew
+ * run that has not ended: still running, or its process died).
+ */
+export const LISTED_RUN_STATUSES = [...STORED_RUN_STATUSES, 'interrupted'] as const;
+
+/** `status` itself when `allowed` holds it (or it is not given); else an `invalid_option` naming the valid ones. */
+export function checkStatus(status: string | undefined, allowed: readonly string[]): string | undefined {
+  if (status === undefined || allowed.includes(status)) return status;
+  throw new InvalidOptionError('statecrew runs', '--status', `one of ${allowed.join(', ')}`, status);
+}
+
+/**
  * `statecrew runs`: the store's runs, most recent first — id, name, kind, status and time; `--status`
- * keeps one status (`paused`, `failed`, …). Resolves with the exit code.
+ * keeps one status (`paused`, `failed`, …; another word is refused). On a narrow terminal the rows
+ * are shortened to fit. Resolves with the exit code.
  */
 export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
+  checkStatus(options.status, options.prune === undefined ? LISTED_RUN_STATUSES : STORED_RUN_STATUSES);
   const store = await storeFromOption(options.store);
   try {
     if (options.prune !== undefined) return await prune(store, options, io);
@@ -62,21 +77,7 @@ export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promi
       io.stdout.write('no runs\n');
       return 0;
     }
-    const table = [
-      ['ID', 'NAME', 'KIND', 'STATUS', 'TIME'],
-      ...shown.map((r) => [r.id, r.name, r.kind, r.status, new Date(r.at).toISOString()]),
-    ];
-    const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
-    io.stdout.write(
-      `${table
-        .map((row) =>
-          row
-            .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-            .join('  ')
-            .trimEnd(),
-        )
-        .join('\n')}\n`,
-    );
+    io.stdout.write(runsTable(shown, io.stdout.columns));
     return 0;
   } finally {
     await store.close();
@@ -86,16 +87,71 @@ export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promi
 /** `statecrew runs --prune <duration> [--status s]`: deletes old runs with everything they own. */
 async function prune(store: Store, options: RunsCommandOptions, io: CliIo): Promise<number> {
   const age = parseDuration('--prune', options.prune as string);
-  const status = options.status;
-  if (status !== undefined && !(STORED_RUN_STATUSES as readonly string[]).includes(status)) {
-    throw new InvalidOptionError('statecrew', '--status', `one of ${STORED_RUN_STATUSES.join(', ')}`, status);
-  }
+  const status = checkStatus(options.status, STORED_RUN_STATUSES);
   const statuses = status === undefined ? undefined : [status as StoredRunStatus];
   const pruned = await store.prune({ olderThan: Date.now() - age, statuses });
   if (options.json === true) io.stdout.write(`${JSON.stringify({ pruned }, null, 2)}\n`);
-  else
-    io.stdout.write(
-      `pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}${pruned.length > 0 ? `: ${pruned.join(', ')}` : ''}\n`,
-    );
+  else io.stdout.write(prunedText(pruned, io.stdout.columns));
   return 0;
+}
+
+/** What `--prune` deleted: on one line, or one id a line when that line would not fit the terminal. */
+export function prunedText(pruned: readonly string[], columns: number | undefined): string {
+  const head = `pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}`;
+  const line = `${head}${pruned.length > 0 ? `: ${pruned.join(', ')}` : ''}`;
+  if (columns === undefined || textWidth(line) <= columns) return `${line}\n`;
+  return `${[`${head}:`, ...pruned.map((id) => clipLine(`  ${id}`, columns))].join('\n')}\n`;
+}
+
+const HEADER = ['ID', 'NAME', 'KIND', 'STATUS', 'TIME'];
+/** On a narrow terminal: names are cut first (to 8 columns), then ids (to 9), then names again (to 4). */
+const SHRINKS = [
+  { column: 1, minimum: 8 },
+  { column: 0, minimum: 9 },
+  { column: 1, minimum: 4 },
+];
+const GAP = 2;
+
+/** When a run started or was last written: ISO 8601, or `MM-DD HH:MM` (UTC) on a narrow terminal. */
+const timeOf = (at: number, short: boolean) => {
+  const iso = new Date(at).toISOString();
+  return short ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso;
+};
+
+/** The table's cells, a header first; the times short (with a `TIME (UTC)` header) or in full. */
+const cellsOf = (rows: readonly RunRow[], short: boolean) => [
+  short ? [...HEADER.slice(0, -1), 'TIME (UTC)'] : HEADER,
+  ...rows.map((r) => [r.id, r.name, r.kind, r.status, timeOf(r.at, short)]),
+];
+
+/** Each column's widest cell. */
+const widthsOf = (table: readonly string[][]) =>
+  HEADER.map((_, i) => Math.max(...table.map((row) => textWidth(row[i] ?? ''))));
+
+/**
+ * The runs as a table under a header. When the terminal's `columns` are known and the table is wider,
+ * times are shortened to `MM-DD HH:MM` (UTC), then names and ids are cut with `…`, and any row still
+ * too wide is cut at the edge: no row wraps. A closing line says so when ids were cut (`--json` shows
+ * them whole).
+ */
+export function runsTable(rows: readonly RunRow[], columns: number | undefined): string {
+  const gaps = GAP * (HEADER.length - 1);
+  const long = cellsOf(rows, false);
+  const wide = columns !== undefined && widthsOf(long).reduce((a, b) => a + b, gaps) > columns;
+  const table = wide ? cellsOf(rows, true) : long;
+  const natural = widthsOf(table);
+  const widths = fitWidths(natural, SHRINKS, GAP, columns);
+  const lines = table.map((row) =>
+    clipLine(
+      row
+        .map((cell, i) => fitCell(cell, widths[i] ?? 0))
+        .join(' '.repeat(GAP))
+        .trimEnd(),
+      columns,
+    ),
+  );
+  if ((widths[0] ?? 0) < (natural[0] ?? 0)) {
+    lines.push(clipLine('(ids cut to fit; --json shows them whole)', columns));
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
 import { assign, createActor, setup } from 'xstate';
-import { StatecrewError } from '../../errors.js';
+import { AnalysisLimitError } from '../../errors.js';
 import type { StepShape } from './definition.js';
 import { routesOf } from './definition.js';
 import { FlowRounds } from './rounds.js';
@@ -117,20 +117,6 @@ export interface AbstractNode {
 export interface AbstractGraph {
   initial: string;
   nodes: Map<string, AbstractNode>;
-}
-
-/** The flow's abstract state graph exceeded the state budget of an analysis. */
-export class AnalysisLimitError extends StatecrewError {
-  constructor(flow: string, states: number) {
-    super(
-      'analysis_limit',
-      `Flow "${flow}" has more than ${states} abstract states; raise stateLimit to analyse it`,
-      {
-        retryable: false,
-        details: { flow, states },
-      },
-    );
-  }
 }
 
 /** Builds the abstraction's state graph with `@xstate/graph`, at most `stateLimit` states. */

@@ -1,3 +1,4 @@
+import { RouteCoverageError } from '../../errors.js';
 import type { FlowPath } from './analysis.js';
 import type { Flow } from './flow.js';
 import type { FlowOutput, FlowRunOptions } from './flow-run.js';
@@ -68,14 +69,13 @@ export function routeCoverage<S>(runs: readonly PathRun<S>[]): RouteCoverage {
 }
 
 /**
- * Throws, listing the routes no run took, when coverage is below `min` (a ratio; default all of them).
+ * Throws `route_coverage` ({@link RouteCoverageError}), listing the routes no run took, when coverage
+ * is below `min` (a ratio; default all of them).
  *
  * @example
  * expectRouteCoverage(routeCoverage(runs), 0.9);
  */
 export function expectRouteCoverage(coverage: RouteCoverage, min = 1): void {
   if (coverage.ratio >= min) return;
-  throw new Error(
-    `Route coverage ${(coverage.ratio * 100).toFixed(0)}% is below ${(min * 100).toFixed(0)}%; not taken: ${coverage.uncovered.join(', ')}`,
-  );
+  throw new RouteCoverageError(coverage.ratio, min, coverage.uncovered);
 }

@@ -1,6 +1,7 @@
 import type { ZodType, z } from 'zod';
 import {
   DuplicateStepError,
+  InternalError,
   InvalidOptionError,
   MissingRoutesError,
   NameClashError,
@@ -9,6 +10,7 @@ import {
 import { checkStore, type Store } from '../../stores/store.js';
 import { toClock } from '../clock.js';
 import { RunOwner } from '../durable/run-owner.js';
+import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../option-keys.js';
 import type { PlainMachine } from '../plain-machine.js';
 import { optionalInteger, requiredText } from '../validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
@@ -119,7 +121,7 @@ export class Flow<S> {
       );
     }
     const answered = () => {
-      throw new Error(`Human step "${name}" is answered through resume`);
+      throw new InternalError('Flow.human', `Human step "${name}" is answered through resume`);
     };
     this.#add(name, 'human', trigger, answered, routes, undefined);
     const step = this.#steps.at(-1) as StepDefinition<WithId<S>>;
@@ -163,6 +165,7 @@ export class Flow<S> {
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: FlowRunOptions = {}): FlowRun<WithId<S>> {
+    checkOptionKeys(`Flow "${this.name}" run`, options, FLOW_RUN_OPTIONS);
     if (options.from !== undefined) {
       throw new InvalidOptionError(
         `Flow "${this.name}" run`,
@@ -179,6 +182,7 @@ export class Flow<S> {
    * starting from its stored state, `inputs` merged over it.
    */
   async kickoff(options: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
+    checkOptionKeys(`Flow "${this.name}" kickoff`, options, FLOW_RUN_OPTIONS);
     if (options.from === undefined) return this.run(options).result;
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'fork a run');
@@ -200,6 +204,7 @@ export class Flow<S> {
     answer?: HumanAnswerInput,
     options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
+    checkOptionKeys(`Flow "${this.name}" resume`, options, FLOW_RESUME_OPTIONS);
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'resume a run');
     const clock = toClock(options.clock);
@@ -338,8 +343,9 @@ export interface StructuredFlowOptions<Z extends ZodType> {
 export function createFlow<S extends object>(options: FreeFlowOptions<S>): Flow<S>;
 export function createFlow<Z extends ZodType>(options: StructuredFlowOptions<Z>): Flow<z.infer<Z>>;
 export function createFlow(options: FreeFlowOptions<object> | StructuredFlowOptions<ZodType>): Flow<object> {
+  checkOptionKeys('createFlow', options, FLOW_OPTIONS);
   if ('state' in options && options.state !== undefined) {
-    return new Flow(options.name, { kind: 'schema', schema: options.state }, options.store);
+    return new Flow(options.name, { kind: 'schema', schema: options.state }, options.store, options.leaseMs);
   }
   const initial = (options as FreeFlowOptions<object>).initialState ?? {};
   if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {

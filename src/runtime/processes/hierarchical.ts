@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { advisorExecutor } from '../../actors/advisor.js';
 import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
-import { DuplicateRoleError, InvalidOptionError, MissingManagerError } from '../../errors.js';
+import { DuplicateRoleError, InternalError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
 import type { NodeFailure } from '../../machines/lifecycle.js';
 import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew-picture.js';
@@ -105,7 +105,8 @@ export const hierarchicalProcess: CrewProcess = {
       },
       startNode(index, role, self) {
         const worker = plan.agents.find((a) => a.role === role);
-        if (worker === undefined) throw new Error(`No worker holds role "${role}"`);
+        if (worker === undefined)
+          throw new InternalError('hierarchical.startNode', `No worker holds role "${role}"`, { role });
         scope.startTask(taskAt(plan, index), worker, contextAt(index), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),

@@ -1,0 +1,81 @@
+import type { RunAbortedError } from '../errors.js';
+import { oneLine, shellWord } from './output.js';
+
+/** The signals that stop a command's run cleanly, with the exit code of each (128 + its number). */
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** A signal that stops a command's run cleanly: Ctrl-C, or a `kill` (a container or service stopping). */
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** The reason a run is aborted with when the command receives a stop signal; it names the signal. */
+export class InterruptedError extends Error {
+  /** The signal received. */
+  readonly signal: StopSignal;
+
+  constructor(signal: StopSignal) {
+    super(signal === 'SIGINT' ? 'interrupted by SIGINT (Ctrl-C)' : 'terminated by SIGTERM');
+    this.name = 'InterruptedError';
+    this.signal = signal;
+  }
+}
+
+/** What signals are heard from: `process`, or a test's emitter. */
+export interface SignalSource {
+  on(event: StopSignal, listener: () => void): unknown;
+  off(event: StopSignal, listener: () => void): unknown;
+}
+
+/** The stop signals a running command listens for, as an abort signal for its run. */
+export interface Interrupts {
+  /** Aborted (with an {@link InterruptedError}) by the first SIGINT or SIGTERM. */
+  readonly signal: AbortSignal;
+  /** The exit code for a run this aborted: 130 after SIGINT, 143 after SIGTERM. */
+  exitCode(): number;
+  /** Stops listening: the signals' default behaviour comes back. */
+  dispose(): void;
+}
+
+/**
+ * Listens for SIGINT and SIGTERM while a command runs something: the first aborts {@link Interrupts.signal}
+ * with an {@link InterruptedError} naming it (the run is kept as aborted); a second one, while the
+ * run still winds down, ends the process at once with that signal's exit code.
+ */
+export function watchInterrupts(
+  source: SignalSource = process,
+  exit: (code: number) => void = (code) => process.exit(code),
+): Interrupts {
+  const controller = new AbortController();
+  let received: StopSignal | undefined;
+  const listeners = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((signal) => {
+    const listener = () => {
+      if (controller.signal.aborted) {
+        exit(STOP_SIGNALS[signal]);
+        return;
+      }
+      received = signal;
+      controller.abort(new InterruptedError(signal));
+    };
+    source.on(signal, listener);
+    return { signal, listener };
+  });
+  return {
+    signal: controller.signal,
+    exitCode: () => STOP_SIGNALS[received ?? 'SIGINT'],
+    dispose() {
+      for (const { signal, listener } of listeners) source.off(signal, listener);
+    },
+  };
+}
+
+/**
+ * What a command prints when a stop signal aborted run `id`: one error line naming the reason, and
+ * how to go on (`resumeArgs`: the options `statecrew resume <id>` needs besides the id, such as `--store`).
+ */
+export function abortedReport(id: string, error: RunAbortedError, resumeArgs: readonly string[]): string {
+  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+  const args = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
+  return (
+    `statecrew: run ${id} aborted: ${oneLine(cause)} (aborted)\n` +
+    `  kept in the store; go on with: statecrew resume ${id}${args}\n`
+  );
+}
