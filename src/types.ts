@@ -96,6 +96,17 @@ export interface ModelPrice {
   outputPerMTok: number;
 }
 
+/**
+ * What a run does around every model call, whoever makes it (a task's agent, a manager, a judge):
+ * refuse it once the budget is spent, and price it when its model reports no cost.
+ */
+export interface CallGate {
+  /** Throws `budget_exceeded` when the run's budget is spent. */
+  beforeCall?(): void;
+  /** The price of a model's tokens, by its id. */
+  priceOf?(modelId: string): ModelPrice | undefined;
+}
+
 /** What a {@link Policy} gets besides its prompt and context. */
 export interface PolicyOptions {
   /** Aborted when the run is cancelled or the attempt times out: pass it on to cancel your own work. */

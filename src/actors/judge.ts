@@ -2,8 +2,7 @@ import { JudgeCallError, JudgeError, StatecrewError } from '../errors.js';
 import type { Verdict } from '../machines/loop.js';
 import { callLlm, isModel } from '../models/call.js';
 import { pricedUsage, usageOfCall } from '../models/usage.js';
-import type { CallGate } from '../runtime/budget.js';
-import type { Llm, ModelResponse, Usage } from '../types.js';
+import type { CallGate, Llm, ModelResponse, Usage } from '../types.js';
 import { openingMessage } from './conversation.js';
 
 const VERDICT = /^(yes|no)\b/i;

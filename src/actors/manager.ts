@@ -1,7 +1,6 @@
 import { ManagerError, StatecrewError, UnknownWorkerError } from '../errors.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
-import type { CallGate } from '../runtime/budget.js';
-import type { Usage } from '../types.js';
+import type { CallGate, Usage } from '../types.js';
 import { converse } from './conversation.js';
 import type { AttemptAgent } from './task-attempt.js';
 

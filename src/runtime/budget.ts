@@ -1,5 +1,7 @@
 import { BudgetExceededError, InvalidOptionError } from '../errors.js';
-import type { ModelPrice, Usage } from '../types.js';
+import type { CallGate, ModelPrice, Usage } from '../types.js';
+
+export type { CallGate } from '../types.js';
 
 /**
  * What a run may spend on model calls. Once what it spent reaches a limit, no model call starts:
@@ -56,17 +58,6 @@ export function checkPrices(where: string, prices: Readonly<Record<string, Model
       }
     }
   }
-}
-
-/**
- * What a run does around every model call, whoever makes it (a task's agent, a manager, a judge):
- * refuse it once the budget is spent, and price it when its model reports no cost.
- */
-export interface CallGate {
-  /** Throws `budget_exceeded` when the run's budget is spent. */
-  beforeCall?(): void;
-  /** The price of a model's tokens, by its id. */
-  priceOf?(modelId: string): ModelPrice | undefined;
 }
 
 /** The gate of a run that may spend `budget` (measured on `spent`, the run's usage) at `prices`. */

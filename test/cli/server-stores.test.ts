@@ -11,7 +11,7 @@ if (noServices) console.log('CLI server-store tests skipped: STATECREW_NO_SERVIC
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-servers-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe.skipIf(noServices)('statecrew on the server stores', () => {
+describe.skipIf(noServices)('statecrew on the server stores', { timeout: 60_000 }, () => {
   it.each([
     ['PostgreSQL', 'postgres://postgres@127.0.0.1:5432/test'],
     ['Redis', 'redis://127.0.0.1:6379'],

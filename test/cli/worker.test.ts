@@ -14,7 +14,7 @@ if (noServices)
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-worker-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe.skipIf(noServices)('statecrew worker', () => {
+describe.skipIf(noServices)('statecrew worker', { timeout: 60_000 }, () => {
   it('takes a module’s conversations and whole runs from the queue, and stops cleanly on SIGTERM', async () => {
     const queue = `cli-${randomUUID()}`;
     const worker = start(

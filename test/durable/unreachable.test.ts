@@ -32,7 +32,7 @@ function kickoff(
   return result;
 }
 
-describe('a kickoff whose store cannot be used makes no model call', () => {
+describe('a kickoff whose store cannot be used makes no model call', { timeout: 60_000 }, () => {
   it('refuses a Redis server that does not answer (store_unavailable)', () => {
     const result = kickoff({ kind: 'redis', url: 'redis://127.0.0.1:1', prefix: 'nowhere' });
     expect(result).toMatchObject({ ok: false, code: 'store_unavailable', calls: 0 });
