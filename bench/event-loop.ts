@@ -9,7 +9,7 @@
  * Run: npx tsx bench/event-loop.ts [rounds]
  */
 import { Agent, Crew, type Policy, Task } from '../src/index.js';
-import { OPERATIONS_PER_SLICE, setOperationsPerSlice } from '../src/runtime/work-queue.js';
+import { OPERATIONS_PER_SLICE, setOperationsPerSlice } from '../src/runtime/engine/work-queue.js';
 import { watchStalls } from './stall-probe.js';
 
 const N = 10_000;

@@ -91,20 +91,27 @@ export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
 export { type CassetteMode, type RecordReplayOptions, recordReplay } from './models/record-replay.js';
 export { resultsTool } from './models/results-tool.js';
-export { Agent, type AgentOptions } from './runtime/agent.js';
-export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/backoff.js';
-export type { Budget } from './runtime/budget.js';
-export { type Clock, type ClockOption, systemClock } from './runtime/clock.js';
+export { Agent, type AgentOptions } from './runtime/crew/agent.js';
 export {
   Crew,
   type CrewOptions,
   type CrewResumeOptions,
   type Manager,
   type ReplayOptions,
-} from './runtime/crew.js';
-export type { CrewAnalysis, CrewPath } from './runtime/crew-picture.js';
-export type { CrewRun, RunOptions } from './runtime/crew-run.js';
-export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew-store.js';
+} from './runtime/crew/crew.js';
+export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
+export type { CrewRun, RunOptions } from './runtime/crew/crew-run.js';
+export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew/crew-store.js';
+export {
+  ExecutionDocument,
+  type ExecutionDocumentData,
+  type ExecutionResult,
+  type ExecutionStatus,
+} from './runtime/crew/execution-document.js';
+export { interpolate } from './runtime/crew/interpolate.js';
+export type { MemoryOptions } from './runtime/crew/memory.js';
+export type { SummarizeOptions } from './runtime/crew/summary.js';
+export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/crew/task.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export {
   createRunner,
@@ -113,12 +120,10 @@ export {
   type Runner,
   type RunnerOptions,
 } from './runtime/durable/runner.js';
-export {
-  ExecutionDocument,
-  type ExecutionDocumentData,
-  type ExecutionResult,
-  type ExecutionStatus,
-} from './runtime/execution-document.js';
+export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/engine/backoff.js';
+export type { Budget } from './runtime/engine/budget.js';
+export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
+export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type {
   HumanOptions,
@@ -147,12 +152,7 @@ export type {
 } from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
 export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
-export { interpolate } from './runtime/interpolate.js';
-export type { MemoryOptions } from './runtime/memory.js';
-export type { PlainMachine, PlainStateConfig } from './runtime/plain-machine.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
-export type { SummarizeOptions } from './runtime/summary.js';
-export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/task.js';
 export { MemoryStore } from './stores/memory.js';
 export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {

@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import { type Context, context, diag, type Tracer, trace } from '@opentelemetry/api';
 import type { Subscribable, Unsubscribable } from 'rxjs';
 import { RunTracer } from './otel/run-tracer.js';
-import type { Agent } from './runtime/agent.js';
-import type { Crew } from './runtime/crew.js';
+import type { Agent } from './runtime/crew/agent.js';
+import type { Crew } from './runtime/crew/crew.js';
 import type { StatecrewEvent } from './types.js';
 
 /**

@@ -5,6 +5,7 @@ export {
   type ScriptedReply,
   scriptedModel,
 } from './models/scripted.js';
+export { type ManualClock, manualClock } from './runtime/engine/manual-clock.js';
 export {
   expectRouteCoverage,
   forEachPath,
@@ -12,4 +13,3 @@ export {
   type RouteCoverage,
   routeCoverage,
 } from './runtime/flow/coverage.js';
-export { type ManualClock, manualClock } from './runtime/manual-clock.js';

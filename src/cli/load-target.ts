@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UnknownCommandTargetError } from '../errors.js';
-import type { Crew } from '../runtime/crew.js';
+import type { Crew } from '../runtime/crew/crew.js';
 import type { Flow } from '../runtime/flow/flow.js';
 import { loadCrew } from '../yaml/load-crew.js';
 

@@ -3,7 +3,7 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
 import { StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
-import type { Crew } from '../runtime/crew.js';
+import type { Crew } from '../runtime/crew/crew.js';
 import type { Flow } from '../runtime/flow/flow.js';
 import { type JsonValue, type Store, toJson } from '../stores/store.js';
 import {

@@ -8,7 +8,7 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
-import type { Crew } from '../runtime/crew.js';
+import type { Crew } from '../runtime/crew/crew.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
 import type { Flow } from '../runtime/flow/flow.js';
 import type { Store } from '../stores/store.js';

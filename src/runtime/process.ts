@@ -2,17 +2,17 @@ import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { ManagerLike } from '../actors/manager.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import type { Llm } from '../types.js';
-import type { Agent } from './agent.js';
-import type { CallGate } from './budget.js';
-import type { CrewAnalysis, CrewShape } from './crew-picture.js';
-import type { StoredTaskResult } from './crew-store.js';
-import type { EventHub } from './event-hub.js';
-import type { Advisor } from './lifecycle-runner.js';
-import type { PlainMachine } from './plain-machine.js';
-import type { CrewPlan, PlannedTask } from './plan.js';
-import type { RunRecorder } from './recorder.js';
-import type { ProcessSummary } from './result.js';
-import type { TaskRunner } from './task-runner.js';
+import type { Agent } from './crew/agent.js';
+import type { CrewAnalysis, CrewShape } from './crew/crew-picture.js';
+import type { StoredTaskResult } from './crew/crew-store.js';
+import type { CrewPlan, PlannedTask } from './crew/plan.js';
+import type { ProcessSummary } from './crew/result.js';
+import type { TaskRunner } from './crew/task-runner.js';
+import type { CallGate } from './engine/budget.js';
+import type { EventHub } from './engine/event-hub.js';
+import type { Advisor } from './engine/lifecycle-runner.js';
+import type { PlainMachine } from './engine/plain-machine.js';
+import type { RunRecorder } from './engine/recorder.js';
 
 export type { ProcessKind } from './processes/registry.js';
 

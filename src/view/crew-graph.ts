@@ -1,6 +1,6 @@
-import type { Crew } from '../runtime/crew.js';
-import { type CrewPlan, planCrew } from '../runtime/plan.js';
-import { SUMMARY_NODE } from '../runtime/summary.js';
+import type { Crew } from '../runtime/crew/crew.js';
+import { type CrewPlan, planCrew } from '../runtime/crew/plan.js';
+import { SUMMARY_NODE } from '../runtime/crew/summary.js';
 import type { ViewEdge, ViewNode, ViewNodeKind } from './model.js';
 
 /** The ids of the nodes a process adds besides the tasks, marked with `@` to stand apart from task names. */

@@ -1,6 +1,6 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
-import type { ExecutionDocumentData } from '../runtime/execution-document.js';
-import { SUMMARY_NODE } from '../runtime/summary.js';
+import type { ExecutionDocumentData } from '../runtime/crew/execution-document.js';
+import { SUMMARY_NODE } from '../runtime/crew/summary.js';
 import type { CrewOutput, NodeExecutionInfo, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus, ViewRun, ViewTotals } from './model.js';
 import { foldNodeEvents, setOutput } from './node-events.js';

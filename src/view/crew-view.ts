@@ -1,5 +1,5 @@
 import { emptyUsage } from '../models/usage.js';
-import type { Crew } from '../runtime/crew.js';
+import type { Crew } from '../runtime/crew/crew.js';
 import { crewGraph, MARKER } from './crew-graph.js';
 import { type CrewRunFacts, type CrewViewSource, crewRunFacts } from './crew-runs.js';
 import type { RunView, ViewEdge, ViewNode, ViewRun } from './model.js';

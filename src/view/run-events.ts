@@ -1,4 +1,4 @@
-import { RunRecorder } from '../runtime/recorder.js';
+import { RunRecorder } from '../runtime/engine/recorder.js';
 import type { StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus } from './model.js';
 

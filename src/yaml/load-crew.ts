@@ -1,8 +1,8 @@
 import type { ZodType } from 'zod';
 import { ConfigError, InvalidOptionError } from '../errors.js';
-import { Agent } from '../runtime/agent.js';
-import { Crew, type CrewOptions } from '../runtime/crew.js';
-import { Task } from '../runtime/task.js';
+import { Agent } from '../runtime/crew/agent.js';
+import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
+import { Task } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
 import { type AgentEntry, agentSchema, parseEntry, taskSchema } from './schemas.js';
 import { lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';

@@ -11,11 +11,11 @@ import {
   StatecrewError,
   type StatecrewErrorCode,
 } from '../../src/index.js';
-import { DagScheduler } from '../../src/runtime/dag.js';
+import { DagScheduler } from '../../src/runtime/crew/dag.js';
+import { type CrewPlan, taskAt } from '../../src/runtime/crew/plan.js';
+import { askAdvisor } from '../../src/runtime/engine/lifecycle-runner.js';
+import { RunRegistry } from '../../src/runtime/engine/run-registry.js';
 import type { StepDefinition } from '../../src/runtime/flow/definition.js';
-import { askAdvisor } from '../../src/runtime/lifecycle-runner.js';
-import { type CrewPlan, taskAt } from '../../src/runtime/plan.js';
-import { RunRegistry } from '../../src/runtime/run-registry.js';
 import { expectRouteCoverage } from '../../src/testing.js';
 
 describe('isStatecrewError', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
-import { retryDelay } from '../../src/runtime/backoff.js';
+import { retryDelay } from '../../src/runtime/engine/backoff.js';
 import { manualClock, type ScriptedReply, scriptedModel } from '../../src/testing.js';
 
 /** One task whose model replies from `replies` in order; the run on a manual clock. */

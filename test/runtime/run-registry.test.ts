@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, type ProcessKind, Task } from '../../src/index.js';
-import { liveRuns } from '../../src/runtime/run-registry.js';
+import { liveRuns } from '../../src/runtime/engine/run-registry.js';
 import { scriptedModel } from '../../src/testing.js';
 
 function crew(process: ProcessKind, llm: ConstructorParameters<typeof Agent>[0]['llm']) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkQueue } from '../../src/runtime/work-queue.js';
+import { WorkQueue } from '../../src/runtime/engine/work-queue.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
-import { ExecutionDocument } from '../../runtime/execution-document.js';
+import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { Store } from '../../stores/store.js';
 import { crewView, flowView, type RunView, writeRunView } from '../../view/index.js';

@@ -1,4 +1,4 @@
-import type { Crew } from '../../runtime/crew.js';
+import type { Crew } from '../../runtime/crew/crew.js';
 import { createRunner } from '../../runtime/durable/runner.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import { SqliteStore } from '../../stores/sqlite.js';

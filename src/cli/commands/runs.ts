@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../../errors.js';
-import { ExecutionDocument } from '../../runtime/execution-document.js';
+import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import { STORED_RUN_STATUSES, type Store, type StoredRunStatus } from '../../stores/store.js';
 import { clipLine, fitCell, fitWidths, textWidth } from '../fit.js';

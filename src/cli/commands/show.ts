@@ -1,5 +1,5 @@
 import { RunNotFoundError } from '../../errors.js';
-import { ExecutionDocument } from '../../runtime/execution-document.js';
+import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';

@@ -1,6 +1,6 @@
 import type { Speaker } from '../../actors/conversation.js';
 import { UnknownCommandTargetError } from '../../errors.js';
-import type { Crew } from '../../runtime/crew.js';
+import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import type { Tool } from '../../types.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';

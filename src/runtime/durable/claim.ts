@@ -1,6 +1,6 @@
 import { InvalidOptionError, RunLockedError } from '../../errors.js';
 import type { JsonValue, RunHead, RunKind, StoredRunStatus } from '../../stores/store.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../engine/clock.js';
 import { leaseIsLive } from './identity.js';
 import type { RunOwner } from './run-owner.js';
 

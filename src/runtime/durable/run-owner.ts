@@ -8,7 +8,7 @@ import type {
   Store,
   StoredRunStatus,
 } from '../../stores/store.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../engine/clock.js';
 import { dropToken, holdToken, ownerIdentity } from './identity.js';
 
 /** How long a run's lease lasts without renewal, in ms, unless told otherwise. */

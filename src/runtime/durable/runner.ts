@@ -2,9 +2,9 @@ import { type Observable, Subject } from 'rxjs';
 import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
 import { checkStore, type RunHead, type RunKind, type Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
-import { type Clock, type ClockOption, toClock } from '../clock.js';
-import type { Crew } from '../crew.js';
-import { optionalInteger } from '../validate.js';
+import type { Crew } from '../crew/crew.js';
+import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
+import { optionalInteger } from '../engine/validate.js';
 import { leaseIsLive } from './identity.js';
 
 /** What a runner needs of a flow (any `Flow`, whatever its state): its name, and `resume`. */

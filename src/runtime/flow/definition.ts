@@ -1,8 +1,8 @@
 import type { ZodType } from 'zod';
 import type { Store } from '../../stores/store.js';
 import type { CrewOutput, MemoryEntry } from '../../types.js';
-import type { Crew } from '../crew.js';
-import type { RunOptions } from '../crew-run.js';
+import type { Crew } from '../crew/crew.js';
+import type { RunOptions } from '../crew/crew-run.js';
 import type { Trigger } from './triggers.js';
 
 /** What a flow step gets. */

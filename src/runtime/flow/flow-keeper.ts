@@ -1,9 +1,9 @@
 import { FlowExistsError, InvalidInputsError, InvalidStateError } from '../../errors.js';
 import type { JsonValue } from '../../stores/store.js';
-import type { Clock } from '../clock.js';
-import { RUN_KEY } from '../crew-store.js';
+import { RUN_KEY } from '../crew/crew-store.js';
 import { encodeAt } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
+import type { Clock } from '../engine/clock.js';
 import { type FlowRunHeader, FlowRunWriter } from './flow-store.js';
 import type { FlowRecorder } from './recorder.js';
 import {

@@ -7,10 +7,10 @@ import {
   UnknownRouteError,
 } from '../../errors.js';
 import type { RunHead, Store } from '../../stores/store.js';
-import type { Clock } from '../clock.js';
 import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
 import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
+import type { Clock } from '../engine/clock.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
 import { loadSnapshot } from './flow-store.js';

@@ -1,7 +1,7 @@
 import { CorruptSnapshotError, SnapshotVersionError } from '../../errors.js';
 import type { JsonValue, RecordWrite, Store, StoredRecord } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
-import { RUN_KEY } from '../crew-store.js';
+import { RUN_KEY } from '../crew/crew-store.js';
 import { decodeRunValue } from '../durable/codec.js';
 import type { HeadChange, RunOwner } from '../durable/run-owner.js';
 import {

@@ -8,11 +8,11 @@ import {
   SelfTriggerError,
 } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
-import { toClock } from '../clock.js';
+import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
 import { RunOwner } from '../durable/run-owner.js';
-import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../option-keys.js';
-import type { PlainMachine } from '../plain-machine.js';
-import { optionalInteger, requiredText } from '../validate.js';
+import { toClock } from '../engine/clock.js';
+import type { PlainMachine } from '../engine/plain-machine.js';
+import { optionalInteger, requiredText } from '../engine/validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
   FlowDefinition,

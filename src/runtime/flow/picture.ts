@@ -1,4 +1,4 @@
-import { createPlainMachine, type PlainMachine } from '../plain-machine.js';
+import { createPlainMachine, type PlainMachine } from '../engine/plain-machine.js';
 import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
 import type { StepShape } from './definition.js';
 import { routesOf } from './definition.js';

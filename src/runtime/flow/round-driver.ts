@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { MaxRunsError } from '../../errors.js';
-import type { EventHub } from '../event-hub.js';
-import type { LifecycleRunner } from '../lifecycle-runner.js';
+import type { EventHub } from '../engine/event-hub.js';
+import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
 import type { StepDefinition } from './definition.js';
 import type { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';

@@ -2,10 +2,10 @@ import type { AnyActorRef } from 'xstate';
 import { runFlowStep } from '../../actors/flow-step.js';
 import type { LifecycleEmitted } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
-import type { Clock } from '../clock.js';
-import type { EventHub } from '../event-hub.js';
-import { LifecycleRunner, type NodeRunSpec } from '../lifecycle-runner.js';
-import { failedEvent } from '../task-runner.js';
+import { failedEvent } from '../crew/task-runner.js';
+import type { Clock } from '../engine/clock.js';
+import type { EventHub } from '../engine/event-hub.js';
+import { LifecycleRunner, type NodeRunSpec } from '../engine/lifecycle-runner.js';
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedRouter } from './forced-routes.js';
 

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import { createFlowMachine } from '../../machines/flow.js';
-import { RunRegistry } from '../run-registry.js';
+import { RunRegistry } from '../engine/run-registry.js';
 
 /** What one flow run does for its supervisor: start rounds, count what settles, decide the next round. */
 export interface FlowHandlers {

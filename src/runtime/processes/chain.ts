@@ -1,9 +1,9 @@
 import type { AnyActorRef } from 'xstate';
 import { ContextOrderError, MissingAgentError } from '../../errors.js';
-import type { CrewPlan, PlannedTask } from '../plan.js';
+import type { CrewPlan, PlannedTask } from '../crew/plan.js';
+import { leafOutput, type ProcessSummary } from '../crew/result.js';
+import type { RunRecorder } from '../engine/recorder.js';
 import type { CrewRunScope } from '../process.js';
-import type { RunRecorder } from '../recorder.js';
-import { leafOutput, type ProcessSummary } from '../result.js';
 
 /** Checks that every task in a `context` list comes earlier in the crew (`context_forward_reference`). */
 export function validateContextOrder(plan: CrewPlan): void {

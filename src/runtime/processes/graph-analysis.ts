@@ -1,5 +1,5 @@
-import type { CrewAnalysis, CrewShape } from '../crew-picture.js';
-import { findCycle } from '../dag.js';
+import type { CrewAnalysis, CrewShape } from '../crew/crew-picture.js';
+import { findCycle } from '../crew/dag.js';
 
 /**
  * What a graph crew's analysis finds: what a failure blocks (its descendants), what a cycle makes

@@ -1,12 +1,12 @@
 import type { AnyActorRef } from 'xstate';
 import { MissingAgentError } from '../../errors.js';
 import { graphMachine } from '../../machines/graph.js';
-import type { Agent } from '../agent.js';
-import { regionsMachine } from '../crew-picture.js';
-import { assertAcyclic, DagScheduler } from '../dag.js';
+import type { Agent } from '../crew/agent.js';
+import { regionsMachine } from '../crew/crew-picture.js';
+import { assertAcyclic, DagScheduler } from '../crew/dag.js';
+import { leafOutput } from '../crew/result.js';
+import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
-import { leafOutput } from '../result.js';
-import { RunRegistry } from '../run-registry.js';
 import { latestRaw } from './chain.js';
 import { analyzeGraph } from './graph-analysis.js';
 

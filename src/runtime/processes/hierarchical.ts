@@ -4,13 +4,13 @@ import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js
 import { DuplicateRoleError, InternalError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
 import type { NodeFailure } from '../../machines/lifecycle.js';
-import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew-picture.js';
-import { askAdvisor } from '../lifecycle-runner.js';
-import { createPlainMachine, type PlainStateConfig } from '../plain-machine.js';
-import { type CrewPlan, taskAt } from '../plan.js';
+import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew/crew-picture.js';
+import { type CrewPlan, taskAt } from '../crew/plan.js';
+import { askAdvisor } from '../engine/lifecycle-runner.js';
+import { createPlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
+import type { RunRecorder } from '../engine/recorder.js';
+import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
-import type { RunRecorder } from '../recorder.js';
-import { RunRegistry } from '../run-registry.js';
 import { blockRest, chainSummary, validateContextOrder } from './chain.js';
 
 interface Handlers {

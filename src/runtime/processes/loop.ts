@@ -5,7 +5,7 @@ import { InvalidOptionError } from '../../errors.js';
 import type { NodeFailure } from '../../machines/lifecycle.js';
 import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
-import type { Agent } from '../agent.js';
+import type { Agent } from '../crew/agent.js';
 import {
   chainAnalysis,
   chainEdges,
@@ -13,14 +13,14 @@ import {
   endStates,
   machinePaths,
   mermaidLabel,
-} from '../crew-picture.js';
-import { askAdvisor } from '../lifecycle-runner.js';
-import { createPlainMachine } from '../plain-machine.js';
-import type { PlannedTask } from '../plan.js';
-import { taskAt } from '../plan.js';
+} from '../crew/crew-picture.js';
+import type { PlannedTask } from '../crew/plan.js';
+import { taskAt } from '../crew/plan.js';
+import { askAdvisor } from '../engine/lifecycle-runner.js';
+import { createPlainMachine } from '../engine/plain-machine.js';
+import { RunRegistry } from '../engine/run-registry.js';
+import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
-import { RunRegistry } from '../run-registry.js';
-import { requiredText } from '../validate.js';
 import { blockRest, chainSummary, validateChain } from './chain.js';
 
 /** The node id of a task's run in an iteration: `<task>#<iteration>`. */

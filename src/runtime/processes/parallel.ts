@@ -1,12 +1,12 @@
 import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
 import { parallelMachine } from '../../machines/parallel.js';
-import type { Agent } from '../agent.js';
-import { acyclicAnalysis, regionsMachine } from '../crew-picture.js';
-import { taskAt } from '../plan.js';
+import type { Agent } from '../crew/agent.js';
+import { acyclicAnalysis, regionsMachine } from '../crew/crew-picture.js';
+import { taskAt } from '../crew/plan.js';
+import { leafOutput } from '../crew/result.js';
+import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
-import { leafOutput } from '../result.js';
-import { RunRegistry } from '../run-registry.js';
 import { latestRaw } from './chain.js';
 
 interface Handlers {

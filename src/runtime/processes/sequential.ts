@@ -1,11 +1,11 @@
 import type { AnyActorRef } from 'xstate';
 import { sequentialMachine } from '../../machines/sequential.js';
-import type { Agent } from '../agent.js';
-import { chainAnalysis, chainEdges, chainStates, endStates, machinePaths } from '../crew-picture.js';
-import { createPlainMachine } from '../plain-machine.js';
-import { taskAt } from '../plan.js';
+import type { Agent } from '../crew/agent.js';
+import { chainAnalysis, chainEdges, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
+import { taskAt } from '../crew/plan.js';
+import { createPlainMachine } from '../engine/plain-machine.js';
+import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
-import { RunRegistry } from '../run-registry.js';
 import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
 
 interface Handlers {

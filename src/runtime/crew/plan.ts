@@ -1,4 +1,4 @@
-import { InternalError, UnknownContextTaskError } from '../errors.js';
+import { InternalError, UnknownContextTaskError } from '../../errors.js';
 import type { Agent } from './agent.js';
 import { interpolate } from './interpolate.js';
 import type { Task } from './task.js';

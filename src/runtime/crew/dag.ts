@@ -1,4 +1,4 @@
-import { CycleError, InternalError } from '../errors.js';
+import { CycleError, InternalError } from '../../errors.js';
 import type { PlannedTask } from './plan.js';
 
 /** Each task's dependencies as positions in `tasks` (the plan's list, in which they were resolved). */

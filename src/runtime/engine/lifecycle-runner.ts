@@ -1,14 +1,14 @@
 import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
-import { type AgentExecutor, type AgentWork, agentActorLogic } from '../actors/agent-actor.js';
-import { InternalError } from '../errors.js';
+import { type AgentExecutor, type AgentWork, agentActorLogic } from '../../actors/agent-actor.js';
+import { InternalError } from '../../errors.js';
 import {
   type LifecycleEmitted,
   type LifecycleSettled,
   lifecycleMachine,
   startedLifecycleMachine,
   type WorkOutcome,
-} from '../machines/lifecycle.js';
-import type { NodeSettledEvent } from '../machines/settled.js';
+} from '../../machines/lifecycle.js';
+import type { NodeSettledEvent } from '../../machines/settled.js';
 import { retryDelay } from './backoff.js';
 import type { Clock } from './clock.js';
 import { RunRegistry } from './run-registry.js';

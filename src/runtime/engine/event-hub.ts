@@ -1,5 +1,5 @@
 import { type Observable, Subject } from 'rxjs';
-import type { StatecrewEvent } from '../types.js';
+import type { StatecrewEvent } from '../../types.js';
 
 type WithoutStamp<E> = E extends unknown ? Omit<E, 'runId' | 'at'> : never;
 

@@ -1,11 +1,11 @@
+import { DEFAULT_RETRY_DELAY_MS } from '../engine/backoff.js';
+import type { CallGate } from '../engine/budget.js';
+import type { EventHub } from '../engine/event-hub.js';
+import type { RunRecorder } from '../engine/recorder.js';
+import type { CrewDefinition, CrewRunScope } from '../process.js';
 import type { Agent } from './agent.js';
-import { DEFAULT_RETRY_DELAY_MS } from './backoff.js';
-import type { CallGate } from './budget.js';
 import type { StoredTaskResult } from './crew-store.js';
-import type { EventHub } from './event-hub.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
-import type { CrewDefinition, CrewRunScope } from './process.js';
-import type { RunRecorder } from './recorder.js';
 import { failedEvent, type TaskRunner, type TaskRunSpec } from './task-runner.js';
 
 /** What a crew run's scope is made of. */

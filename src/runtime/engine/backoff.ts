@@ -1,4 +1,4 @@
-import type { NodeFailure } from '../machines/lifecycle.js';
+import type { NodeFailure } from '../../machines/lifecycle.js';
 
 /** The delay before a task's first retry when neither the task nor its agent sets `retryDelayMs`. */
 export const DEFAULT_RETRY_DELAY_MS = 500;

@@ -1,6 +1,13 @@
-import { InvalidOptionError } from '../errors.js';
-import type { AttemptMemory, EmbeddingModel, MemoryEntry, MemoryQuery, TaskOutput, Usage } from '../types.js';
-import { contextText } from './recorder.js';
+import { InvalidOptionError } from '../../errors.js';
+import type {
+  AttemptMemory,
+  EmbeddingModel,
+  MemoryEntry,
+  MemoryQuery,
+  TaskOutput,
+  Usage,
+} from '../../types.js';
+import { contextText } from '../engine/recorder.js';
 
 /** A crew's execution memory: every completed task run kept in order; semantic lookups with `embed`. */
 export interface MemoryOptions {

@@ -1,6 +1,6 @@
 import { type AnyActorRef, toPromise } from 'xstate';
-import { describeThrown, RunAbortedError, StatecrewError } from '../errors.js';
-import type { RunStatus } from '../types.js';
+import { describeThrown, RunAbortedError, StatecrewError } from '../../errors.js';
+import type { RunStatus } from '../../types.js';
 import type { EventHub } from './event-hub.js';
 
 /** What `runToEnd` drives: a created (not started) supervisor and what belongs to its run. */

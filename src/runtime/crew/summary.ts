@@ -1,13 +1,13 @@
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
-import { InvalidOptionError } from '../errors.js';
-import { sequentialMachine } from '../machines/sequential.js';
-import type { Llm, TaskOutput } from '../types.js';
+import { InvalidOptionError } from '../../errors.js';
+import { sequentialMachine } from '../../machines/sequential.js';
+import type { Llm, TaskOutput } from '../../types.js';
+import { contextText } from '../engine/recorder.js';
+import { RunRegistry } from '../engine/run-registry.js';
+import type { CrewRunScope } from '../process.js';
 import { Agent } from './agent.js';
 import { createCrewScope } from './crew-scope.js';
 import { interpolate } from './interpolate.js';
-import type { CrewRunScope } from './process.js';
-import { contextText } from './recorder.js';
-import { RunRegistry } from './run-registry.js';
 import { Task } from './task.js';
 
 /** The node id of a crew's summary node. */

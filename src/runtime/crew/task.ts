@@ -1,9 +1,9 @@
 import type { ZodType } from 'zod';
-import { InvalidOptionError } from '../errors.js';
-import type { TaskOutput, Tool } from '../types.js';
+import { InvalidOptionError } from '../../errors.js';
+import type { TaskOutput, Tool } from '../../types.js';
+import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import type { Agent } from './agent.js';
 import { checkOptionKeys, TASK_OPTIONS } from './option-keys.js';
-import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
 /**
  * What a guardrail says of an output: `{ ok: true }` (or `true`) accepts it, `{ ok: true, value }`

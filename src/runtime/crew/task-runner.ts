@@ -1,23 +1,23 @@
-import type { ConversationExecutor } from '../actors/conversation-job.js';
-import { toFailure } from '../actors/failure.js';
+import type { ConversationExecutor } from '../../actors/conversation-job.js';
+import { toFailure } from '../../actors/failure.js';
 import {
   type AttemptHooks,
   type AttemptSpec,
   runTaskAttempt,
   type TaskRunValue,
-} from '../actors/task-attempt.js';
-import { InvalidStateError } from '../errors.js';
-import type { LifecycleEmitted, WorkOutcome } from '../machines/lifecycle.js';
-import type { StatecrewEvent, TaskOutput } from '../types.js';
-import type { CallGate } from './budget.js';
-import type { Clock } from './clock.js';
+} from '../../actors/task-attempt.js';
+import { InvalidStateError } from '../../errors.js';
+import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
+import type { StatecrewEvent, TaskOutput } from '../../types.js';
+import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
+import type { CallGate } from '../engine/budget.js';
+import type { Clock } from '../engine/clock.js';
+import type { EventHub } from '../engine/event-hub.js';
+import { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import { waitTurn } from '../engine/rate-limit.js';
+import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import type { StoredTaskResult } from './crew-store.js';
-import { encodeRunValue, UnstorableValueError } from './durable/codec.js';
-import type { EventHub } from './event-hub.js';
-import { LifecycleRunner } from './lifecycle-runner.js';
 import type { RunMemory } from './memory.js';
-import { waitTurn } from './rate-limit.js';
-import type { NodeRecord, RunRecorder } from './recorder.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {

@@ -1,11 +1,11 @@
-import { InvalidOptionError, RunNotFoundError, StoreRequiredError } from '../errors.js';
-import type { JsonValue, RunHead, Store } from '../stores/store.js';
-import type { Clock } from './clock.js';
+import { InvalidOptionError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
+import type { JsonValue, RunHead, Store } from '../../stores/store.js';
+import { claimStoredRun, type LegacyRun } from '../durable/claim.js';
+import { decodeRunValue } from '../durable/codec.js';
+import type { RunOwner } from '../durable/run-owner.js';
+import type { Clock } from '../engine/clock.js';
 import type { RunRestore } from './crew-run.js';
 import { RUN_KEY, readTaskResult, type StoredTaskResult } from './crew-store.js';
-import { claimStoredRun, type LegacyRun } from './durable/claim.js';
-import { decodeRunValue } from './durable/codec.js';
-import type { RunOwner } from './durable/run-owner.js';
 import type { Task } from './task.js';
 
 /** What resuming needs of a crew. */

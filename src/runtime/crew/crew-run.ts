@@ -1,29 +1,29 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
-import type { ConversationExecutor } from '../actors/conversation-job.js';
-import { InvalidOptionError } from '../errors.js';
-import { ProviderModel } from '../models/providers.js';
-import { checkStore, type Store } from '../stores/store.js';
-import type { CrewOutput, ModelPrice, StatecrewEvent } from '../types.js';
-import { type Budget, callGate, checkBudget, checkPrices } from './budget.js';
-import { type ClockOption, toClock } from './clock.js';
+import type { ConversationExecutor } from '../../actors/conversation-job.js';
+import { InvalidOptionError } from '../../errors.js';
+import { ProviderModel } from '../../models/providers.js';
+import { checkStore, type Store } from '../../stores/store.js';
+import type { CrewOutput, ModelPrice, StatecrewEvent } from '../../types.js';
+import { checkRunId } from '../durable/claim.js';
+import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
+import { type Budget, callGate, checkBudget, checkPrices } from '../engine/budget.js';
+import { type ClockOption, toClock } from '../engine/clock.js';
+import { EventHub } from '../engine/event-hub.js';
+import { RunRecorder } from '../engine/recorder.js';
+import { type RunStage, runToEnd } from '../engine/run-to-end.js';
+import { optionalInteger } from '../engine/validate.js';
+import type { CrewDefinition, CrewProcess, SupervisorOutput } from '../process.js';
 import { CrewKeeper } from './crew-keeper.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
-import { checkRunId } from './durable/claim.js';
-import { DEFAULT_LEASE_MS, RunOwner } from './durable/run-owner.js';
-import { EventHub } from './event-hub.js';
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
 import { type PlanSource, planCrew } from './plan.js';
-import type { CrewDefinition, CrewProcess, SupervisorOutput } from './process.js';
-import { RunRecorder } from './recorder.js';
 import { buildCrewOutput } from './result.js';
-import { type RunStage, runToEnd } from './run-to-end.js';
 import { SUMMARY_NODE, type SummaryNode, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
-import { optionalInteger } from './validate.js';
 
 /** Options of one crew run. */
 export interface RunOptions {

@@ -1,5 +1,5 @@
 import { getShortestPaths, getSimplePaths } from '@xstate/graph';
-import { createPlainMachine, type PlainMachine, type PlainStateConfig } from './plain-machine.js';
+import { createPlainMachine, type PlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
 import type { CrewPlan } from './plan.js';
 
 /** What a crew's pictures and analysis need: its process's name, its plan and its loop bound. */

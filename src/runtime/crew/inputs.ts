@@ -1,4 +1,4 @@
-import { InvalidInputsError } from '../errors.js';
+import { InvalidInputsError } from '../../errors.js';
 
 /**
  * The inputs of a run, checked: `undefined` is `{}`; anything but a plain object (a string, an array,

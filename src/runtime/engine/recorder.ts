@@ -1,5 +1,12 @@
-import { addUsage, emptyUsage } from '../models/usage.js';
-import type { Failure, NodeExecutionInfo, NodeStatus, StatecrewEvent, TaskOutput, Usage } from '../types.js';
+import { addUsage, emptyUsage } from '../../models/usage.js';
+import type {
+  Failure,
+  NodeExecutionInfo,
+  NodeStatus,
+  StatecrewEvent,
+  TaskOutput,
+  Usage,
+} from '../../types.js';
 
 /** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
 export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {

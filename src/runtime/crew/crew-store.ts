@@ -1,10 +1,10 @@
-import { describeThrown, StatecrewError } from '../errors.js';
-import { type JsonValue, toJson } from '../stores/store.js';
-import type { CrewOutput, RunStatus, StoreErrorRecord, Usage } from '../types.js';
-import { decodeRunValue, encodeRunValue } from './durable/codec.js';
-import type { HeadChange, RunOwner } from './durable/run-owner.js';
-import type { EventHub } from './event-hub.js';
-import type { NodeRecord } from './recorder.js';
+import { describeThrown, StatecrewError } from '../../errors.js';
+import { type JsonValue, toJson } from '../../stores/store.js';
+import type { CrewOutput, RunStatus, StoreErrorRecord, Usage } from '../../types.js';
+import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
+import type { HeadChange, RunOwner } from '../durable/run-owner.js';
+import type { EventHub } from '../engine/event-hub.js';
+import type { NodeRecord } from '../engine/recorder.js';
 
 /** A task run's result as a crew stores it in `crew_task_results`, keyed by its node id. */
 export interface StoredTaskResult {

@@ -1,7 +1,7 @@
-import { BudgetExceededError, InvalidOptionError } from '../errors.js';
-import type { CallGate, ModelPrice, Usage } from '../types.js';
+import { BudgetExceededError, InvalidOptionError } from '../../errors.js';
+import type { CallGate, ModelPrice, Usage } from '../../types.js';
 
-export type { CallGate } from '../types.js';
+export type { CallGate } from '../../types.js';
 
 /**
  * What a run may spend on model calls. Once what it spent reaches a limit, no model call starts:

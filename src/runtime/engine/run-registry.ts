@@ -1,4 +1,4 @@
-import { InternalError } from '../errors.js';
+import { InternalError } from '../../errors.js';
 
 const registries = new Set<{ readonly size: number }>();
 

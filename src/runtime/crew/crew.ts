@@ -1,11 +1,16 @@
-import type { ConversationExecutor } from '../actors/conversation-job.js';
-import type { ManagerFunctions } from '../actors/manager.js';
-import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../errors.js';
-import { checkStore, type Store } from '../stores/store.js';
-import type { CrewOutput, ModelPrice } from '../types.js';
+import type { ConversationExecutor } from '../../actors/conversation-job.js';
+import type { ManagerFunctions } from '../../actors/manager.js';
+import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
+import { checkStore, type Store } from '../../stores/store.js';
+import type { CrewOutput, ModelPrice } from '../../types.js';
+import { RunOwner } from '../durable/run-owner.js';
+import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
+import { toClock } from '../engine/clock.js';
+import type { PlainMachine } from '../engine/plain-machine.js';
+import { optionalInteger } from '../engine/validate.js';
+import type { LoopOptions, ProcessKind } from '../process.js';
+import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
-import { type Budget, checkBudget, checkPrices } from './budget.js';
-import { toClock } from './clock.js';
 import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
 import {
@@ -16,7 +21,6 @@ import {
   startCrewRun,
 } from './crew-run.js';
 import type { StoreErrorPolicy } from './crew-store.js';
-import { RunOwner } from './durable/run-owner.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
 import {
   CREW_OPTIONS,
@@ -25,13 +29,9 @@ import {
   CREW_RUN_OPTIONS,
   checkOptionKeys,
 } from './option-keys.js';
-import type { PlainMachine } from './plain-machine.js';
 import { planCrew } from './plan.js';
-import type { LoopOptions, ProcessKind } from './process.js';
-import { processes } from './processes/registry.js';
 import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
 import { Task } from './task.js';
-import { optionalInteger } from './validate.js';
 
 /** Options of {@link Crew.replay}: a run's options and the task to run again from. */
 export interface ReplayOptions extends RunOptions {

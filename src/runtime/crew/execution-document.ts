@@ -1,5 +1,5 @@
-import type { JsonValue, Store } from '../stores/store.js';
-import type { MemoryEntry, RunStatus, Usage } from '../types.js';
+import type { JsonValue, Store } from '../../stores/store.js';
+import type { MemoryEntry, RunStatus, Usage } from '../../types.js';
 import { RUN_KEY, readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
 import { memoryEntry } from './memory.js';
 import { SUMMARY_NODE } from './summary.js';

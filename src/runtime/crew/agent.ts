@@ -1,11 +1,16 @@
-import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from '../actors/conversation.js';
-import { InvalidOptionError } from '../errors.js';
-import { isModel } from '../models/call.js';
-import { ProviderModel } from '../models/providers.js';
-import type { Llm, Tool } from '../types.js';
+import {
+  type ConversationHooks,
+  converse,
+  type Speaker,
+  type TaskPrompt,
+} from '../../actors/conversation.js';
+import { InvalidOptionError } from '../../errors.js';
+import { isModel } from '../../models/call.js';
+import { ProviderModel } from '../../models/providers.js';
+import type { Llm, Tool } from '../../types.js';
+import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import { interpolate } from './interpolate.js';
 import { AGENT_OPTIONS, checkOptionKeys } from './option-keys.js';
-import { optionalInteger, optionalPositive, requiredText } from './validate.js';
 
 /** Options of an {@link Agent}. */
 export interface AgentOptions {

@@ -1,6 +1,9 @@
-import { InvalidInputsError, RunExistsError } from '../errors.js';
-import type { JsonValue } from '../stores/store.js';
-import type { CrewOutput } from '../types.js';
+import { InvalidInputsError, RunExistsError } from '../../errors.js';
+import type { JsonValue } from '../../stores/store.js';
+import type { CrewOutput } from '../../types.js';
+import { encodeAt } from '../durable/codec.js';
+import type { RunOwner } from '../durable/run-owner.js';
+import type { EventHub } from '../engine/event-hub.js';
 import {
   CrewStoreWriter,
   RUN_KEY,
@@ -8,9 +11,6 @@ import {
   type StoreErrorPolicy,
   storedExecution,
 } from './crew-store.js';
-import { encodeAt } from './durable/codec.js';
-import type { RunOwner } from './durable/run-owner.js';
-import type { EventHub } from './event-hub.js';
 
 /** What a crew run's keeper knows of its run. */
 export interface CrewKeeperParts {

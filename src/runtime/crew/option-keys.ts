@@ -1,9 +1,9 @@
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../../errors.js';
+import type { FlowResumeOptions, FreeFlowOptions, StructuredFlowOptions } from '../flow/flow.js';
+import type { FlowRunOptions } from '../flow/flow-run.js';
 import type { AgentOptions } from './agent.js';
 import type { CrewOptions, CrewResumeOptions, ReplayOptions } from './crew.js';
 import type { RunOptions } from './crew-run.js';
-import type { FlowResumeOptions, FreeFlowOptions, StructuredFlowOptions } from './flow/flow.js';
-import type { FlowRunOptions } from './flow/flow-run.js';
 import type { TaskOptions } from './task.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { CrewOutput, Failure, NodeExecutionInfo, RunStatus, TaskOutput } from '../types.js';
-import type { NodeRecord, RunRecorder } from './recorder.js';
+import type { CrewOutput, Failure, NodeExecutionInfo, RunStatus, TaskOutput } from '../../types.js';
+import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 
 /** What a process decides about its result; everything else comes from the recorder. */
 export interface ProcessSummary {

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 
 /** Throws `invalid_option` unless `value` is undefined or an integer ≥ `min`. */
 export function optionalInteger(where: string, option: string, value: unknown, min: number): void {
