@@ -66,26 +66,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
   const o = resolveQueueOptions('createWorker', options);
   const registry = resolveRegistry(options);
   const name = options.name ?? `${hostname()}:${process.pid}`;
-  const processor = async (
-    job: Job<ConversationJob>,
-    _token?: string,
-    signal?: AbortSignal,
-  ): Promise<JobResult> => {
-    const progress: ConversationProgress[] = [];
-    let sent = Promise.resolve();
-    const report = (p: ConversationProgress) => {
-      progress.push(p);
-      if (p.type === 'model.delta') sent = sent.then(() => job.updateProgress(p)).catch(() => {});
-    };
-    const outcome = await holdConversation(
-      job.data,
-      registry,
-      signal ?? new AbortController().signal,
-      report,
-    );
-    await sent;
-    return { outcome: { ...outcome, worker: name }, progress };
-  };
+  const processor = conversationProcessor(registry, name);
   const tuning = {
     concurrency: options.concurrency ?? 8,
     lockDurationMs: options.lockDurationMs ?? 30_000,
@@ -132,6 +113,26 @@ export function createWorker(options: WorkerOptions): QueueWorker {
         ...made.runners.map((runner) => runner.close()),
       ]);
     },
+  };
+}
+
+/** The processor of conversation jobs: holds each conversation, sending model deltas as job progress. */
+function conversationProcessor(registry: ReturnType<typeof resolveRegistry>, name: string) {
+  return async (job: Job<ConversationJob>, _token?: string, signal?: AbortSignal): Promise<JobResult> => {
+    const progress: ConversationProgress[] = [];
+    let sent = Promise.resolve();
+    const report = (p: ConversationProgress) => {
+      progress.push(p);
+      if (p.type === 'model.delta') sent = sent.then(() => job.updateProgress(p)).catch(() => {});
+    };
+    const outcome = await holdConversation(
+      job.data,
+      registry,
+      signal ?? new AbortController().signal,
+      report,
+    );
+    await sent;
+    return { outcome: { ...outcome, worker: name }, progress };
   };
 }
 

@@ -117,29 +117,38 @@ export function migrate(db: BetterSqlite3.Database, path: string): void {
 /** Prepares every statement of a migrated file. */
 export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements {
   const records = new Map<StoreCollection, RecordStatements>();
-  for (const collection of STORE_COLLECTIONS) {
-    const table = `"${collection}"`;
-    records.set(collection, {
-      put: db.prepare(
-        `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
-      ),
-      insert: db.prepare(
-        `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ),
-      fencedPut: db.prepare(
-        `INSERT INTO ${table} (${RECORD_COLUMNS}) SELECT @id, @key, @version, @value, @at WHERE EXISTS (SELECT 1 FROM runs WHERE id = @id AND token = @token) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
-      ),
-      get: db.prepare(
-        `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? AND key = ?`,
-      ),
-      list: db.prepare(
-        `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? ORDER BY seq`,
-      ),
-      executions: db.prepare(`SELECT DISTINCT execution_id FROM ${table}`),
-      prune: db.prepare(`DELETE FROM ${table} WHERE execution_id IN (SELECT id FROM runs WHERE ${PRUNED})`),
-    });
-  }
-  const heads: HeadStatements = {
+  for (const collection of STORE_COLLECTIONS)
+    records.set(collection, recordStatements(db, `"${collection}"`));
+  const heads = headStatements(db);
+  return { records, heads, commit: fencedCommit(db, records, heads) };
+}
+
+/** The statements on one collection's records (`table`, quoted). */
+function recordStatements(db: BetterSqlite3.Database, table: string): RecordStatements {
+  return {
+    put: db.prepare(
+      `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO ${table} (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    fencedPut: db.prepare(
+      `INSERT INTO ${table} (${RECORD_COLUMNS}) SELECT @id, @key, @version, @value, @at WHERE EXISTS (SELECT 1 FROM runs WHERE id = @id AND token = @token) ON CONFLICT (execution_id, key) DO UPDATE SET version = excluded.version, value = excluded.value, updated_at = excluded.updated_at`,
+    ),
+    get: db.prepare(
+      `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? AND key = ?`,
+    ),
+    list: db.prepare(
+      `SELECT key, version, value, updated_at FROM ${table} WHERE execution_id = ? ORDER BY seq`,
+    ),
+    executions: db.prepare(`SELECT DISTINCT execution_id FROM ${table}`),
+    prune: db.prepare(`DELETE FROM ${table} WHERE execution_id IN (SELECT id FROM runs WHERE ${PRUNED})`),
+  };
+}
+
+/** The statements on run heads. */
+function headStatements(db: BetterSqlite3.Database): HeadStatements {
+  return {
     create: db.prepare(
       `INSERT INTO runs (${HEAD_COLUMNS}) VALUES (@id, @kind, @name, @status, @version, @token, @expires_at, @owner, @data, @created_at, @updated_at) ON CONFLICT DO NOTHING`,
     ),
@@ -150,13 +159,13 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     renew: db.prepare('UPDATE runs SET expires_at = ? WHERE id = ? AND token = ?'),
     fence: db.prepare(
       `UPDATE runs SET
-         status = coalesce(@status, status),
-         version = version + (@status IS NOT NULL),
-         token = CASE WHEN @release THEN NULL ELSE token END,
-         expires_at = CASE WHEN @release THEN NULL ELSE expires_at END,
-         owner = CASE WHEN @release THEN NULL ELSE owner END,
-         updated_at = @updated_at
-       WHERE id = @id AND token = @token`,
+           status = coalesce(@status, status),
+           version = version + (@status IS NOT NULL),
+           token = CASE WHEN @release THEN NULL ELSE token END,
+           expires_at = CASE WHEN @release THEN NULL ELSE expires_at END,
+           owner = CASE WHEN @release THEN NULL ELSE owner END,
+           updated_at = @updated_at
+         WHERE id = @id AND token = @token`,
     ),
     held: db.prepare('SELECT 1 FROM runs WHERE id = ? AND token = ?'),
     list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE status IN (SELECT value FROM json_each(?))`),
@@ -164,6 +173,14 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     pruned: db.prepare(`SELECT id FROM runs WHERE ${PRUNED}`),
     prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
   };
+}
+
+/** A fenced commit on these statements: one statement for one record and no head change, else one transaction. */
+function fencedCommit(
+  db: BetterSqlite3.Database,
+  records: Map<StoreCollection, RecordStatements>,
+  heads: HeadStatements,
+): SqliteStatements['commit'] {
   // Run as BEGIN IMMEDIATE: the write lock is held from the fence on, so a fence that only reads
   // (a commit that changes nothing of the head) holds as surely as one that updates.
   const inTransaction = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
@@ -196,5 +213,5 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     }
     return inTransaction.immediate(fence, writes);
   };
-  return { records, heads, commit };
+  return commit;
 }
