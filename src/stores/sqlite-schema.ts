@@ -4,9 +4,11 @@ import { STORE_COLLECTIONS, STORE_FORMAT_VERSION, type StoreCollection } from '.
 
 /**
  * The tables of a {@link SqliteStore} file and the statements it runs on them. Version 1 had the
- * record tables; version 2 adds `runs` (one head per run). A version-1 file is upgraded in place.
+ * record tables; version 2 added `runs` (one head per run); version 3 numbers records without
+ * `AUTOINCREMENT` (its counter was one more page written by every commit; `seq` still only grows
+ * while a record of its run exists). Older files are upgraded in place.
  */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 /** The statements on one collection's records. */
 export interface RecordStatements {
@@ -68,9 +70,9 @@ const HEAD_COLUMNS =
 /** The runs a prune chooses: statuses as a JSON array (`@statuses`), last change before `@before`. */
 const PRUNED = 'status IN (SELECT value FROM json_each(@statuses)) AND updated_at < @before';
 
-const recordTable = (collection: string) => `
-  CREATE TABLE IF NOT EXISTS "${collection}" (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+const recordTable = (table: string) => `
+  CREATE TABLE IF NOT EXISTS "${table}" (
+    seq INTEGER PRIMARY KEY,
     execution_id TEXT NOT NULL,
     key TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -96,7 +98,7 @@ const RUNS_TABLE = `
   CREATE INDEX IF NOT EXISTS runs_status ON runs (status, updated_at)`;
 
 /**
- * Creates the tables of a new file, or upgrades a version-1 file, in one immediate transaction (safe
+ * Creates the tables of a new file, or upgrades an older one, in one immediate transaction (safe
  * against another process doing the same); a file of a newer version is refused (`snapshot_version`).
  */
 export function migrate(db: BetterSqlite3.Database, path: string): void {
@@ -105,13 +107,27 @@ export function migrate(db: BetterSqlite3.Database, path: string): void {
   db.transaction(() => {
     const version = read();
     if (version === SQLITE_SCHEMA_VERSION) return;
-    if (version !== 0 && version !== 1) {
+    if (version !== 0 && version !== 1 && version !== 2) {
       throw new SnapshotVersionError(`SQLite file ${path} (its user_version)`, version);
     }
-    for (const collection of STORE_COLLECTIONS) db.exec(recordTable(collection));
+    for (const collection of STORE_COLLECTIONS) {
+      if (version === 0) db.exec(recordTable(collection));
+      else renumberRecords(db, collection);
+    }
     db.exec(RUNS_TABLE);
     db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** Rebuilds a collection's table of an older file without `AUTOINCREMENT`, every record keeping its `seq`. */
+function renumberRecords(db: BetterSqlite3.Database, collection: string): void {
+  const rebuilt = `${collection}__v3`;
+  db.exec(recordTable(rebuilt));
+  db.exec(
+    `INSERT INTO "${rebuilt}" (seq, execution_id, key, version, value, updated_at) SELECT seq, execution_id, key, version, value, updated_at FROM "${collection}"`,
+  );
+  db.exec(`DROP TABLE "${collection}"`);
+  db.exec(`ALTER TABLE "${rebuilt}" RENAME TO "${collection}"`);
 }
 
 /** Prepares every statement of a migrated file. */

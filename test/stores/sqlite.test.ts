@@ -62,12 +62,73 @@ describe('SqliteStore', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     db.close();
     const again = new SqliteStore({ path: file });
     expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });
     await again.close();
   });
+
+  it.each([1, 2])(
+    'upgrades a version-%i file in place: its records kept in their order, new ones after them',
+    async (version) => {
+      const file = join(root, `v${version}`, 'db.sqlite');
+      const store = new SqliteStore({ path: file });
+      await store.list('flow_runs', 'x'); // creates the file's directory and tables
+      await store.close();
+      // Rewrite the file as an older statecrew left it: AUTOINCREMENT tables (and no heads at version 1).
+      const db = new Database(file);
+      for (const table of ['flow_runs', 'crew_task_results', 'crew_executions']) {
+        db.exec(`DROP TABLE "${table}"`);
+        db.exec(
+          `CREATE TABLE "${table}" (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (execution_id, key))`,
+        );
+      }
+      if (version === 1) db.exec('DROP TABLE runs');
+      const insert = db.prepare(
+        'INSERT INTO crew_task_results (seq, execution_id, key, version, value, updated_at) VALUES (?, ?, ?, 1, ?, 0)',
+      );
+      insert.run(40, 'e', 'second', '"b"');
+      insert.run(7, 'e', 'first', '"a"');
+      insert.run(90, 'other', 'only', '"o"');
+      db.pragma(`user_version = ${version}`);
+      db.close();
+
+      const upgraded = new SqliteStore({ path: file });
+      expect((await upgraded.list('crew_task_results', 'e')).map((r) => [r.key, r.value])).toEqual([
+        ['first', 'a'],
+        ['second', 'b'],
+      ]);
+      await upgraded.put('crew_task_results', 'e', 'third', 'c');
+      expect((await upgraded.list('crew_task_results', 'e')).map((r) => r.key)).toEqual([
+        'first',
+        'second',
+        'third',
+      ]);
+      expect(
+        await upgraded.createRun({
+          id: 'e',
+          kind: 'crew',
+          name: 'c',
+          status: 'paused',
+          version: 1,
+          lease: null,
+          data: {},
+          createdAt: 1,
+          updatedAt: 1,
+        }),
+      ).toBe(true);
+      await upgraded.close();
+      const check = new Database(file, { readonly: true });
+      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      const sql = check
+        .prepare("SELECT sql FROM sqlite_master WHERE name = 'crew_task_results'")
+        .pluck()
+        .get();
+      expect(String(sql)).not.toContain('AUTOINCREMENT');
+      check.close();
+    },
+  );
 
   it('refuses a file written by a newer schema (snapshot_version) and bad options (invalid_option)', async () => {
     const file = join(root, 'newer.db');
