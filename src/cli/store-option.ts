@@ -4,9 +4,27 @@ import { SqliteStore } from '../stores/sqlite.js';
 import type { Store } from '../stores/store.js';
 
 /**
+ * `spec` without its query parameter `name`, and that parameter's value (undefined when absent; the
+ * text is left exactly as given then).
+ */
+export function takeParam(spec: string, name: string): { rest: string; value: string | undefined } {
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    return { rest: spec, value: undefined };
+  }
+  const value = url.searchParams.get(name);
+  if (value === null) return { rest: spec, value: undefined };
+  url.searchParams.delete(name);
+  return { rest: url.toString(), value };
+}
+
+/**
  * The store a `--store` value names: `sqlite` (the default file) or `sqlite:<path>`, `memory`, a
- * `postgres://` / `postgresql://` connection string, or a `redis://` / `rediss://` URL. The server
- * stores load their drivers only when named.
+ * `postgres://` / `postgresql://` connection string (`?schema=<name>` picks the schema, default
+ * `statecrew`), or a `redis://` / `rediss://` URL (`?prefix=<prefix>` picks the key prefix, default
+ * `statecrew`). The server stores load their drivers only when named.
  */
 export async function openStore(spec: string): Promise<Store> {
   if (spec === 'sqlite') return new SqliteStore();
@@ -14,11 +32,13 @@ export async function openStore(spec: string): Promise<Store> {
   if (spec === 'memory') return new MemoryStore();
   if (/^postgres(ql)?:\/\//.test(spec)) {
     const { PostgresStore } = await import('../stores/postgres.js');
-    return new PostgresStore({ connectionString: spec });
+    const { rest, value: schema } = takeParam(spec, 'schema');
+    return new PostgresStore({ connectionString: rest, ...(schema === undefined ? {} : { schema }) });
   }
   if (/^rediss?:\/\//.test(spec)) {
     const { RedisStore } = await import('../stores/redis.js');
-    return new RedisStore({ url: spec });
+    const { rest, value: prefix } = takeParam(spec, 'prefix');
+    return new RedisStore({ url: rest, ...(prefix === undefined ? {} : { prefix }) });
   }
   throw new InvalidOptionError(
     'statecrew',
