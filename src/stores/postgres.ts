@@ -24,6 +24,7 @@ import {
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
+import { checkConnectTimeout, UNREACHABLE_ERRNOS } from './server-connection.js';
 import {
   decodeValue,
   encodeValue,
@@ -48,16 +49,6 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000']);
 const UNAVAILABLE_CLASSES = /^(08|28)[0-9A-Z]{3}$/;
-const UNAVAILABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'connection timeout',
@@ -351,17 +342,7 @@ function checkOptions(options: PostgresStoreOptions): PostgresStoreBaseOptions &
   if (schema !== undefined && (typeof schema !== 'string' || !IDENTIFIER.test(schema))) {
     throw new InvalidOptionError(NAME, 'schema', `an identifier matching ${IDENTIFIER}`, schema);
   }
-  if (
-    connectTimeoutMs !== undefined &&
-    (typeof connectTimeoutMs !== 'number' || !Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0)
-  ) {
-    throw new InvalidOptionError(
-      NAME,
-      'connectTimeoutMs',
-      'a positive number of milliseconds',
-      connectTimeoutMs,
-    );
-  }
+  checkConnectTimeout(NAME, connectTimeoutMs);
   return options;
 }
 
@@ -390,7 +371,7 @@ function isUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 4) return false;
   const code = sqlState(error);
   if (typeof code === 'string') {
-    if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_STATES.has(code)) return true;
+    if (UNREACHABLE_ERRNOS.has(code) || UNAVAILABLE_STATES.has(code)) return true;
     if (UNAVAILABLE_CLASSES.test(code)) return true;
   }
   if (UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message))) return true;

@@ -1,19 +1,10 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { MissingDependencyError, StoreClosedError, StoreUnavailableError } from '../errors.js';
 import { REDIS_STORE } from './redis-keys.js';
+import { UNREACHABLE_ERRNOS } from './server-connection.js';
 
 /** Reconnections tried after an established connection drops; a first connection is tried once. */
 const RECONNECT_ATTEMPTS = 3;
-const UNAVAILABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
 const UNAVAILABLE_MESSAGES = ['Connection is closed', "Stream isn't writeable", 'connect ETIMEDOUT'];
 
 type RedisClass = typeof import('ioredis').Redis;
@@ -153,7 +144,7 @@ function isRefusedSelect(error: unknown): boolean {
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
+  if (typeof code === 'string' && UNREACHABLE_ERRNOS.has(code)) return true;
   if (error.name === 'MaxRetriesPerRequestError' || isRefusedSelect(error)) return true;
   return UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message));
 }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { InvalidOptionError } from '../errors.js';
 import { REDIS_STORE } from './redis-keys.js';
+import { checkConnectTimeout } from './server-connection.js';
 
 const NAME = REDIS_STORE;
 
@@ -57,17 +58,7 @@ export function checkOptions(
   if (ttlSeconds !== undefined && !(Number.isSafeInteger(ttlSeconds) && ttlSeconds > 0)) {
     throw new InvalidOptionError(NAME, 'ttlSeconds', 'a positive whole number of seconds', ttlSeconds);
   }
-  if (
-    connectTimeoutMs !== undefined &&
-    (typeof connectTimeoutMs !== 'number' || !Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0)
-  ) {
-    throw new InvalidOptionError(
-      NAME,
-      'connectTimeoutMs',
-      'a positive number of milliseconds',
-      connectTimeoutMs,
-    );
-  }
+  checkConnectTimeout(NAME, connectTimeoutMs);
   return options;
 }
 

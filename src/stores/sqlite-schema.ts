@@ -211,21 +211,25 @@ function fencedCommit(
     }
     return true;
   });
+  // One record and no change to the head (a crew task's result): one fenced statement. Still under
+  // BEGIN IMMEDIATE: a statement that reads before it writes, begun deferred, gets SQLITE_BUSY at once
+  // (no busy wait) when another process committed in between.
+  const putOne = db.transaction((fence: FenceParams, only: EncodedWrite): boolean => {
+    const { fencedPut } = records.get(only.collection) as RecordStatements;
+    const params = {
+      id: fence.id,
+      key: only.key,
+      version: STORE_FORMAT_VERSION,
+      value: only.text,
+      at: fence.updated_at,
+      token: fence.token,
+    };
+    return fencedPut.run(params).changes === 1;
+  });
   const commit = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
     const [only] = writes;
-    // One record and no change to the head (a crew task's result): one statement is atomic already.
     if (writes.length === 1 && only !== undefined && fence.status === null && fence.release === 0) {
-      const { fencedPut } = records.get(only.collection) as RecordStatements;
-      return (
-        fencedPut.run({
-          id: fence.id,
-          key: only.key,
-          version: STORE_FORMAT_VERSION,
-          value: only.text,
-          at: fence.updated_at,
-          token: fence.token,
-        }).changes === 1
-      );
+      return putOne.immediate(fence, only);
     }
     return inTransaction.immediate(fence, writes);
   };

@@ -88,19 +88,11 @@ export const CREW_REPLAY_OPTIONS = {
   fromTask: true,
 } as const satisfies Known<Required<ReplayOptions>>;
 
-/** `crew.resume(id, options)`. */
+const { executionId: _resumedId, ...RESUMED_RUN_OPTIONS } = CREW_RUN_OPTIONS;
+
+/** `crew.resume(id, options)`: a kickoff's options but the id, and `onRun`. */
 export const CREW_RESUME_OPTIONS = {
-  inputs: true,
-  signal: true,
-  inspect: true,
-  clock: true,
-  parent: true,
-  budget: true,
-  stream: true,
-  prices: true,
-  store: true,
-  leaseMs: true,
-  onStoreError: true,
+  ...RESUMED_RUN_OPTIONS,
   onRun: true,
 } as const satisfies Known<Required<CrewResumeOptions>>;
 
@@ -125,14 +117,11 @@ export const FLOW_RUN_OPTIONS = {
   leaseMs: true,
 } as const satisfies Known<Required<FlowRunOptions>>;
 
-/** `flow.resume(id, answer, options)`. */
+const { inputs: _inputs, from: _from, ...RESUMED_FLOW_OPTIONS } = FLOW_RUN_OPTIONS;
+
+/** `flow.resume(id, answer, options)`: a kickoff's options but `inputs` and `from`, and `onRun`. */
 export const FLOW_RESUME_OPTIONS = {
-  signal: true,
-  inspect: true,
-  clock: true,
-  routes: true,
-  store: true,
-  leaseMs: true,
+  ...RESUMED_FLOW_OPTIONS,
   onRun: true,
 } as const satisfies Known<Required<FlowResumeOptions<object>>>;
 
