@@ -24,6 +24,8 @@ export interface FlowKeeperParts {
   inputs: Readonly<Record<string, unknown>>;
   /** The human steps the run waits for. */
   waiting(): PendingHuman[];
+  /** Where a resumed run's records stand: the highest mark, and the version its unmarked records are in. */
+  stored?: { mark: number; origin: number } | undefined;
   /** Stops the run with `error`: a commit failed, or the lease was lost. */
   halt(error: unknown): void;
 }
@@ -47,18 +49,22 @@ export class FlowKeeper {
   /** The state as the last completed step left it: a failed or aborted run is stored with it. */
   #settledState: JsonValue;
   readonly #stepValues = new Map<string, StepValues>();
+  /** The version of a resumed run's unmarked records, when older than this one's. */
+  readonly #origin: number | undefined;
 
   constructor(
     private readonly owner: RunOwner,
     private readonly parts: FlowKeeperParts,
   ) {
-    this.#writer = new FlowRunWriter(owner);
+    this.#writer = new FlowRunWriter(owner, parts.stored?.mark);
     this.#inputs = encodeAt(parts.inputs, 'inputs', (path, reason) =>
       InvalidInputsError.unstorable(`Flow "${parts.flow}" kickoff`, path, reason),
     );
     this.#settledState = encodeAt(parts.state, 'state', (path, reason) =>
       InvalidStateError.unstorable('(the initial state)', path, reason),
     );
+    const origin = parts.stored?.origin;
+    this.#origin = origin !== undefined && origin < FLOW_SNAPSHOT_VERSION ? origin : undefined;
   }
 
   /** What the run's head keeps besides its status: the inputs it started with. */
@@ -95,17 +101,20 @@ export class FlowKeeper {
     });
   }
 
-  /** Stages a step run that settled: its record when it completed, and the header. */
+  /**
+   * Stages a step run that settled: a completed one's record, carrying the state it left (the header
+   * stays as it is); the header, with the run's errors, when it failed.
+   */
   stepSettled(completed: { nodeId: string; step: string; run: number; round: number } | undefined): void {
-    if (completed !== undefined) {
-      const values = this.#stepValues.get(completed.nodeId);
-      this.#stepValues.delete(completed.nodeId);
-      if (values !== undefined) {
-        this.#settledState = values.state;
-        this.#writer.step({ ...completed, output: values.output });
-      }
+    const values = completed && this.#stepValues.get(completed.nodeId);
+    if (completed === undefined || values === undefined) {
+      this.#writer.header(this.#header('running'));
+      return;
     }
-    this.#writer.header(this.#header('running'));
+    this.#stepValues.delete(completed.nodeId);
+    this.#settledState = values.state;
+    const at = this.parts.clock.now();
+    this.#writer.step({ ...completed, output: values.output, state: values.state, at });
   }
 
   /** Stages a completed round. */
@@ -143,6 +152,7 @@ export class FlowKeeper {
       errors: { ...recorder.errors },
       failures: { ...recorder.failures },
       updatedAt: clock.now(),
+      ...(this.#origin === undefined ? {} : { origin: this.#origin }),
     };
   }
 

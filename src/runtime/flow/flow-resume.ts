@@ -13,7 +13,7 @@ import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
-import { loadSnapshot } from './flow-store.js';
+import { loadSnapshot, type StoredFlowSnapshot } from './flow-store.js';
 import type { FlowSnapshot, HumanAnswer } from './snapshot.js';
 import type { WithId } from './state.js';
 
@@ -126,7 +126,7 @@ export type FlowClaim =
   /** The run is this owner's: go on from `snapshot` (absent when it died before its first header), with `answer`. */
   | {
       kind: 'claimed';
-      snapshot: FlowSnapshot | undefined;
+      snapshot: StoredFlowSnapshot | undefined;
       inputs: Record<string, unknown>;
       answer?: HumanAnswer;
     }
@@ -146,7 +146,7 @@ export async function claimFlowRun(
   answer: unknown,
 ): Promise<FlowClaim> {
   const { store, id } = owner;
-  let snapshot: FlowSnapshot | undefined;
+  let snapshot: StoredFlowSnapshot | undefined;
   let checked: HumanAnswer | undefined;
   const decide = async (head: RunHead): Promise<ClaimDecision> => {
     if (head.kind !== 'flow' || head.name !== definition.name) {

@@ -15,10 +15,11 @@ import { runToEnd } from '../engine/run-to-end.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { FlowDefinition, StepContext } from './definition.js';
 import { FlowKeeper } from './flow-keeper.js';
+import type { StoredFlowSnapshot } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver } from './round-driver.js';
-import type { FlowSnapshot, HumanAnswer, PendingHuman } from './snapshot.js';
+import type { HumanAnswer, PendingHuman } from './snapshot.js';
 import { checkState, createState, type WithId } from './state.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
@@ -68,7 +69,7 @@ export interface FlowRunSeed {
    * The snapshot of the run to go on with (same id): its state, rounds and outputs; absent for a run
    * whose process died before its first header, which starts again from its stored inputs.
    */
-  resume: FlowSnapshot | undefined;
+  resume: StoredFlowSnapshot | undefined;
   /** The answer to one of its waiting human steps (a paused run). */
   answer?: HumanAnswer | undefined;
   /** The owner that claimed the stored run. */
@@ -203,6 +204,7 @@ export function startFlowRun<S>(
           inputs,
           waiting: () => waiting(),
           halt: (error) => halt(error),
+          stored: resumed,
         });
   const runner = createStepRunner<S>({
     hub,

@@ -14,13 +14,17 @@ import {
 } from './snapshot.js';
 
 /**
- * How a flow run is laid out in `flow_runs` (all under the run's id), so that each step writes what
- * is new and never the whole run again:
- *   `run`           the header: status, state, inputs, pending human steps, errors (rewritten per step)
- *   `round:<n>`     a completed round: its steps and what it emitted
- *   `step:<nodeId>` a completed step run: its output and the round it ran in
- * From version 2 on, `state`, `inputs`, every `output` and every pending `payload` are in the run value
- * codec's form (`encodeRunValue`); version 1 kept them as plain JSON.
+ * How a flow run is laid out in `flow_runs` (all under the run's id), so that each step writes one
+ * new record and never the whole run again:
+ *   `run`           the header: status, state, inputs, pending human steps, errors — written when the
+ *                   run starts or resumes, when a step fails, and when it pauses or ends
+ *   `step:<nodeId>` a completed step run: its output, the round it ran in, and (version 3) the state
+ *                   it left and the round its commit completed
+ *   `round:<n>`     a completed round no step record carries (versions 1 and 2 kept every round so)
+ * Every record from version 3 on carries a `mark`, numbered in the order the run wrote them: the state
+ * and time of the run are those of its highest mark. From version 2 on, `state`, `inputs`, every
+ * `output` and every pending `payload` are in the run value codec's form (`encodeRunValue`); version 1
+ * kept them as plain JSON.
  */
 export interface FlowRunHeader {
   version: number;
@@ -33,6 +37,18 @@ export interface FlowRunHeader {
   errors: Record<string, string>;
   failures: Record<string, Failure>;
   updatedAt: number;
+  /** Its place among the run's records (version 3; absent before). */
+  mark?: number;
+  /**
+   * The version a resumed run was first written with, when older than the header's: its records
+   * without a mark are in that version's form.
+   */
+  origin?: number;
+}
+
+/** A completed round as a step record carries it: the round's number (from 1), its steps and emissions. */
+export interface EndedRound extends SnapshotRound {
+  n: number;
 }
 
 /** A completed step run as it is stored. */
@@ -40,6 +56,21 @@ export interface StoredStepRun extends SnapshotStepRun {
   /** The round it ran in, from 1. */
   round: number;
   output: JsonValue;
+  /** The run's state once the step settled (version 3; the header held it before). */
+  state?: JsonValue;
+  /** Its place among the run's records, and when it was written (version 3). */
+  mark?: number;
+  at?: number;
+  /** The round the commit of this record completed, if one did (version 3). */
+  ended?: EndedRound;
+}
+
+/** A stored flow run's snapshot, as a run that goes on with it needs it. */
+export interface StoredFlowSnapshot extends FlowSnapshot {
+  /** The highest mark among its records: a resumed run's records go on from it. */
+  mark: number;
+  /** The version its records without a mark were written in. */
+  origin: number;
 }
 
 const ROUND = 'round:';
@@ -48,7 +79,7 @@ const STEP = 'step:';
 const corrupt = (id: string, key: string, why: string) => new CorruptSnapshotError('flow_runs', id, key, why);
 
 /** Reads a flow run from `store` and puts its snapshot together; undefined when there is none. */
-export async function loadSnapshot(store: Store, id: string): Promise<FlowSnapshot | undefined> {
+export async function loadSnapshot(store: Store, id: string): Promise<StoredFlowSnapshot | undefined> {
   const records = await store.list('flow_runs', id);
   const head = records.find((r) => r.key === RUN_KEY);
   if (head === undefined) return undefined;
@@ -56,25 +87,41 @@ export async function loadSnapshot(store: Store, id: string): Promise<FlowSnapsh
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
     throw corrupt(id, RUN_KEY, 'not a flow run');
   }
-  if (header.version !== 1 && header.version !== FLOW_SNAPSHOT_VERSION) {
+  if (header.version !== 1 && header.version !== 2 && header.version !== FLOW_SNAPSHOT_VERSION) {
     throw new SnapshotVersionError(`Flow run ${id}`, header.version);
   }
   if (typeof header.flow !== 'string' || typeof header.status !== 'string') {
     throw corrupt(id, RUN_KEY, 'fields of a flow run are missing');
   }
+  const origin = typeof header.origin === 'number' ? header.origin : header.version;
   const decode = decoderOf(id, header.version);
-  const rounds = roundsOf(id, records);
+  const decodeUnmarked = decoderOf(id, origin);
   const steps = records.filter((r) => r.key.startsWith(STEP)).map((r) => stepOf(id, r));
+  const rounds = roundsOf(id, records, steps);
   const outputs: Record<string, unknown> = {};
-  for (const step of steps) outputs[step.step] = decode(`step:${step.nodeId}`, step.output);
+  for (const step of steps) {
+    const decodeStep = step.mark === undefined ? decodeUnmarked : decode;
+    outputs[step.step] = decodeStep(`${STEP}${step.nodeId}`, step.output);
+  }
   const done = steps
     .filter((s) => s.round > rounds.length)
     .map(({ nodeId, step, run }) => ({ nodeId, step, run }));
   const doneSteps = new Set(done.map((d) => d.step));
-  const { pending = [], state, inputs, ...rest } = header as FlowRunHeader;
+  const {
+    pending = [],
+    state: _state,
+    inputs,
+    mark: _mark,
+    origin: _origin,
+    ...rest
+  } = header as FlowRunHeader;
+  const latest = latestOf(header as FlowRunHeader, steps);
   return {
     ...rest,
-    state: decode(RUN_KEY, state),
+    state: decode(latest.key, latest.state),
+    updatedAt: latest.at,
+    mark: latest.mark,
+    origin,
     inputs: decode(RUN_KEY, inputs),
     rounds,
     done,
@@ -83,6 +130,19 @@ export async function loadSnapshot(store: Store, id: string): Promise<FlowSnapsh
     emitted: rounds.flatMap((r) => r.emitted),
     pending: pending.map((p) => ({ ...p, payload: decode(RUN_KEY, p.payload) })),
   };
+}
+
+/** The record the run wrote last among its header and the step records that carry the state. */
+function latestOf(
+  header: FlowRunHeader,
+  steps: readonly StoredStepRun[],
+): { key: string; state: JsonValue; at: number; mark: number } {
+  let latest = { key: RUN_KEY, state: header.state, at: header.updatedAt, mark: header.mark ?? 0 };
+  for (const step of steps) {
+    if (step.mark === undefined || step.state === undefined || step.mark <= latest.mark) continue;
+    latest = { key: `${STEP}${step.nodeId}`, state: step.state, at: step.at ?? latest.at, mark: step.mark };
+  }
+  return latest;
 }
 
 /** How a snapshot's values read back: as the codec wrote them (version 2), or as plain JSON (version 1). */
@@ -98,18 +158,32 @@ function decoderOf(id: string, version: number): (key: string, value: JsonValue 
   };
 }
 
-function roundsOf(id: string, records: readonly StoredRecord[]): SnapshotRound[] {
+/** The completed rounds, in order: from `round:<n>` records and from the step records that carry one. */
+function roundsOf(
+  id: string,
+  records: readonly StoredRecord[],
+  steps: readonly StoredStepRun[],
+): SnapshotRound[] {
   const rounds: SnapshotRound[] = [];
-  for (const record of records) {
-    if (!record.key.startsWith(ROUND)) continue;
-    const n = Number(record.key.slice(ROUND.length));
-    const round = record.value as unknown as Partial<SnapshotRound>;
-    if (!Number.isInteger(n) || !Array.isArray(round?.steps) || !Array.isArray(round?.emitted)) {
-      throw corrupt(id, record.key, 'not a round');
+  const add = (key: string, n: number, round: Partial<SnapshotRound> | undefined) => {
+    if (!Number.isInteger(n) || n < 1 || !Array.isArray(round?.steps) || !Array.isArray(round?.emitted)) {
+      throw corrupt(id, key, 'not a round');
     }
     rounds[n - 1] = { steps: round.steps, emitted: round.emitted };
+  };
+  for (const record of records) {
+    if (!record.key.startsWith(ROUND)) continue;
+    add(
+      record.key,
+      Number(record.key.slice(ROUND.length)),
+      record.value as unknown as Partial<SnapshotRound>,
+    );
   }
-  if (rounds.some((r) => r === undefined)) throw corrupt(id, ROUND, 'a round is missing');
+  for (const step of steps)
+    if (step.ended !== undefined) add(`${STEP}${step.nodeId}`, step.ended.n, step.ended);
+  for (let n = 0; n < rounds.length; n += 1) {
+    if (rounds[n] === undefined) throw corrupt(id, `${ROUND}${n + 1}`, 'a round is missing');
+  }
   return rounds;
 }
 
@@ -118,37 +192,64 @@ function stepOf(id: string, record: StoredRecord): StoredStepRun {
   if (typeof step?.step !== 'string' || typeof step.round !== 'number' || typeof step.nodeId !== 'string') {
     throw corrupt(id, record.key, 'not a step run');
   }
+  if (step.mark !== undefined && typeof step.mark !== 'number')
+    throw corrupt(id, record.key, 'its mark is not a number');
+  if (step.ended !== undefined && (step.ended === null || typeof step.ended !== 'object')) {
+    throw corrupt(id, record.key, 'not a round');
+  }
   return step as StoredStepRun;
 }
 
 /**
  * Gathers one flow run's records and commits them through its owner: what a supervisor transition
- * produced (a step run, the header, the round it ended) goes to the store as one fenced commit, in
- * the order the records were made. The run starts nothing more until that commit landed; a commit that
- * failed, or that found the lease taken, fails the run (`failure` holds why).
+ * produced (a step run carrying the state it left and the round it ended; the header when it changed)
+ * goes to the store as one fenced commit, in the order the records were made, each with the next mark.
+ * The run starts nothing more until that commit landed; a commit that failed, or that found the lease
+ * taken, fails the run (`failure` holds why).
  */
 export class FlowRunWriter {
   /** Records made since the last commit, by key (a later header replaces an earlier one). */
   readonly #staged = new Map<string, JsonValue>();
+  /** The step record staged last: a round completed in the same commit rides on it. */
+  #lastStep: StoredStepRun | undefined;
   #chain: Promise<void> = Promise.resolve();
+  /** The mark of the record staged last (the run's earlier records hold marks up to the one it starts with). */
+  #mark: number;
   /** The first commit that failed, if one did: nothing is committed after it. */
   failure: unknown;
 
-  constructor(private readonly owner: RunOwner) {}
+  constructor(
+    private readonly owner: RunOwner,
+    startMark = 0,
+  ) {
+    this.#mark = startMark;
+  }
 
   /** Stages the run's header. */
   header(header: FlowRunHeader): void {
-    this.#staged.set(RUN_KEY, header as unknown as JsonValue);
+    this.#staged.delete(RUN_KEY); // a header staged again goes after the steps staged since
+    this.#staged.set(RUN_KEY, { ...header, mark: this.#nextMark() } as unknown as JsonValue);
   }
 
-  /** Stages a completed step run. */
+  /** Stages a completed step run, with the state it left and its time. */
   step(step: StoredStepRun): void {
-    this.#staged.set(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
+    const staged: StoredStepRun = { ...step, mark: this.#nextMark() };
+    this.#lastStep = staged;
+    this.#staged.set(`${STEP}${step.nodeId}`, staged as unknown as JsonValue);
   }
 
-  /** Stages a completed round (`n` from 1). */
+  /** Stages a completed round (`n` from 1): on the step record staged with it, else as its own record. */
   round(n: number, round: SnapshotRound): void {
-    this.#staged.set(`${ROUND}${n}`, round as unknown as JsonValue);
+    if (this.#lastStep !== undefined && this.#lastStep.ended === undefined) {
+      this.#lastStep.ended = { n, steps: round.steps, emitted: round.emitted };
+    } else {
+      this.#staged.set(`${ROUND}${n}`, round as unknown as JsonValue);
+    }
+  }
+
+  #nextMark(): number {
+    this.#mark += 1;
+    return this.#mark;
   }
 
   /** Whether records wait to be committed. */
@@ -167,6 +268,7 @@ export class FlowRunWriter {
       value,
     }));
     this.#staged.clear();
+    this.#lastStep = undefined;
     this.#chain = this.#chain.then(async () => {
       if (this.failure !== undefined) return;
       try {

@@ -3,9 +3,39 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFlow, MemoryStore, or, SqliteStore, StatecrewError, type Store } from '../../../src/index.js';
+import { decodeRunValue } from '../../../src/runtime/durable/codec.js';
+import type { JsonValue } from '../../../src/stores/store.js';
 import { GatedStore } from '../../store-helpers.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Rewrites stored flow run `id` as version 2 (state on the header, each round its own record, no
+ * marks) or version 1 (that, with every value plain JSON) laid it out.
+ */
+async function storeAsVersion(store: Store, id: string, version: 1 | 2): Promise<void> {
+  const plain = (value: unknown) =>
+    version === 1 ? (decodeRunValue(value as JsonValue) as JsonValue) : value;
+  const records = await store.list('flow_runs', id);
+  const header = { ...(records.find((r) => r.key === 'run')?.value as Record<string, unknown>) };
+  let mark = header.mark as number;
+  for (const record of records.filter((r) => r.key.startsWith('step:'))) {
+    const { state, mark: stepMark, at, ended, ...step } = record.value as Record<string, unknown>;
+    if ((stepMark as number) > mark) {
+      mark = stepMark as number;
+      Object.assign(header, { state, updatedAt: at });
+    }
+    const round = ended as { n: number; steps: string[]; emitted: string[] } | undefined;
+    if (round !== undefined) {
+      await store.put('flow_runs', id, `round:${round.n}`, { steps: round.steps, emitted: round.emitted });
+    }
+    await store.put('flow_runs', id, record.key, { ...step, output: plain(step.output) } as JsonValue);
+  }
+  const { mark: _mark, ...rest } = header;
+  const pending = (rest.pending as { payload: unknown }[]).map((p) => ({ ...p, payload: plain(p.payload) }));
+  const old = { ...rest, version, state: plain(rest.state), inputs: plain(rest.inputs), pending };
+  await store.put('flow_runs', id, 'run', old as JsonValue);
+}
 
 /** draft → review (a router that asks for at most two revisions) → revise → review … → publish. */
 function reviewFlow(
@@ -58,7 +88,7 @@ function reviewFlow(
 }
 
 describe('a flow with a store', () => {
-  it('commits each step with its header and round at once, and the next round starts only once it landed', async () => {
+  it('commits each step as one record carrying its state and the round it ended, and the next round starts only once it landed', async () => {
     const store = new GatedStore();
     const ran: string[] = [];
     const run = reviewFlow(store, ran).run({ inputs: { id: 'r1' } });
@@ -67,12 +97,20 @@ describe('a flow with a store', () => {
     expect(ran).toEqual([]); // nothing runs before the first header landed
     store.land();
     await store.whenCommits(2);
-    expect(store.commits[1]).toEqual(['flow_runs/step:draft', 'flow_runs/run', 'flow_runs/round:1']);
+    expect(store.commits[1]).toEqual(['flow_runs/step:draft']);
     await nextTurn();
     expect(ran).toEqual(['draft']); // review waits until round 1 is stored
     store.land();
     await store.whenCommits(3);
     expect(ran).toEqual(['draft', 'review1']);
+    expect((await store.get('flow_runs', 'r1', 'step:draft'))?.value).toMatchObject({
+      step: 'draft',
+      round: 1,
+      mark: 2,
+      state: expect.any(Array), // the state the step left, in the codec's form
+      ended: { n: 1, steps: ['draft'], emitted: ['draft'] },
+    });
+    expect((await store.get('flow_runs', 'r1', 'run'))?.value).toMatchObject({ status: 'running', mark: 1 });
     for (let landed = 3; ; landed += 1) {
       store.land();
       const out = await Promise.race([run.result, store.whenCommits(landed + 1).then(() => undefined)]);
@@ -139,6 +177,34 @@ describe('a flow with a store', () => {
     expect(out.emitted).toEqual(reference.emitted);
     expect(out.outputs).toEqual({ ...reference.outputs });
     expect(out.output).toEqual(reference.output);
+  });
+
+  it('resumes runs an earlier version stored: version 2 (state on the header, a record per round) and version 1 (plain JSON)', async () => {
+    const reference = await reviewFlow(new MemoryStore(), []).kickoff({ inputs: { id: 'ref' } });
+    for (const version of [2, 1] as const) {
+      const store = new MemoryStore();
+      const controller = new AbortController();
+      const flow = reviewFlow(store, [], new Set(), 'review', { label: 'revise2', controller });
+      await expect(flow.kickoff({ inputs: { id: 'old' }, signal: controller.signal })).rejects.toMatchObject({
+        code: 'aborted',
+      });
+      await nextTurn();
+      await storeAsVersion(store, 'old', version);
+      expect((await store.get('flow_runs', 'old', 'round:1'))?.value).toEqual({
+        steps: ['draft'],
+        emitted: ['draft'],
+      });
+      const again: string[] = [];
+      const out = await reviewFlow(store, again).resume('old');
+      expect(again).toEqual(['revise2', 'review2', 'revise3', 'review3', 'publish']);
+      expect(out.trail).toEqual(reference.trail);
+      expect(out.outputs).toEqual({ ...reference.outputs });
+      expect(out.state).toEqual({ ...reference.state, id: 'old' });
+      // Read again once the resumed run wrote its own records beside the old ones.
+      const info = await reviewFlow(store, []).getRun('old');
+      expect(info).toMatchObject({ status: 'completed', trail: reference.trail, outputs: reference.outputs });
+      expect(info?.state).toEqual(out.state);
+    }
   });
 
   it('resumes a failed run: the failed step runs again, then the flow goes on', async () => {
