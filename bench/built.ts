@@ -9,3 +9,8 @@ if (!existsSync(entry)) throw new Error('bench: dist/ is missing; run `npm run b
 
 /** The public API of the built package. */
 export const statecrew = (await import(entry.href)) as typeof import('../src/index.js');
+
+/** The built lifecycle machine, entered at `running`: the actor floor's machine (not a root export). */
+export const { startedLifecycleMachine } = (await import(
+  new URL('../dist/machines/lifecycle.js', import.meta.url).href
+)) as typeof import('../src/machines/lifecycle.js');

@@ -9,11 +9,11 @@
  * Run: npm run build && node --expose-gc --import tsx bench/floor-ratio.ts [N] [rounds]
  * (without --expose-gc: no collection between runs, and noisier ratios)
  */
-import { statecrew } from './built.js';
+import { startedLifecycleMachine as lifecycle, statecrew } from './built.js';
 import { actorFanOut, runActors } from './compare/actor-floor.js';
 import { layoutFanOut, runLayout } from './compare/actor-layouts.js';
 
-const { Agent, Crew, Task, startedLifecycleMachine: lifecycle } = statecrew;
+const { Agent, Crew, Task } = statecrew;
 
 const N = Number(process.argv[2] ?? 10_000);
 const ROUNDS = Number(process.argv[3] ?? 11);

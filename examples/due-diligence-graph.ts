@@ -6,10 +6,10 @@
  * Run: npm start (after the research crew), or npx tsx examples/due-diligence-graph.ts
  */
 import { Agent, Crew, Task } from '../src/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { createScriptedModel } from '../src/testing.js';
 import { isMain } from './main.js';
 
-const llm = scriptedModel((request) => {
+const llm = createScriptedModel((request) => {
   const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
   const sources = request.context === '' ? 0 : request.context.split('\n').length;
   return `[${request.agent}] ${task}${sources > 0 ? ` — from ${sources} finding(s)` : ''}`;

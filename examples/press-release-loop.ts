@@ -6,11 +6,11 @@
  * Run: npm start (after the graph example), or npx tsx examples/press-release-loop.ts
  */
 import { Agent, Crew, Task } from '../src/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { createScriptedModel } from '../src/testing.js';
 import { isMain } from './main.js';
 
 let round = 0;
-const llm = scriptedModel((request) => {
+const llm = createScriptedModel((request) => {
   if (request.agent === 'Copywriter') {
     round += 1;
     return request.context === ''

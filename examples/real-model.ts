@@ -20,14 +20,14 @@ import {
   Agent,
   Crew,
   type CrewOutput,
+  createRecordReplay,
   defineTool,
   type Model,
   type ModelPrice,
-  recordReplay,
   type StatecrewEvent,
   Task,
 } from '../src/index.js';
-import { crewView, writeRunView } from '../src/view/index.js';
+import { toCrewView, writeRunView } from '../src/view/index.js';
 import { isMain } from './main.js';
 
 /** The committed cassette the example replays when no provider is configured. */
@@ -177,7 +177,7 @@ export function pickModel(env: ExampleEnv = process.env, cassette: string = CASS
     const id = `openai:${DEFAULT_MODEL}`;
     return {
       mode: 'replay',
-      model: recordReplay(undefined, { cassette, mode: 'replay', id }),
+      model: createRecordReplay(undefined, { cassette, mode: 'replay', id }),
       id,
       source: [
         `replaying the cassette ${shown(cassette)} (no network, no key)`,
@@ -198,7 +198,7 @@ export function pickModel(env: ExampleEnv = process.env, cassette: string = CASS
   if (!record) return { mode: 'live', model: live, id, source: [where] };
   return {
     mode: 'record',
-    model: recordReplay(live, { cassette, mode: 'record' }),
+    model: createRecordReplay(live, { cassette, mode: 'record' }),
     id,
     source: [where, `recording every answer to ${shown(cassette)}`],
   };
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
   const out = await run.result;
   console.log(report(choice, out));
   // The run as a self-contained page: its graph, timeline, and every node's prompt, output and usage.
-  const view = await writeRunView(crewView(crew, { output: out, events }), VIEW_FILE);
+  const view = await writeRunView(toCrewView(crew, { output: out, events }), VIEW_FILE);
   console.log(`\nview of the run: ${view}`);
   if (out.status !== 'completed') process.exitCode = 1;
 }

@@ -6,12 +6,12 @@
  * Run: npm start
  */
 import { Agent, Crew, type CrewOutput, type ManagerFunctions, Task } from '../src/index.js';
-import { type ScriptedModel, scriptedModel } from '../src/testing.js';
+import { createScriptedModel, type ScriptedModel } from '../src/testing.js';
 import { isMain } from './main.js';
 
 /** A stand-in model that answers like each persona would, from the task it is given. */
 export function studioModel(): ScriptedModel {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
     const read =
       request.context === '' ? 'nothing' : `${request.context.split('\n').length} line(s) of context`;

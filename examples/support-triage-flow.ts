@@ -6,10 +6,10 @@
  * Run: npm start (after the crew examples), or npx tsx examples/support-triage-flow.ts
  */
 import { Agent, and, Crew, createFlow, or, Task } from '../src/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { createScriptedModel } from '../src/testing.js';
 import { isMain } from './main.js';
 
-const llm = scriptedModel((request) => {
+const llm = createScriptedModel((request) => {
   const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
   return task.startsWith('Classify') ? 'category: refund' : `summary: ${task.replace('Summarize ', '')}`;
 });

@@ -1,14 +1,11 @@
 export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-actor.js';
-export {
-  type AgentRegistry,
-  type ConversationExecutor,
-  type ConversationJob,
-  type ConversationOutcome,
-  type ConversationProgress,
-  holdConversation,
-  localExecutor,
-  type ResolvedRegistry,
-  resolveRegistry,
+export type {
+  AgentRegistry,
+  ConversationExecutor,
+  ConversationJob,
+  ConversationOutcome,
+  ConversationProgress,
+  ResolvedRegistry,
 } from './actors/conversation-job.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
@@ -24,7 +21,6 @@ export {
   DuplicateRoleError,
   DuplicateStepError,
   DuplicateTaskError,
-  describeThrown,
   FlowExistsError,
   FlowMismatchError,
   GuardrailError,
@@ -83,14 +79,18 @@ export {
   type LifecycleInput,
   lifecycleMachine,
   type NodeFailure,
-  startedLifecycleMachine,
   type WorkOutcome,
   type WorkRequest,
 } from './machines/lifecycle.js';
 export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
-export { type CassetteMode, type RecordReplayOptions, recordReplay } from './models/record-replay.js';
-export { resultsTool } from './models/results-tool.js';
+export {
+  type CassetteMode,
+  createRecordReplay,
+  type RecordReplayOptions,
+  recordReplay,
+} from './models/record-replay.js';
+export { createResultsTool, resultsTool } from './models/results-tool.js';
 export { Agent, type AgentOptions } from './runtime/crew/agent.js';
 export {
   Crew,
@@ -120,7 +120,6 @@ export {
   type Runner,
   type RunnerOptions,
 } from './runtime/durable/runner.js';
-export { DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './runtime/engine/backoff.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
@@ -154,7 +153,7 @@ export type { WithId } from './runtime/flow/state.js';
 export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { MemoryStore } from './stores/memory.js';
-export { defaultSqlitePath, SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
+export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {
   type JsonValue,
   type PruneOptions,

@@ -1,11 +1,12 @@
 export {
+  createScriptedModel,
   type RecordedRequest,
   type Script,
   type ScriptedModel,
   type ScriptedReply,
   scriptedModel,
 } from './models/scripted.js';
-export { type ManualClock, manualClock } from './runtime/engine/manual-clock.js';
+export { createManualClock, type ManualClock, manualClock } from './runtime/engine/manual-clock.js';
 export {
   expectRouteCoverage,
   forEachPath,

@@ -348,7 +348,7 @@ export type StatecrewEventType = StatecrewEvent['type'];
 export interface ToolContext {
   /** Aborted when the run is cancelled or the attempt times out. */
   signal: AbortSignal;
-  /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `resultsTool`. */
+  /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `createResultsTool`. */
   memory?: AttemptMemory;
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describeThrown } from '../src/errors.js';
 import {
   type Crew,
   CycleError,
-  describeThrown,
   type Failure,
   type PlainMachine,
   RunAbortedError,

@@ -51,8 +51,8 @@ const agentLogic = fromCallback<Work, { model: Model; lifecycle: boolean }>(({ i
   });
 });
 
-/** statecrew's started lifecycle machine, as this package's `startedLifecycleMachine` exports it. */
-export type LifecycleLogic = typeof import('../../src/index.js').startedLifecycleMachine;
+/** statecrew's started lifecycle machine (`startedLifecycleMachine` in `src/machines/lifecycle.ts`). */
+export type LifecycleLogic = typeof import('../../src/machines/lifecycle.js').startedLifecycleMachine;
 
 /** The lifecycle machine with its actions provided the way statecrew's runner provides them, minus the runner. */
 function providedLifecycle(lifecycle: LifecycleLogic) {

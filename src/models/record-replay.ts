@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { CassetteMissError, InvalidOptionError } from '../errors.js';
 import type { Model, ModelRequest, ModelResponse } from '../types.js';
 
-/** How {@link recordReplay} uses its cassette. */
+/** How {@link createRecordReplay} uses its cassette. */
 export type CassetteMode = 'record' | 'replay' | 'auto';
 
-/** Options of {@link recordReplay}. */
+/** Options of {@link createRecordReplay}. */
 export interface RecordReplayOptions {
   /** The cassette file (JSON), created with its directory when recording. */
   cassette: string;
@@ -52,7 +52,12 @@ function load(path: string): Recording[] {
   if (!existsSync(path)) return [];
   const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<CassetteFile>;
   if (file.version !== 1 || !Array.isArray(file.recordings)) {
-    throw new InvalidOptionError('recordReplay', 'cassette', 'a cassette file written by recordReplay', path);
+    throw new InvalidOptionError(
+      'createRecordReplay',
+      'cassette',
+      'a cassette file written by createRecordReplay',
+      path,
+    );
   }
   return file.recordings;
 }
@@ -72,15 +77,20 @@ function likeness(a: string, b: string): number {
  * real-model crews offline.
  *
  * @example
- * const llm = recordReplay(fromAiSdk(openai.chat('gpt-4.1-mini')), { cassette: 'cassettes/research.json' });
+ * const llm = createRecordReplay(fromAiSdk(openai.chat('gpt-4.1-mini')), { cassette: 'cassettes/research.json' });
  */
-export function recordReplay(model: Model | undefined, options: RecordReplayOptions): Model {
+export function createRecordReplay(model: Model | undefined, options: RecordReplayOptions): Model {
   const mode = options.mode ?? 'auto';
   if (!['record', 'replay', 'auto'].includes(mode)) {
-    throw new InvalidOptionError('recordReplay', 'mode', "'record', 'replay' or 'auto'", mode);
+    throw new InvalidOptionError('createRecordReplay', 'mode', "'record', 'replay' or 'auto'", mode);
   }
   if (mode !== 'replay' && model === undefined) {
-    throw new InvalidOptionError('recordReplay', 'model', `a model to record from (mode '${mode}')`, model);
+    throw new InvalidOptionError(
+      'createRecordReplay',
+      'model',
+      `a model to record from (mode '${mode}')`,
+      model,
+    );
   }
   const path = options.cassette;
   const recordings = mode === 'record' ? [] : load(path);
@@ -115,3 +125,6 @@ export function recordReplay(model: Model | undefined, options: RecordReplayOpti
     },
   };
 }
+
+/** @deprecated Renamed {@link createRecordReplay}; this name is removed in the next release. */
+export const recordReplay: typeof createRecordReplay = createRecordReplay;

@@ -27,10 +27,10 @@ const NO_MEMORY =
  * structured? }]`. Only agents (or tasks) granted it can read the memory.
  *
  * @example
- * const reviser = new Agent({ role: 'Reviser', llm, tools: [resultsTool()] });
+ * const reviser = new Agent({ role: 'Reviser', llm, tools: [createResultsTool()] });
  * new Crew({ tasks, process: 'loop', loop, memory: true });
  */
-export function resultsTool(): Tool<z.infer<typeof input>> {
+export function createResultsTool(): Tool<z.infer<typeof input>> {
   return defineTool({
     name: 'results',
     description:
@@ -42,3 +42,6 @@ export function resultsTool(): Tool<z.infer<typeof input>> {
     },
   });
 }
+
+/** @deprecated Renamed {@link createResultsTool}; this name is removed in the next release. */
+export const resultsTool: typeof createResultsTool = createResultsTool;

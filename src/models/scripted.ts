@@ -33,9 +33,9 @@ export interface ScriptedModel extends Model {
  * rejects with the signal's reason when the request's signal aborts.
  *
  * @example
- * const llm = scriptedModel(['three facts', 'a draft', 'the final text']);
+ * const llm = createScriptedModel(['three facts', 'a draft', 'the final text']);
  */
-export function scriptedModel(script: Script): ScriptedModel {
+export function createScriptedModel(script: Script): ScriptedModel {
   const calls: RecordedRequest[] = [];
   const aborted: RecordedRequest[] = [];
   let inFlight = 0;
@@ -99,3 +99,6 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => void
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
 }
+
+/** @deprecated Renamed {@link createScriptedModel}; this name is removed in the next release. */
+export const scriptedModel: typeof createScriptedModel = createScriptedModel;

@@ -75,7 +75,7 @@ function statusClass(status: NonNullable<RunView['status']>): string {
  * `&`, U+2028 and U+2029 escaped and reach the page through `textContent` only.
  *
  * @example
- * const html = renderRunView(crewView(crew, { output, events }));
+ * const html = renderRunView(toCrewView(crew, { output, events }));
  * await writeFile('run.html', html);
  */
 export function renderRunView(view: RunView): string {

@@ -8,7 +8,7 @@ import type { RunView } from './model.js';
  * folders; resolves with the absolute path written.
  *
  * @example
- * const file = await writeRunView(flowView(flow, await flow.getRun(id)), 'views/refund.html');
+ * const file = await writeRunView(toFlowView(flow, await flow.getRun(id)), 'views/refund.html');
  */
 export async function writeRunView(view: RunView, path: string): Promise<string> {
   const target = resolve(path);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, localExecutor } from '../../src/index.js';
+import { localExecutor } from '../../src/actors/conversation-job.js';
+import { Agent } from '../../src/index.js';
 import { executorContract } from '../contracts/executor.contract.js';
 
 executorContract('in-process (the default)', {

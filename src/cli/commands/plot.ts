@@ -4,7 +4,7 @@ import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { Store } from '../../stores/store.js';
-import { crewView, flowView, type RunView, writeRunView } from '../../view/index.js';
+import { type RunView, toCrewView, toFlowView, writeRunView } from '../../view/index.js';
 import { loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
@@ -26,7 +26,7 @@ export async function plotCommand(target: string, options: PlotCommandOptions, i
   let view: RunView;
   if (existsSync(target)) {
     const loaded = await loadTarget(target, options.export);
-    view = loaded.kind === 'crew' ? crewView(loaded.crew) : flowView(loaded.flow);
+    view = loaded.kind === 'crew' ? toCrewView(loaded.crew) : toFlowView(loaded.flow);
   } else {
     const store = await storeFromOption(options.store);
     try {
@@ -54,11 +54,11 @@ async function storedView(store: Store, id: string, exportName: string | undefin
   if (loaded.kind === 'crew') {
     const doc = await ExecutionDocument.fromStore(store, id);
     if (doc === undefined) throw new RunNotFoundError('statecrew plot', id);
-    return crewView(loaded.crew, doc.toJSON());
+    return toCrewView(loaded.crew, doc.toJSON());
   }
   const snapshot = await loadSnapshot(store, id);
   if (snapshot === undefined) throw new RunNotFoundError('statecrew plot', id);
-  return flowView(loaded.flow, snapshot);
+  return toFlowView(loaded.flow, snapshot);
 }
 
 const safeName = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, '-');

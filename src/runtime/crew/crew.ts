@@ -97,7 +97,7 @@ export interface CrewOptions {
   executor?: ConversationExecutor | undefined;
   /**
    * An execution memory for each run: every completed task run kept in order, which agents granted
-   * `resultsTool()` look up — by task, the latest ones, or (with `embed`) by meaning. @default off
+   * `createResultsTool()` look up — by task, the latest ones, or (with `embed`) by meaning. @default off
    */
   memory?: boolean | MemoryOptions | undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * A run's sense of time: what timestamps and durations read, and what retry backoffs wait on. Inject
- * one to make a run's timing reproducible (see `manualClock` in `statecrew/testing`).
+ * one to make a run's timing reproducible (see `createManualClock` in `statecrew/testing`).
  */
 export interface Clock {
   /** Epoch milliseconds. */

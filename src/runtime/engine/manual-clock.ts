@@ -21,12 +21,12 @@ interface Timer {
  * `advance` passes their due time, so retry backoffs are tested without sleeping.
  *
  * @example
- * const clock = manualClock();
+ * const clock = createManualClock();
  * const run = crew.run({ clock });
  * await clock.whenTimer(); // the first retry's backoff is scheduled
  * clock.advance(500);
  */
-export function manualClock(start = 1_700_000_000_000): ManualClock {
+export function createManualClock(start = 1_700_000_000_000): ManualClock {
   let now = start;
   let nextId = 0;
   const timers = new Map<number, Timer>();
@@ -65,3 +65,6 @@ export function manualClock(start = 1_700_000_000_000): ManualClock {
     },
   };
 }
+
+/** @deprecated Renamed {@link createManualClock}; this name is removed in the next release. */
+export const manualClock: typeof createManualClock = createManualClock;
