@@ -74,35 +74,6 @@ function entryPoints(): Record<string, string> {
   return entries;
 }
 
-/**
- * TEMPORARY, until the 0.2 renames land in the sources (then delete this table and `shimFor`): the
- * docs use the new names; an entry point that still lacks one gets a shim re-exporting the old name
- * under the new one.
- */
-const RENAMES: Record<string, Record<string, string>> = {
-  statecrew: {
-    createRecordReplay: 'recordReplay',
-    createResultsTool: 'resultsTool',
-    createLocalExecutor: 'localExecutor',
-  },
-  'statecrew/testing': { createScriptedModel: 'scriptedModel', createManualClock: 'manualClock' },
-  'statecrew/view': { toCrewView: 'crewView', toFlowView: 'flowView' },
-};
-
-/** The module a block imports for `specifier`: the source file, or a shim over it adding missing names. */
-async function shimFor(specifier: string, source: string): Promise<string> {
-  const renames = RENAMES[specifier];
-  if (renames === undefined) return source;
-  const exported = (await import(source)) as Record<string, unknown>;
-  const missing = Object.entries(renames).filter(([now, was]) => !(now in exported) && was in exported);
-  if (missing.length === 0) return source;
-  const shim = join(scratch, 'shims', `${specifier.replaceAll('/', '-')}.ts`);
-  const from = `'${importPath(dirname(shim), source)}'`;
-  const aliases = missing.map(([now, was]) => `${was} as ${now}`).join(', ');
-  writeFileSync(shim, `export * from ${from};\nexport { ${aliases} } from ${from};\n`);
-  return shim;
-}
-
 /** A relative import specifier from `fromDir` to a `.ts` file, written with `.js` as the sources do. */
 function importPath(fromDir: string, file: string): string {
   const path = relative(fromDir, file).replaceAll('\\', '/').replace(/\.ts$/, '.js');
@@ -152,11 +123,8 @@ describe('the code blocks of README.md and docs/', () => {
     timeout: 180_000,
   }, async () => {
     rmSync(scratch, { recursive: true, force: true });
-    mkdirSync(join(scratch, 'shims'), { recursive: true });
-    const entries = entryPoints();
-    const modules: Record<string, string> = {};
-    for (const [specifier, source] of Object.entries(entries))
-      modules[specifier] = await shimFor(specifier, source);
+    mkdirSync(scratch, { recursive: true });
+    const modules = entryPoints();
 
     const written = runnable.map((block, index) => {
       const name = `${String(index).padStart(2, '0')}-${block.file.replace(/\W+/g, '-')}-${block.line}`;
@@ -177,7 +145,7 @@ describe('the code blocks of README.md and docs/', () => {
     });
     writeFileSync(
       join(scratch, 'tsconfig.json'),
-      JSON.stringify({ extends: '../../tsconfig.json', include: ['./*.ts', './shims/*.ts'] }, null, 2),
+      JSON.stringify({ extends: '../../tsconfig.json', include: ['./*.ts'] }, null, 2),
     );
 
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
