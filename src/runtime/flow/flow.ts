@@ -24,15 +24,10 @@ import type {
   StepDefinition,
   StepFn,
 } from './definition.js';
+import { leaseMsOf } from './flow-kickoff.js';
 import { claimFlowRun, forkInputs, type HumanAnswerInput, storedRunOf, storeFor } from './flow-resume.js';
-import {
-  type FlowOutput,
-  type FlowRun,
-  type FlowRunOptions,
-  type FlowRunSeed,
-  leaseMsOf,
-  startFlowRun,
-} from './flow-run.js';
+import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
+import type { FlowRunSeed } from './flow-run-parts.js';
 import { loadSnapshot } from './flow-store.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';

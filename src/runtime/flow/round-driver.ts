@@ -6,6 +6,7 @@ import type { StepDefinition } from './definition.js';
 import type { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
 import type { HumanAnswer, PendingHuman, SnapshotRound, SnapshotStepRun } from './snapshot.js';
+import { StepInputs } from './step-inputs.js';
 import type { StepRunSpec } from './step-runner.js';
 import type { FlowHandlers } from './supervisor.js';
 
@@ -46,61 +47,201 @@ export interface RoundDriver extends FlowHandlers {
  * round settled, decide the next round from what it emitted (the round semantics of `FlowRounds`).
  */
 export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
-  const { hub, recorder, runner, resume } = parts;
-  const byName = new Map(parts.steps.map((s) => [s.name, s]));
-  const rounds = new FlowRounds(parts.steps);
-  let upcoming: ScheduledStep[] = [];
-  let inRound: { step: StepDefinition<S>; nodeId: string; run: number }[] = [];
-  const completedInRound = new Set<string>();
-  const completedRounds: SnapshotRound[] = [];
-  let pending = 0;
-  let failed = false;
+  return new FlowRoundDriver(parts);
+}
+
+/** One step run of the round in progress. */
+interface RoundRun<S> {
+  step: StepDefinition<S>;
+  nodeId: string;
+  run: number;
+}
+
+/** What a settled round's completed runs emitted, in definition order: a step's name, then its route. */
+function roundRecord<S>(
+  runs: readonly RoundRun<S>[],
+  completed: ReadonlySet<string>,
+  outputs: ReadonlyMap<string, unknown>,
+): SnapshotRound {
+  const done = runs.filter((r) => completed.has(r.nodeId)).sort((a, b) => a.step.index - b.step.index);
+  const emitted: string[] = [];
+  for (const { step } of done) {
+    emitted.push(step.name);
+    if (step.kind === 'router') emitted.push(String(outputs.get(step.name)));
+    if (step.kind === 'human') emitted.push(String((outputs.get(step.name) as HumanAnswer).route));
+  }
+  return { steps: done.map((d) => d.step.name), emitted };
+}
+
+/**
+ * The round bookkeeping of one flow run, all of it here: the round in progress (its runs, what
+ * completed, what is still pending, the human steps waiting) and what comes next.
+ */
+class FlowRoundDriver<S> implements RoundDriver {
+  readonly #parts: RoundDriverParts<S>;
+  readonly #byName: ReadonlyMap<string, StepDefinition<S>>;
+  readonly #rounds: FlowRounds;
+  readonly #inputs: StepInputs<S>;
   /** Rounds an earlier run completed: this run's round numbers go on from them. */
-  const offset = resume?.rounds.length ?? 0;
+  readonly #offset: number;
+  /** Step runs an earlier run completed in the round it stopped in: they do not run again. */
+  readonly #doneBefore: ReadonlySet<string>;
+  #upcoming: ScheduledStep[] = [];
+  #inRound: RoundRun<S>[] = [];
+  readonly #completedInRound = new Set<string>();
+  /** Rounds completed, counting the rounds an earlier run completed. */
+  #completedRounds: number;
+  /** The round in progress, counting the rounds an earlier run completed. */
+  #current = 0;
+  #pending = 0;
+  #failed = false;
+  #waiting: PendingHuman[] = [];
+  #paused = false;
+
+  constructor(parts: RoundDriverParts<S>) {
+    const { steps, recorder, resume } = parts;
+    this.#parts = parts;
+    this.#byName = new Map(steps.map((s) => [s.name, s]));
+    this.#rounds = new FlowRounds(steps);
+    this.#inputs = new StepInputs({
+      steps,
+      outputs: recorder.outputs,
+      answer: parts.answer,
+      forced: parts.forced,
+    });
+    this.#offset = resume?.rounds.length ?? 0;
+    this.#completedRounds = this.#offset;
+    this.#doneBefore = new Set(resume?.done.map((d) => d.nodeId));
+  }
+
+  startRound(round: number, self: AnyActorRef): void {
+    const scheduled = round === 1 ? this.#firstRound() : this.#upcoming;
+    this.#waiting = [];
+    this.#current = round + this.#offset;
+    this.#inRound = [];
+    this.#completedInRound.clear();
+    for (const entry of scheduled) this.#startRun(entry, round, self);
+  }
+
+  recordDone(nodeId: string): void {
+    this.#pending -= 1;
+    this.#completedInRound.add(nodeId);
+    const entry = this.#inRound.find((r) => r.nodeId === nodeId);
+    if (entry !== undefined) {
+      const completed = { nodeId, step: entry.step.name, run: entry.run, round: this.#current };
+      this.#parts.onStepSettled?.(completed);
+    }
+  }
+
+  recordFailed(): void {
+    this.#pending -= 1;
+    this.#failed = true;
+    this.#parts.onStepSettled?.(undefined);
+  }
+
+  advance(round: number): void {
+    const { steps, emitted } = roundRecord(
+      this.#inRound,
+      this.#completedInRound,
+      this.#parts.recorder.outputs,
+    );
+    this.#parts.hub.emit({ type: 'flow.round', round: round + this.#offset, steps, emitted });
+    if (this.#failed) return;
+    // The round's human steps wait: the run pauses here, the round unfinished.
+    if (this.#waiting.length > 0) this.#pause();
+    else this.#completeRound(steps, emitted);
+  }
+
+  roundSettled(): boolean {
+    return this.#pending === 0;
+  }
+
+  waiting(): PendingHuman[] {
+    return this.#paused ? this.#waiting.map((w) => ({ ...w, routes: [...w.routes] })) : [];
+  }
+
+  hasFailed(): boolean {
+    return this.#failed;
+  }
+
+  hasRound(): boolean {
+    return this.#upcoming.length > 0;
+  }
 
   /** The first round of this run: round 1, or — resuming — the round the earlier run was in. */
-  const firstRound = (): ScheduledStep[] => {
-    let scheduled = rounds.first();
-    for (const round of resume?.rounds ?? []) {
-      const outcome = rounds.next(round.emitted);
+  #firstRound(): ScheduledStep[] {
+    let scheduled = this.#rounds.first();
+    for (const round of this.#parts.resume?.rounds ?? []) {
+      const outcome = this.#rounds.next(round.emitted);
       scheduled = outcome.kind === 'next' ? outcome.steps : [];
     }
     return scheduled;
-  };
-  for (const round of resume?.rounds ?? []) {
-    completedRounds.push({ steps: [...round.steps], emitted: [...round.emitted] });
   }
-  /** The round in progress, counting the rounds an earlier run completed. */
-  let current = 0;
-  const doneBefore = new Set(resume?.done.map((d) => d.nodeId));
-  /** Route label → the human step that declares it: listeners of the label get the human's answer. */
-  const humanOfLabel = new Map<string, string>();
-  for (const step of parts.steps) {
-    if (step.kind === 'human') for (const label of step.routes ?? []) humanOfLabel.set(label, step.name);
+
+  /** Starts one scheduled step run of round `round`, unless it completed before or it waits for a human. */
+  #startRun(entry: ScheduledStep, round: number, self: AnyActorRef): void {
+    const step = this.#byName.get(entry.step) as StepDefinition<S>;
+    const nodeId = runNodeId(entry);
+    this.#inRound.push({ step, nodeId, run: entry.run });
+    // Completed before the earlier run stopped: its output is recorded, it does not run again.
+    if (round === 1 && this.#doneBefore.has(nodeId)) {
+      this.#completedInRound.add(nodeId);
+      return;
+    }
+    const payload = this.#inputs.payloadOf(entry.trigger);
+    const runnable = step.kind === 'human' ? this.#answered(step, entry.run, nodeId, payload, round) : step;
+    if (runnable === undefined) return;
+    this.#pending += 1;
+    const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step: runnable, run: entry.run };
+    this.#parts.runner.start({ ...spec, payload }, self);
   }
-  let waiting: PendingHuman[] = [];
-  let paused = false;
 
-  /** The answer of a human step's run: the resumed run's answer, or a forced route. */
-  const answerFor = (step: string, run: number, round: number): HumanAnswer | undefined => {
-    const given = parts.answer;
-    if (round === 1 && given !== undefined && given.step === step) return given;
-    const choice = parts.forced?.get(step);
-    const route = typeof choice === 'string' ? choice : choice?.[run - 1];
-    return route === undefined ? undefined : { step, route, feedback: undefined };
-  };
+  /**
+   * A human step's run as a step that returns its answer; undefined when it has none yet: it is then
+   * one of the steps the round waits for.
+   */
+  #answered(
+    step: StepDefinition<S>,
+    run: number,
+    nodeId: string,
+    payload: unknown,
+    round: number,
+  ): StepDefinition<S> | undefined {
+    const answer = this.#inputs.answerFor(step.name, run, round);
+    if (answer === undefined) {
+      const prompt = this.#parts.promptOf?.(step, payload) ?? step.name;
+      this.#waiting.push({ step: step.name, nodeId, prompt, routes: [...(step.routes ?? [])], payload });
+      return undefined;
+    }
+    if (answer === this.#parts.answer)
+      this.#parts.hub.emit({ type: 'flow.resumed', step: step.name, route: answer.route });
+    // The answer is the step's output; its route was checked against the routes already.
+    const output = { route: answer.route, feedback: answer.feedback };
+    return { ...step, routes: undefined, run: () => output };
+  }
 
-  const payloadOf = (trigger: string | undefined) => {
-    if (trigger === undefined) return undefined;
-    if (byName.has(trigger)) return recorder.outputs.get(trigger);
-    const human = humanOfLabel.get(trigger);
-    return human === undefined ? trigger : recorder.outputs.get(human);
-  };
+  #pause(): void {
+    this.#paused = true;
+    this.#upcoming = [];
+    this.#parts.hub.emit({ type: 'flow.paused', waiting: this.#waiting.map((w) => w.step) });
+  }
 
-  const exceeded = (step: string, maxRuns: number) => {
-    failed = true;
+  /** Records a completed round and schedules the next one from what it emitted. */
+  #completeRound(steps: string[], emitted: string[]): void {
+    this.#completedRounds += 1;
+    this.#parts.onRoundCompleted?.(this.#completedRounds, { steps: [...steps], emitted: [...emitted] });
+    this.#inRound = [];
+    this.#completedInRound.clear();
+    const outcome = this.#rounds.next(emitted);
+    if (outcome.kind === 'next') this.#upcoming = outcome.steps;
+    else this.#exceeded(outcome.step, outcome.maxRuns);
+  }
+
+  /** Fails the run: `step` fired past its `maxRuns` (`max_runs`), reported as the run that did not start. */
+  #exceeded(step: string, maxRuns: number): void {
+    this.#failed = true;
     const error = new MaxRunsError(step, maxRuns);
-    hub.emit({
+    this.#parts.hub.emit({
       type: 'flow.step',
       name: step,
       nodeId: `${step}#${maxRuns + 1}`,
@@ -111,90 +252,5 @@ export function createRoundDriver<S>(parts: RoundDriverParts<S>): RoundDriver {
       retryable: false,
       details: error.details,
     });
-  };
-
-  return {
-    startRound(round: number, self: AnyActorRef) {
-      const scheduled = round === 1 ? firstRound() : upcoming;
-      waiting = [];
-      current = round + offset;
-      inRound = [];
-      completedInRound.clear();
-      for (const entry of scheduled) {
-        const step = byName.get(entry.step) as StepDefinition<S>;
-        const nodeId = runNodeId(entry);
-        inRound.push({ step, nodeId, run: entry.run });
-        // Completed before the earlier run stopped: its output is recorded, it does not run again.
-        if (round === 1 && doneBefore.has(nodeId)) {
-          completedInRound.add(nodeId);
-          continue;
-        }
-        const payload = payloadOf(entry.trigger);
-        let runnable = step;
-        if (step.kind === 'human') {
-          const answer = answerFor(step.name, entry.run, round);
-          if (answer === undefined) {
-            const prompt = parts.promptOf?.(step, payload) ?? step.name;
-            waiting.push({ step: step.name, nodeId, prompt, routes: [...(step.routes ?? [])], payload });
-            continue;
-          }
-          if (answer === parts.answer)
-            hub.emit({ type: 'flow.resumed', step: step.name, route: answer.route });
-          // The answer is the step's output; its route was checked against the routes already.
-          const output = { route: answer.route, feedback: answer.feedback };
-          runnable = { ...step, routes: undefined, run: () => output };
-        }
-        pending += 1;
-        const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step: runnable, run: entry.run };
-        runner.start({ ...spec, payload }, self);
-      }
-    },
-    recordDone(nodeId: string) {
-      pending -= 1;
-      completedInRound.add(nodeId);
-      const entry = inRound.find((r) => r.nodeId === nodeId);
-      if (entry !== undefined) {
-        parts.onStepSettled?.({ nodeId, step: entry.step.name, run: entry.run, round: current });
-      }
-    },
-    recordFailed() {
-      pending -= 1;
-      failed = true;
-      parts.onStepSettled?.(undefined);
-    },
-    advance(round: number) {
-      const done = inRound
-        .filter((r) => completedInRound.has(r.nodeId))
-        .sort((a, b) => a.step.index - b.step.index);
-      const emitted: string[] = [];
-      for (const { step } of done) {
-        emitted.push(step.name);
-        if (step.kind === 'router') emitted.push(String(recorder.outputs.get(step.name)));
-        if (step.kind === 'human')
-          emitted.push(String((recorder.outputs.get(step.name) as HumanAnswer).route));
-      }
-      const steps = done.map((d) => d.step.name);
-      hub.emit({ type: 'flow.round', round: round + offset, steps, emitted });
-      if (failed) return;
-      if (waiting.length > 0) {
-        // The round's human steps wait: the run pauses here, the round unfinished.
-        paused = true;
-        upcoming = [];
-        hub.emit({ type: 'flow.paused', waiting: waiting.map((w) => w.step) });
-        return;
-      }
-      completedRounds.push({ steps, emitted });
-      parts.onRoundCompleted?.(completedRounds.length, { steps: [...steps], emitted: [...emitted] });
-      inRound = [];
-      completedInRound.clear();
-      const outcome = rounds.next(emitted);
-      if (outcome.kind === 'next') upcoming = outcome.steps;
-      else exceeded(outcome.step, outcome.maxRuns);
-    },
-    roundSettled: () => pending === 0,
-    waiting: () => (paused ? waiting.map((w) => ({ ...w, routes: [...w.routes] })) : []),
-
-    hasFailed: () => failed,
-    hasRound: () => upcoming.length > 0,
-  };
+  }
 }

@@ -1,0 +1,133 @@
+import type { MemoryEntry } from '../../types.js';
+import { RunOwner } from '../durable/run-owner.js';
+import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
+import { EventHub } from '../engine/event-hub.js';
+import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import type { FlowDefinition, HumanPromptContext, StepDefinition } from './definition.js';
+import { FlowKeeper } from './flow-keeper.js';
+import { type FlowKickoff, leaseMsOf } from './flow-kickoff.js';
+import { FlowRunLinks } from './flow-run-links.js';
+import type { StoredFlowSnapshot } from './flow-store.js';
+import { FlowRecorder } from './recorder.js';
+import { createRoundDriver, type RoundDriver } from './round-driver.js';
+import type { HumanAnswer } from './snapshot.js';
+import { checkState, type WithId } from './state.js';
+import { stepContext } from './step-context.js';
+import { createStepRunner, type StepRunSpec } from './step-runner.js';
+import { flowRuns } from './supervisor.js';
+
+/** Where a run starts from besides the definition: a stored run it goes on with. */
+export interface FlowRunSeed {
+  /**
+   * The snapshot of the run to go on with (same id): its state, rounds and outputs; absent for a run
+   * whose process died before its first header, which starts again from its stored inputs.
+   */
+  resume: StoredFlowSnapshot | undefined;
+  /** The answer to one of its waiting human steps (a paused run). */
+  answer?: HumanAnswer | undefined;
+  /** The owner that claimed the stored run. */
+  owner: RunOwner;
+}
+
+/** A flow run's working parts, wired to each other, its round handlers registered for its supervisor. */
+export interface FlowRunParts<S> {
+  state: WithId<S>;
+  clock: Clock;
+  recorder: FlowRecorder;
+  hub: EventHub;
+  /** Keeps the run in its store; undefined for a run without one. */
+  keeper: FlowKeeper | undefined;
+  runner: LifecycleRunner<StepRunSpec<S>>;
+  driver: RoundDriver;
+  /** The key its round handlers are registered under in `flowRuns`. */
+  key: string;
+  links: FlowRunLinks;
+}
+
+/** What wiring a run reads of its options besides the checked kickoff. */
+export interface WiringOptions {
+  clock?: ClockOption | undefined;
+  leaseMs?: number | undefined;
+}
+
+/**
+ * Wires a checked kickoff's run: the recorder (restored from a resumed run), the event hub, the
+ * keeper when it has a store, the step runner and the round driver, registered in `flowRuns`.
+ */
+export function wireFlowRun<S>(
+  definition: FlowDefinition<S>,
+  kickoff: FlowKickoff<S>,
+  options: WiringOptions,
+  seed: FlowRunSeed | undefined,
+): FlowRunParts<S> {
+  const { state, inputs } = kickoff;
+  const clock = toClock(options.clock);
+  const recorder = new FlowRecorder();
+  if (seed?.resume !== undefined) recorder.restore(seed.resume);
+  const hub = new EventHub(state.id, clock.now, (event) => recorder.apply(event));
+  const outputs = recorder.outputsView();
+  const links = new FlowRunLinks();
+  const keeper = keeperOf(definition, kickoff, { clock, recorder, links, leaseMs: options.leaseMs }, seed);
+  const results: MemoryEntry[] = [];
+  const runner = createStepRunner<S>({
+    hub,
+    clock,
+    forced: kickoff.forced,
+    contextFor: (spec, signal, self) =>
+      stepContext(spec, signal, self, { state, inputs, hub, clock, results, outputs }),
+    checkState: (spec, output) => {
+      checkState(definition.state, state, spec.step.name);
+      keeper?.encodeStep(spec.nodeId, spec.step.name, output);
+    },
+  });
+  const driver = createRoundDriver({
+    steps: definition.steps,
+    hub,
+    recorder,
+    runner,
+    resume: seed?.resume,
+    answer: seed?.answer,
+    forced: kickoff.forced,
+    promptOf: (step, payload) => promptOf(step, { state, payload, inputs, outputs, flowId: state.id }),
+    // Each step stages what is new — its run and the header — never the whole run again.
+    onStepSettled: keeper && ((completed) => keeper.stepSettled(completed)),
+    onRoundCompleted: keeper && ((n, round) => keeper.roundCompleted(n, round)),
+  });
+  links.connect(driver);
+  return { state, clock, recorder, hub, keeper, runner, driver, key: flowRuns.register(driver), links };
+}
+
+/** What a human step asks: its prompt, of the run when it is a function; its name when it has none. */
+function promptOf<S>(step: StepDefinition<S>, context: HumanPromptContext<S>): string {
+  const { prompt } = step;
+  if (typeof prompt === 'string') return prompt;
+  if (prompt === undefined) return step.name;
+  return prompt(context);
+}
+
+/**
+ * The keeper of a run with a store, holding it through the seed's owner (a resumed run) or a new
+ * owner with the run's lease; undefined for a run without a store.
+ */
+function keeperOf<S>(
+  definition: FlowDefinition<S>,
+  kickoff: FlowKickoff<S>,
+  run: { clock: Clock; recorder: FlowRecorder; links: FlowRunLinks; leaseMs: number | undefined },
+  seed: FlowRunSeed | undefined,
+): FlowKeeper | undefined {
+  const { store, state, inputs } = kickoff;
+  if (store === undefined) return undefined;
+  const { clock, links } = run;
+  const owner = seed?.owner ?? new RunOwner(store, state.id, leaseMsOf(definition, run), clock);
+  return new FlowKeeper(owner, {
+    flow: definition.name,
+    id: state.id,
+    clock,
+    recorder: run.recorder,
+    state,
+    inputs,
+    waiting: () => links.waiting(),
+    halt: (error) => links.halt(error),
+    stored: seed?.resume,
+  });
+}
