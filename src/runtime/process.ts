@@ -13,6 +13,7 @@ import type { EventHub } from './engine/event-hub.js';
 import type { Advisor } from './engine/lifecycle-runner.js';
 import type { PlainMachine } from './engine/plain-machine.js';
 import type { RunRecorder } from './engine/recorder.js';
+import type { ProcessShape } from './process-shape.js';
 
 export type { ProcessKind } from './processes/registry.js';
 
@@ -99,10 +100,11 @@ export interface SupervisorSetup {
 /**
  * One way of running a crew's tasks, and everything about it: its definition and plan checks, its
  * supervisor, its result summary, and its pictures and analysis. The shared code only ever talks to
- * this interface and never switches on the kind; adding a process is a file in `processes/` and a
- * line in the registry.
+ * this interface and never switches on the kind; adding a process is a file in `processes/`, its
+ * machine in `machines/` and a line in the registry.
  */
 export interface CrewProcess {
+  /** The name a crew chooses it by (`process: 'graph'`). */
   readonly kind: string;
   /** Checks of the definition that can fail at construction (`duplicate_role`, …). */
   checkDefinition(crew: CrewDefinition): void;
@@ -112,8 +114,13 @@ export interface CrewProcess {
   supervisor(scope: CrewRunScope): SupervisorSetup;
   /** The crew's control flow as a plain XState machine (`crew.toMachine()`). */
   toMachine(shape: CrewShape): PlainMachine;
-  /** The Mermaid edges between the task nodes `t0`, `t1`, … (and any nodes of the process's own). */
-  mermaidEdges(plan: CrewPlan): string[];
+  /**
+   * The process's shape for `plan`: the nodes it adds besides the tasks, the edges between them all,
+   * the nodes the run ends with, and how its runs go (what a failure blocks, whether the output is a
+   * synthesis, whether the tasks repeat). The run view, the Mermaid flowchart, the CLI and the
+   * analysis draw from it and never switch on the kind.
+   */
+  shape(plan: CrewPlan): ProcessShape;
   /** What `crew.analyze()` finds for this process. */
   analyze(shape: CrewShape): CrewAnalysis;
 }

@@ -34,7 +34,7 @@ export interface CrewRunFacts {
   advisorUsage: Usage | undefined;
   verdicts: Verdict[];
   iterations: number | undefined;
-  /** A hierarchical run's synthesis, when it completed. */
+  /** The run's synthesis, when its process synthesizes the output and the synthesis completed. */
   synthesis: string | undefined;
   totals: ViewTotals;
 }
@@ -52,8 +52,14 @@ function usageTotals(usage: Usage, startedAt: number | undefined, timeMs: number
   return totals;
 }
 
+/**
+ * The leaf a run's output comes from when the process named `kind` synthesizes it (see the process
+ * shape's `synthesisLeaf`); undefined when the output is a task's, or no process has that name.
+ */
+export type SynthesisLeafOf = (kind: string) => string | undefined;
+
 /** A stored run's facts: each stored result is a node run. */
-export function storedCrewFacts(doc: ExecutionDocumentData): CrewRunFacts {
+export function storedCrewFacts(doc: ExecutionDocumentData, synthesisLeafOf: SynthesisLeafOf): CrewRunFacts {
   const runs = new Map<string, ViewRun>();
   const usage = emptyUsage();
   for (const result of doc.results) {
@@ -79,7 +85,9 @@ export function storedCrewFacts(doc: ExecutionDocumentData): CrewRunFacts {
   }
   const iterations = Math.max(0, ...[...runs.keys()].map((id) => Number(id.split('#')[1] ?? 0) || 0));
   const synthesis =
-    doc.process === 'hierarchical' && doc.status !== 'interrupted' && typeof doc.output === 'string'
+    synthesisLeafOf(doc.process) !== undefined &&
+    doc.status !== 'interrupted' &&
+    typeof doc.output === 'string'
       ? doc.output
       : undefined;
   return {
@@ -129,7 +137,7 @@ function resultOutputs(output: CrewOutput, runs: Map<string, ViewRun>): void {
 }
 
 /** A finished (or going) run's facts, from its result and events. */
-export function liveCrewFacts(source: CrewRunSource): CrewRunFacts {
+export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisLeafOf): CrewRunFacts {
   const events = source.events ?? [];
   const facts = runEventFacts(events);
   const runs = foldNodeEvents(events);
@@ -164,6 +172,7 @@ export function liveCrewFacts(source: CrewRunSource): CrewRunFacts {
   const metadata = output.metadata;
   const verdicts = Array.isArray(metadata.verdicts) ? (metadata.verdicts as Verdict[]) : facts.verdicts;
   const startedAt = facts.startedAt ?? minStart(output.nodes);
+  const synthesisLeaf = synthesisLeafOf(metadata.process);
   return {
     id: metadata.executionId,
     status: output.status,
@@ -175,8 +184,7 @@ export function liveCrewFacts(source: CrewRunSource): CrewRunFacts {
     advisorUsage: output.usage.manager,
     verdicts: plain(verdicts) as Verdict[],
     iterations: typeof metadata.iterations === 'number' ? metadata.iterations : undefined,
-    synthesis:
-      metadata.process === 'hierarchical' && metadata.leaves[0] === 'synthesis' ? output.raw : undefined,
+    synthesis: synthesisLeaf !== undefined && metadata.leaves[0] === synthesisLeaf ? output.raw : undefined,
     totals: usageTotals(usage, startedAt, output.totalTimeMs),
   };
 }
@@ -186,7 +194,9 @@ function minStart(nodes: readonly NodeExecutionInfo[]): number | undefined {
   return starts.length === 0 ? undefined : Math.min(...starts);
 }
 
-/** A crew source's facts, whichever kind it is. */
-export function crewRunFacts(source: CrewViewSource): CrewRunFacts {
-  return isStoredCrewRun(source) ? storedCrewFacts(source) : liveCrewFacts(source);
+/** A crew source's facts, whichever kind it is; `synthesisLeafOf` tells by its process's name what its output is. */
+export function crewRunFacts(source: CrewViewSource, synthesisLeafOf: SynthesisLeafOf): CrewRunFacts {
+  return isStoredCrewRun(source)
+    ? storedCrewFacts(source, synthesisLeafOf)
+    : liveCrewFacts(source, synthesisLeafOf);
 }

@@ -1,16 +1,28 @@
 import { emptyUsage } from '../models/usage.js';
 import type { Crew } from '../runtime/crew/crew.js';
-import { crewGraph, MARKER } from './crew-graph.js';
+import { type CrewProcessShape, crewGraph } from './crew-graph.js';
 import { type CrewRunFacts, type CrewViewSource, crewRunFacts } from './crew-runs.js';
-import type { RunView, ViewEdge, ViewNode, ViewRun } from './model.js';
+import type { RunView, ViewEdge, ViewNode, ViewNodeKind, ViewRun } from './model.js';
 import { markTaken, ran, showLatest, timelineOf } from './timeline.js';
 
-/** The view node a run belongs to, and its iteration: `draft#2` is task `draft`'s second run. */
-function ownerOf(runId: string, byId: ReadonlyMap<string, ViewNode>): [ViewNode, number?] | undefined {
-  if (runId.startsWith('allocate:')) return owned(byId, MARKER.manager);
-  if (runId === 'synthesize') return owned(byId, MARKER.synthesis);
-  const judged = /^judge:(\d+)$/.exec(runId);
-  if (judged !== null) return owned(byId, MARKER.judge, Number(judged[1]));
+/** The nodes a process adds besides the tasks, each with the runs that belong to it. */
+type ProcessNodes = CrewProcessShape['nodes'];
+
+/**
+ * The view node a run belongs to, and its iteration: a process node's run (`judge:2`, the judge's
+ * second verdict), or a task's (`draft#2` is task `draft`'s second run).
+ */
+function ownerOf(
+  runId: string,
+  byId: ReadonlyMap<string, ViewNode>,
+  processNodes: ProcessNodes,
+): [ViewNode, number?] | undefined {
+  for (const node of processNodes) {
+    const match = node.runs?.exec(runId);
+    if (match !== null && match !== undefined) {
+      return owned(byId, node.id, match[1] === undefined ? undefined : Number(match[1]));
+    }
+  }
   const own = byId.get(runId);
   if (own !== undefined) return [own];
   const iteration = /^(.*)#(\d+)$/.exec(runId);
@@ -23,12 +35,16 @@ function owned(byId: ReadonlyMap<string, ViewNode>, id: string, iteration?: numb
   return iteration === undefined ? ([node] as [ViewNode]) : ([node, iteration] as [ViewNode, number]);
 }
 
-/** The tasks a failure keeps from running, for a stored run (which does not list them). */
-function derivedBlocked(process: string, nodes: readonly ViewNode[], edges: readonly ViewEdge[]): string[] {
+/** The tasks a failure keeps from running, as far as `reach` says, for a stored run (which does not list them). */
+function derivedBlocked(
+  reach: CrewProcessShape['blocksOnFailure'],
+  nodes: readonly ViewNode[],
+  edges: readonly ViewEdge[],
+): string[] {
   const tasks = nodes.filter((n) => n.kind === 'task');
   const failed = tasks.findIndex((t) => t.status === 'failed');
-  if (failed < 0 || process === 'parallel') return [];
-  if (process !== 'graph') return tasks.slice(failed + 1).map((t) => t.id);
+  if (failed < 0 || reach === 'none') return [];
+  if (reach === 'following') return tasks.slice(failed + 1).map((t) => t.id);
   const blocked = new Set<string>();
   const visit = (id: string) => {
     for (const edge of edges) {
@@ -42,11 +58,17 @@ function derivedBlocked(process: string, nodes: readonly ViewNode[], edges: read
   return [...blocked];
 }
 
+/** The first node of `kind`. */
+function ofKind(byId: ReadonlyMap<string, ViewNode>, kind: ViewNodeKind): ViewNode | undefined {
+  for (const node of byId.values()) if (node.kind === kind) return node;
+  return undefined;
+}
+
 /** The manager's, synthesis', judge's and markers' statuses and details, from the run's facts. */
 function advisorNodes(byId: ReadonlyMap<string, ViewNode>, facts: CrewRunFacts, tasks: ViewNode[]): void {
   const pending = facts.finished ? 'not-run' : 'waiting';
   const anyRan = tasks.some(ran);
-  const manager = byId.get(MARKER.manager);
+  const manager = ofKind(byId, 'manager');
   if (manager !== undefined && manager.runs.length === 0) {
     manager.status = facts.managerCalls > 0 || anyRan ? 'completed' : pending;
     if (facts.advisorUsage !== undefined) manager.usage = facts.advisorUsage;
@@ -55,12 +77,12 @@ function advisorNodes(byId: ReadonlyMap<string, ViewNode>, facts: CrewRunFacts, 
   if (manager !== undefined && facts.delegations.length > 0) {
     manager.notes = facts.delegations.map((d) => `${d.task} → ${d.role}`);
   }
-  const synthesis = byId.get(MARKER.synthesis);
+  const synthesis = ofKind(byId, 'synthesis');
   if (synthesis !== undefined && synthesis.runs.length === 0) {
     synthesis.status = facts.synthesis === undefined ? pending : 'completed';
     if (facts.synthesis !== undefined) synthesis.output = facts.synthesis;
   }
-  const judge = byId.get(MARKER.judge);
+  const judge = ofKind(byId, 'judge');
   if (judge !== undefined) {
     for (const verdict of facts.verdicts) {
       if (judge.runs.some((r) => r.iteration === verdict.iteration)) continue;
@@ -78,9 +100,9 @@ function advisorNodes(byId: ReadonlyMap<string, ViewNode>, facts: CrewRunFacts, 
     const verdicts = facts.verdicts.map((v) => `Iteration ${v.iteration}: ${v.verdict.toUpperCase()}`);
     judge.notes = [...(judge.notes ?? []), ...verdicts];
   }
-  const start = byId.get(MARKER.start);
+  const start = ofKind(byId, 'start');
   if (start !== undefined) start.status = anyRan ? 'completed' : pending;
-  const done = byId.get(MARKER.done);
+  const done = ofKind(byId, 'end');
   if (done !== undefined) {
     const ended =
       facts.finished && judge?.status === 'completed' && !tasks.some((t) => t.status === 'failed');
@@ -97,13 +119,22 @@ function restingStatuses(nodes: ViewNode[], blocked: ReadonlySet<string>, finish
 }
 
 /** The blocked node ids as view ids (a loop's `polish#2` is task `polish`). */
-function blockedIds(facts: CrewRunFacts, byId: ReadonlyMap<string, ViewNode>): Set<string> {
-  return new Set((facts.blocked ?? []).flatMap((id) => ownerOf(id, byId)?.[0].id ?? []));
+function blockedIds(
+  facts: CrewRunFacts,
+  byId: ReadonlyMap<string, ViewNode>,
+  processNodes: ProcessNodes,
+): Set<string> {
+  return new Set((facts.blocked ?? []).flatMap((id) => ownerOf(id, byId, processNodes)?.[0].id ?? []));
 }
 
-function attachRuns(facts: CrewRunFacts, byId: ReadonlyMap<string, ViewNode>): void {
+/** Puts each run on the node it belongs to, and shows each node's latest run. */
+function attachRuns(
+  facts: CrewRunFacts,
+  byId: ReadonlyMap<string, ViewNode>,
+  processNodes: ProcessNodes,
+): void {
   for (const run of facts.runs.values()) {
-    const found = ownerOf(run.id, byId);
+    const found = ownerOf(run.id, byId, processNodes);
     if (found === undefined) continue;
     const [node, iteration] = found;
     const placed: ViewRun = iteration === undefined ? run : { ...run, iteration };
@@ -111,7 +142,7 @@ function attachRuns(facts: CrewRunFacts, byId: ReadonlyMap<string, ViewNode>): v
   }
   // A loop task blocked in a later iteration than one it ran in shows that iteration as blocked.
   for (const id of facts.blocked ?? []) {
-    const [node, iteration] = ownerOf(id, byId) ?? [];
+    const [node, iteration] = ownerOf(id, byId, processNodes) ?? [];
     if (node !== undefined && iteration !== undefined && node.runs.length > 0) {
       node.runs.push({ id, iteration, status: 'blocked' });
     }
@@ -135,7 +166,8 @@ function attachRuns(facts: CrewRunFacts, byId: ReadonlyMap<string, ViewNode>): v
  * await writeRunView(view, 'out/run.html');
  */
 export function crewView(crew: Crew, source?: CrewViewSource): RunView {
-  const { nodes, edges } = crewGraph(crew);
+  const shape = crew.processShape();
+  const { nodes, edges } = crewGraph(crew, shape);
   const view: RunView = {
     kind: 'crew',
     name: crew.name,
@@ -146,19 +178,20 @@ export function crewView(crew: Crew, source?: CrewViewSource): RunView {
     totals: { usage: emptyUsage() },
   };
   if (source === undefined) return view;
-  const facts = crewRunFacts(source);
+  const facts = crewRunFacts(source, (kind) => crew.processShape(kind)?.synthesisLeaf);
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  attachRuns(facts, byId);
+  attachRuns(facts, byId, shape.nodes);
   const tasks = nodes.filter((n) => n.kind === 'task');
   const blocked =
     facts.blocked === undefined
-      ? new Set(facts.finished ? derivedBlocked(crew.process, nodes, edges) : [])
-      : blockedIds(facts, byId);
+      ? new Set(facts.finished ? derivedBlocked(shape.blocksOnFailure, nodes, edges) : [])
+      : blockedIds(facts, byId, shape.nodes);
   restingStatuses(nodes, blocked, facts.finished);
   advisorNodes(byId, facts, tasks);
+  const manager = ofKind(byId, 'manager');
   for (const edge of edges) {
     const role = facts.delegations.find((d) => d.task === edge.to)?.role;
-    if (edge.from === MARKER.manager && role !== undefined) edge.label = `allocates → ${role}`;
+    if (edge.from === manager?.id && role !== undefined) edge.label = `allocates → ${role}`;
   }
   markTaken(nodes, edges);
   if (facts.id !== undefined) view.id = facts.id;

@@ -8,6 +8,9 @@ import {
   type StatecrewEvent,
   Task,
 } from '../../src/index.js';
+import { blockedByFailure } from '../../src/runtime/crew/failure-reach.js';
+import { planCrew } from '../../src/runtime/crew/plan.js';
+import type { ProcessShape } from '../../src/runtime/process-shape.js';
 import { processes } from '../../src/runtime/processes/registry.js';
 import { scriptedModel } from '../../src/testing.js';
 
@@ -157,5 +160,67 @@ describe('one result contract across processes', () => {
       errorCode: 'invalid_model_response',
     });
     expect(JSON.parse(JSON.stringify(failed.failures))).toEqual({ fatal: expected.failures.fatal });
+  });
+});
+
+/** The shape `crewFor(process, [], count)` gets from its process, and the crew's task ids. */
+function shapeFor(process: ProcessKind, count: number): { shape: ProcessShape; ids: string[]; crew: Crew } {
+  const crew = crewFor(process, [], count);
+  const plan = planCrew(crew, {});
+  return { shape: processes[process].shape(plan), ids: plan.tasks.map((t) => t.nodeId), crew };
+}
+
+/** Whether a run's node id is a run of the task `id` (a repeating process's: `<id>#<iteration>`). */
+const isRunOf = (runId: string, id: string, repeats: boolean) =>
+  repeats ? new RegExp(`^${id}#\\d+$`).test(runId) : runId === id;
+
+describe.each(PROCESSES)('process shape contract: %s', (process) => {
+  it.each([0, 1, 3])('draws a well-formed picture of %i tasks', (count) => {
+    const { shape, ids, crew } = shapeFor(process, count);
+    const own = shape.nodes.map((n) => n.id);
+    expect(new Set(own).size).toBe(own.length);
+    for (const id of own) expect(id.startsWith('@') && !ids.includes(id)).toBe(true);
+    const known = new Set([...ids, ...own]);
+    for (const edge of shape.edges) {
+      expect(known.has(edge.from), `${edge.from} → ${edge.to}`).toBe(true);
+      expect(known.has(edge.to), `${edge.from} → ${edge.to}`).toBe(true);
+    }
+    for (const end of shape.ends) expect(known.has(end), end).toBe(true);
+    // Exactly the nodes no edge leaves end the run (every node of a picture with tasks is on an edge).
+    if (count > 0) {
+      const leaving = new Set(shape.edges.map((e) => e.from));
+      expect([...shape.ends].sort()).toEqual([...known].filter((id) => !leaving.has(id)).sort());
+    }
+    // The Mermaid flowchart draws the shape: a line per task, per own node, per edge.
+    const mermaid = crew.toMermaid().split('\n');
+    expect(mermaid.filter((line) => line.includes('-->'))).toHaveLength(shape.edges.length);
+    for (const node of shape.nodes) expect(mermaid.some((line) => line.includes(`${node.label}`))).toBe(true);
+    expect(crew.processShape()).toEqual(shape);
+  });
+
+  it('blocks on a failure what its shape says, and names runs as its shape says', async () => {
+    const { shape, ids } = shapeFor(process, 3);
+    const out = await crewFor(process, ['a']).kickoff();
+    const blocked = out.metadata.blocked.map((id) => taskOf(id));
+    expect(blocked).toEqual(blockedByFailure(planCrew(crewFor(process, []), {}), shape.blocksOnFailure).a);
+    const runIds = [...out.nodes.map((n) => n.nodeId), ...out.metadata.blocked];
+    for (const runId of runIds) {
+      const owners = [
+        ...ids.filter((id) => isRunOf(runId, id, shape.repeats)),
+        ...shape.nodes.filter((n) => n.runs?.test(runId) === true).map((n) => n.id),
+      ];
+      expect(owners, runId).toHaveLength(1);
+    }
+  });
+
+  it('says where its output comes from', async () => {
+    const { shape } = shapeFor(process, 3);
+    const out = await crewFor(process, []).kickoff();
+    if (shape.synthesisLeaf === undefined) {
+      for (const leaf of out.metadata.leaves) expect(out.nodes.map((n) => n.nodeId)).toContain(leaf);
+    } else {
+      expect(out.metadata.leaves).toEqual([shape.synthesisLeaf]);
+      expect(out.raw).toBe('out a|out b|out c');
+    }
   });
 });

@@ -83,7 +83,7 @@ function progressFor(target: Target, id: string, json: boolean, io: CliIo): Prog
   if (!tty) return plainProgress(io.stdout, id);
   const nodes =
     target.kind === 'crew'
-      ? target.crew.process === 'loop'
+      ? target.crew.processShape().repeats
         ? []
         : target.crew.tasks.map((task) => target.crew.nodeIdOf(task) ?? '')
       : target.flow.definition.steps.map((step) => step.name);

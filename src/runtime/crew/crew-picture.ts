@@ -1,5 +1,7 @@
 import { getShortestPaths, getSimplePaths } from '@xstate/graph';
 import { createPlainMachine, type PlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
+import type { FailureReach } from '../process-shape.js';
+import { blockedByFailure } from './failure-reach.js';
 import type { CrewPlan } from './plan.js';
 
 /** What a crew's pictures and analysis need: its process's name, its plan and its loop bound. */
@@ -97,36 +99,28 @@ export function machinePaths(machine: PlainMachine, walk: 'simple' | 'shortest')
   }));
 }
 
-/** The analysis of a process without dependency cycles: it terminates and every task is reachable. */
+/**
+ * The analysis of a process without dependency cycles: it terminates, every task is reachable, and
+ * a failure blocks what `reach` (the process shape's `blocksOnFailure`) says.
+ */
 export function acyclicAnalysis(
   shape: CrewShape,
-  found: Pick<CrewAnalysis, 'criticalPath' | 'blockedOnFailure' | 'paths'>,
+  reach: FailureReach,
+  found: Pick<CrewAnalysis, 'criticalPath' | 'paths'>,
 ): CrewAnalysis {
-  return { process: shape.process, terminates: true, cycle: undefined, unreachable: [], ...found };
+  const blockedOnFailure = blockedByFailure(shape.plan, reach);
+  return {
+    process: shape.process,
+    terminates: true,
+    cycle: undefined,
+    unreachable: [],
+    blockedOnFailure,
+    ...found,
+  };
 }
 
-/** The analysis of a process that runs its tasks one after another: a failure blocks all later ones. */
-export function chainAnalysis(shape: CrewShape, paths: CrewPath[]): CrewAnalysis {
-  const ids = shape.plan.tasks.map((t) => t.nodeId);
-  return acyclicAnalysis(shape, {
-    criticalPath: ids,
-    blockedOnFailure: Object.fromEntries(ids.map((id, i) => [id, ids.slice(i + 1)])),
-    paths,
-  });
+/** The analysis of a process that runs its tasks one after another: the critical path is the list. */
+export function chainAnalysis(shape: CrewShape, reach: FailureReach, paths: CrewPath[]): CrewAnalysis {
+  const criticalPath = shape.plan.tasks.map((t) => t.nodeId);
+  return acyclicAnalysis(shape, reach, { criticalPath, paths });
 }
-
-const quote = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
-
-/** A Mermaid flowchart: a node `t<i>` per task, then the process's edges. */
-export function crewMermaid(plan: CrewPlan, edges: readonly string[]): string {
-  const nodes = plan.tasks.map((t, i) => `  t${i}[${quote(t.nodeId)}]`);
-  return ['flowchart TD', ...nodes, ...edges].join('\n');
-}
-
-/** Mermaid edges `t0 --> t1 --> …` along the task list. */
-export function chainEdges(plan: CrewPlan): string[] {
-  return plan.tasks.slice(1).map((_, i) => `  t${i} --> t${i + 1}`);
-}
-
-/** A quoted Mermaid label. */
-export const mermaidLabel = quote;

@@ -9,9 +9,11 @@ import { toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { LoopOptions, ProcessKind } from '../process.js';
+import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
-import { type CrewAnalysis, type CrewShape, crewMermaid } from './crew-picture.js';
+import { crewMermaid } from './crew-mermaid.js';
+import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
 import {
   type CrewRun,
@@ -195,21 +197,33 @@ export class Crew {
 
   /** Finds cycles and what they make unreachable, the critical path, what a failure blocks, and the paths. */
   analyze(): CrewAnalysis {
-    return processes[this.process].analyze(this.#shape());
+    return processes[this.process].analyze(this.#crewShape());
   }
 
   /** The crew's control flow as a plain XState machine (JSON-safe, opens in Stately). */
   toMachine(): PlainMachine {
-    return processes[this.process].toMachine(this.#shape());
+    return processes[this.process].toMachine(this.#crewShape());
   }
 
   /** A Mermaid flowchart of the crew's tasks and their order or dependencies. */
   toMermaid(): string {
-    const { plan } = this.#shape();
-    return crewMermaid(plan, processes[this.process].mermaidEdges(plan));
+    const plan = planCrew(this, {});
+    return crewMermaid(plan, processes[this.process].shape(plan));
   }
 
-  #shape(): CrewShape {
+  /**
+   * The shape of the crew's tasks under its process — or under the process named `kind` (a stored
+   * run's; undefined when no process has that name): the nodes the process adds, the edges, the nodes
+   * the run ends with, and how its runs go. The run view and the CLI draw from it.
+   */
+  processShape(): ProcessShape;
+  processShape(kind: string): ProcessShape | undefined;
+  processShape(kind: string = this.process): ProcessShape | undefined {
+    if (!Object.hasOwn(processes, kind)) return undefined;
+    return processes[kind as ProcessKind].shape(planCrew(this, {}));
+  }
+
+  #crewShape(): CrewShape {
     return { process: this.process, plan: planCrew(this, {}), maxIterations: this.loop?.maxIterations ?? 3 };
   }
 

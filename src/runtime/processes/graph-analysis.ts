@@ -1,27 +1,18 @@
 import type { CrewAnalysis, CrewShape } from '../crew/crew-picture.js';
 import { findCycle } from '../crew/dag.js';
+import { blockedByFailure } from '../crew/failure-reach.js';
+import type { FailureReach } from '../process-shape.js';
 
 /**
- * What a graph crew's analysis finds: what a failure blocks (its descendants), what a cycle makes
- * unreachable (everything Kahn's order cannot reach), and the critical path (the longest chain).
+ * What a graph crew's analysis finds: what a failure blocks (as `reach` says: its descendants), what
+ * a cycle makes unreachable (everything Kahn's order cannot reach), and the critical path (the longest chain).
  */
-export function analyzeGraph(shape: CrewShape): CrewAnalysis {
+export function analyzeGraph(shape: CrewShape, reach: FailureReach): CrewAnalysis {
   const { tasks } = shape.plan;
   const ids = tasks.map((t) => t.nodeId);
   const dependents = new Map<string, string[]>(ids.map((id) => [id, []]));
   for (const t of tasks) for (const dep of t.contextIds ?? []) dependents.get(dep)?.push(t.nodeId);
-  const descendants = (start: string) => {
-    const seen = new Set<string>();
-    const queue = [...(dependents.get(start) ?? [])];
-    for (let i = 0; i < queue.length; i += 1) {
-      const id = queue[i] as string;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      queue.push(...(dependents.get(id) ?? []));
-    }
-    return ids.filter((id) => seen.has(id));
-  };
-  const blockedOnFailure = Object.fromEntries(ids.map((id) => [id, descendants(id)]));
+  const blockedOnFailure = blockedByFailure(shape.plan, reach);
   const pending = new Map(tasks.map((t) => [t.nodeId, (t.contextIds ?? []).length]));
   const queue = ids.filter((id) => pending.get(id) === 0);
   const longest = new Map<string, string[]>(queue.map((id) => [id, [id]]));

@@ -7,6 +7,7 @@ import { assertAcyclic, DagScheduler } from '../crew/dag.js';
 import { leafOutput } from '../crew/result.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
+import { shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
 import { analyzeGraph } from './graph-analysis.js';
 
@@ -102,9 +103,19 @@ export const graphProcess: CrewProcess = {
       'graph',
       shape.plan.tasks.map((t) => t.nodeId),
     ),
-  mermaidEdges(plan) {
-    const index = new Map(plan.tasks.map((t, i) => [t.nodeId, i]));
-    return plan.tasks.flatMap((t, i) => (t.contextIds ?? []).map((dep) => `  t${index.get(dep)} --> t${i}`));
+  shape(plan) {
+    // The ends are the leaves: the tasks no other task reads.
+    const read = new Set(plan.tasks.flatMap((t) => t.contextIds ?? []));
+    return {
+      nodes: [],
+      edges: plan.tasks.flatMap((t) => (t.contextIds ?? []).map((dep) => shapeEdge(dep, t.nodeId))),
+      ends: plan.tasks.filter((t) => !read.has(t.nodeId)).map((t) => t.nodeId),
+      blocksOnFailure: 'descendants',
+      synthesisLeaf: undefined,
+      repeats: false,
+    };
   },
-  analyze: analyzeGraph,
+  analyze(shape) {
+    return analyzeGraph(shape, this.shape(shape.plan).blocksOnFailure);
+  },
 };

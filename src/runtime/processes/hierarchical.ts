@@ -4,14 +4,27 @@ import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js
 import { DuplicateRoleError, InternalError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
 import type { NodeFailure } from '../../machines/lifecycle.js';
-import { chainAnalysis, endStates, machinePaths, mermaidLabel } from '../crew/crew-picture.js';
+import { chainAnalysis, endStates, machinePaths } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
 import { askAdvisor } from '../engine/lifecycle-runner.js';
 import { createPlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
+import { type ProcessNode, shapeEdge } from '../process-shape.js';
 import { blockRest, chainSummary, validateContextOrder } from './chain.js';
+
+/** The leaf a run's output comes from once the manager synthesized it. */
+const SYNTHESIS_LEAF = 'synthesis';
+/** The manager, whose runs are its allocations (`allocate:<index>`). */
+const MANAGER: ProcessNode = { id: '@manager', label: 'manager', kind: 'manager', runs: /^allocate:/ };
+/** The manager's synthesis (its run: `synthesize`), the run's output. */
+const SYNTHESIS: ProcessNode = {
+  id: '@synthesis',
+  label: 'synthesis',
+  kind: 'synthesis',
+  runs: /^synthesize$/,
+};
 
 interface Handlers {
   manager: ManagerScope;
@@ -145,7 +158,7 @@ export const hierarchicalProcess: CrewProcess = {
       summarize(output) {
         const { synthesis } = output as HierarchicalOutput;
         if (synthesis === undefined) return chainSummary(plan.tasks, recorder);
-        return { raw: synthesis, output: synthesis, leaves: ['synthesis'] };
+        return { raw: synthesis, output: synthesis, leaves: [SYNTHESIS_LEAF] };
       },
       dispose: () => runs.delete(run),
     };
@@ -170,13 +183,22 @@ export const hierarchicalProcess: CrewProcess = {
     const initial = ids.length === 0 ? 'synthesize' : `allocate ${ids[0]}`;
     return createPlainMachine({ id: 'hierarchical', initial, states });
   },
-  mermaidEdges: (plan) => [
-    `  manager{{${mermaidLabel('manager')}}}`,
-    ...plan.tasks.map((_, i) => `  manager -- allocates --> t${i}`),
-    `  synthesis[${mermaidLabel('synthesis')}]`,
-    ...plan.tasks.map((_, i) => `  t${i} --> synthesis`),
-  ],
+  shape(plan) {
+    const ids = plan.tasks.map((t) => t.nodeId);
+    return {
+      nodes: [MANAGER, SYNTHESIS],
+      edges: [
+        ...ids.map((id) => shapeEdge(MANAGER.id, id, 'allocates')),
+        ...ids.map((id) => shapeEdge(id, SYNTHESIS.id)),
+      ],
+      ends: [SYNTHESIS.id],
+      blocksOnFailure: 'following',
+      synthesisLeaf: SYNTHESIS_LEAF,
+      repeats: false,
+    };
+  },
   analyze(shape) {
-    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'shortest'));
+    const paths = machinePaths(this.toMachine(shape), 'shortest');
+    return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };

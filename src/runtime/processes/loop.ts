@@ -6,14 +6,7 @@ import type { NodeFailure } from '../../machines/lifecycle.js';
 import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../crew/agent.js';
-import {
-  chainAnalysis,
-  chainEdges,
-  chainStates,
-  endStates,
-  machinePaths,
-  mermaidLabel,
-} from '../crew/crew-picture.js';
+import { chainAnalysis, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
 import type { PlannedTask } from '../crew/plan.js';
 import { taskAt } from '../crew/plan.js';
 import { askAdvisor } from '../engine/lifecycle-runner.js';
@@ -21,6 +14,7 @@ import { createPlainMachine } from '../engine/plain-machine.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
+import { chainShapeEdges, type ProcessEdge, type ProcessNode, shapeEdge } from '../process-shape.js';
 import { blockRest, chainSummary, validateChain } from './chain.js';
 
 /** The node id of a task's run in an iteration: `<task>#<iteration>`. */
@@ -42,6 +36,11 @@ function loopContext(scope: CrewRunScope, planned: PlannedTask, iteration: numbe
   const last = plan.tasks[plan.tasks.length - 1];
   return iteration > 1 && last !== undefined ? (recorder.contextOf(runId(last, iteration - 1)) ?? '') : '';
 }
+
+/** The judge, whose runs are its verdicts (`judge:<iteration>`). */
+const JUDGE: ProcessNode = { id: '@judge', label: 'judge', kind: 'judge', runs: /^judge:(\d+)$/ };
+/** Where the loop ends once the judge says YES. */
+const DONE: ProcessNode = { id: '@done', label: 'done', kind: 'end' };
 
 interface Handlers {
   judge: JudgeScope;
@@ -178,18 +177,25 @@ export const loopProcess: CrewProcess = {
       states,
     });
   },
-  mermaidEdges(plan) {
-    const last = plan.tasks.length - 1;
-    if (last < 0) return [`  judge{${mermaidLabel('judge')}}`];
-    return [
-      ...chainEdges(plan),
-      `  judge{${mermaidLabel('judge')}}`,
-      `  t${last} --> judge`,
-      '  judge -- NO --> t0',
-      '  judge -- YES --> done(((done)))',
-    ];
+  shape(plan) {
+    const ids = plan.tasks.map((t) => t.nodeId);
+    const first = ids[0];
+    const last = ids.at(-1);
+    const edges: ProcessEdge[] = chainShapeEdges(ids);
+    if (last !== undefined) edges.push(shapeEdge(last, JUDGE.id));
+    if (first !== undefined) edges.push(shapeEdge(JUDGE.id, first, 'NO', true));
+    edges.push(shapeEdge(JUDGE.id, DONE.id, 'YES'));
+    return {
+      nodes: [JUDGE, DONE],
+      edges,
+      ends: [DONE.id],
+      blocksOnFailure: 'following',
+      synthesisLeaf: undefined,
+      repeats: true,
+    };
   },
   analyze(shape) {
-    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'simple'));
+    const paths = machinePaths(this.toMachine(shape), 'simple');
+    return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };

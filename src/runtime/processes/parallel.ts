@@ -7,7 +7,11 @@ import { taskAt } from '../crew/plan.js';
 import { leafOutput } from '../crew/result.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
+import { type ProcessNode, shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
+
+/** The marker every task starts from. */
+const START: ProcessNode = { id: '@start', label: 'start', kind: 'start' };
 
 interface Handlers {
   startNode(index: number, self: AnyActorRef): void;
@@ -62,12 +66,21 @@ export const parallelProcess: CrewProcess = {
       'parallel',
       shape.plan.tasks.map((t) => t.nodeId),
     ),
-  mermaidEdges: (plan) => ['  start(((start)))', ...plan.tasks.map((_, i) => `  start --> t${i}`)],
+  shape(plan) {
+    const ids = plan.tasks.map((t) => t.nodeId);
+    return {
+      nodes: [START],
+      edges: ids.map((id) => shapeEdge(START.id, id)),
+      ends: ids,
+      blocksOnFailure: 'none',
+      synthesisLeaf: undefined,
+      repeats: false,
+    };
+  },
   analyze(shape) {
     const ids = shape.plan.tasks.map((t) => t.nodeId);
-    return acyclicAnalysis(shape, {
+    return acyclicAnalysis(shape, this.shape(shape.plan).blocksOnFailure, {
       criticalPath: ids.slice(0, 1),
-      blockedOnFailure: Object.fromEntries(ids.map((id) => [id, []])),
       paths: [{ states: ids, events: ids.map((id) => `SUCCEED.${id}`), outcome: 'completed' }],
     });
   },

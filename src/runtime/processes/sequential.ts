@@ -1,11 +1,12 @@
 import type { AnyActorRef } from 'xstate';
 import { sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../crew/agent.js';
-import { chainAnalysis, chainEdges, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
+import { chainAnalysis, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
 import { taskAt } from '../crew/plan.js';
 import { createPlainMachine } from '../engine/plain-machine.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
+import { chainShapeEdges } from '../process-shape.js';
 import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
 
 interface Handlers {
@@ -54,8 +55,19 @@ export const sequentialProcess: CrewProcess = {
     chainStates(ids, '', 'completed', states);
     return createPlainMachine({ id: 'sequential', initial: ids[0] ?? 'completed', states });
   },
-  mermaidEdges: chainEdges,
+  shape(plan) {
+    const ids = plan.tasks.map((t) => t.nodeId);
+    return {
+      nodes: [],
+      edges: chainShapeEdges(ids),
+      ends: ids.slice(-1),
+      blocksOnFailure: 'following',
+      synthesisLeaf: undefined,
+      repeats: false,
+    };
+  },
   analyze(shape) {
-    return chainAnalysis(shape, machinePaths(this.toMachine(shape), 'simple'));
+    const paths = machinePaths(this.toMachine(shape), 'simple');
+    return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };
