@@ -5,10 +5,10 @@
  * import { createQueueExecutor, createWorker } from 'statecrew/queue';
  */
 export type { QueueConnection, QueueOptions } from './connection.js';
+export type { QueueableCrew, QueueableFlow, RunDefinitions, RunEnd, RunStoreOption } from './definitions.js';
 export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
 export {
   createRunQueue,
-  type RunDefinitions,
   type RunJob,
   type RunJobResult,
   type RunQueue,
