@@ -6,7 +6,8 @@
  */
 export type { QueueConnection, QueueOptions } from './connection.js';
 export type { QueueableCrew, QueueableFlow, RunDefinitions, RunEnd, RunStoreOption } from './definitions.js';
-export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
+export type { JobResult } from './executor-connection.js';
+export { createQueueExecutor, type QueueExecutor } from './queue-executor.js';
 export {
   createRunQueue,
   type RunJob,

@@ -13,7 +13,7 @@ import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
 import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
-import type { JobResult } from './queue-executor.js';
+import type { JobResult } from './executor-connection.js';
 import { runProcessor, runQueueName } from './run-queue.js';
 
 /** Options of {@link createWorker}. */
