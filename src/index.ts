@@ -115,7 +115,9 @@ export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from '.
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export {
   createRunner,
+  type RecoverableCrew,
   type RecoverableFlow,
+  type RecoveryOptions,
   type RecoveryReport,
   type Runner,
   type RunnerOptions,

@@ -3,6 +3,7 @@ import { emptyUsage } from '../models/usage.js';
 import type { StatecrewEvent, Usage } from '../types.js';
 import { ATTR, OTHER_ERROR, textOf, toHrTime, usageAttributes } from './attributes.js';
 import { traceNodeEvent } from './node-spans.js';
+import { spanEventOf } from './run-events.js';
 import {
   addRunUsage,
   type EventOf,
@@ -85,9 +86,8 @@ export class RunTracer {
     return undefined;
   }
 
+  /** Traces one event of an open run: as a span of its own, a span event on the run's, or its end. */
   #dispatch(run: RunSpan, event: StatecrewEvent): void {
-    const { span } = run;
-    const at = toHrTime(event.at);
     switch (event.type) {
       case 'node.started':
       case 'node.completed':
@@ -99,84 +99,64 @@ export class RunTracer {
         if (run.kind === 'crew') traceNodeEvent(this.settings, run, event);
         return;
       case 'node.blocked':
-        span.addEvent(
-          'statecrew.node.blocked',
-          { [ATTR.nodeId]: event.nodeId, [ATTR.blockedReason]: event.reason },
-          at,
-        );
-        return;
       case 'delegation':
-        span.addEvent(
-          'statecrew.delegation',
-          { [ATTR.nodeId]: event.task, [ATTR.agentName]: event.role },
-          at,
-        );
-        return;
-      case 'manager.call':
-        this.#advisorCall(run, event.at, event.usage, `manager ${event.phase}`, {
-          [ATTR.agentName]: 'manager',
-          [ATTR.managerPhase]: event.phase,
-        });
-        return;
-      case 'judge.verdict': {
-        const attributes: Attributes = {
-          [ATTR.agentName]: 'judge',
-          [ATTR.iteration]: event.iteration,
-          [ATTR.verdict]: event.verdict,
-        };
-        if (this.settings.captureContent) attributes[ATTR.judgeReply] = event.reply;
-        this.#advisorCall(run, event.at, event.usage, 'judge', attributes);
+      case 'flow.route':
+      case 'flow.round':
+      case 'flow.paused':
+      case 'flow.resumed':
+      case 'store.error': {
+        const marked = spanEventOf(event);
+        run.span.addEvent(marked.name, marked.attributes, toHrTime(event.at));
         return;
       }
+      case 'manager.call':
+      case 'judge.verdict':
+        this.#advisorEvent(run, event);
+        return;
       case 'flow.step':
         this.#step(run, event);
         return;
-      case 'flow.route':
-        span.addEvent('statecrew.flow.route', { [ATTR.router]: event.router, [ATTR.route]: event.label }, at);
-        return;
-      case 'flow.round':
-        span.addEvent(
-          'statecrew.flow.round',
-          { [ATTR.round]: event.round, [ATTR.roundSteps]: event.steps, [ATTR.emitted]: event.emitted },
-          at,
-        );
-        return;
-      case 'flow.paused':
-        span.addEvent('statecrew.flow.paused', { [ATTR.waiting]: event.waiting }, at);
-        return;
-      case 'flow.resumed':
-        span.addEvent(
-          'statecrew.flow.resumed',
-          { [ATTR.stepName]: event.step, [ATTR.route]: event.route },
-          at,
-        );
-        return;
-      case 'store.error':
-        span.addEvent(
-          'statecrew.store.error',
-          {
-            [ATTR.storeCollection]: event.collection,
-            [ATTR.storeKey]: event.key,
-            [ATTR.errorType]: event.code ?? OTHER_ERROR,
-          },
-          at,
-        );
-        return;
       case 'run.completed':
-        span.setAttribute(ATTR.runStatus, event.status);
-        if (event.status === 'failed') markFailed(span, run.failure, `The ${run.kind} run failed`);
-        this.#endRun(run, event.at);
-        return;
       case 'run.failed':
-        span.setAttribute(ATTR.runStatus, 'failed');
-        markFailed(span, event.code, event.error);
-        this.#endRun(run, event.at, event.code ?? OTHER_ERROR);
+        this.#runEnded(run, event);
         return;
       case 'run.started':
       case 'node.ready':
       case 'model.delta':
         return;
     }
+  }
+
+  /** A manager's call or a judge's verdict: a span of the advisor's call. */
+  #advisorEvent(run: RunSpan, event: EventOf<'manager.call' | 'judge.verdict'>): void {
+    if (event.type === 'manager.call') {
+      this.#advisorCall(run, event.at, event.usage, `manager ${event.phase}`, {
+        [ATTR.agentName]: 'manager',
+        [ATTR.managerPhase]: event.phase,
+      });
+      return;
+    }
+    const attributes: Attributes = {
+      [ATTR.agentName]: 'judge',
+      [ATTR.iteration]: event.iteration,
+      [ATTR.verdict]: event.verdict,
+    };
+    if (this.settings.captureContent) attributes[ATTR.judgeReply] = event.reply;
+    this.#advisorCall(run, event.at, event.usage, 'judge', attributes);
+  }
+
+  /** The run's end: its status (and failure) on its span, which ends with whatever of it is open. */
+  #runEnded(run: RunSpan, event: EventOf<'run.completed' | 'run.failed'>): void {
+    const { span } = run;
+    if (event.type === 'run.completed') {
+      span.setAttribute(ATTR.runStatus, event.status);
+      if (event.status === 'failed') markFailed(span, run.failure, `The ${run.kind} run failed`);
+      this.#endRun(run, event.at);
+      return;
+    }
+    span.setAttribute(ATTR.runStatus, 'failed');
+    markFailed(span, event.code, event.error);
+    this.#endRun(run, event.at, event.code ?? OTHER_ERROR);
   }
 
   /**

@@ -5,10 +5,11 @@
  * import { createQueueExecutor, createWorker } from 'statecrew/queue';
  */
 export type { QueueConnection, QueueOptions } from './connection.js';
-export { createQueueExecutor, type JobResult, type QueueExecutor } from './queue-executor.js';
+export type { QueueableCrew, QueueableFlow, RunDefinitions, RunEnd, RunStoreOption } from './definitions.js';
+export type { JobResult } from './executor-connection.js';
+export { createQueueExecutor, type QueueExecutor } from './queue-executor.js';
 export {
   createRunQueue,
-  type RunDefinitions,
   type RunJob,
   type RunJobResult,
   type RunQueue,

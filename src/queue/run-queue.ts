@@ -3,8 +3,6 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
 import { StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
-import type { Crew } from '../runtime/crew/crew.js';
-import type { Flow } from '../runtime/flow/flow.js';
 import { type JsonValue, type Store, toJson } from '../stores/store.js';
 import {
   connected,
@@ -13,10 +11,8 @@ import {
   type ResolvedQueueOptions,
   resolveQueueOptions,
 } from './connection.js';
+import { isFlow, type RunDefinitions } from './definitions.js';
 import { resumeWhenFree } from './locked-run.js';
-
-/** Crews and flows a worker can run whole, by the name a submitted run gives. */
-export type RunDefinitions = Readonly<Record<string, Crew | Flow<object>>>;
 
 /** A whole run on the queue: which definition, its inputs, and its execution id. */
 export interface RunJob {
@@ -40,9 +36,6 @@ export interface RunJobResult {
 
 /** The queue of whole runs beside a conversation queue. */
 export const runQueueName = (o: ResolvedQueueOptions) => `${o.queue}-runs`;
-
-const isFlow = (definition: Crew | Flow<object>): definition is Flow<object> =>
-  typeof (definition as Flow<object>).getRun === 'function';
 
 /**
  * The processor of whole runs: the named definition's run under the job's id, kept in `store` (else

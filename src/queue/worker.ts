@@ -8,14 +8,13 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
-import type { Crew } from '../runtime/crew/crew.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
-import type { Flow } from '../runtime/flow/flow.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
-import type { JobResult } from './queue-executor.js';
-import { type RunDefinitions, runProcessor, runQueueName } from './run-queue.js';
+import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
+import type { JobResult } from './executor-connection.js';
+import { runProcessor, runQueueName } from './run-queue.js';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions extends QueueOptions, AgentRegistry {
@@ -141,7 +140,7 @@ function startRunners(options: WorkerOptions): Runner[] {
   const { definitions, recover = true } = options;
   if (definitions === undefined || recover === false) return [];
   const pollMs = typeof recover === 'object' ? recover.pollMs : undefined;
-  const byStore = new Map<Store, { flows: Flow<object>[]; crews: Crew[] }>();
+  const byStore = new Map<Store, { flows: QueueableFlow[]; crews: QueueableCrew[] }>();
   for (const definition of Object.values(definitions)) {
     const store = options.store ?? definition.store;
     if (store === undefined) continue;

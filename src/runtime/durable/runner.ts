@@ -2,24 +2,28 @@ import { type Observable, Subject } from 'rxjs';
 import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
 import { checkStore, type RunHead, type RunKind, type Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
-import type { Crew } from '../crew/crew.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { optionalInteger } from '../engine/validate.js';
 import { leaseIsLive } from './identity.js';
 
+/** What a runner passes to the `resume` of a run it recovers. */
+export interface RecoveryOptions {
+  store: Store;
+  clock: Clock;
+  leaseMs?: number;
+  onRun(run: { events$: Observable<StatecrewEvent> }): void;
+}
+
 /** What a runner needs of a flow (any `Flow`, whatever its state): its name, and `resume`. */
 export interface RecoverableFlow {
   readonly name: string;
-  resume(
-    id: string,
-    answer: undefined,
-    options: {
-      store: Store;
-      clock: Clock;
-      leaseMs?: number;
-      onRun(run: { events$: Observable<StatecrewEvent> }): void;
-    },
-  ): Promise<unknown>;
+  resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
+}
+
+/** What a runner needs of a crew (any `Crew`): its name, and `resume`. */
+export interface RecoverableCrew {
+  readonly name: string;
+  resume(executionId: string, options: RecoveryOptions): Promise<unknown>;
 }
 
 /** Options of {@link createRunner}. */
@@ -29,7 +33,7 @@ export interface RunnerOptions {
   /** The flows whose runs it may resume, found by name. @default [] */
   flows?: readonly RecoverableFlow[] | undefined;
   /** The crews whose runs it may resume, found by name. @default [] */
-  crews?: readonly Crew[] | undefined;
+  crews?: readonly RecoverableCrew[] | undefined;
   /** The clock for leases and polling. @default the system clock */
   clock?: ClockOption | undefined;
   /** How often it looks for stuck runs, in ms. @default 5000 */
@@ -58,7 +62,7 @@ export interface Runner {
   close(): Promise<void>;
 }
 
-type Definition = { kind: 'flow'; flow: RecoverableFlow } | { kind: 'crew'; crew: Crew };
+type Definition = { kind: 'flow'; flow: RecoverableFlow } | { kind: 'crew'; crew: RecoverableCrew };
 type Outcome = { id: string } & ({ kind: 'resumed' | 'skipped' } | { kind: 'failed'; error: unknown });
 
 /**
