@@ -7,22 +7,21 @@ import { checkStore, type Store } from '../../stores/store.js';
 import type { CrewOutput, ModelPrice, StatecrewEvent } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
 import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
-import { type Budget, callGate, checkBudget, checkPrices } from '../engine/budget.js';
-import { type ClockOption, toClock } from '../engine/clock.js';
+import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
+import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
 import { RunRecorder } from '../engine/recorder.js';
-import { type RunStage, runToEnd } from '../engine/run-to-end.js';
+import { runToEnd } from '../engine/run-to-end.js';
 import { optionalInteger } from '../engine/validate.js';
-import type { CrewDefinition, CrewProcess, SupervisorOutput } from '../process.js';
+import type { CrewDefinition, CrewProcess } from '../process.js';
 import { CrewKeeper } from './crew-keeper.js';
+import { type ActorPlacement, CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
-import { type PlanSource, planCrew } from './plan.js';
-import { buildCrewOutput } from './result.js';
-import { SUMMARY_NODE, type SummaryNode, summaryContext, summarySupervisor } from './summary.js';
-import type { Task } from './task.js';
+import { type CrewPlan, type PlanSource, planCrew } from './plan.js';
+import { SUMMARY_NODE, type SummaryNode } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
 
 /** Options of one crew run. */
@@ -125,6 +124,46 @@ export function startCrewRun(
   options: RunOptions,
   restore?: RunRestore,
 ): CrewRun {
+  const { inputs, plan } = checkKickoff(crew, process, options);
+  const id = options.executionId ?? globalThis.crypto.randomUUID();
+  const clock = toClock(options.clock);
+  const recorder = new RunRecorder();
+  const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
+  const keeper = crewKeeper(crew, options, restore, { id, hub, clock, inputs });
+  const restored = restore?.results ?? NOTHING_RESTORED;
+  const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
+  const runnerOptions = taskRunnerOptions(crew, process.kind, options, { keeper, restore, recorder, gate });
+  const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
+  const reached = restore?.reached ?? NOTHING_REACHED;
+  const scope = { plan, runner, recorder, hub, crew, restored, reached, gate };
+  const supervisor = process.supervisor(createCrewScope(scope));
+  const { logic, input, advisors = [] } = supervisor;
+  const actor = createActor(logic, { input, ...actorPlacement(options, id, process.kind) });
+  for (const advisor of advisors) runner.addAdvisor(advisor, actor);
+  actor.subscribe({ next: () => runner.flush(), error: () => {} });
+  const end = new CrewRunEnd({
+    id,
+    crew,
+    process: process.kind,
+    restore,
+    scope,
+    clock,
+    runnerOptions,
+    keeper,
+    supervisor,
+    summaryActor: actorPlacement(options, id, 'summary'),
+    startedAt: clock.now(),
+  });
+  const done = runToEnd<CrewOutput>(end.runParts(actor, runner, options.signal));
+  return { id, events$: hub.events$, actor, result: done };
+}
+
+/** Refuses bad inputs and configuration before any call; the run's inputs and plan. */
+function checkKickoff(
+  crew: RunnableCrew,
+  process: CrewProcess,
+  options: RunOptions,
+): { inputs: Record<string, unknown>; plan: CrewPlan } {
   const inputs = checkInputs('Crew kickoff', options.inputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);
@@ -132,28 +171,73 @@ export function startCrewRun(
   const plan = planCrew(crew, inputs);
   process.validate(plan);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
-
   if (options.executionId !== undefined) checkRunId('Crew kickoff', 'executionId', options.executionId);
-  const id = options.executionId ?? globalThis.crypto.randomUUID();
-  const clock = toClock(options.clock);
-  const recorder = new RunRecorder();
-  const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
+  return { inputs, plan };
+}
+
+/**
+ * Where a run's `kind` of actor sits: a child of `parent`, else its own system (with `inspect`). A
+ * child's id becomes the type of the done event its parent gets: keep it free of the run id.
+ */
+function actorPlacement(options: RunOptions, id: string, kind: string): ActorPlacement {
+  const system =
+    options.parent !== undefined
+      ? { parent: options.parent }
+      : options.inspect === undefined
+        ? {}
+        : { inspect: options.inspect };
+  return { id: options.parent === undefined ? `${kind}:${id}` : kind, ...system };
+}
+
+/** What the run's keeper is wired to. */
+interface KeeperWiring {
+  id: string;
+  hub: EventHub;
+  clock: Clock;
+  inputs: Record<string, unknown>;
+}
+
+/** The keeper of a run with a store (the option's, else the crew's): it claims, renews and writes the run. */
+function crewKeeper(
+  crew: RunnableCrew,
+  options: RunOptions,
+  restore: RunRestore | undefined,
+  { id, hub, clock, inputs }: KeeperWiring,
+): CrewKeeper | undefined {
   const store = options.store ?? crew.store;
-  const keeper =
-    store === undefined
-      ? undefined
-      : new CrewKeeper(restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock), {
-          crew: crew.name,
-          hub,
-          policy: storeErrorPolicy(crew, options),
-          inputs,
-          claimed: restore?.owner !== undefined,
-        });
+  return store === undefined
+    ? undefined
+    : new CrewKeeper(restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock), {
+        crew: crew.name,
+        hub,
+        policy: storeErrorPolicy(crew, options),
+        inputs,
+        claimed: restore?.owner !== undefined,
+      });
+}
+
+/** What the run's task runner is wired to. */
+interface RunnerWiring {
+  keeper: CrewKeeper | undefined;
+  restore: RunRestore | undefined;
+  recorder: RunRecorder;
+  gate: CallGate;
+}
+
+/**
+ * The options of the run's task runner: its store writes (a settled task, unless a resume restored
+ * it), restored results, gate, stream, executor and memory.
+ */
+function taskRunnerOptions(
+  crew: RunnableCrew,
+  processKind: string,
+  options: RunOptions,
+  { keeper, restore, recorder, gate }: RunnerWiring,
+): TaskRunnerOptions {
   const restored = restore?.results ?? NOTHING_RESTORED;
-  const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
   // A resumed run's restored results are stored already; a replay (a new run) stores them again.
   const storesAgain = (nodeId: string) => !restored.has(nodeId) || restore?.replayOf !== undefined;
-  const runnerOptions: TaskRunnerOptions = {
+  return {
     store:
       keeper &&
       ((record, spec) =>
@@ -162,7 +246,7 @@ export function startCrewRun(
               storedTaskResult(
                 record,
                 { description: spec.description, prompt: promptOf(spec), context: spec.context },
-                { crew: crew.name, process: process.kind },
+                { crew: crew.name, process: processKind },
               ),
             )
           : Promise.resolve()),
@@ -179,92 +263,6 @@ export function startCrewRun(
             ),
           ),
   };
-  const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
-  const reached = restore?.reached ?? NOTHING_REACHED;
-  const scope = createCrewScope({ plan, runner, recorder, hub, crew, restored, reached, gate });
-  const { logic, input, summarize, dispose, advisors = [] } = process.supervisor(scope);
-  // A child's id becomes the type of the done event its parent gets: keep it free of the run id.
-  const actorId = (kind: string) => (options.parent === undefined ? `${kind}:${id}` : kind);
-  const system =
-    options.parent !== undefined
-      ? { parent: options.parent }
-      : options.inspect === undefined
-        ? {}
-        : { inspect: options.inspect };
-  const actor = createActor(logic, { input, id: actorId(process.kind), ...system });
-  for (const advisor of advisors) runner.addAdvisor(advisor, actor);
-  actor.subscribe({ next: () => runner.flush(), error: () => {} });
-  const startedAt = clock.now();
-  const result = (output: SupervisorOutput, aborted: boolean) => {
-    const out = buildCrewOutput(recorder, summarize(output), {
-      executionId: id,
-      process: process.kind,
-      totalTimeMs: clock.now() - startedAt,
-      // The crew's own task object, else a task of the same name (a copy, a plain `{ name }`).
-      nodeIdOf: (task) =>
-        crew.nodeIdOf(task as Task) ??
-        (task.name !== undefined && plan.byNodeId.has(task.name) ? task.name : undefined),
-      aborted,
-      ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
-    });
-    if (restore !== undefined) out.metadata.restored = [...restored.keys()];
-    if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
-    return out;
-  };
-
-  let summaryStage: { dispose(): void } | undefined;
-  /** After a run whose supervisor ended well and completed some task: its summary node's stage. */
-  const summaryEpilogue = (output: unknown): RunStage | undefined => {
-    const node = crew.summary;
-    const completed = recorder.settled.flatMap((r) => r.output ?? []);
-    if (node === undefined || (output as SupervisorOutput).error !== undefined || completed.length === 0) {
-      return undefined;
-    }
-    // The summarizer is the crew's own agent, in no worker's registry: it runs here.
-    const summaryRunner = createTaskRunner(hub, recorder, clock, { ...runnerOptions, executor: undefined });
-    const stage = summarySupervisor(
-      node,
-      { runner: summaryRunner, recorder, hub, crew, restored, reached, gate },
-      summaryContext(completed),
-      plan.inputs,
-      { id: actorId('summary'), ...system },
-    );
-    summaryStage = stage;
-    return { supervisor: stage.actor, runner: summaryRunner };
-  };
-
-  const done = runToEnd<CrewOutput>({
-    supervisor: actor,
-    hub,
-    runner,
-    signal: options.signal,
-    nodes: plan.tasks.length,
-    process: process.kind,
-    complete(output) {
-      const finished = output as SupervisorOutput;
-      if (finished.error !== undefined) throw finished.error;
-      const out = result(finished, false);
-      return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
-    },
-    ...(keeper === undefined
-      ? {}
-      : {
-          ready: keeper.ready(),
-          halted: keeper.halted,
-          finish: (out: CrewOutput) => keeper.finish(out, startedAt),
-          // An aborted run is kept as such, with what it got to: `resume` goes on with it.
-          keepAborted: (out: CrewOutput) => keeper.finish(out, startedAt, true).catch(() => {}),
-        }),
-    partial: (output) => result((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
-    release() {
-      dispose();
-      summaryStage?.dispose();
-      keeper?.end();
-    },
-    ...(crew.summary === undefined ? {} : { epilogue: summaryEpilogue }),
-  });
-
-  return { id, events$: hub.events$, actor, result: done };
 }
 
 /** The lease of a run: the option's, else the crew's, else the default. */

@@ -8,14 +8,14 @@ import {
 } from '../../actors/task-attempt.js';
 import { InvalidStateError } from '../../errors.js';
 import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
-import type { StatecrewEvent, TaskOutput } from '../../types.js';
+import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
 import type { EventHub } from '../engine/event-hub.js';
-import { LifecycleRunner } from '../engine/lifecycle-runner.js';
-import { waitTurn } from '../engine/rate-limit.js';
+import { LifecycleRunner, type LifecycleRunnerHooks, type NodeWorker } from '../engine/lifecycle-runner.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
+import { attemptHooks } from './attempt-hooks.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { RunMemory } from './memory.js';
 
@@ -61,157 +61,142 @@ export function createTaskRunner(
   clock: Clock,
   options: TaskRunnerOptions = {},
 ): TaskRunner {
-  const { store, restored } = options;
-  const stored = (nodeId: string, spec: TaskRunSpec) => {
-    const record = recorder.nodes.get(nodeId);
-    if (store !== undefined && record !== undefined) runner.hold(store(record, spec));
-  };
+  const work = new TaskRunWork(hub, recorder, attemptHooks(hub, recorder, clock, options), options);
+  const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(work, clock, hub.runId);
+  work.runner = runner;
+  return runner;
+}
+
+/**
+ * What a crew's task runs plug into their runner: their attempts, and each lifecycle transition turned
+ * into records, store writes and events. The one place that holds a runner's state across its runs
+ * (the guardrail feedback); its methods run per task, so they allocate nothing they need not.
+ */
+class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
+  readonly #hub: EventHub;
+  readonly #recorder: RunRecorder;
+  readonly #hooks: AttemptHooks;
+  readonly #store: SettledTaskWriter | undefined;
+  readonly #restored: ReadonlyMap<string, StoredTaskResult> | undefined;
   /** Why each run's last attempt was rejected by a guardrail: its next attempt is told. */
-  const feedback = new Map<string, string>();
-  const withFeedback = (spec: TaskRunSpec): TaskRunSpec => {
-    const reason = feedback.get(spec.nodeId);
-    return reason === undefined ? spec : { ...spec, feedback: reason };
-  };
+  readonly #feedback = new Map<string, string>();
+  /** The runner these runs belong to, which holds their store writes: set right after it is created. */
+  runner: TaskRunner | undefined;
+
+  constructor(hub: EventHub, recorder: RunRecorder, hooks: AttemptHooks, options: TaskRunnerOptions) {
+    this.#hub = hub;
+    this.#recorder = recorder;
+    this.#hooks = hooks;
+    this.#store = options.store;
+    this.#restored = options.restored;
+  }
+
+  workerOf(spec: TaskRunSpec): NodeWorker {
+    return { key: spec.agent, name: spec.agent.role };
+  }
+
   /** One attempt: the task's work — or, for a task whose completed result the store kept, that result. */
-  const attempt = (spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> => {
-    const result = restored?.get(spec.nodeId);
+  attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+    const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
-      const outcome = runTaskAttempt(withFeedback(spec), attemptNo, signal, hooks);
-      return store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
+      const outcome = runTaskAttempt(this.#withFeedback(spec), attemptNo, signal, this.#hooks);
+      return this.#store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
     }
     // Its stored output, without asking the model again.
     const output: TaskRunValue = { raw: result.raw ?? '' };
     if (result.structured !== undefined) output.structured = result.structured;
-    return Promise.resolve({ ok: true, output, finishedAt: hub.now() });
-  };
-  const { beforeCall, priceOf } = options.gate ?? {};
-  const hooks: AttemptHooks = {
-    now: hub.now,
-    ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
-    ...(options.stream === true ? { stream: true } : {}),
-    ...(priceOf === undefined ? {} : { priceOf }),
-    ...(options.memory === undefined
-      ? {}
-      : {
-          memoryFor: (nodeId: string, attempt: number) =>
-            (options.memory as RunMemory).forAttempt((usage, durationMs) =>
-              hooks.onModelCall(nodeId, attempt, usage, durationMs),
-            ),
-        }),
-    ...(options.executor === undefined
-      ? {}
-      : {
-          executor: options.executor,
-          runId: hub.runId,
-          onWorker: (nodeId: string, worker: string) => recorder.worker(nodeId, worker),
-        }),
-    waitTurn(agent, signal) {
-      const turns: Promise<void>[] = [];
-      if (agent.maxRpm !== undefined)
-        turns.push(waitTurn(agent.rateKey ?? agent, agent.maxRpm, clock, signal));
-      const { llm } = agent;
-      if (typeof llm === 'object' && llm.maxRpm !== undefined)
-        turns.push(waitTurn(llm, llm.maxRpm, clock, signal));
-      return Promise.all(turns).then(() => {});
-    },
-    onDelta(nodeId, attempt, delta) {
-      if (hub.observed) {
-        hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
-      }
-    },
-    onModelCall(nodeId, attempt, usage, durationMs, failure) {
-      recorder.modelCall(nodeId, usage);
-      if (!hub.observed) return;
-      const event: StatecrewEvent = {
-        type: 'model.call',
+    return Promise.resolve({ ok: true, output, finishedAt: this.#hub.now() });
+  }
+
+  publish(emitted: LifecycleEmitted, spec: TaskRunSpec | undefined): void {
+    switch (emitted.type) {
+      case 'node.ready':
+        // Nothing records readiness: the event exists for listeners only.
+        if (this.#hub.observed)
+          this.#hub.publish({
+            type: 'node.ready',
+            runId: this.#hub.runId,
+            at: this.#hub.now(),
+            nodeId: emitted.nodeId,
+          });
+        return;
+      case 'node.started':
+        if (spec !== undefined) this.#started(emitted, spec);
+        return;
+      case 'node.completed':
+        if (spec !== undefined) this.#completed(emitted, spec);
+        return;
+      case 'node.failed':
+        this.#failed(emitted, spec);
+        return;
+      default:
+        this.#hub.emit(emitted);
+    }
+  }
+
+  #started(emitted: Emitted<'node.started'>, spec: TaskRunSpec): void {
+    const hub = this.#hub;
+    const at = hub.now();
+    this.#recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
+    if (hub.observed) {
+      const { nodeId, attempt } = emitted;
+      const { name, agent } = spec;
+      hub.publish({
+        type: 'node.started',
         runId: hub.runId,
-        at: hub.now(),
+        at,
         nodeId,
         attempt,
-        usage,
-        durationMs,
-      };
-      if (failure !== undefined) event.error = failure.message;
-      if (failure?.code !== undefined) event.code = failure.code;
-      hub.publish(event);
-    },
-    onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
-  };
-  const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(
-    {
-      workerOf: (spec) => ({ key: spec.agent, name: spec.agent.role }),
-      attempt,
-      publish(emitted, spec) {
-        switch (emitted.type) {
-          case 'node.ready':
-            // Nothing records readiness: the event exists for listeners only.
-            if (hub.observed)
-              hub.publish({ type: 'node.ready', runId: hub.runId, at: hub.now(), nodeId: emitted.nodeId });
-            return;
-          case 'node.started': {
-            if (spec === undefined) return;
-            const at = hub.now();
-            recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
-            if (hub.observed) {
-              const { nodeId, attempt } = emitted;
-              const { name, agent } = spec;
-              hub.publish({
-                type: 'node.started',
-                runId: hub.runId,
-                at,
-                nodeId,
-                attempt,
-                name,
-                agent: agent.role,
-                prompt: promptOf(spec),
-                context: spec.context,
-              });
-            }
-            return;
-          }
-          case 'node.completed': {
-            if (spec === undefined) return;
-            const output = taskOutput(spec, emitted.output as TaskRunValue);
-            recorder.completed(emitted.nodeId, output, emitted.durationMs);
-            const result = restored?.get(emitted.nodeId);
-            if (result !== undefined) recorder.restored(emitted.nodeId, result);
-            if (store !== undefined) stored(emitted.nodeId, spec);
-            if (hub.observed) {
-              const { nodeId, attempts, durationMs } = emitted;
-              const at = hub.now();
-              hub.publish({
-                type: 'node.completed',
-                runId: hub.runId,
-                at,
-                nodeId,
-                attempts,
-                durationMs,
-                output,
-              });
-            }
-            return;
-          }
-          case 'node.failed':
-            // A rejected output (a guardrail's reason, the schema's issues) is told to the next attempt.
-            if (emitted.willRetry && emitted.error.code === 'guardrail_rejected') {
-              const reason = (emitted.error.details as { reason?: unknown } | undefined)?.reason;
-              feedback.set(emitted.nodeId, typeof reason === 'string' ? reason : emitted.error.message);
-            } else if (emitted.willRetry && emitted.error.code === 'output_invalid') {
-              feedback.set(emitted.nodeId, emitted.error.message);
-            } else feedback.delete(emitted.nodeId);
-            hub.emit(failedEvent(emitted));
-            if (store !== undefined && spec !== undefined && !emitted.willRetry) stored(emitted.nodeId, spec);
-            return;
-          default:
-            hub.emit(emitted);
-        }
-      },
-    },
-    clock,
-    hub.runId,
-  );
-  return runner;
+        name,
+        agent: agent.role,
+        prompt: promptOf(spec),
+        context: spec.context,
+      });
+    }
+  }
+
+  #completed(emitted: Emitted<'node.completed'>, spec: TaskRunSpec): void {
+    const hub = this.#hub;
+    const output = taskOutput(spec, emitted.output as TaskRunValue);
+    this.#recorder.completed(emitted.nodeId, output, emitted.durationMs);
+    const result = this.#restored?.get(emitted.nodeId);
+    if (result !== undefined) this.#recorder.restored(emitted.nodeId, result);
+    if (this.#store !== undefined) this.#stored(emitted.nodeId, spec);
+    if (hub.observed) {
+      const { nodeId, attempts, durationMs } = emitted;
+      const at = hub.now();
+      hub.publish({ type: 'node.completed', runId: hub.runId, at, nodeId, attempts, durationMs, output });
+    }
+  }
+
+  #failed(emitted: Emitted<'node.failed'>, spec: TaskRunSpec | undefined): void {
+    // A rejected output (a guardrail's reason, the schema's issues) is told to the next attempt.
+    if (emitted.willRetry && emitted.error.code === 'guardrail_rejected') {
+      const reason = (emitted.error.details as { reason?: unknown } | undefined)?.reason;
+      this.#feedback.set(emitted.nodeId, typeof reason === 'string' ? reason : emitted.error.message);
+    } else if (emitted.willRetry && emitted.error.code === 'output_invalid') {
+      this.#feedback.set(emitted.nodeId, emitted.error.message);
+    } else this.#feedback.delete(emitted.nodeId);
+    this.#hub.emit(failedEvent(emitted));
+    if (this.#store !== undefined && spec !== undefined && !emitted.willRetry)
+      this.#stored(emitted.nodeId, spec);
+  }
+
+  /** The spec an attempt runs with: told why the run's last attempt was rejected, if it was. */
+  #withFeedback(spec: TaskRunSpec): TaskRunSpec {
+    const reason = this.#feedback.get(spec.nodeId);
+    return reason === undefined ? spec : { ...spec, feedback: reason };
+  }
+
+  /** Writes a run that settled for good; the runner starts nothing more until the write lands. */
+  #stored(nodeId: string, spec: TaskRunSpec): void {
+    const record = this.#recorder.nodes.get(nodeId);
+    if (this.#store !== undefined && record !== undefined) this.runner?.hold(this.#store(record, spec));
+  }
 }
+
+/** One kind of lifecycle transition. */
+type Emitted<K extends LifecycleEmitted['type']> = Extract<LifecycleEmitted, { type: K }>;
 
 /**
  * An attempt's outcome as a run with a store can keep it: a structured output no store can keep (a
@@ -251,7 +236,7 @@ function taskOutput(spec: TaskRunSpec, value: TaskRunValue): TaskOutput {
 }
 
 /** A lifecycle's `node.failed` as a run event: the failure's message, code, retry flag and details. */
-export function failedEvent(emitted: Extract<LifecycleEmitted, { type: 'node.failed' }>) {
+export function failedEvent(emitted: Emitted<'node.failed'>) {
   const { error, ...rest } = emitted;
   return {
     ...rest,

@@ -53,102 +53,156 @@ export interface RunStage {
  * awaits reports its failure as `run.failed`, never as an unhandled rejection.
  */
 export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
-  const { supervisor, hub, runner, signal } = parts;
-  let started = false;
-  /** The stage in progress: the supervisor, then the epilogue's. */
-  let current: RunStage = { supervisor, runner };
-  const result = new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const end = () => {
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      hub.complete();
-      runner.dispose();
-      if (current.runner !== runner) current.runner.dispose();
-      parts.release();
-    };
-    const stop = () => {
-      if (started && current.supervisor.getSnapshot().status === 'active')
-        current.supervisor.send({ type: 'ABORT', runs: current.runner.takeAll() });
-    };
-    const fail = (error: unknown) => {
-      if (settled) return;
-      stop();
-      hub.emit({
-        type: 'run.failed',
-        error: describeThrown(error),
-        ...(error instanceof StatecrewError ? { code: error.code } : {}),
-      });
-      end();
-      reject(error);
-    };
-    /** Set once the signal aborted: the run ends as aborted, whatever its supervisor does next. */
-    let aborting = false;
-    const onAbort = () => {
-      if (settled || aborting) return;
-      aborting = true;
-      stop();
-      const output: unknown = started ? supervisor.getSnapshot().output : undefined;
-      const partial = parts.partial(output);
-      const error = new RunAbortedError(hub.runId, signal?.reason, partial);
-      const kept = parts.keepAborted?.(partial);
-      if (kept === undefined) fail(error);
-      else
-        kept.then(
-          () => fail(error),
-          () => fail(error),
-        );
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    parts.halted?.catch(fail);
-
-    // The supervisor may end while the runner still records runs it blocked: the result waits for them.
-    const ended = toPromise(supervisor).then(async (output: unknown) => {
-      await runner.whenIdle();
-      const stage = settled || aborting ? undefined : parts.epilogue?.(output);
-      if (stage !== undefined) {
-        current = stage;
-        stage.supervisor.start();
-        await toPromise(stage.supervisor);
-        await stage.runner.whenIdle();
-      }
-      return output;
-    });
-    ended.then(
-      async (output: unknown) => {
-        if (settled || aborting) return;
-        let completed: { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
-        try {
-          completed = parts.complete(output);
-          await parts.finish?.(completed.result);
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        if (settled || aborting) return;
-        hub.emit({ type: 'run.completed', status: completed.status, totalTimeMs: completed.totalTimeMs });
-        end();
-        resolve(completed.result);
-      },
-      (error: unknown) => {
-        if (!aborting) fail(error);
-      },
-    );
-
-    const begin = () => {
-      if (settled || aborting) return;
-      if (signal?.aborted) {
-        onAbort();
-        return;
-      }
-      hub.emit({ type: 'run.started', process: parts.process, nodes: parts.nodes });
-      started = true;
-      supervisor.start();
-      if (parts.startEvent !== undefined) supervisor.send(parts.startEvent);
-    };
-    if (parts.ready === undefined) queueMicrotask(begin);
-    else parts.ready.then(begin, fail);
-  });
+  const result = new Promise<T>((resolve, reject) => new RunDriver(parts, resolve, reject).drive());
   result.catch(() => {});
   return result;
+}
+
+/** What `complete` makes of a supervisor's output. */
+type Completed<T> = ReturnType<RunParts<T>['complete']>;
+
+/**
+ * One run driven to its end: the one place that holds where it got to (started, aborting, settled,
+ * the stage in progress) and the settling of its result.
+ */
+class RunDriver<T> {
+  readonly #parts: RunParts<T>;
+  readonly #resolve: (result: T) => void;
+  readonly #reject: (error: unknown) => void;
+  /** The signal's listener, kept to be removed when the run ends. */
+  readonly #onAbort = () => this.#abort();
+  #started = false;
+  /** Set once the signal aborted: the run ends as aborted, whatever its supervisor does next. */
+  #aborting = false;
+  #settled = false;
+  /** The stage in progress: the supervisor, then the epilogue's. */
+  #current: RunStage;
+
+  constructor(parts: RunParts<T>, resolve: (result: T) => void, reject: (error: unknown) => void) {
+    this.#parts = parts;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#current = { supervisor: parts.supervisor, runner: parts.runner };
+  }
+
+  /** Listens for the abort, the halt and the supervisor's end; begins once the run is ready. */
+  drive(): void {
+    const parts = this.#parts;
+    parts.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    parts.halted?.catch((error: unknown) => this.#fail(error));
+    toPromise(parts.supervisor)
+      .then((output: unknown) => this.#runEpilogue(output))
+      .then(
+        (output: unknown) => this.#complete(output),
+        (error: unknown) => {
+          if (!this.#aborting) this.#fail(error);
+        },
+      );
+    if (parts.ready === undefined) queueMicrotask(() => this.#begin());
+    else
+      parts.ready.then(
+        () => this.#begin(),
+        (error: unknown) => this.#fail(error),
+      );
+  }
+
+  /** Starts the supervisor (`run.started`), unless the run already ended or its signal aborted. */
+  #begin(): void {
+    if (this.#settled || this.#aborting) return;
+    const { signal, supervisor, startEvent } = this.#parts;
+    if (signal?.aborted) {
+      this.#abort();
+      return;
+    }
+    this.#parts.hub.emit({ type: 'run.started', process: this.#parts.process, nodes: this.#parts.nodes });
+    this.#started = true;
+    supervisor.start();
+    if (startEvent !== undefined) supervisor.send(startEvent);
+  }
+
+  /**
+   * Once the supervisor ended: waits for the runs its runner still records (runs it blocked), then
+   * runs the epilogue's stage, if any, to its end.
+   */
+  async #runEpilogue(output: unknown): Promise<unknown> {
+    await this.#parts.runner.whenIdle();
+    const stage = this.#settled || this.#aborting ? undefined : this.#parts.epilogue?.(output);
+    if (stage !== undefined) {
+      this.#current = stage;
+      stage.supervisor.start();
+      await toPromise(stage.supervisor);
+      await stage.runner.whenIdle();
+    }
+    return output;
+  }
+
+  /** Resolves with the result of the supervisor's output (`run.completed`), once it is finished. */
+  async #complete(output: unknown): Promise<void> {
+    if (this.#settled || this.#aborting) return;
+    let completed: Completed<T>;
+    try {
+      completed = this.#parts.complete(output);
+      await this.#parts.finish?.(completed.result);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (this.#settled || this.#aborting) return;
+    this.#parts.hub.emit({
+      type: 'run.completed',
+      status: completed.status,
+      totalTimeMs: completed.totalTimeMs,
+    });
+    this.#end();
+    this.#resolve(completed.result);
+  }
+
+  /** The signal aborted: keeps the partial result (if the run is kept), then fails with `RunAbortedError`. */
+  #abort(): void {
+    if (this.#settled || this.#aborting) return;
+    this.#aborting = true;
+    this.#stop();
+    const parts = this.#parts;
+    const output: unknown = this.#started ? parts.supervisor.getSnapshot().output : undefined;
+    const partial = parts.partial(output);
+    const error = new RunAbortedError(parts.hub.runId, parts.signal?.reason, partial);
+    const kept = parts.keepAborted?.(partial);
+    if (kept === undefined) this.#fail(error);
+    else
+      kept.then(
+        () => this.#fail(error),
+        () => this.#fail(error),
+      );
+  }
+
+  /** Ends the run with `run.failed` and rejects with `error` (the first failure wins). */
+  #fail(error: unknown): void {
+    if (this.#settled) return;
+    this.#stop();
+    this.#parts.hub.emit({
+      type: 'run.failed',
+      error: describeThrown(error),
+      ...(error instanceof StatecrewError ? { code: error.code } : {}),
+    });
+    this.#end();
+    this.#reject(error);
+  }
+
+  /** Stops the stage in progress, handing its live runs over to its supervisor (`ABORT`). */
+  #stop(): void {
+    const current = this.#current;
+    if (this.#started && current.supervisor.getSnapshot().status === 'active')
+      current.supervisor.send({ type: 'ABORT', runs: current.runner.takeAll() });
+  }
+
+  /** Settles the run: stops listening, completes the event stream, disposes of its runners, releases it. */
+  #end(): void {
+    const { signal, hub, runner } = this.#parts;
+    this.#settled = true;
+    signal?.removeEventListener('abort', this.#onAbort);
+    hub.complete();
+    runner.dispose();
+    if (this.#current.runner !== runner) this.#current.runner.dispose();
+    this.#parts.release();
+  }
 }

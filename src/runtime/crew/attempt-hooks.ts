@@ -1,0 +1,77 @@
+import type { AttemptAgent, AttemptHooks } from '../../actors/task-attempt.js';
+import type { StatecrewEvent } from '../../types.js';
+import type { Clock } from '../engine/clock.js';
+import type { EventHub } from '../engine/event-hub.js';
+import { waitTurn } from '../engine/rate-limit.js';
+import type { RunRecorder } from '../engine/recorder.js';
+import type { RunMemory } from './memory.js';
+import type { TaskRunnerOptions } from './task-runner.js';
+
+/**
+ * Where one crew run's task attempts report: model calls and deltas to `recorder` and `hub` (events
+ * built only when someone listens), tool calls to `hub`; rate limits wait on `clock`. Built once per
+ * runner: an optional hook is present only when its option is set, as `runTaskAttempt` tests for it.
+ */
+export function attemptHooks(
+  hub: EventHub,
+  recorder: RunRecorder,
+  clock: Clock,
+  options: TaskRunnerOptions,
+): AttemptHooks {
+  const { beforeCall, priceOf } = options.gate ?? {};
+  const hooks: AttemptHooks = {
+    now: hub.now,
+    ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
+    ...(options.stream === true ? { stream: true } : {}),
+    ...(priceOf === undefined ? {} : { priceOf }),
+    ...(options.memory === undefined
+      ? {}
+      : {
+          memoryFor: (nodeId: string, attempt: number) =>
+            (options.memory as RunMemory).forAttempt((usage, durationMs) =>
+              hooks.onModelCall(nodeId, attempt, usage, durationMs),
+            ),
+        }),
+    ...(options.executor === undefined
+      ? {}
+      : {
+          executor: options.executor,
+          runId: hub.runId,
+          onWorker: (nodeId: string, worker: string) => recorder.worker(nodeId, worker),
+        }),
+    waitTurn: (agent, signal) => agentTurn(agent, clock, signal),
+    onDelta(nodeId, attempt, delta) {
+      if (hub.observed) {
+        hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
+      }
+    },
+    onModelCall(nodeId, attempt, usage, durationMs, failure) {
+      recorder.modelCall(nodeId, usage);
+      if (!hub.observed) return;
+      const event: StatecrewEvent = {
+        type: 'model.call',
+        runId: hub.runId,
+        at: hub.now(),
+        nodeId,
+        attempt,
+        usage,
+        durationMs,
+      };
+      if (failure !== undefined) event.error = failure.message;
+      if (failure?.code !== undefined) event.code = failure.code;
+      hub.publish(event);
+    },
+    onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
+  };
+  return hooks;
+}
+
+/** Resolves when `agent`'s next model call may start: its own `maxRpm`, then its model's. */
+function agentTurn(agent: AttemptAgent, clock: Clock, signal: AbortSignal): Promise<void> {
+  const turns: Promise<void>[] = [];
+  if (agent.maxRpm !== undefined) turns.push(waitTurn(agent.rateKey ?? agent, agent.maxRpm, clock, signal));
+  const { llm } = agent;
+  if (typeof llm === 'object' && llm.maxRpm !== undefined)
+    turns.push(waitTurn(llm, llm.maxRpm, clock, signal));
+  return Promise.all(turns).then(() => {});
+}

@@ -1,0 +1,133 @@
+import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
+import type { CrewOutput } from '../../types.js';
+import type { Clock } from '../engine/clock.js';
+import type { RunParts, RunStage } from '../engine/run-to-end.js';
+import type { SupervisorOutput, SupervisorSetup } from '../process.js';
+import type { CrewKeeper } from './crew-keeper.js';
+import type { RunnableCrew, RunRestore } from './crew-run.js';
+import type { CrewScopeParts } from './crew-scope.js';
+import { buildCrewOutput } from './result.js';
+import { SUMMARY_NODE, summaryContext, summarySupervisor } from './summary.js';
+import type { Task } from './task.js';
+import { createTaskRunner, type TaskRunner, type TaskRunnerOptions } from './task-runner.js';
+
+/** Where a run's actor sits: its id, and its parent or inspector. */
+export interface ActorPlacement {
+  id: string;
+  parent?: AnyActorRef;
+  inspect?: NonNullable<ActorOptions<AnyActorLogic>['inspect']>;
+}
+
+/** What the end of a crew run is made of: the wired run, and the setup of its supervisor. */
+export interface CrewRunEndParts {
+  id: string;
+  crew: RunnableCrew;
+  /** The process's kind (`metadata.process`, `run.started`). */
+  process: string;
+  restore: RunRestore | undefined;
+  /** The run's scope as its supervisor got it: the summary stage works in the same. */
+  scope: CrewScopeParts;
+  clock: Clock;
+  /** The options of the run's task runner: the summary's runner takes them too. */
+  runnerOptions: TaskRunnerOptions;
+  keeper: CrewKeeper | undefined;
+  supervisor: SupervisorSetup;
+  /** Where the summary stage's actor sits. */
+  summaryActor: ActorPlacement;
+  /** When the run started, for `totalTimeMs`. */
+  startedAt: number;
+}
+
+/**
+ * How one crew run ends: its result from its supervisor's output, its summary stage, its store's last
+ * writes, and what it releases. The one place that holds the summary stage once it started.
+ */
+export class CrewRunEnd {
+  readonly #parts: CrewRunEndParts;
+  #summaryStage: { dispose(): void } | undefined;
+
+  constructor(parts: CrewRunEndParts) {
+    this.#parts = parts;
+  }
+
+  /** What `runToEnd` drives: `actor` and its `runner`, with this run's result, store and summary. */
+  runParts(actor: AnyActorRef, runner: TaskRunner, signal: AbortSignal | undefined): RunParts<CrewOutput> {
+    const { crew, keeper, startedAt, scope } = this.#parts;
+    return {
+      supervisor: actor,
+      hub: scope.hub,
+      runner,
+      signal,
+      nodes: scope.plan.tasks.length,
+      process: this.#parts.process,
+      complete: (output) => {
+        const finished = output as SupervisorOutput;
+        if (finished.error !== undefined) throw finished.error;
+        const out = this.output(finished, false);
+        return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
+      },
+      ...(keeper === undefined
+        ? {}
+        : {
+            ready: keeper.ready(),
+            halted: keeper.halted,
+            finish: (out: CrewOutput) => keeper.finish(out, startedAt),
+            // An aborted run is kept as such, with what it got to: `resume` goes on with it.
+            keepAborted: (out: CrewOutput) => keeper.finish(out, startedAt, true).catch(() => {}),
+          }),
+      partial: (output) =>
+        this.output((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
+      release: () => this.#release(),
+      ...(crew.summary === undefined ? {} : { epilogue: (output: unknown) => this.#summaryEpilogue(output) }),
+    };
+  }
+
+  /** The result contract from the supervisor's output (`aborted`: the partial result of an aborted run). */
+  output(output: SupervisorOutput, aborted: boolean): CrewOutput {
+    const { crew, restore, scope, clock } = this.#parts;
+    const { plan } = scope;
+    const out = buildCrewOutput(scope.recorder, this.#parts.supervisor.summarize(output), {
+      executionId: this.#parts.id,
+      process: this.#parts.process,
+      totalTimeMs: clock.now() - this.#parts.startedAt,
+      // The crew's own task object, else a task of the same name (a copy, a plain `{ name }`).
+      nodeIdOf: (task) =>
+        crew.nodeIdOf(task as Task) ??
+        (task.name !== undefined && plan.byNodeId.has(task.name) ? task.name : undefined),
+      aborted,
+      ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
+    });
+    if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
+    if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
+    return out;
+  }
+
+  /** After a run whose supervisor ended well and completed some task: its summary node's stage. */
+  #summaryEpilogue(output: unknown): RunStage | undefined {
+    const { crew, scope, clock, runnerOptions } = this.#parts;
+    const { recorder, hub, restored, reached, gate } = scope;
+    const node = crew.summary;
+    const completed = recorder.settled.flatMap((r) => r.output ?? []);
+    if (node === undefined || (output as SupervisorOutput).error !== undefined || completed.length === 0) {
+      return undefined;
+    }
+    // The summarizer is the crew's own agent, in no worker's registry: it runs here.
+    const summaryRunner = createTaskRunner(hub, recorder, clock, { ...runnerOptions, executor: undefined });
+    const stage = summarySupervisor(
+      node,
+      { runner: summaryRunner, recorder, hub, crew, restored, reached, gate },
+      summaryContext(completed),
+      scope.plan.inputs,
+      this.#parts.summaryActor,
+    );
+    this.#summaryStage = stage;
+    return { supervisor: stage.actor, runner: summaryRunner };
+  }
+
+  /** Forgets the run's handlers: its supervisor's, its summary stage's, its keeper's. */
+  #release(): void {
+    this.#parts.supervisor.dispose();
+    this.#summaryStage?.dispose();
+    this.#parts.keeper?.end();
+  }
+}
