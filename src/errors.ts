@@ -47,6 +47,7 @@ export type StatecrewErrorCode =
   | 'store_closed'
   | 'store_required'
   | 'store_unavailable'
+  | 'step_timeout'
   | 'task_timeout'
   | 'unknown_agent'
   | 'unknown_command_target'
@@ -530,6 +531,15 @@ export class TaskTimeoutError extends StatecrewError<'task_timeout'> {
   constructor(task: string, timeoutMs: number) {
     super('task_timeout', `Task "${task}" did not finish within ${timeoutMs} ms`, {
       details: { task, timeoutMs },
+    });
+  }
+}
+
+/** A flow step's attempt did not finish within its `timeoutMs` (retryable: a step's `retries` apply). */
+export class StepTimeoutError extends StatecrewError<'step_timeout'> {
+  constructor(step: string, timeoutMs: number) {
+    super('step_timeout', `Step "${step}" did not finish within ${timeoutMs} ms`, {
+      details: { step, timeoutMs },
     });
   }
 }

@@ -57,6 +57,7 @@ export {
   StatecrewError,
   type StatecrewErrorCode,
   type StatecrewErrorOptions,
+  StepTimeoutError,
   StoreClosedError,
   StoreRequiredError,
   StoreUnavailableError,
@@ -134,6 +135,7 @@ export type {
   RouterOptions,
   StepContext,
   StepFn,
+  StepOptions,
 } from './runtime/flow/definition.js';
 export {
   createFlow,

@@ -314,8 +314,12 @@ export type StatecrewEvent = EventBase &
         name: string;
         nodeId: string;
         run: number;
-        status: 'started' | 'completed' | 'failed';
+        /** `retrying`: an attempt failed and the step runs again after `delayMs` (its attempt `attempt`). */
+        status: 'started' | 'retrying' | 'completed' | 'failed';
         output?: unknown;
+        /** On `retrying`: the attempt about to start, from 2, and the wait before it. */
+        attempt?: number;
+        delayMs?: number;
         error?: string;
         code?: string;
         /** On a failed step: whether a retry could mend the failure. */

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { AbortEvent, NodeSettledEvent, RunKeyed } from './settled.js';
+import { type AbortEvent, type NodeSettledEvent, type RunKeyed, willRetry } from './settled.js';
 
 /** What the flow supervisor is built from: the flow's name and its steps in definition order. */
 export interface FlowMachineDefinition {
@@ -24,7 +24,8 @@ export type FlowEvent = NodeSettledEvent | AbortEvent | { type: 'START' };
 
 /**
  * Builds the supervisor of a flow: on `START` it runs round after round — `startRound` starts the
- * round's step runs, each settles (`recordDone`, `recordFailed`), and once `roundSettled`, `advance`
+ * round's step runs, each settles (`recordDone`, `recordFailed`; an attempt that will be tried again
+ * asks `retryNode`), and once `roundSettled`, `advance`
  * decides the next round from what the round emitted — until a round is empty (`done`) or a step
  * failed (`failed`). The round bookkeeping is the runtime's (it grows with the flow, and a snapshot
  * copy per event would make a run quadratic); it provides these actions and the `roundSettled`,
@@ -42,6 +43,7 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
       startRound: (_, _params: { round: number }) => {},
       recordDone: (_, _params: { nodeId: string }) => {},
       recordFailed: (_, _params: { nodeId: string }) => {},
+      retryNode: (_, _params: { nodeId: string }) => {},
       advance: (_, _params: { round: number }) => {},
       stopRuns: enqueueActions(({ event, enqueue }) => {
         if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
@@ -51,6 +53,7 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
       roundSettled: () => true,
       hasFailed: () => false,
       hasRound: () => false,
+      willRetry,
     },
   }).createMachine({
     id: definition.name,
@@ -70,12 +73,19 @@ export function createFlowMachine(definition: FlowMachineDefinition) {
               { type: 'recordDone', params: ({ event }) => ({ nodeId: event.nodeId }) },
             ],
           },
-          'NODE.FAILED': {
-            actions: [
-              stopChild(({ event }) => event.run),
-              { type: 'recordFailed', params: ({ event }) => ({ nodeId: event.nodeId }) },
-            ],
-          },
+          'NODE.FAILED': [
+            // An attempt failed and the step has retries left: the same run tries again.
+            {
+              guard: 'willRetry',
+              actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
+            },
+            {
+              actions: [
+                stopChild(({ event }) => event.run),
+                { type: 'recordFailed', params: ({ event }) => ({ nodeId: event.nodeId }) },
+              ],
+            },
+          ],
           'xstate.error.actor.*': {
             target: 'crashed',
             actions: assign({ error: ({ event }) => event.error }),

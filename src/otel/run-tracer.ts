@@ -185,6 +185,11 @@ export class RunTracer {
       run.steps.set(event.nodeId, { ...start(), name: event.name });
       return;
     }
+    if (event.status === 'retrying') {
+      const attempt = { attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0 };
+      run.steps.get(event.nodeId)?.span.addEvent('retry', attempt, toHrTime(event.at));
+      return;
+    }
     // A step refused before it started (`max_runs`) is a span of no length.
     const step = run.steps.get(event.nodeId) ?? start();
     run.steps.delete(event.nodeId);

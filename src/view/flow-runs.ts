@@ -82,6 +82,11 @@ function eventRuns(events: readonly StatecrewEvent[]): Map<string, ViewRun[]> {
       else list[at] = run;
       if (event.status === 'started') continue;
     }
+    if (event.status === 'retrying') {
+      run.attempts = event.attempt ?? (run.attempts ?? 1) + 1;
+      run.retries = run.attempts - 1;
+      continue;
+    }
     run.status = event.status === 'completed' ? 'completed' : 'failed';
     run.durationMs = Math.max(0, event.at - (run.startedAt ?? event.at));
     if (event.status === 'completed') setValue(run, event.output);

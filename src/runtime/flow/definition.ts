@@ -34,8 +34,24 @@ export type StepFn<S> = (context: StepContext<S>) => unknown;
 /** A router's body: returns one of its route labels. */
 export type RouterFn<S, R extends string> = (context: StepContext<S>) => R | Promise<R>;
 
+/**
+ * How a step's body is tried: again after a failure, and for how long. A retry follows the task retry
+ * rules (a non-retryable `StatecrewError`, an error with `isRetryable === false` or an HTTP-like 4xx
+ * other than 408, 409 and 429 is not retried; `retry-after` wins over the backoff). Each attempt of a
+ * step with retries works on its own copy of the state, taken when the attempt starts; what it changed
+ * lands when it completes, so a failed attempt leaves nothing half done.
+ */
+export interface StepOptions {
+  /** Attempts after the first when one fails. @default 0 */
+  retries?: number | undefined;
+  /** Wait before the first retry, in ms (doubled per attempt, jittered, capped at 30 s). @default 500 */
+  retryDelayMs?: number | undefined;
+  /** Time limit of each attempt, in ms on the run's clock: the step's `signal` aborts (`step_timeout`). */
+  timeoutMs?: number | undefined;
+}
+
 /** Options of a listening step. */
-export interface ListenOptions {
+export interface ListenOptions extends StepOptions {
   /** Runs allowed in one flow run; each new emission of the trigger fires it again. @default 1 (later emissions ignored) */
   maxRuns?: number | undefined;
 }
@@ -57,6 +73,10 @@ export interface StepDefinition<S> {
   routes: readonly string[] | undefined;
   /** undefined: runs once, later emissions ignored; k: runs up to k times, a (k+1)-th firing fails the run. */
   maxRuns: number | undefined;
+  /** Attempts after the first (0: none), the wait before the first retry, and each attempt's time limit. */
+  retries: number;
+  retryDelayMs: number;
+  timeoutMs: number | undefined;
   run: StepFn<S>;
   /** What a human step asks (a human step only). */
   prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;

@@ -73,8 +73,11 @@ export function wireFlowRun<S>(
     hub,
     clock,
     forced: kickoff.forced,
-    contextFor: (spec, signal, self) =>
-      stepContext(spec, signal, self, { state, inputs, hub, clock, results, outputs }),
+    state,
+    contextFor: (spec, signal, self, draft) => {
+      const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs };
+      return stepContext(spec, signal, self, run);
+    },
     checkState: (spec, output) => {
       checkState(definition.state, state, spec.step.name);
       keeper?.encodeStep(spec.nodeId, spec.step.name, output);

@@ -23,6 +23,7 @@ import type {
   StateSource,
   StepDefinition,
   StepFn,
+  StepOptions,
 } from './definition.js';
 import { leaseMsOf } from './flow-kickoff.js';
 import { claimFlowRun, forkInputs, type HumanAnswerInput, storedRunOf, storeFor } from './flow-resume.js';
@@ -32,6 +33,7 @@ import { loadSnapshot } from './flow-store.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
+import { PLAIN_STEP, type StepSettings, stepSettings } from './step-options.js';
 import { createFlowSupervisor, type FlowSupervisor } from './supervisor.js';
 import { namesIn, type Trigger } from './triggers.js';
 
@@ -71,14 +73,16 @@ export class Flow<S> {
     this.leaseMs = leaseMs;
   }
 
-  /** Adds a step that runs first, in round 1. */
-  start(name: string, fn: StepFn<WithId<S>>): this {
-    return this.#add(name, 'start', undefined, fn, undefined, undefined);
+  /** Adds a step that runs first, in round 1; `retries`, `retryDelayMs` and `timeoutMs` say how it is tried. */
+  start(name: string, fn: StepFn<WithId<S>>, options?: StepOptions): this {
+    const settings = stepSettings(this.#where(name), 'start', options);
+    return this.#add(name, 'start', undefined, fn, undefined, settings);
   }
 
   /** Adds a step that runs when `trigger` is satisfied; `maxRuns` lets it run again on new emissions. */
-  listen(name: string, trigger: Trigger, fn: StepFn<WithId<S>>, options: ListenOptions = {}): this {
-    return this.#add(name, 'listen', trigger, fn, undefined, options.maxRuns);
+  listen(name: string, trigger: Trigger, fn: StepFn<WithId<S>>, options?: ListenOptions): this {
+    const settings = stepSettings(this.#where(name), 'listen', options);
+    return this.#add(name, 'listen', trigger, fn, undefined, settings);
   }
 
   /** Adds a step that returns one of its `routes`; the label is emitted after the router's name. */
@@ -90,7 +94,8 @@ export class Flow<S> {
   ): this {
     const routes = (options as Partial<RouterOptions<R>> | undefined)?.routes;
     if (!Array.isArray(routes) || routes.length === 0) throw new MissingRoutesError(this.name, name);
-    return this.#add(name, 'router', trigger, fn, routes, options.maxRuns);
+    const settings = stepSettings(this.#where(name), 'router', options);
+    return this.#add(name, 'router', trigger, fn, routes, settings);
   }
 
   /**
@@ -118,7 +123,7 @@ export class Flow<S> {
     const answered = () => {
       throw new InternalError('Flow.human', `Human step "${name}" is answered through resume`);
     };
-    this.#add(name, 'human', trigger, answered, routes, undefined);
+    this.#add(name, 'human', trigger, answered, routes, PLAIN_STEP);
     const step = this.#steps.at(-1) as StepDefinition<WithId<S>>;
     step.prompt = prompt as StepDefinition<WithId<S>>['prompt'];
     return this;
@@ -239,9 +244,9 @@ export class Flow<S> {
     trigger: Trigger | undefined,
     fn: unknown,
     routes: readonly string[] | undefined,
-    maxRuns: number | undefined,
+    settings: StepSettings,
   ): this {
-    const where = `Flow "${this.name}" step "${String(name)}"`;
+    const where = this.#where(name);
     requiredText(`Flow "${this.name}"`, 'step name', name);
     if (typeof fn !== 'function') throw new InvalidOptionError(where, 'fn', 'a function', fn);
     if (this.#stepNames.has(name)) throw new DuplicateStepError(this.name, name);
@@ -250,12 +255,6 @@ export class Flow<S> {
     if (trigger !== undefined) {
       checkTrigger(where, trigger);
       if (namesIn(trigger).has(name)) throw new SelfTriggerError(this.name, name);
-    }
-    if (
-      maxRuns !== undefined &&
-      !(maxRuns === Number.POSITIVE_INFINITY || (Number.isInteger(maxRuns) && maxRuns >= 1))
-    ) {
-      throw new InvalidOptionError(where, 'maxRuns', 'an integer ≥ 1 or Infinity', maxRuns);
     }
     for (const label of routes ?? []) {
       requiredText(where, 'route label', label);
@@ -273,10 +272,15 @@ export class Flow<S> {
       kind,
       trigger,
       routes,
-      maxRuns,
+      ...settings,
       run: fn as StepFn<WithId<S>>,
     });
     return this;
+  }
+
+  /** How errors name step `name` of this flow. */
+  #where(name: unknown): string {
+    return `Flow "${this.name}" step "${String(name)}"`;
   }
 }
 

@@ -139,6 +139,10 @@ class FlowRoundDriver<S> implements RoundDriver {
     this.#parts.onStepSettled?.(undefined);
   }
 
+  retryNode(nodeId: string): void {
+    this.#parts.runner.retry(nodeId);
+  }
+
   advance(round: number): void {
     const { steps, emitted } = roundRecord(
       this.#inRound,
@@ -192,7 +196,8 @@ class FlowRoundDriver<S> implements RoundDriver {
     const runnable = step.kind === 'human' ? this.#answered(step, entry.run, nodeId, payload, round) : step;
     if (runnable === undefined) return;
     this.#pending += 1;
-    const spec = { nodeId, maxAttempts: 1, retryDelayMs: 0, step: runnable, run: entry.run };
+    const { retries, retryDelayMs } = runnable;
+    const spec = { nodeId, maxAttempts: retries + 1, retryDelayMs, step: runnable, run: entry.run };
     this.#parts.runner.start({ ...spec, payload }, self);
   }
 

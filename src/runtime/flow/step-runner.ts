@@ -1,4 +1,5 @@
 import type { AnyActorRef } from 'xstate';
+import { toFailure } from '../../actors/failure.js';
 import { runFlowStep } from '../../actors/flow-step.js';
 import type { LifecycleEmitted } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
@@ -8,6 +9,8 @@ import type { EventHub } from '../engine/event-hub.js';
 import { LifecycleRunner, type NodeRunSpec } from '../engine/lifecycle-runner.js';
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedRouter } from './forced-routes.js';
+import { StateDraft } from './state-draft.js';
+import { StepTimeLimit } from './step-time-limit.js';
 
 /** One run of a flow step: which step, which of its runs, and the payload that triggered it. */
 export interface StepRunSpec<S> extends NodeRunSpec {
@@ -21,8 +24,10 @@ export interface StepRunnerParts<S> {
   hub: EventHub;
   clock: Clock;
   forced: ReadonlyMap<string, ForcedRoutes[string]>;
-  /** The context a step run's body gets. */
-  contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): StepContext<S>;
+  /** The run's state: an attempt of a step with retries works on a copy of it (`StateDraft`). */
+  state: object;
+  /** The context a step run's body gets, with `draft` as its state when the attempt has one. */
+  contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef, draft?: object): StepContext<S>;
   /**
    * Checks what a step run left — the state (a schema's `invalid_state`) and its output — before it
    * counts as completed; throwing fails the step.
@@ -54,7 +59,12 @@ function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunS
   switch (emitted.type) {
     case 'node.started':
       hub.emit({ ...emitted, name: step, agent: '', step });
-      hub.emit({ ...base, status: 'started' });
+      // A retry is the same step run going on: `flow.step` said `retrying` already.
+      if (emitted.attempt === 1) hub.emit({ ...base, status: 'started' });
+      return;
+    case 'node.retrying':
+      hub.emit({ ...emitted, step });
+      hub.emit({ ...base, status: 'retrying', attempt: emitted.attempt, delayMs: emitted.delayMs });
       return;
     case 'node.completed':
       hub.emit({
@@ -72,6 +82,7 @@ function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunS
     case 'node.failed': {
       const failed = failedEvent(emitted);
       hub.emit({ ...failed, step });
+      if (emitted.willRetry) return; // the step run goes on: `node.retrying` follows
       const { error, code, retryable, details } = failed;
       hub.emit({
         ...base,
@@ -90,6 +101,44 @@ function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunS
 
 const STEPS = Symbol('steps');
 
+/**
+ * One attempt of a step run: under its time limit when the step has one, on its own copy of the state
+ * when the step has retries (what it changed lands only when it completes and passes its checks).
+ */
+async function attemptStep<S>(
+  parts: StepRunnerParts<S>,
+  spec: StepRunSpec<S>,
+  step: StepDefinition<S>,
+  signal: AbortSignal,
+  self: AnyActorRef,
+) {
+  const { timeoutMs, retries, name } = spec.step;
+  const limit = timeoutMs === undefined ? undefined : new StepTimeLimit(parts.clock, signal, name, timeoutMs);
+  try {
+    const draft = retries > 0 ? new StateDraft(parts.state, name) : undefined;
+    const context = parts.contextFor(spec, limit?.signal ?? signal, self, draft?.state);
+    const body =
+      limit === undefined ? step : { ...step, run: (c: StepContext<S>) => limit.race(step.run(c)) };
+    return await runFlowStep(body, context, signal, {
+      now: parts.hub.now,
+      check: (output) => {
+        draft?.land();
+        try {
+          parts.checkState(spec, output);
+        } catch (error) {
+          draft?.undo();
+          throw error;
+        }
+      },
+    });
+  } catch (error) {
+    signal.throwIfAborted();
+    return { ok: false as const, error: toFailure(error), finishedAt: parts.hub.now() };
+  } finally {
+    limit?.end();
+  }
+}
+
 /** The runner of a flow run's step runs: each a lifecycle actor whose work is the step's body. */
 export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<StepRunSpec<S>> {
   const { hub, forced } = parts;
@@ -103,10 +152,7 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
           spec.step.kind === 'router' && forced.has(spec.step.name)
             ? forcedRouter(spec.step, forced, spec.run)
             : spec.step;
-        return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
-          now: hub.now,
-          check: (output) => parts.checkState(spec, output),
-        });
+        return attemptStep(parts, spec, step, signal, self);
       },
       publish(emitted, spec) {
         if (spec !== undefined) publishStep(hub, emitted, spec);

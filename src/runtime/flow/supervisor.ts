@@ -7,6 +7,8 @@ export interface FlowHandlers {
   startRound(round: number, self: AnyActorRef): void;
   recordDone(nodeId: string): void;
   recordFailed(): void;
+  /** Tries a failed attempt of step run `nodeId` again, after its backoff. */
+  retryNode(nodeId: string): void;
   advance(round: number): void;
   roundSettled(): boolean;
   hasFailed(): boolean;
@@ -27,6 +29,7 @@ export function createFlowSupervisor(definition: { name: string; steps: readonly
       startRound: ({ context, self }, { round }) => flowRuns.get(context.run).startRound(round, self),
       recordDone: ({ context }, { nodeId }) => flowRuns.get(context.run).recordDone(nodeId),
       recordFailed: ({ context }) => flowRuns.get(context.run).recordFailed(),
+      retryNode: ({ context }, { nodeId }) => flowRuns.get(context.run).retryNode(nodeId),
       advance: ({ context }, { round }) => flowRuns.get(context.run).advance(round),
     },
     guards: {
