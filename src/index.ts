@@ -123,6 +123,7 @@ export {
   type Runner,
   type RunnerOptions,
 } from './runtime/durable/runner.js';
+export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';

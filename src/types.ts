@@ -343,6 +343,8 @@ export type StatecrewEvent = EventBase &
     | { type: 'run.recovered'; kind: 'flow' | 'crew'; name: string; previousOwner: string | null }
     /** A runner leaves a stuck run alone: it holds no definition of that name (said once per run). */
     | { type: 'run.skipped'; kind: 'flow' | 'crew'; name: string; reason: string }
+    /** A runner started a scheduled flow run for the schedule's tick (epoch ms). */
+    | { type: 'run.scheduled'; kind: 'flow'; name: string; schedule: string; tick: number }
   );
 
 /** The `type` of every event. */

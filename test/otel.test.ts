@@ -364,6 +364,28 @@ describe('traceRun', () => {
     });
   });
 
+  it('traces a retried step as one span with a retry event per retry', async () => {
+    const { tracer, spans } = memoryTracer();
+    let calls = 0;
+    const flow = createFlow({ name: 'charge', initialState: {} }).start(
+      'charge',
+      () => {
+        calls += 1;
+        if (calls === 1) throw Object.assign(new Error('busy'), { status: 503 });
+        return 'paid';
+      },
+      { retries: 1, retryDelayMs: 0 },
+    );
+    const run = flow.run({ clock: tickingClock() });
+    const traced = traceRun(run, { tracer, name: flow.name });
+    expect((await run.result).status).toBe('completed');
+    await traced.done;
+    const [step, ...more] = named(spans(), 'step charge');
+    expect(more).toEqual([]);
+    expect(step?.status.code).not.toBe(ERROR);
+    expect(step?.events.map((e) => [e.name, e.attributes])).toEqual([['retry', { attempt: 2, delayMs: 0 }]]);
+  });
+
   it('ends the spans of an aborted run’s task runs with the run, failed as aborted', async () => {
     const { tracer, spans } = memoryTracer();
     const gate = gatedModel();

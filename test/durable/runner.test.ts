@@ -75,8 +75,8 @@ describe('createRunner', () => {
     const runner = createRunner({ store, flows: [chainFlow(store, freshLog())] });
     const events: StatecrewEvent[] = [];
     runner.events$.subscribe((event) => events.push(event));
-    expect(await runner.recover()).toEqual({ resumed: [], skipped: ['x1'], failed: [] });
-    expect(await runner.recover()).toEqual({ resumed: [], skipped: ['x1'], failed: [] });
+    expect(await runner.recover()).toEqual({ resumed: [], started: [], skipped: ['x1'], failed: [] });
+    expect(await runner.recover()).toEqual({ resumed: [], started: [], skipped: ['x1'], failed: [] });
     expect(events).toEqual([
       expect.objectContaining({ type: 'run.skipped', runId: 'x1', kind: 'flow', name: 'elsewhere' }),
     ]);
@@ -126,6 +126,32 @@ for (const [kind, provide] of storeKinds()) {
         expect(['t1', 't2', 't3', 't4', 't5', 't6'].map((t) => runs.get(`${t} on AI`))).toEqual([
           1, 1, 2, 1, 1, 1,
         ]);
+      } finally {
+        await provided.cleanup();
+      }
+    }, 90_000);
+
+    it('start a scheduled tick once from two runner processes on one store', async () => {
+      const provided = provide();
+      const log = freshLog();
+      const monday = Date.UTC(2026, 0, 5, 8, 0, 0);
+      try {
+        const runners = await Promise.all([Child.start(provided.spec, log), Child.start(provided.spec, log)]);
+        try {
+          const pass = async (at: number) => {
+            const replies = await Promise.all(runners.map((r) => r.send({ op: 'schedule', at })));
+            const reports = replies.map((r: Reply) => r.report as { started: string[]; failed: unknown[] });
+            expect(reports.flatMap((r) => r.failed)).toEqual([]);
+            return reports.flatMap((r) => r.started);
+          };
+          expect(await pass(monday)).toEqual([]); // first seen at 08:00: no catch-up
+          expect(await pass(monday + 3_600_000 + 1_000)).toEqual(['chain@2026-01-05T09:00:00.000Z']);
+          expect(await pass(monday + 3_600_000 + 2_000)).toEqual([]);
+        } finally {
+          await Promise.all(runners.map((r) => r.close()));
+        }
+        const runs = countRuns(log);
+        expect(['s1', 's6'].map((s) => runs.get(`${s} daily`))).toEqual([1, 1]);
       } finally {
         await provided.cleanup();
       }

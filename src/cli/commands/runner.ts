@@ -1,5 +1,7 @@
+import { InvalidOptionError } from '../../errors.js';
 import type { Crew } from '../../runtime/crew/crew.js';
 import { createRunner } from '../../runtime/durable/runner.js';
+import type { FlowSchedule } from '../../runtime/durable/schedules.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import { SqliteStore } from '../../stores/sqlite.js';
 import type { StatecrewEvent } from '../../types.js';
@@ -21,6 +23,8 @@ function eventLine(event: StatecrewEvent): string | undefined {
       return `recovered ${event.kind} "${event.name}" run ${event.runId}${event.previousOwner === null ? '' : ` (its owner ${event.previousOwner} is gone)`}`;
     case 'run.skipped':
       return `left ${event.kind} run ${event.runId} alone: ${event.reason}`;
+    case 'run.scheduled':
+      return `started flow "${event.name}" run ${event.runId} (schedule ${event.schedule})`;
     case 'run.completed':
       return event.step === undefined ? `run ${event.runId} ${event.status}` : undefined;
     case 'run.failed':
@@ -43,13 +47,17 @@ export async function runnerCommand(file: string, options: RunnerCommandOptions,
   const crews = Object.values(module).filter((v): v is Crew => isCrew(v));
   const opened = options.store === undefined ? undefined : await openStore(options.store);
   const store = opened ?? [...flows, ...crews].find((d) => d.store !== undefined)?.store ?? new SqliteStore();
-  const runner = createRunner({ store, flows, crews, pollMs });
+  const schedules = schedulesOf(module);
+  const runner = createRunner({ store, flows, crews, pollMs, schedules });
   runner.events$.subscribe((event) => {
     const line = eventLine(event);
     if (line !== undefined) io.stdout.write(`${line}\n`);
   });
   const names = [...flows, ...crews].map((d) => d.name).join(', ') || '(none)';
-  io.stdout.write(`runner on ${store.kind} store for ${names}: looking for stuck runs every ${pollMs} ms\n`);
+  const timed = schedules.length === 0 ? '' : `, ${schedules.length} schedule(s)`;
+  io.stdout.write(
+    `runner on ${store.kind} store for ${names}${timed}: looking for stuck runs every ${pollMs} ms\n`,
+  );
   const first = runner.recover().catch((error: unknown) => {
     io.stderr.write(errorLine(error, false));
   });
@@ -62,4 +70,19 @@ export async function runnerCommand(file: string, options: RunnerCommandOptions,
   await runner.close();
   await store.close();
   return 0;
+}
+
+/** The schedules a module exports as `schedules` (an array of `FlowSchedule`), if any. */
+function schedulesOf(module: Record<string, unknown>): FlowSchedule[] {
+  const { schedules } = module;
+  if (schedules === undefined) return [];
+  if (!Array.isArray(schedules)) {
+    throw new InvalidOptionError(
+      'statecrew runner',
+      'schedules',
+      'an exported array of schedules',
+      schedules,
+    );
+  }
+  return schedules as FlowSchedule[];
 }

@@ -5,6 +5,13 @@ import type { StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { optionalInteger } from '../engine/validate.js';
 import { leaseIsLive } from './identity.js';
+import {
+  checkSchedules,
+  type FlowSchedule,
+  firstSeen,
+  type Schedule,
+  type ScheduledKickoff,
+} from './schedules.js';
 
 /** What a runner passes to the `resume` of a run it recovers. */
 export interface RecoveryOptions {
@@ -14,10 +21,12 @@ export interface RecoveryOptions {
   onRun(run: { events$: Observable<StatecrewEvent> }): void;
 }
 
-/** What a runner needs of a flow (any `Flow`, whatever its state): its name, and `resume`. */
+/** What a runner needs of a flow (any `Flow`, whatever its state): its name, `resume`, and `kickoff` for schedules. */
 export interface RecoverableFlow {
   readonly name: string;
   resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
+  /** Starts a run: what a schedule's tick does (a flow without it cannot be scheduled). */
+  kickoff?(options: ScheduledKickoff): Promise<unknown>;
 }
 
 /** What a runner needs of a crew (any `Crew`): its name, and `resume`. */
@@ -40,12 +49,20 @@ export interface RunnerOptions {
   pollMs?: number | undefined;
   /** The lease of the runs it resumes, in ms. @default each definition's own, else 15000 */
   leaseMs?: number | undefined;
+  /**
+   * Flows it starts on a cron schedule: each tick once across every runner on the store (the run id
+   * is the schedule's name and the tick), ticks counted from when a runner first saw the schedule.
+   * @default []
+   */
+  schedules?: readonly FlowSchedule[] | undefined;
 }
 
 /** What one pass of a runner did. */
 export interface RecoveryReport {
   /** The runs it resumed, each settled or paused by the time the pass resolved. */
   resumed: string[];
+  /** The scheduled runs it started (each settled or paused by then too). */
+  started: string[];
   /** Stuck runs it left alone: no definition of their name, or another runner took them first. */
   skipped: string[];
   /** Runs whose resume failed, with why. */
@@ -63,7 +80,10 @@ export interface Runner {
 }
 
 type Definition = { kind: 'flow'; flow: RecoverableFlow } | { kind: 'crew'; crew: RecoverableCrew };
-type Outcome = { id: string } & ({ kind: 'resumed' | 'skipped' } | { kind: 'failed'; error: unknown });
+type Outcome = { id: string } & (
+  | { kind: 'resumed' | 'started' | 'skipped' }
+  | { kind: 'failed'; error: unknown }
+);
 
 /**
  * Starts a runner over `store`: every `pollMs` it finds the stored runs that are `running` while
@@ -83,7 +103,15 @@ export function createRunner(options: RunnerOptions): Runner {
   checkStore('createRunner', options.store);
   optionalInteger('createRunner', 'pollMs', options.pollMs, 1);
   optionalInteger('createRunner', 'leaseMs', options.leaseMs, 10);
-  const runner = new StuckRunRunner(options, definitionsByName(options), toClock(options.clock));
+  const definitions = definitionsByName(options);
+  const schedules = checkSchedules(options.schedules, new Set((options.flows ?? []).map((f) => f.name)));
+  for (const schedule of schedules) {
+    const flow = definitions.get(key('flow', schedule.flow));
+    if (flow?.kind === 'flow' && typeof flow.flow.kickoff !== 'function') {
+      throw new InvalidOptionError('createRunner', 'schedules', 'flows that have kickoff', schedule.flow);
+    }
+  }
+  const runner = new StuckRunRunner(options, definitions, toClock(options.clock), schedules);
   runner.poll();
   return runner;
 }
@@ -93,9 +121,17 @@ class StuckRunRunner implements Runner {
   readonly #events = new Subject<StatecrewEvent>();
   /** Runs this runner resumed that have not settled yet, by id. */
   readonly #running = new Map<string, Promise<Outcome>>();
+  /** Passes under way. */
+  readonly #passes = new Set<Promise<unknown>>();
   /** Runs reported as left alone, so each is reported once. */
   readonly #reported = new Set<string>();
   readonly #pollMs: number;
+  /** When each schedule was first seen on the store, by schedule name (read once). */
+  readonly #since = new Map<string, Promise<number>>();
+  /** The scheduled run ids this runner already started or found started. */
+  readonly #ticks = new Set<string>();
+  /** When this runner started, on its clock: a schedule with `catchUp: 'none'` starts no tick before. */
+  readonly #startedAt: number;
   #closed = false;
   #timer: unknown;
   readonly events$: Observable<StatecrewEvent> = this.#events.asObservable();
@@ -104,27 +140,39 @@ class StuckRunRunner implements Runner {
     private readonly options: RunnerOptions,
     private readonly definitions: Map<string, Definition>,
     private readonly clock: Clock,
+    private readonly schedules: readonly Schedule[] = [],
   ) {
     this.#pollMs = options.pollMs ?? 5000;
+    this.#startedAt = clock.now();
   }
 
   async recover(): Promise<RecoveryReport> {
-    const outcomes = await Promise.all(await this.#startPass());
+    const outcomes = await Promise.all(await this.#pass());
     return report(outcomes);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    // A pass under way registers what it starts; then every run it or an earlier pass started settles.
+    await Promise.allSettled([...this.#passes]);
     await Promise.allSettled([...this.#running.values()]);
     this.#events.complete();
+  }
+
+  /** One pass, known to `close` while it is under way. */
+  #pass(): Promise<Promise<Outcome>[]> {
+    const pass = this.#startPass();
+    this.#passes.add(pass);
+    void pass.finally(() => this.#passes.delete(pass)).catch(() => {});
+    return pass;
   }
 
   /** Schedules the next pass on the runner's clock (a timer that keeps no process alive). */
   poll(): void {
     this.#timer = this.clock.setTimeout(() => {
       if (this.#closed) return;
-      this.#startPass().then(
+      this.#pass().then(
         () => this.poll(),
         () => this.poll(),
       );
@@ -149,7 +197,44 @@ class StuckRunRunner implements Runner {
       this.#running.set(head.id, outcome);
       started.push(outcome);
     }
+    for (const schedule of this.schedules) {
+      const tick = await this.#startTick(schedule, now);
+      if (tick !== undefined) started.push(tick.outcome);
+    }
     return started;
+  }
+
+  /** Starts the run of `schedule`'s due tick, unless this or another runner did; its outcome to come. */
+  async #startTick(schedule: Schedule, now: number): Promise<{ outcome: Promise<Outcome> } | undefined> {
+    const { store, leaseMs } = this.options;
+    let since = this.#since.get(schedule.name);
+    if (since === undefined) {
+      since = firstSeen(store, schedule, now);
+      this.#since.set(schedule.name, since);
+    }
+    const tick = schedule.dueTick(now, await since, this.#startedAt);
+    if (tick === undefined || this.#closed) return undefined;
+    const id = schedule.runId(tick);
+    if (this.#ticks.has(id)) return undefined;
+    this.#ticks.add(id);
+    const flow = (this.definitions.get(key('flow', schedule.flow)) as { flow: RecoverableFlow }).flow;
+    const kickoff = flow.kickoff as NonNullable<RecoverableFlow['kickoff']>;
+    const inputs = { ...schedule.inputs, id };
+    const run = kickoff
+      .call(flow, { inputs, store, clock: this.clock, ...(leaseMs === undefined ? {} : { leaseMs }) })
+      .then(
+        (): Outcome => ({ id, kind: 'started' }),
+        (error: unknown): Outcome =>
+          // Another runner started this tick first: nothing for this one to do.
+          error instanceof StatecrewError && error.code === 'flow_exists'
+            ? { id, kind: 'skipped' }
+            : { id, kind: 'failed', error },
+      );
+    const head = { id, kind: 'flow' as const, name: schedule.flow };
+    this.#emit(head, { type: 'run.scheduled', schedule: schedule.name, tick });
+    const outcome = run.finally(() => this.#running.delete(id));
+    this.#running.set(id, outcome);
+    return { outcome };
   }
 
   #reportSkipped(head: RunHead): void {
@@ -181,7 +266,7 @@ class StuckRunRunner implements Runner {
     }
   }
 
-  #emit(head: RunHead, event: Record<string, unknown>): void {
+  #emit(head: Pick<RunHead, 'id' | 'kind' | 'name'>, event: Record<string, unknown>): void {
     this.#events.next({
       runId: head.id,
       at: this.clock.now(),
@@ -209,7 +294,7 @@ function definitionsByName(options: RunnerOptions): Map<string, Definition> {
 }
 
 function report(outcomes: readonly Outcome[]): RecoveryReport {
-  const result: RecoveryReport = { resumed: [], skipped: [], failed: [] };
+  const result: RecoveryReport = { resumed: [], started: [], skipped: [], failed: [] };
   for (const outcome of outcomes) {
     if (outcome.kind === 'failed') {
       const { error } = outcome;

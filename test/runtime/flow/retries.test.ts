@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createFlow, MemoryStore, StatecrewError, type StatecrewEvent } from '../../../src/index.js';
 import { createManualClock } from '../../../src/testing.js';
+import { toFlowView } from '../../../src/view/index.js';
 
 /** An error a retry may mend, like a model provider's 503. */
 const unavailable = () => Object.assign(new Error('try later'), { status: 503 });
@@ -43,6 +44,9 @@ describe('flow step retries', () => {
     expect(events.find((e) => e.type === 'node.completed' && e.step === 'charge')).toMatchObject({
       attempts: 3,
     });
+    // The run view counts the attempts of the step's one run.
+    const charge = toFlowView(flow, { output: out, events }).nodes.find((n) => n.id === 'charge');
+    expect(charge?.runs).toMatchObject([{ status: 'completed', attempts: 3, retries: 2 }]);
   });
 
   it('fails the run as before once the retries are spent', async () => {
