@@ -128,8 +128,11 @@ class StuckRunRunner implements Runner {
   readonly #pollMs: number;
   /** When each schedule was first seen on the store, by schedule name (read once). */
   readonly #since = new Map<string, Promise<number>>();
-  /** The scheduled run ids this runner already started or found started. */
-  readonly #ticks = new Set<string>();
+  /**
+   * The run id of the last tick this runner started (or found started) per schedule: a pass only ever
+   * asks for the latest tick, so one id each is all it needs to remember.
+   */
+  readonly #lastTick = new Map<string, string>();
   /** When this runner started, on its clock: a schedule with `catchUp: 'none'` starts no tick before. */
   readonly #startedAt: number;
   #closed = false;
@@ -215,8 +218,8 @@ class StuckRunRunner implements Runner {
     const tick = schedule.dueTick(now, await since, this.#startedAt);
     if (tick === undefined || this.#closed) return undefined;
     const id = schedule.runId(tick);
-    if (this.#ticks.has(id)) return undefined;
-    this.#ticks.add(id);
+    if (this.#lastTick.get(schedule.name) === id) return undefined;
+    this.#lastTick.set(schedule.name, id);
     const flow = (this.definitions.get(key('flow', schedule.flow)) as { flow: RecoverableFlow }).flow;
     const kickoff = flow.kickoff as NonNullable<RecoverableFlow['kickoff']>;
     const inputs = { ...schedule.inputs, id };
