@@ -152,7 +152,14 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
           spec.step.kind === 'router' && forced.has(spec.step.name)
             ? forcedRouter(spec.step, forced, spec.run)
             : spec.step;
-        return attemptStep(parts, spec, step, signal, self);
+        if (spec.step.retries > 0 || spec.step.timeoutMs !== undefined) {
+          return attemptStep(parts, spec, step, signal, self);
+        }
+        // The common step: no copy of the state, no timer, no frame more than before.
+        return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
+          now: hub.now,
+          check: (output) => parts.checkState(spec, output),
+        });
       },
       publish(emitted, spec) {
         if (spec !== undefined) publishStep(hub, emitted, spec);
