@@ -15,6 +15,7 @@ import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from 
 import { type ConversationExecutor, type ConversationJob, failureOf } from './conversation-job.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
+import { withTimeLimit } from './time-limit.js';
 
 /** An agent as a task attempt needs it. */
 export interface AttemptAgent extends Speaker {
@@ -103,7 +104,9 @@ export function runTaskAttempt(
   }
   const run = (attemptSignal: AbortSignal) =>
     conversation(spec, attemptNo, attemptSignal, hooks).then((raw) => checked(spec, raw, attemptNo));
-  const work = spec.timeoutMs === undefined ? run(signal) : withTimeout(spec, spec.timeoutMs, signal, run);
+  const { timeoutMs } = spec;
+  const expired = () => new TaskTimeoutError(spec.name, timeoutMs as number);
+  const work = timeoutMs === undefined ? run(signal) : withTimeLimit(signal, timeoutMs, expired, run);
   return work.then((value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }), failed);
 }
 
@@ -248,34 +251,4 @@ function readVerdict(
     return { ok: false, reason: typeof given.reason === 'string' ? given.reason : 'no reason given' };
   }
   return { ok: false, reason: `the guardrail answered ${describeThrown(verdict)}, not a verdict` };
-}
-
-/**
- * Runs `run` under the attempt's time limit: with a signal of its own that aborts when the attempt's
- * `signal` does (with its reason) or when `timeoutMs` passes (with a `task_timeout`); the attempt
- * settles as soon as it aborts, even if the work ignores it. (Without a limit the work gets the
- * attempt's signal itself, aborted when the run is, and nothing is allocated on the hot path.)
- */
-async function withTimeout<T>(
-  spec: AttemptSpec,
-  timeoutMs: number,
-  signal: AbortSignal,
-  run: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  signal.throwIfAborted();
-  const controller = new AbortController();
-  const forward = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', forward, { once: true });
-  const timer = setTimeout(() => controller.abort(new TaskTimeoutError(spec.name, timeoutMs)), timeoutMs);
-  try {
-    return await Promise.race([
-      run(controller.signal),
-      new Promise<never>((_, reject) =>
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', forward);
-  }
 }

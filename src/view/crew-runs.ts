@@ -16,7 +16,7 @@ export interface CrewRunSource {
   events?: readonly StatecrewEvent[] | undefined;
 }
 
-/** What `crewView` can show: a run's result and events, or a stored run (`ExecutionDocument`). */
+/** What `toCrewView` can show: a run's result and events, or a stored run (`ExecutionDocument`). */
 export type CrewViewSource = CrewRunSource | ExecutionDocumentData;
 
 /** What a crew run tells about its nodes, from whichever source. */

@@ -162,10 +162,10 @@ function attachRuns(
  * const run = crew.run({ inputs: { topic: 'AI' } });
  * const events: StatecrewEvent[] = [];
  * run.events$.subscribe((e) => events.push(e));
- * const view = crewView(crew, { output: await run.result, events });
+ * const view = toCrewView(crew, { output: await run.result, events });
  * await writeRunView(view, 'out/run.html');
  */
-export function crewView(crew: Crew, source?: CrewViewSource): RunView {
+export function toCrewView(crew: Crew, source?: CrewViewSource): RunView {
   const shape = crew.processShape();
   const { nodes, edges } = crewGraph(crew, shape);
   const view: RunView = {

@@ -12,7 +12,7 @@ export interface FlowRunSource {
   events?: readonly StatecrewEvent[] | undefined;
 }
 
-/** What `flowView` can show: a run's result and events, or a stored run (`flow.getRun(id)`, a snapshot). */
+/** What `toFlowView` can show: a run's result and events, or a stored run (`flow.getRun(id)`, a snapshot). */
 export type FlowViewSource = FlowRunSource | FlowRunInfo | FlowSnapshot;
 
 /** What a flow run tells about its steps, from whichever source. */

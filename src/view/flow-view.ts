@@ -63,10 +63,10 @@ function totalsOf(facts: FlowRunFacts): ViewTotals {
  * const run = flow.run({ inputs: { amount: 250 } });
  * const events: StatecrewEvent[] = [];
  * run.events$.subscribe((e) => events.push(e));
- * const view = flowView(flow, { output: await run.result, events });
+ * const view = toFlowView(flow, { output: await run.result, events });
  * const html = renderRunView(view);
  */
-export function flowView(flow: FlowShape, source?: FlowViewSource): RunView {
+export function toFlowView(flow: FlowShape, source?: FlowViewSource): RunView {
   const { nodes, edges } = flowGraph(flow);
   const view: RunView = {
     kind: 'flow',

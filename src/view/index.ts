@@ -1,5 +1,5 @@
-import { crewView } from './crew-view.js';
-import { flowView } from './flow-view.js';
+import { toCrewView } from './crew-view.js';
+import { toFlowView } from './flow-view.js';
 
 export type { CrewRunSource, CrewViewSource } from './crew-runs.js';
 export type { FlowShape } from './flow-graph.js';
@@ -21,13 +21,8 @@ export {
 } from './model.js';
 export { writeRunView } from './write.js';
 
-/** A crew's run as a {@link RunView}: its picture, with what a run's result or stored record tells. */
-export const toCrewView: typeof crewView = crewView;
-/** A flow's run as a {@link RunView}: its picture, with what a run's result or stored record tells. */
-export const toFlowView: typeof flowView = flowView;
+export { toCrewView, toFlowView };
 /** @deprecated Renamed {@link toCrewView}; this name is removed in the next release. */
-const deprecatedCrewView: typeof crewView = crewView;
+export const crewView: typeof toCrewView = toCrewView;
 /** @deprecated Renamed {@link toFlowView}; this name is removed in the next release. */
-const deprecatedFlowView: typeof flowView = flowView;
-
-export { deprecatedCrewView as crewView, deprecatedFlowView as flowView };
+export const flowView: typeof toFlowView = toFlowView;

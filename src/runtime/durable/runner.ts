@@ -104,13 +104,15 @@ export function createRunner(options: RunnerOptions): Runner {
   optionalInteger('createRunner', 'pollMs', options.pollMs, 1);
   optionalInteger('createRunner', 'leaseMs', options.leaseMs, 10);
   const definitions = definitionsByName(options);
-  const schedules = checkSchedules(options.schedules, new Set((options.flows ?? []).map((f) => f.name)));
-  for (const schedule of schedules) {
-    const flow = definitions.get(key('flow', schedule.flow));
-    if (flow?.kind === 'flow' && typeof flow.flow.kickoff !== 'function') {
+  const flows = new Map((options.flows ?? []).map((flow) => [flow.name, flow]));
+  const schedules = checkSchedules(options.schedules, new Set(flows.keys())).map((schedule) => {
+    const flow = flows.get(schedule.flow) as RecoverableFlow;
+    if (typeof flow.kickoff !== 'function') {
       throw new InvalidOptionError('createRunner', 'schedules', 'flows that have kickoff', schedule.flow);
     }
-  }
+    const kickoff = flow.kickoff.bind(flow);
+    return { schedule, kickoff };
+  });
   const runner = new StuckRunRunner(options, definitions, toClock(options.clock), schedules);
   runner.poll();
   return runner;
@@ -126,13 +128,6 @@ class StuckRunRunner implements Runner {
   /** Runs reported as left alone, so each is reported once. */
   readonly #reported = new Set<string>();
   readonly #pollMs: number;
-  /** When each schedule was first seen on the store, by schedule name (read once). */
-  readonly #since = new Map<string, Promise<number>>();
-  /**
-   * The run id of the last tick this runner started (or found started) per schedule: a pass only ever
-   * asks for the latest tick, so one id each is all it needs to remember.
-   */
-  readonly #lastTick = new Map<string, string>();
   /** When this runner started, on its clock: a schedule with `catchUp: 'none'` starts no tick before. */
   readonly #startedAt: number;
   #closed = false;
@@ -143,7 +138,7 @@ class StuckRunRunner implements Runner {
     private readonly options: RunnerOptions,
     private readonly definitions: Map<string, Definition>,
     private readonly clock: Clock,
-    private readonly schedules: readonly Schedule[] = [],
+    private readonly schedules: readonly ScheduledFlow[] = [],
   ) {
     this.#pollMs = options.pollMs ?? 5000;
     this.#startedAt = clock.now();
@@ -208,23 +203,21 @@ class StuckRunRunner implements Runner {
   }
 
   /** Starts the run of `schedule`'s due tick, unless this or another runner did; its outcome to come. */
-  async #startTick(schedule: Schedule, now: number): Promise<{ outcome: Promise<Outcome> } | undefined> {
+  async #startTick(
+    scheduled: ScheduledFlow,
+    now: number,
+  ): Promise<{ outcome: Promise<Outcome> } | undefined> {
     const { store, leaseMs } = this.options;
-    let since = this.#since.get(schedule.name);
-    if (since === undefined) {
-      since = firstSeen(store, schedule, now);
-      this.#since.set(schedule.name, since);
-    }
-    const tick = schedule.dueTick(now, await since, this.#startedAt);
+    const { schedule } = scheduled;
+    scheduled.since ??= firstSeen(store, schedule, now);
+    const tick = schedule.dueTick(now, await scheduled.since, this.#startedAt);
     if (tick === undefined || this.#closed) return undefined;
     const id = schedule.runId(tick);
-    if (this.#lastTick.get(schedule.name) === id) return undefined;
-    this.#lastTick.set(schedule.name, id);
-    const flow = (this.definitions.get(key('flow', schedule.flow)) as { flow: RecoverableFlow }).flow;
-    const kickoff = flow.kickoff as NonNullable<RecoverableFlow['kickoff']>;
+    if (scheduled.lastTick === id) return undefined;
+    scheduled.lastTick = id;
     const inputs = { ...schedule.inputs, id };
-    const run = kickoff
-      .call(flow, { inputs, store, clock: this.clock, ...(leaseMs === undefined ? {} : { leaseMs }) })
+    const run = scheduled
+      .kickoff({ inputs, store, clock: this.clock, ...(leaseMs === undefined ? {} : { leaseMs }) })
       .then(
         (): Outcome => ({ id, kind: 'started' }),
         (error: unknown): Outcome =>
@@ -281,6 +274,16 @@ class StuckRunRunner implements Runner {
 }
 
 const key = (kind: RunKind, name: string) => `${kind}:${name}`;
+
+/** A schedule with the kickoff of its flow, and what this runner knows of it. */
+interface ScheduledFlow {
+  readonly schedule: Schedule;
+  readonly kickoff: NonNullable<RecoverableFlow['kickoff']>;
+  /** When it was first seen on the store (read once). */
+  since?: Promise<number>;
+  /** The run id of the last tick this runner started or found started: a pass only asks for the latest. */
+  lastTick?: string;
+}
 
 /** The definitions by kind and name; two of one kind and name are `invalid_option`. */
 function definitionsByName(options: RunnerOptions): Map<string, Definition> {

@@ -231,11 +231,11 @@ export class FlowRunWriter {
     this.#staged.set(RUN_KEY, { ...header, mark: this.#nextMark() } as unknown as JsonValue);
   }
 
-  /** Stages a completed step run, with the state it left and its time. */
+  /** Stages a completed step run (a record of the caller's making, given its mark here). */
   step(step: StoredStepRun): void {
-    const staged: StoredStepRun = { ...step, mark: this.#nextMark() };
-    this.#lastStep = staged;
-    this.#staged.set(`${STEP}${step.nodeId}`, staged as unknown as JsonValue);
+    step.mark = this.#nextMark();
+    this.#lastStep = step;
+    this.#staged.set(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
   }
 
   /** Stages a completed round (`n` from 1): on the step record staged with it, else as its own record. */

@@ -55,10 +55,5 @@ export function stepSettings(
   };
 }
 
-/** The settings of a step that takes no options (a human step): one attempt, no limit. */
-export const PLAIN_STEP: StepSettings = {
-  maxRuns: undefined,
-  retries: 0,
-  retryDelayMs: DEFAULT_STEP_RETRY_DELAY_MS,
-  timeoutMs: undefined,
-};
+/** The settings of a step that takes no options (a human step): the defaults — one attempt, no limit. */
+export const PLAIN_STEP: StepSettings = stepSettings('a step', 'start', undefined);

@@ -1,6 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import { toFailure } from '../../actors/failure.js';
 import { runFlowStep } from '../../actors/flow-step.js';
+import { withTimeLimit } from '../../actors/time-limit.js';
+import { StepTimeoutError } from '../../errors.js';
 import type { LifecycleEmitted } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { failedEvent } from '../crew/task-runner.js';
@@ -10,7 +12,6 @@ import { LifecycleRunner, type NodeRunSpec } from '../engine/lifecycle-runner.js
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedRouter } from './forced-routes.js';
 import { StateDraft } from './state-draft.js';
-import { StepTimeLimit } from './step-time-limit.js';
 
 /** One run of a flow step: which step, which of its runs, and the payload that triggered it. */
 export interface StepRunSpec<S> extends NodeRunSpec {
@@ -113,13 +114,9 @@ async function attemptStep<S>(
   self: AnyActorRef,
 ) {
   const { timeoutMs, retries, name } = spec.step;
-  const limit = timeoutMs === undefined ? undefined : new StepTimeLimit(parts.clock, signal, name, timeoutMs);
-  try {
+  const attempt = (attemptSignal: AbortSignal) => {
     const draft = retries > 0 ? new StateDraft(parts.state, name) : undefined;
-    const context = parts.contextFor(spec, limit?.signal ?? signal, self, draft?.state);
-    const body =
-      limit === undefined ? step : { ...step, run: (c: StepContext<S>) => limit.race(step.run(c)) };
-    return await runFlowStep(body, context, signal, {
+    return runFlowStep(step, parts.contextFor(spec, attemptSignal, self, draft?.state), signal, {
       now: parts.hub.now,
       check: (output) => {
         draft?.land();
@@ -131,11 +128,15 @@ async function attemptStep<S>(
         }
       },
     });
+  };
+  try {
+    if (timeoutMs === undefined) return await attempt(signal);
+    const expired = () => new StepTimeoutError(name, timeoutMs);
+    return await withTimeLimit(signal, timeoutMs, expired, attempt, parts.clock);
   } catch (error) {
+    // The run stopped (rethrown), the time limit passed, or the state could not be copied.
     signal.throwIfAborted();
     return { ok: false as const, error: toFailure(error), finishedAt: parts.hub.now() };
-  } finally {
-    limit?.end();
   }
 }
 
