@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dueDiligence } from '../examples/due-diligence-graph.js';
+import { orderSaga } from '../examples/order-saga.js';
 import { pressRelease } from '../examples/press-release-loop.js';
 import { refundFlow } from '../examples/refund-approval.js';
 import { researchCrews } from '../examples/research-crew.js';
 import { support } from '../examples/support-triage-flow.js';
-import { SqliteStore } from '../src/index.js';
+import { MemoryStore, SqliteStore } from '../src/index.js';
 import { forEachPath, routeCoverage } from '../src/testing.js';
 
 const crews = { ...researchCrews(), dueDiligence, pressRelease };
@@ -50,13 +51,52 @@ describe('the examples, proven', () => {
       const paused = await refundFlow(first).kickoff({ inputs: { customer: 'Grace', amount: 480 } });
       await first.close();
       expect(paused.status).toBe('paused');
-      expect(paused.pending?.prompt).toBe('Approve a refund of $480 to Grace?');
+      expect(paused.pending).toMatchObject({ kind: 'human' });
+      expect(paused.pending?.kind === 'human' && paused.pending.prompt).toBe(
+        'Approve a refund of $480 to Grace?',
+      );
       const second = new SqliteStore({ path });
       const out = await refundFlow(second).resume(paused.id, { route: 'approved', feedback: 'ok' });
       await second.close();
       expect(out.trail).toEqual(['check', 'size', 'approval', 'pay']);
       expect(out.state).toMatchObject({ paid: true });
       expect(refundFlow(new SqliteStore({ path: ':memory:' })).analyze().unreachableSteps).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the order saga handles a declined card, waits for its delivery and takes the signal from another store object', async () => {
+    const saga = orderSaga(new MemoryStore());
+    const analysis = saga.analyze();
+    expect(analysis.terminates).toBe(true);
+    expect(analysis.unreachableSteps).toEqual([]);
+    expect(analysis.paths.map((p) => p.routes)).toEqual([
+      { charge: 'charge', delivery: 'delivery' },
+      { charge: 'charge', delivery: 'lost' },
+      { charge: 'failed' },
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-saga-'));
+    try {
+      const path = join(dir, 'orders.db');
+      const first = new SqliteStore({ path });
+      const declined = await orderSaga(first).kickoff({
+        inputs: { customer: 'Bob', card: 'declined', amount: 5 },
+      });
+      expect(declined.status).toBe('completed');
+      expect(declined.trail).toEqual(['refund', 'notify']);
+      expect(declined.failures.charge).toMatchObject({ handled: true, retryable: false });
+      const shipped = await orderSaga(first).kickoff({
+        inputs: { customer: 'Ada', card: 'flaky', amount: 5 },
+      });
+      await first.close();
+      expect(shipped.status).toBe('paused');
+      expect(shipped.pending).toMatchObject({ kind: 'event', event: 'delivery.confirmed' });
+      const second = new SqliteStore({ path });
+      const out = await orderSaga(second).signal(shipped.id, 'delivery.confirmed', { signedBy: 'Ada' });
+      await second.close();
+      expect(out.trail).toEqual(['charge', 'ship', 'delivery', 'close']);
+      expect(out.output).toBe('order of Ada closed: delivered, signed by Ada');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { createPlainMachine, type PlainMachine } from '../engine/plain-machine.j
 import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
 import type { StepShape } from './definition.js';
 import { routesOf } from './definition.js';
-import type { Trigger } from './triggers.js';
+import { failedStepOf, type Trigger } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
 /** The event name of a round's route choice: `grade=approve`, several joined by `&`; `NEXT` when no router runs. */
@@ -52,26 +52,37 @@ export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000): PlainMa
 const mermaidId = (i: number) => `s${i}`;
 const quote = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
+/** A step's Mermaid node: routers and human steps as diamonds, waits as hexagons, sleeps as parallelograms. */
+function mermaidNode(id: string, step: StepShape): string {
+  const name = quote(step.name);
+  if (routesOf(step) !== undefined) return `  ${id}{${name}}`;
+  if (step.kind === 'wait') return `  ${id}{{${name}}}`;
+  if (step.kind === 'sleep') return `  ${id}[/${name}/]`;
+  return `  ${id}[${name}]`;
+}
+
 /**
- * A Mermaid flowchart of the flow's definition: steps (routers as diamonds), an edge from each
- * trigger to its listener, route labels on the edges that leave routers, `and`/`or` gates as circles.
+ * A Mermaid flowchart of the flow's definition: steps (routers as diamonds, waits as hexagons, sleeps
+ * as parallelograms), an edge from each trigger to its listener, route and timeout labels on the edges
+ * that leave their step, a dotted `failed` edge from a step to the handler of its failure, `and`/`or`
+ * gates as circles.
  */
 export function flowToMermaid(flow: { steps: readonly StepShape[] }): string {
   const ids = new Map(flow.steps.map((s, i) => [s.name, mermaidId(i)]));
   const routerOf = new Map<string, string>();
-  for (const step of flow.steps) for (const label of step.routes ?? []) routerOf.set(label, step.name);
-  const lines = ['flowchart TD'];
   for (const step of flow.steps) {
-    const id = ids.get(step.name) as string;
-    lines.push(
-      routesOf(step) !== undefined ? `  ${id}{${quote(step.name)}}` : `  ${id}[${quote(step.name)}]`,
-    );
+    for (const label of step.routes ?? []) routerOf.set(label, step.name);
+    if (step.onTimeout !== undefined) routerOf.set(step.onTimeout, step.name);
   }
+  const lines = ['flowchart TD'];
+  for (const step of flow.steps) lines.push(mermaidNode(ids.get(step.name) as string, step));
   let gates = 0;
   const source = (trigger: Trigger, target: string): void => {
     if (typeof trigger === 'string') {
       const router = routerOf.get(trigger);
+      const failedStep = failedStepOf(trigger);
       if (router !== undefined) lines.push(`  ${ids.get(router)} -- ${quote(trigger)} --> ${target}`);
+      else if (failedStep !== undefined) lines.push(`  ${ids.get(failedStep)} -. "failed" .-> ${target}`);
       else lines.push(`  ${ids.get(trigger)} --> ${target}`);
       return;
     }
