@@ -98,7 +98,7 @@ async function deliver(store: Store): Promise<void> {
   const paused = await store.listRuns({ statuses: ['paused'] });
   const waiting = paused.filter((head) => head.kind === 'flow' && head.name === 'order-saga');
   const runs = await Promise.all(waiting.map(async (head) => saga.getRun(head.id)));
-  const ada = runs.find((run) => (run?.state as { customer?: string }).customer === 'Ada');
+  const ada = runs.find((run) => (run?.state as { customer?: string } | undefined)?.customer === 'Ada');
   if (ada === undefined) {
     console.log('\n== no order is waiting for its delivery');
     return;

@@ -75,8 +75,20 @@ describe('createRunner', () => {
     const runner = createRunner({ store, flows: [chainFlow(store, freshLog())] });
     const events: StatecrewEvent[] = [];
     runner.events$.subscribe((event) => events.push(event));
-    expect(await runner.recover()).toEqual({ resumed: [], started: [], timedOut: [], skipped: ['x1'], failed: [] });
-    expect(await runner.recover()).toEqual({ resumed: [], started: [], timedOut: [], skipped: ['x1'], failed: [] });
+    expect(await runner.recover()).toEqual({
+      resumed: [],
+      started: [],
+      timedOut: [],
+      skipped: ['x1'],
+      failed: [],
+    });
+    expect(await runner.recover()).toEqual({
+      resumed: [],
+      started: [],
+      timedOut: [],
+      skipped: ['x1'],
+      failed: [],
+    });
     expect(events).toEqual([
       expect.objectContaining({ type: 'run.skipped', runId: 'x1', kind: 'flow', name: 'elsewhere' }),
     ]);

@@ -1,12 +1,13 @@
 import { getAdjacencyMap } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, AnyStateMachine, EventObject } from 'xstate';
-import { createFlowMachine } from '../../src/machines/flow.js';
+import { createFlow, failed } from '../../src/index.js';
 import { graphMachine } from '../../src/machines/graph.js';
 import { hierarchicalMachine } from '../../src/machines/hierarchical.js';
 import { loopMachine } from '../../src/machines/loop.js';
 import { parallelMachine } from '../../src/machines/parallel.js';
 import { sequentialMachine } from '../../src/machines/sequential.js';
+import { createFlowMachine, type FlowContext } from '../../src/runtime/flow/flow-machine.js';
 
 const run = { id: 'run' } as AnyActorRef;
 /** An advisor's answer (a manager's, a judge's), as its actor sends it. */
@@ -36,8 +37,12 @@ interface Proof {
 }
 
 /** Walks a machine's state graph with @xstate/graph: what it reaches, and what cannot end. */
-function prove(machine: AnyStateMachine, events: EventObject[], input?: unknown): Proof {
-  const key = (s: { value: unknown; context: unknown }) => JSON.stringify([s.value, s.context]);
+function prove(
+  machine: AnyStateMachine,
+  events: EventObject[],
+  input?: unknown,
+  key = (s: { value: unknown; context: unknown }) => JSON.stringify([s.value, s.context]),
+): Proof {
   const map = getAdjacencyMap(machine, { events, input, serializeState: key });
   const entries = Object.entries(map) as [
     string,
@@ -115,25 +120,36 @@ describe('every supervisor machine is proven to end, with no unreachable state',
     expect([...union(open, closed)].sort()).toEqual(stateNames(graphMachine).sort());
   });
 
-  it('flow (round bookkeeping is the runtime’s: proven under every answer of its guards)', () => {
-    const machine = createFlowMachine({ name: 'f', steps: ['a'] });
-    const proofs: Proof[] = [];
-    for (const roundSettled of [true, false]) {
-      for (const hasFailed of [true, false]) {
-        for (const hasRound of [true, false]) {
-          if (roundSettled && !hasFailed && hasRound) continue; // rounds forever: the runtime's FlowRounds ends them
-          const guards = {
-            roundSettled: () => roundSettled,
-            hasFailed: () => hasFailed,
-            hasRound: () => hasRound,
-          };
-          proofs.push(prove(machine.provide({ guards }), [{ type: 'START' }, ...settled], { run: 'test' }));
-        }
+  it('flow (its context holds the rounds: proven for a flow with a handled failure and a wait)', () => {
+    const flow = createFlow({ name: 'f', initialState: {} })
+      .start('a', () => 'a')
+      .listen('mend', failed('a'), () => 'mended')
+      .wait('w', 'a', { event: 'e' });
+    const machine = createFlowMachine(flow.definition);
+    const pending = { kind: 'event', step: 'w', nodeId: 'w', event: 'e', payload: 'a' } as const;
+    const events = [
+      { type: 'START' },
+      { type: 'NODE.COMPLETED', nodeId: 'a', run },
+      { type: 'NODE.FAILED', nodeId: 'a', willRetry: false, run },
+      { type: 'NODE.COMPLETED', nodeId: 'mend', run },
+      { type: 'NODE.FAILED', nodeId: 'mend', willRetry: false, run },
+      { type: 'NODE.WAITING', pending },
+      { type: 'xstate.error.actor.a', error: new Error('crash'), actorId: 'a' },
+      { type: 'ABORT', runs: [] },
+    ];
+    const key = (s: { value: unknown; context: FlowContext }) => {
+      const { flow: state } = s.context;
+      const settledRuns: string[] = [];
+      for (let r = state.settled; r !== undefined; r = r.previous) {
+        settledRuns.push(`${r.nodeId}=${String(r.outcome)}${r.unhandled ? '!' : ''}`);
       }
-    }
-    expect(proofs.flatMap((p) => p.stuck)).toEqual([]);
+      const waits = state.waiting.map((p) => p.step);
+      return JSON.stringify([s.value, state.scheduled, settledRuns, waits, state.rounds.key()]);
+    };
+    const proof = prove(machine, events, { run: 'test' }, key as never);
+    expect(proof.stuck).toEqual([]);
     // `between` only passes: its eventless transitions leave it within the same step.
-    expect([...union(...proofs)].sort()).toEqual(
+    expect([...proof.reached].sort()).toEqual(
       stateNames(machine)
         .filter((s) => s !== '"between"')
         .sort(),

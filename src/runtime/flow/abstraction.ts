@@ -1,141 +1,100 @@
 import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
-import { assign, createActor, setup } from 'xstate';
+import { getInitialSnapshot, getNextSnapshot } from 'xstate';
 import { AnalysisLimitError } from '../../errors.js';
 import type { StepShape } from './definition.js';
-import { emissionOf, handledSteps, outcomesOf } from './outcomes.js';
-import { FlowRounds } from './rounds.js';
+import { createFlowMachine, type FlowMachine, type RoundEvent } from './flow-machine.js';
+import { handledSteps, outcomesOf } from './outcomes.js';
 
-/**
- * One round of the abstraction: the outcome each step of the round that chooses one settles with — a
- * router's label, a wait's name or timeout label, `failed` for a step whose failure is handled.
- */
-export interface RoundEvent {
-  type: 'ROUND';
-  labels: Record<string, string>;
-}
+export type { RoundEvent } from './flow-machine.js';
 
-/** The abstract state of a flow run between rounds. */
-export interface AbstractContext {
-  rounds: FlowRounds;
-  /** The steps of the next round, in definition order. */
-  round: string[];
-  /** The step whose firing would pass its maxRuns, if the last round led to one. */
-  exceeded: string | undefined;
-}
-
-/** What the abstraction is built from. */
+/** What analysis is built from. */
 export interface AbstractFlow {
   name: string;
   steps: readonly StepShape[];
 }
 
-/**
- * The abstraction of a flow that analysis walks: one transition per round, whose only choice is the
- * label each router of the round returns. Its state is what the runtime's round semantics keep
- * (`FlowRounds`), so the runtime and the analysis cannot drift apart.
- */
-export function createAbstractionMachine(flow: AbstractFlow) {
-  const byName = new Map(flow.steps.map((s) => [s.name, s]));
-  return setup({
-    types: { context: {} as AbstractContext, events: {} as RoundEvent },
-    guards: {
-      exceeded: ({ context }) => context.exceeded !== undefined,
-      idle: ({ context }) => context.round.length === 0,
-    },
-  }).createMachine({
-    id: `${flow.name}:abstraction`,
-    context: () => {
-      const rounds = new FlowRounds(flow.steps);
-      return { rounds, round: rounds.first().map((s) => s.step), exceeded: undefined };
-    },
-    initial: 'running',
-    states: {
-      running: {
-        always: [
-          { guard: 'exceeded', target: 'failed' },
-          { guard: 'idle', target: 'done' },
-        ],
-        on: {
-          ROUND: {
-            actions: assign(({ context, event }) => {
-              const rounds = context.rounds.clone();
-              const emitted: string[] = [];
-              for (const name of context.round) {
-                const step = byName.get(name) as StepShape;
-                emitted.push(...emissionOf(step, event.labels[name]).emitted);
-              }
-              const outcome = rounds.next(emitted);
-              return outcome.kind === 'next'
-                ? { rounds, round: outcome.steps.map((s) => s.step), exceeded: undefined }
-                : { rounds, round: [], exceeded: outcome.step };
-            }),
-          },
-        },
-      },
-      done: { type: 'final' },
-      failed: { type: 'final' },
-    },
-  });
-}
+/** A snapshot of the flow machine, as analysis walks it. */
+export type AbstractSnapshot = ReturnType<FlowMachine['getInitialSnapshot']>;
 
-/** The machine's snapshot type. */
-export type AbstractSnapshot = ReturnType<ReturnType<typeof createAbstractionMachine>['getInitialSnapshot']>;
+/** The one event of a round in which no step chooses an outcome (most rounds). */
+const PLAIN_ROUND: readonly RoundEvent[] = [{ type: 'ROUND', labels: {} }];
 
-/** Every combination of outcomes the steps of the next round that choose can settle with. */
+/** Every combination of outcomes the steps of the next round that choose one can settle with. */
 function roundChoices(
-  byName: ReadonlyMap<string, StepShape>,
-  handled: ReadonlySet<string>,
-  round: readonly string[],
-): RoundEvent[] {
-  let combos: Record<string, string>[] = [{}];
-  for (const name of round) {
-    const routes = outcomesOf(byName.get(name) as StepShape, handled);
+  outcomes: ReadonlyMap<string, readonly string[]>,
+  snapshot: AbstractSnapshot,
+): readonly RoundEvent[] {
+  let combos: Record<string, string>[] | undefined;
+  for (const { step: name } of snapshot.context.flow.scheduled) {
+    const routes = outcomes.get(name);
     if (routes === undefined) continue;
-    combos = combos.flatMap((combo) => routes.map((label) => ({ ...combo, [name]: label })));
+    combos = (combos ?? [{}]).flatMap((combo) => routes.map((label) => ({ ...combo, [name]: label })));
   }
-  return combos.map((labels) => ({ type: 'ROUND', labels }));
+  return combos === undefined ? PLAIN_ROUND : combos.map((labels) => ({ type: 'ROUND', labels }));
+}
+
+/** The steps of the round a snapshot waits in (between rounds: the next round's). */
+export function roundOf(snapshot: AbstractSnapshot): string[] {
+  return snapshot.context.flow.scheduled.map((s) => s.step);
 }
 
 /**
- * The key of an abstract state: its status, next round and round-semantics state. Memoised per
- * snapshot, since the graph asks for the key of each state both when it is reached and for each edge.
+ * The key of a state: its status, next round and round-semantics state. Memoised per snapshot,
+ * since the graph asks for the key of each state both when it is reached and for each edge.
  */
 function abstractKeys(): (snapshot: AbstractSnapshot) => string {
   const keys = new WeakMap<AbstractSnapshot, string>();
   return (snapshot) => {
     let key = keys.get(snapshot);
     if (key === undefined) {
-      const { round, rounds } = snapshot.context;
-      key = `${String(snapshot.value)}|${round.join(',')}|${rounds.key()}`;
+      const { flow } = snapshot.context;
+      let round = '';
+      for (const scheduled of flow.scheduled) round += `${scheduled.step},`;
+      key = `${String(snapshot.value)}|${round}|${flow.rounds.key()}`;
       keys.set(snapshot, key);
     }
     return key;
   };
 }
 
-/** A state of the abstraction's graph, with its outgoing transitions (`to` is the target's key). */
+/** A state of the flow's graph, with its outgoing transitions (`to` is the target's key). */
 export interface AbstractNode {
   snapshot: AbstractSnapshot;
   edges: { event: RoundEvent; to: string }[];
 }
 
-/** A state graph of the abstraction: each state once, by key, with its outgoing transitions. */
+/** The flow's state graph: each state once, by key, with its outgoing transitions. */
 export interface AbstractGraph {
   initial: string;
   nodes: Map<string, AbstractNode>;
 }
 
-/** Builds the abstraction's state graph with `@xstate/graph`, at most `stateLimit` states. */
+/** Whether a snapshot is an end: the machine reached a final state. */
+export const isEnd = (snapshot: AbstractSnapshot): boolean => snapshot.status === 'done';
+
+/**
+ * Builds the flow's state graph with `@xstate/graph` on the flow's own machine (the one its runs
+ * run), from its first round on: each transition is a `ROUND` that settles a round at once with the
+ * outcome each step that chooses one settles with (a route label, a wait's name or timeout label,
+ * `failed` for a handled failure). At most `stateLimit` states (`analysis_limit` past it).
+ */
 export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): AbstractGraph {
-  const machine = createAbstractionMachine(flow);
-  const byName = new Map(flow.steps.map((s) => [s.name, s]));
+  const machine = createFlowMachine(flow);
   const abstractKey = abstractKeys();
   const handled = handledSteps(flow.steps);
+  const outcomes = new Map<string, readonly string[]>();
+  for (const step of flow.steps) {
+    const choices = outcomesOf(step, handled);
+    if (choices !== undefined) outcomes.set(step.name, choices);
+  }
+  const started = getNextSnapshot(machine, getInitialSnapshot(machine, { run: flow.name }), {
+    type: 'START',
+  });
   let map: AdjacencyMap<AbstractSnapshot, RoundEvent>;
   try {
     map = getAdjacencyMap<AbstractSnapshot, RoundEvent, undefined>(machine as never, {
-      events: (snapshot) =>
-        snapshot.status === 'done' ? [] : roundChoices(byName, handled, snapshot.context.round),
+      fromState: started,
+      events: (snapshot) => (isEnd(snapshot) ? [] : roundChoices(outcomes, snapshot)),
       serializeState: (snapshot) => abstractKey(snapshot),
       limit: stateLimit,
     });
@@ -153,6 +112,5 @@ export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): Abst
       edges: edges.map(({ event, state }) => ({ event, to: abstractKey(state) })),
     });
   }
-  const initial = abstractKey(createActor(machine).getSnapshot());
-  return { initial, nodes };
+  return { initial: abstractKey(started), nodes };
 }

@@ -5,7 +5,7 @@ import {
   buildAbstractGraph,
 } from './abstraction.js';
 import type { StepShape } from './definition.js';
-import { emissionOf, handledSteps, outcomesOf } from './outcomes.js';
+import { completes, handledSteps, outcomesOf } from './outcomes.js';
 import { namesIn } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
@@ -112,6 +112,8 @@ interface PathFrame {
   labelsAt: number;
   /** The steps of its round that choose an outcome, whose outcomes each edge chooses. */
   routers: string[];
+  /** The steps of its round. */
+  round: StepShape[];
 }
 
 /** What a walk reads of the flow's steps: each by name, and which choose an outcome. */
@@ -160,9 +162,8 @@ class PathWalk {
       if (this.#onPath.has(edge.to)) continue;
       for (const router of top.routers) this.#labels.push([router, edge.event.labels[router] as string]);
       // The round's steps that complete on this edge: a handled failure is not in the trail.
-      for (const name of top.node.snapshot.context.round) {
-        const step = this.#steps.byName.get(name) as StepShape;
-        if (emissionOf(step, edge.event.labels[name]).completed) this.#trail.push(name);
+      for (const step of top.round) {
+        if (completes(step, edge.event.labels[step.name])) this.#trail.push(step.name);
       }
       this.#enter(edge.to);
     }
@@ -184,8 +185,12 @@ class PathWalk {
       }
       return;
     }
-    const round = node.snapshot.context.round;
-    const routers = round.filter((s) => this.#steps.routers.has(s));
+    const routers: string[] = [];
+    const round: StepShape[] = [];
+    for (const { step: name } of node.snapshot.context.flow.scheduled) {
+      round.push(this.#steps.byName.get(name) as StepShape);
+      if (this.#steps.routers.has(name)) routers.push(name);
+    }
     this.#stack.push({
       key,
       node,
@@ -193,6 +198,7 @@ class PathWalk {
       trailAt: this.#trail.length,
       labelsAt: this.#labels.length,
       routers,
+      round,
     });
     this.#onPath.add(key);
   }
@@ -222,7 +228,7 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
   const reached = new Set<string>();
   let transitions = 0;
   for (const node of graph.nodes.values()) {
-    for (const step of node.snapshot.context.round) reached.add(step);
+    for (const scheduled of node.snapshot.context.flow.scheduled) reached.add(scheduled.step);
     transitions += node.edges.length;
   }
   const unreachableSteps = flow.steps.filter((s) => !reached.has(s.name)).map((s) => s.name);
@@ -235,7 +241,7 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
   );
   const deadEnds = found.flatMap(({ path, end }) =>
     path.outcome === 'completed'
-      ? (graph.nodes.get(end)?.snapshot.context.rounds.waiting() ?? []).map((w) => ({
+      ? (graph.nodes.get(end)?.snapshot.context.flow.rounds.waiting() ?? []).map((w) => ({
           ...w,
           trail: path.trail,
         }))

@@ -97,7 +97,6 @@ export function wireFlowRun<S>(
     runner,
     resume: seed?.resume,
     answers: seed?.answers,
-    handled,
     forced: kickoff.forced,
     promptOf: (step, payload) => promptOf(step, { state, payload, inputs, outputs, flowId: state.id }),
     // Each step stages what is new — its run and the header — never the whole run again.

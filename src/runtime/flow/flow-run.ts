@@ -1,15 +1,15 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
-import type { FlowMachineOutput } from '../../machines/flow.js';
 import type { Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
 import type { ClockOption } from '../engine/clock.js';
 import { runToEnd } from '../engine/run-to-end.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
+import type { FlowMachineOutput } from './flow-machine.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
 import type { ForcedRoutes } from './forced-routes.js';
-import type { PendingStep } from './snapshot.js';
+import type { PendingStep, SnapshotRound } from './snapshot.js';
 import type { WithId } from './state.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
 
@@ -102,7 +102,7 @@ export function startFlowRun<S>(
 ): FlowRun<S> {
   const kickoff = checkKickoff(definition, options, seed?.resume);
   const parts = wireFlowRun(definition, kickoff, options, seed);
-  const actor = createSupervisorActor(supervisor, parts, options.inspect);
+  const actor = createSupervisorActor(supervisor, parts, options.inspect, seed?.resume?.rounds);
   const result = runFlowToEnd(definition, options, parts, actor, seed);
   return { id: parts.state.id, events$: parts.hub.events$, actor, result };
 }
@@ -115,10 +115,11 @@ function createSupervisorActor<S>(
   supervisor: FlowSupervisor,
   parts: FlowRunParts<S>,
   inspect: FlowRunOptions['inspect'],
+  resume: readonly SnapshotRound[] | undefined,
 ): AnyActorRef {
   const { keeper, runner } = parts;
   const actor = createActor(supervisor, {
-    input: { run: parts.key },
+    input: { run: parts.key, resume },
     id: `flow:${parts.state.id}`,
     ...(inspect === undefined ? {} : { inspect }),
   });
@@ -154,7 +155,7 @@ function runFlowToEnd<S>(
     complete(machineOutput) {
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
-      const status = endStatus(actor, parts);
+      const status = endStatus(actor);
       const out = flowOutput(parts, status, startedAt);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
@@ -181,10 +182,10 @@ function runFlowToEnd<S>(
   });
 }
 
-/** How a run whose supervisor ended without an error ended: failed, paused for a human, or completed. */
-function endStatus<S>(actor: AnyActorRef, parts: FlowRunParts<S>): FlowOutput<S>['status'] {
-  if (actor.getSnapshot().value === 'failed') return 'failed';
-  return parts.driver.waiting().length > 0 ? 'paused' : 'completed';
+/** How a run whose machine ended without an error ended: failed, paused for steps that wait, or completed. */
+function endStatus(actor: AnyActorRef): FlowOutput<unknown>['status'] {
+  const { value } = actor.getSnapshot();
+  return value === 'failed' ? 'failed' : value === 'paused' ? 'paused' : 'completed';
 }
 
 /** The run's result with `status`, from what its recorder holds now. */

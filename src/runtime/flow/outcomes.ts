@@ -45,14 +45,18 @@ export interface StepEmission {
   completed: boolean;
 }
 
+/** Whether a step run settling with `outcome` completed (only a handled failure did not). */
+export function completes(step: StepShape, outcome: string | undefined): boolean {
+  return outcome !== FAILED_OUTCOME || step.routes?.includes(outcome) === true;
+}
+
 /**
  * What step run of `step` emits when it settled with `outcome` (a route label, its `onTimeout` label,
  * `failed`, or its name): a failure the flow handles emits `failed(<step>)`; a timeout its label; a
  * router's or human's label follows its name; any other step emits its name.
  */
 export function emissionOf(step: StepShape, outcome: string | undefined): StepEmission {
-  const isLabel = step.routes?.includes(outcome as string) === true;
-  if (outcome === FAILED_OUTCOME && !isLabel) return { emitted: [failed(step.name)], completed: false };
+  if (!completes(step, outcome)) return { emitted: [failed(step.name)], completed: false };
   if (outcome !== undefined && outcome === step.onTimeout) return { emitted: [outcome], completed: true };
   if ((step.kind === 'router' || step.kind === 'human') && outcome !== undefined) {
     return { emitted: [step.name, outcome], completed: true };

@@ -1,5 +1,5 @@
 import { createPlainMachine, type PlainMachine } from '../engine/plain-machine.js';
-import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
+import { type AbstractFlow, type AbstractGraph, buildAbstractGraph, roundOf } from './abstraction.js';
 import type { StepShape } from './definition.js';
 import { routesOf } from './definition.js';
 import { failedStepOf, type Trigger } from './triggers.js';
@@ -20,7 +20,7 @@ function stateNames(graph: AbstractGraph): Map<string, string> {
       names.set(key, node.snapshot.value === 'failed' ? 'failed' : 'completed');
     else {
       i += 1;
-      names.set(key, `${i}: ${node.snapshot.context.round.join(', ')}`);
+      names.set(key, `${i}: ${roundOf(node.snapshot).join(', ')}`);
     }
   }
   return names;
@@ -44,7 +44,7 @@ export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000): PlainMa
     }
     const on: Record<string, string> = {};
     for (const edge of node.edges) on[choiceName(edge.event.labels)] = names.get(edge.to) as string;
-    states[name] = { description: `Runs ${node.snapshot.context.round.join(', ')}`, on };
+    states[name] = { description: `Runs ${roundOf(node.snapshot).join(', ')}`, on };
   }
   return createPlainMachine({ id: flow.name, initial: names.get(graph.initial) as string, states });
 }
