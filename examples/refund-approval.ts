@@ -50,7 +50,7 @@ async function request(store: SqliteStore): Promise<void> {
     const out = await flow.kickoff({ inputs: { customer, amount } });
     console.log(`\n== refund request: ${customer}, $${amount} (run ${out.id})`);
     console.log(`  status: ${out.status}; trail: ${out.trail.join(' → ')}`);
-    if (out.pending !== undefined) console.log(`  waiting for a human: "${out.pending.prompt}"`);
+    if (out.pending?.kind === 'human') console.log(`  waiting for a human: "${out.pending.prompt}"`);
     else console.log(`  ${String(out.output)}`);
   }
 }

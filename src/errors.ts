@@ -14,6 +14,7 @@ export type StatecrewErrorCode =
   | 'duplicate_task'
   | 'flow_exists'
   | 'flow_mismatch'
+  | 'forced_failure'
   | 'guardrail_failed'
   | 'guardrail_rejected'
   | 'internal_error'
@@ -34,6 +35,7 @@ export type StatecrewErrorCode =
   | 'missing_routes'
   | 'name_clash'
   | 'no_start'
+  | 'no_waiter'
   | 'not_paused'
   | 'output_invalid'
   | 'queue_unavailable'
@@ -531,6 +533,26 @@ export class TaskTimeoutError extends StatecrewError<'task_timeout'> {
   constructor(task: string, timeoutMs: number) {
     super('task_timeout', `Task "${task}" did not finish within ${timeoutMs} ms`, {
       details: { task, timeoutMs },
+    });
+  }
+}
+
+/** A step was forced down its failure branch (`routes: { step: 'failed' }`) without being called. */
+export class ForcedFailureError extends StatecrewError<'forced_failure'> {
+  constructor(step: string) {
+    super('forced_failure', `Step "${step}" was forced to fail (routes: { ${step}: 'failed' })`, {
+      retryable: false,
+      details: { step },
+    });
+  }
+}
+
+/** A signal that no waiting step of the run waits for: the run is unchanged. */
+export class NoWaiterError extends StatecrewError<'no_waiter'> {
+  constructor(flow: string, id: string, event: string, why: string) {
+    super('no_waiter', `Flow "${flow}" run "${id}" has no step waiting for event "${event}": ${why}`, {
+      retryable: false,
+      details: { flow, id, event },
     });
   }
 }

@@ -23,6 +23,7 @@ export {
   DuplicateTaskError,
   FlowExistsError,
   FlowMismatchError,
+  ForcedFailureError,
   GuardrailError,
   GuardrailFailedError,
   InternalError,
@@ -44,6 +45,7 @@ export {
   NameClashError,
   NoStartError,
   NotPausedError,
+  NoWaiterError,
   OutputValidationError,
   QueueUnavailableError,
   RouteCoverageError,
@@ -134,14 +136,17 @@ export type {
   ListenOptions,
   RouterFn,
   RouterOptions,
+  SleepOptions,
   StepContext,
   StepFn,
   StepOptions,
+  WaitOptions,
 } from './runtime/flow/definition.js';
 export {
   createFlow,
   Flow,
   type FlowResumeOptions,
+  type FlowSettings,
   type FreeFlowOptions,
   type StructuredFlowOptions,
 } from './runtime/flow/flow.js';
@@ -151,11 +156,14 @@ export type {
   FlowRunInfo,
   FlowRunStatus,
   FlowSnapshot,
+  PendingEvent,
+  PendingHuman,
+  PendingStep,
   SnapshotRound,
   SnapshotStepRun,
 } from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
-export { and, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
+export { and, failed, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { MemoryStore } from './stores/memory.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';

@@ -131,6 +131,8 @@ export interface Failure {
   retryable: boolean;
   /** Structured facts about the failure (a `StatecrewError`'s `details`). */
   details?: unknown;
+  /** A flow step's failure that a `failed(...)` trigger handles: the run went on. */
+  handled?: boolean;
 }
 
 /** The lifecycle states of a node (a task run or a flow step run). */
@@ -325,15 +327,23 @@ export type StatecrewEvent = EventBase &
         /** On a failed step: whether a retry could mend the failure. */
         retryable?: boolean;
         details?: unknown;
+        /** On a failed step: a `failed(...)` trigger handles it, so the run goes on. */
+        handled?: boolean;
       }
     | { type: 'flow.route'; router: string; label: string }
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
     /** A piece of text a streaming model produced for a node's attempt. */
     | { type: 'model.delta'; nodeId: string; attempt: number; delta: string }
-    /** The run paused: these human steps wait for an answer (`flow.resume`). */
+    /** The run paused: these human and wait steps wait (`flow.resume`, `flow.signal`, or their deadline). */
     | { type: 'flow.paused'; waiting: string[] }
     /** A paused run was resumed with an answer to `step`. */
     | { type: 'flow.resumed'; step: string; route: string }
+    /** A paused run went on: wait step `step` got the `event` it waited for (`flow.signal`). */
+    | { type: 'flow.signaled'; step: string; event: string }
+    /** A paused run went on: waiting step `step` timed out (its `onTimeout` label, or `step_timeout`). */
+    | { type: 'flow.timed_out'; step: string }
+    /** Sleep step `step` sleeps until `wakeAt` (epoch ms on the run's clock). */
+    | { type: 'flow.sleeping'; step: string; nodeId: string; wakeAt: number }
     /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
     | { type: 'store.error'; collection: string; key: string; error: string; code?: string }
     /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
@@ -343,6 +353,8 @@ export type StatecrewEvent = EventBase &
     | { type: 'run.recovered'; kind: 'flow' | 'crew'; name: string; previousOwner: string | null }
     /** A runner leaves a stuck run alone: it holds no definition of that name (said once per run). */
     | { type: 'run.skipped'; kind: 'flow' | 'crew'; name: string; reason: string }
+    /** A runner goes on with a paused flow run whose waiting steps' deadline passed: they time out. */
+    | { type: 'run.deadline'; kind: 'flow'; name: string }
     /** A runner started a scheduled flow run for the schedule's tick (epoch ms). */
     | { type: 'run.scheduled'; kind: 'flow'; name: string; schedule: string; tick: number }
   );

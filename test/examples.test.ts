@@ -50,7 +50,10 @@ describe('the examples, proven', () => {
       const paused = await refundFlow(first).kickoff({ inputs: { customer: 'Grace', amount: 480 } });
       await first.close();
       expect(paused.status).toBe('paused');
-      expect(paused.pending?.prompt).toBe('Approve a refund of $480 to Grace?');
+      expect(paused.pending).toMatchObject({ kind: 'human' });
+      expect(paused.pending?.kind === 'human' && paused.pending.prompt).toBe(
+        'Approve a refund of $480 to Grace?',
+      );
       const second = new SqliteStore({ path });
       const out = await refundFlow(second).resume(paused.id, { route: 'approved', feedback: 'ok' });
       await second.close();

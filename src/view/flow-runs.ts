@@ -1,6 +1,6 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { FlowOutput } from '../runtime/flow/flow-run.js';
-import type { FlowRunInfo, FlowSnapshot, PendingHuman } from '../runtime/flow/snapshot.js';
+import type { FlowRunInfo, FlowSnapshot, PendingStep } from '../runtime/flow/snapshot.js';
 import type { Failure, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus, ViewRun } from './model.js';
 import { plain, textOf } from './plain.js';
@@ -23,7 +23,7 @@ export interface FlowRunFacts {
   /** Each step's runs, in order. */
   runs: Map<string, ViewRun[]>;
   emitted: Set<string>;
-  pending: PendingHuman[];
+  pending: PendingStep[];
   /** When the run paused for each waiting human step, and how long it waited (when answered). */
   waits: Map<string, { since: number; waitedMs?: number }>;
   /** What the crews inside each step spent. */

@@ -10,8 +10,10 @@ function humanDetails(node: ViewNode, facts: FlowRunFacts): void {
   node.human = human;
   const pending = facts.pending.find((p) => p.step === node.id);
   if (pending !== undefined) {
-    human.prompt = pending.prompt;
-    human.routes = [...pending.routes];
+    if (pending.kind === 'human') {
+      human.prompt = pending.prompt;
+      human.routes = [...pending.routes];
+    }
     node.status = 'paused';
   }
   const answer = node.runs.findLast((r) => r.status === 'completed')?.structured as

@@ -1,16 +1,24 @@
 import type { FlowOutput } from '../../runtime/flow/flow-run.js';
-import type { PendingHuman } from '../../runtime/flow/snapshot.js';
+import type { PendingStep } from '../../runtime/flow/snapshot.js';
 
 /** A flow's result as JSON, for `--json`. */
 export function flowJson(out: FlowOutput<object>): string {
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-/** How to answer a paused run's human step from the command line. */
-export function resumeHint(id: string, pending: readonly PendingHuman[]): string[] {
+/** When a waiting step times out, for people: ` (times out at <ISO time>)`, or nothing. */
+function deadlineText(p: PendingStep): string {
+  return p.timeoutAt === undefined ? '' : ` (times out at ${new Date(p.timeoutAt).toISOString()})`;
+}
+
+/** What a paused run's waiting steps wait for, and how to answer or signal each from the command line. */
+export function resumeHint(id: string, pending: readonly PendingStep[]): string[] {
   return pending.map((p) => {
+    if (p.kind === 'event') {
+      return `  ${p.step} waits for event "${p.event}"${deadlineText(p)}\n  signal it with: statecrew signal ${id} ${p.event} [--payload <json>]`;
+    }
     const step = pending.length > 1 ? ` --step ${p.step}` : '';
-    return `  ${p.step} asks: ${p.prompt}\n  answer with: statecrew resume ${id}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`;
+    return `  ${p.step} asks: ${p.prompt}${deadlineText(p)}\n  answer with: statecrew resume ${id}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`;
   });
 }
 

@@ -103,6 +103,7 @@ export const FLOW_OPTIONS = {
   state: true,
   store: true,
   leaseMs: true,
+  clock: true,
 } as const satisfies Known<Required<FreeFlowOptions<object> & StructuredFlowOptions<never>>>;
 
 /** `flow.kickoff(options)`. */

@@ -4,6 +4,7 @@ import { checkStore, type RunHead, type RunKind, type Store } from '../../stores
 import type { StatecrewEvent } from '../../types.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { optionalInteger } from '../engine/validate.js';
+import { earliestDeadline } from '../flow/flow-store.js';
 import { leaseIsLive } from './identity.js';
 import {
   checkSchedules,
@@ -63,6 +64,8 @@ export interface RecoveryReport {
   resumed: string[];
   /** The scheduled runs it started (each settled or paused by then too). */
   started: string[];
+  /** The paused flow runs whose waiting steps' deadlines had passed: they went on, timed out. */
+  timedOut: string[];
   /** Stuck runs it left alone: no definition of their name, or another runner took them first. */
   skipped: string[];
   /** Runs whose resume failed, with why. */
@@ -81,7 +84,7 @@ export interface Runner {
 
 type Definition = { kind: 'flow'; flow: RecoverableFlow } | { kind: 'crew'; crew: RecoverableCrew };
 type Outcome = { id: string } & (
-  | { kind: 'resumed' | 'started' | 'skipped' }
+  | { kind: 'resumed' | 'started' | 'skipped' | 'timedOut' }
   | { kind: 'failed'; error: unknown }
 );
 
@@ -195,9 +198,32 @@ class StuckRunRunner implements Runner {
       this.#running.set(head.id, outcome);
       started.push(outcome);
     }
+    started.push(...(await this.#startDeadlines(now)));
     for (const schedule of this.schedules) {
       const tick = await this.#startTick(schedule, now);
       if (tick !== undefined) started.push(tick.outcome);
+    }
+    return started;
+  }
+
+  /**
+   * Goes on with every paused flow run it holds a definition of whose waiting steps' deadline passed
+   * (`resume` without an answer times them out); their outcomes to come.
+   */
+  async #startDeadlines(now: number): Promise<Promise<Outcome>[]> {
+    const { store } = this.options;
+    const started: Promise<Outcome>[] = [];
+    for (const head of await store.listRuns({ statuses: ['paused'] })) {
+      const definition = this.definitions.get(key(head.kind, head.name));
+      if (this.#closed || head.kind !== 'flow' || definition === undefined || this.#running.has(head.id))
+        continue;
+      const due = await earliestDeadline(store, head.id);
+      if (due === undefined || due > now) continue;
+      const outcome = this.#resumeOne(head, definition, 'timedOut').finally(() =>
+        this.#running.delete(head.id),
+      );
+      this.#running.set(head.id, outcome);
+      started.push(outcome);
     }
     return started;
   }
@@ -242,10 +268,15 @@ class StuckRunRunner implements Runner {
     });
   }
 
-  async #resumeOne(head: RunHead, definition: Definition): Promise<Outcome> {
+  async #resumeOne(
+    head: RunHead,
+    definition: Definition,
+    kind: 'resumed' | 'timedOut' = 'resumed',
+  ): Promise<Outcome> {
     const previousOwner = head.lease?.owner ?? null;
     const onRun = (run: { events$: Observable<StatecrewEvent> }) => {
-      this.#emit(head, { type: 'run.recovered', previousOwner });
+      if (kind === 'resumed') this.#emit(head, { type: 'run.recovered', previousOwner });
+      else this.#emit(head, { type: 'run.deadline' });
       run.events$.subscribe({ next: (event) => this.#events.next(event), error: () => {} });
     };
     const { store, leaseMs } = this.options;
@@ -253,10 +284,10 @@ class StuckRunRunner implements Runner {
     try {
       if (definition.kind === 'flow') await definition.flow.resume(head.id, undefined, common);
       else await definition.crew.resume(head.id, common);
-      return { id: head.id, kind: 'resumed' };
+      return { id: head.id, kind };
     } catch (error) {
-      // Another runner claimed it first, or it ended meanwhile: nothing for this one to do.
-      if (error instanceof StatecrewError && error.code === 'run_locked')
+      // Another runner claimed it first, or it moved on meanwhile: nothing for this one to do.
+      if (error instanceof StatecrewError && LEFT_TO_ANOTHER.has(error.code))
         return { id: head.id, kind: 'skipped' };
       return { id: head.id, kind: 'failed', error };
     }
@@ -274,6 +305,9 @@ class StuckRunRunner implements Runner {
 }
 
 const key = (kind: RunKind, name: string) => `${kind}:${name}`;
+
+/** Codes that mean another owner took the run first, or an answer moved it on meanwhile. */
+const LEFT_TO_ANOTHER: ReadonlySet<string> = new Set(['run_locked', 'not_paused', 'answer_required']);
 
 /** A schedule with the kickoff of its flow, and what this runner knows of it. */
 interface ScheduledFlow {
@@ -300,7 +334,7 @@ function definitionsByName(options: RunnerOptions): Map<string, Definition> {
 }
 
 function report(outcomes: readonly Outcome[]): RecoveryReport {
-  const result: RecoveryReport = { resumed: [], started: [], skipped: [], failed: [] };
+  const result: RecoveryReport = { resumed: [], started: [], timedOut: [], skipped: [], failed: [] };
   for (const outcome of outcomes) {
     if (outcome.kind === 'failed') {
       const { error } = outcome;

@@ -2,10 +2,13 @@ import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
 import { assign, createActor, setup } from 'xstate';
 import { AnalysisLimitError } from '../../errors.js';
 import type { StepShape } from './definition.js';
-import { routesOf } from './definition.js';
+import { emissionOf, handledSteps, outcomesOf } from './outcomes.js';
 import { FlowRounds } from './rounds.js';
 
-/** One round of the abstraction: the label each router of the round returns. */
+/**
+ * One round of the abstraction: the outcome each step of the round that chooses one settles with — a
+ * router's label, a wait's name or timeout label, `failed` for a step whose failure is handled.
+ */
 export interface RoundEvent {
   type: 'ROUND';
   labels: Record<string, string>;
@@ -58,9 +61,8 @@ export function createAbstractionMachine(flow: AbstractFlow) {
               const rounds = context.rounds.clone();
               const emitted: string[] = [];
               for (const name of context.round) {
-                emitted.push(name);
-                if (routesOf(byName.get(name) ?? { kind: '' }) !== undefined)
-                  emitted.push(event.labels[name] as string);
+                const step = byName.get(name) as StepShape;
+                emitted.push(...emissionOf(step, event.labels[name]).emitted);
               }
               const outcome = rounds.next(emitted);
               return outcome.kind === 'next'
@@ -79,11 +81,15 @@ export function createAbstractionMachine(flow: AbstractFlow) {
 /** The machine's snapshot type. */
 export type AbstractSnapshot = ReturnType<ReturnType<typeof createAbstractionMachine>['getInitialSnapshot']>;
 
-/** Every combination of labels the routers of the next round can return. */
-function roundChoices(byName: ReadonlyMap<string, StepShape>, round: readonly string[]): RoundEvent[] {
+/** Every combination of outcomes the steps of the next round that choose can settle with. */
+function roundChoices(
+  byName: ReadonlyMap<string, StepShape>,
+  handled: ReadonlySet<string>,
+  round: readonly string[],
+): RoundEvent[] {
   let combos: Record<string, string>[] = [{}];
   for (const name of round) {
-    const routes = byName.get(name)?.routes;
+    const routes = outcomesOf(byName.get(name) as StepShape, handled);
     if (routes === undefined) continue;
     combos = combos.flatMap((combo) => routes.map((label) => ({ ...combo, [name]: label })));
   }
@@ -124,10 +130,12 @@ export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): Abst
   const machine = createAbstractionMachine(flow);
   const byName = new Map(flow.steps.map((s) => [s.name, s]));
   const abstractKey = abstractKeys();
+  const handled = handledSteps(flow.steps);
   let map: AdjacencyMap<AbstractSnapshot, RoundEvent>;
   try {
     map = getAdjacencyMap<AbstractSnapshot, RoundEvent, undefined>(machine as never, {
-      events: (snapshot) => (snapshot.status === 'done' ? [] : roundChoices(byName, snapshot.context.round)),
+      events: (snapshot) =>
+        snapshot.status === 'done' ? [] : roundChoices(byName, handled, snapshot.context.round),
       serializeState: (snapshot) => abstractKey(snapshot),
       limit: stateLimit,
     });

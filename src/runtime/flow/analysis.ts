@@ -4,11 +4,16 @@ import {
   type AbstractNode,
   buildAbstractGraph,
 } from './abstraction.js';
-import { routesOf as choicesOf } from './definition.js';
+import type { StepShape } from './definition.js';
+import { emissionOf, handledSteps, outcomesOf } from './outcomes.js';
 import { namesIn } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
-/** One path of a flow: the labels its routers return (a list when one runs more than once), what runs, how it ends. */
+/**
+ * One path of a flow: the outcome of each step that chooses one (a router's label, a wait's name or
+ * timeout label, `failed` for a handled failure; a list when it runs more than once), the steps that
+ * complete, and how it ends.
+ */
 export interface FlowPath {
   routes: Record<string, string | string[]>;
   trail: string[];
@@ -105,8 +110,14 @@ interface PathFrame {
   next: number;
   trailAt: number;
   labelsAt: number;
-  /** The routers of its round, whose labels each edge chooses. */
+  /** The steps of its round that choose an outcome, whose outcomes each edge chooses. */
   routers: string[];
+}
+
+/** What a walk reads of the flow's steps: each by name, and which choose an outcome. */
+interface WalkSteps {
+  byName: ReadonlyMap<string, StepShape>;
+  routers: ReadonlySet<string>;
 }
 
 /**
@@ -124,12 +135,12 @@ class PathWalk {
   readonly #stack: PathFrame[] = [];
 
   readonly #graph: AbstractGraph;
-  readonly #routers: ReadonlySet<string>;
+  readonly #steps: WalkSteps;
   readonly #limit: number;
 
-  constructor(graph: AbstractGraph, routers: ReadonlySet<string>, limit: number) {
+  constructor(graph: AbstractGraph, steps: WalkSteps, limit: number) {
     this.#graph = graph;
-    this.#routers = routers;
+    this.#steps = steps;
     this.#limit = limit;
   }
 
@@ -137,7 +148,7 @@ class PathWalk {
     this.#enter(this.#graph.initial);
     while (this.#stack.length > 0 && !this.truncated) {
       const top = this.#stack[this.#stack.length - 1] as PathFrame;
-      this.#trail.length = top.trailAt + top.node.snapshot.context.round.length;
+      this.#trail.length = top.trailAt;
       this.#labels.length = top.labelsAt;
       const edge = top.node.edges[top.next];
       if (edge === undefined) {
@@ -148,6 +159,11 @@ class PathWalk {
       top.next += 1;
       if (this.#onPath.has(edge.to)) continue;
       for (const router of top.routers) this.#labels.push([router, edge.event.labels[router] as string]);
+      // The round's steps that complete on this edge: a handled failure is not in the trail.
+      for (const name of top.node.snapshot.context.round) {
+        const step = this.#steps.byName.get(name) as StepShape;
+        if (emissionOf(step, edge.event.labels[name]).completed) this.#trail.push(name);
+      }
       this.#enter(edge.to);
     }
     return this;
@@ -169,7 +185,7 @@ class PathWalk {
       return;
     }
     const round = node.snapshot.context.round;
-    const routers = round.filter((s) => this.#routers.has(s));
+    const routers = round.filter((s) => this.#steps.routers.has(s));
     this.#stack.push({
       key,
       node,
@@ -178,14 +194,15 @@ class PathWalk {
       labelsAt: this.#labels.length,
       routers,
     });
-    for (const step of round) this.#trail.push(step);
     this.#onPath.add(key);
   }
 }
 
 function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number) {
-  const routers = new Set(flow.steps.filter((s) => choicesOf(s) !== undefined).map((s) => s.name));
-  return new PathWalk(graph, routers, limit).run();
+  const handled = handledSteps(flow.steps);
+  const routers = new Set(flow.steps.filter((s) => outcomesOf(s, handled) !== undefined).map((s) => s.name));
+  const byName = new Map(flow.steps.map((s) => [s.name, s]));
+  return new PathWalk(graph, { byName, routers }, limit).run();
 }
 
 /** Every path of a flow (at most `limit`), as route choices, trail and outcome. */
@@ -212,7 +229,9 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
   const named = new Set<string>();
   for (const step of flow.steps) if (step.trigger !== undefined) namesIn(step.trigger, named);
   const unusedRoutes = flow.steps.flatMap((s) =>
-    (s.routes ?? []).filter((label) => !named.has(label) || !reached.has(s.name)),
+    [...(s.routes ?? []), ...(s.onTimeout === undefined ? [] : [s.onTimeout])].filter(
+      (label) => !named.has(label) || !reached.has(s.name),
+    ),
   );
   const deadEnds = found.flatMap(({ path, end }) =>
     path.outcome === 'completed'

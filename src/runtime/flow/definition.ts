@@ -67,8 +67,11 @@ export interface StepDefinition<S> {
   name: string;
   /** Position in definition order, from 0. */
   index: number;
-  /** A `human` step is answered through `resume` (its routes are the human's choices). */
-  kind: 'start' | 'listen' | 'router' | 'human';
+  /**
+   * A `human` step is answered through `resume` (its routes are the human's choices); a `wait` step
+   * through `signal`; a `sleep` step completes at its wake time.
+   */
+  kind: 'start' | 'listen' | 'router' | 'human' | 'wait' | 'sleep';
   trigger: Trigger | undefined;
   routes: readonly string[] | undefined;
   /** undefined: runs once, later emissions ignored; k: runs up to k times, a (k+1)-th firing fails the run. */
@@ -80,7 +83,28 @@ export interface StepDefinition<S> {
   run: StepFn<S>;
   /** What a human step asks (a human step only). */
   prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
+  /** The outside event a wait step waits for (a wait step only). */
+  event?: string | undefined;
+  /** How long a human or wait step waits before it times out, in ms on the run's clock. */
+  deadlineMs?: number | undefined;
+  /** The label a human or wait step emits instead when it timed out (else the timeout fails the step). */
+  onTimeout?: string | undefined;
+  /** How long a sleep step sleeps: `ms` from when it starts, or `until` a time of the run (a sleep step only). */
+  sleep?: SleepOptions<S> | undefined;
 }
+
+/** Options of a wait step: the event it waits for, and how long before it times out. */
+export interface WaitOptions {
+  /** The event `flow.signal(id, event, payload)` completes the wait with. */
+  event: string;
+  /** How long it waits, in ms on the run's clock; past it the runner times it out. @default no limit */
+  timeoutMs?: number | undefined;
+  /** The route label emitted when the wait timed out; without it the timeout fails the step (`step_timeout`). */
+  onTimeout?: string | undefined;
+}
+
+/** Options of a sleep step: a duration, or a time computed from the run. */
+export type SleepOptions<S> = { ms: number } | { until: (context: HumanPromptContext<S>) => Date | number };
 
 /** What a human step's `prompt` function reads. */
 export interface HumanPromptContext<S> {
@@ -97,6 +121,10 @@ export interface HumanOptions<R extends string, S = unknown> {
   routes: readonly R[];
   /** What the human is asked: text, or a function of the run. @default the step's name */
   prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
+  /** How long the human has, in ms on the run's clock; past it the runner times the step out. @default no limit */
+  timeoutMs?: number | undefined;
+  /** The route label emitted when the human did not answer in time; without it the timeout fails the step. */
+  onTimeout?: string | undefined;
 }
 
 /** Whether a step chooses a route label (a router, or a human step): its routes, else undefined. */

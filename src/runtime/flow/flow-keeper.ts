@@ -9,7 +9,7 @@ import type { FlowRecorder } from './recorder.js';
 import {
   FLOW_SNAPSHOT_VERSION,
   type FlowRunStatus,
-  type PendingHuman,
+  type PendingStep,
   type SnapshotRound,
 } from './snapshot.js';
 
@@ -22,10 +22,13 @@ export interface FlowKeeperParts {
   /** The run's live state. */
   state: unknown;
   inputs: Readonly<Record<string, unknown>>;
-  /** The human steps the run waits for. */
-  waiting(): PendingHuman[];
-  /** Where a resumed run's records stand: the highest mark, and the version its unmarked records are in. */
-  stored?: { mark: number; origin: number } | undefined;
+  /** The human and wait steps the run waits for. */
+  waiting(): PendingStep[];
+  /**
+   * Where a resumed run's records stand: the highest mark, the version its unmarked records are in,
+   * and the wake times of its sleep step runs.
+   */
+  stored?: { mark: number; origin: number; sleeps?: Record<string, number> } | undefined;
   /** Stops the run with `error`: a commit failed, or the lease was lost. */
   halt(error: unknown): void;
 }
@@ -51,6 +54,8 @@ export class FlowKeeper {
   readonly #stepValues = new Map<string, StepValues>();
   /** The version of a resumed run's unmarked records, when older than this one's. */
   readonly #origin: number | undefined;
+  /** The wake time of each sleep step run that started, by node id. */
+  readonly #sleeps: Record<string, number>;
 
   constructor(
     private readonly owner: RunOwner,
@@ -63,6 +68,7 @@ export class FlowKeeper {
     this.#settledState = encodeAt(parts.state, 'state', (path, reason) =>
       InvalidStateError.unstorable('(the initial state)', path, reason),
     );
+    this.#sleeps = { ...(parts.stored?.sleeps ?? {}) };
     const origin = parts.stored?.origin;
     this.#origin = origin !== undefined && origin < FLOW_SNAPSHOT_VERSION ? origin : undefined;
   }
@@ -117,6 +123,17 @@ export class FlowKeeper {
     this.#writer.step({ ...completed, output: values.output, state: values.state, at });
   }
 
+  /**
+   * Stores the wake time of sleep step run `nodeId` (in the header, committed now): a run that goes on
+   * after its process died sleeps until then. Rejects when the write failed (the run is halted too).
+   */
+  async noteWake(nodeId: string, wakeAt: number): Promise<void> {
+    this.#sleeps[nodeId] = wakeAt;
+    this.#writer.header(this.#header('running'));
+    await this.#writer.commit({}, (error) => this.parts.halt(error));
+    if (this.#writer.failure !== undefined) throw this.#writer.failure;
+  }
+
   /** Stages a completed round. */
   roundCompleted(n: number, round: SnapshotRound): void {
     this.#writer.round(n, round);
@@ -151,13 +168,14 @@ export class FlowKeeper {
       pending: this.parts.waiting().map((w) => ({ ...w, payload: this.#payload(w) })),
       errors: { ...recorder.errors },
       failures: { ...recorder.failures },
+      ...(Object.keys(this.#sleeps).length === 0 ? {} : { sleeps: { ...this.#sleeps } }),
       updatedAt: clock.now(),
       ...(this.#origin === undefined ? {} : { origin: this.#origin }),
     };
   }
 
   /** A waiting step's payload: the output of the step that triggered it, or a label. */
-  #payload(waiting: PendingHuman): JsonValue {
+  #payload(waiting: PendingStep): JsonValue {
     return encodeAt(waiting.payload, `pending.${waiting.step}.payload`, (path, reason) =>
       InvalidStateError.unstorable(waiting.step, path, reason),
     );

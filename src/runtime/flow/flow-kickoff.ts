@@ -52,16 +52,19 @@ export function checkKickoff<S>(
   return { forced, inputs, state, store };
 }
 
-/** A run with no store cannot pause: every human step must have its route forced (`store_required`). */
+/** A run with no store cannot pause: every human and wait step must have its outcome forced (`store_required`). */
 function checkUnstoredHumans<S>(
   definition: FlowDefinition<S>,
   forced: ReadonlyMap<string, string | readonly string[]>,
 ): void {
-  const unanswerable = definition.steps.find((s) => s.kind === 'human' && !forced.has(s.name));
+  const unanswerable = definition.steps.find(
+    (s) => (s.kind === 'human' || s.kind === 'wait') && !forced.has(s.name),
+  );
   if (unanswerable !== undefined) {
+    const human = unanswerable.kind === 'human';
     throw new StoreRequiredError(
-      `Flow "${definition.name}" (human step "${unanswerable.name}")`,
-      'pause for a human and resume',
+      `Flow "${definition.name}" (${human ? 'human' : 'wait'} step "${unanswerable.name}")`,
+      human ? 'pause for a human and resume' : 'pause for an outside event and be signalled',
     );
   }
 }

@@ -2,6 +2,7 @@ import {
   AnswerRequiredError,
   FlowMismatchError,
   NotPausedError,
+  NoWaiterError,
   RunNotFoundError,
   StoreRequiredError,
   UnknownRouteError,
@@ -14,7 +15,7 @@ import type { Clock } from '../engine/clock.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
 import { loadSnapshot, type StoredFlowSnapshot } from './flow-store.js';
-import type { FlowSnapshot, HumanAnswer } from './snapshot.js';
+import type { FlowSnapshot, StepAnswer } from './snapshot.js';
 import type { WithId } from './state.js';
 
 /** The store a flow operation uses: the one it was given, else the flow's; `store_required` without. */
@@ -92,7 +93,7 @@ export function checkAnswer(
   definition: FlowDefinition<unknown>,
   snapshot: FlowSnapshot,
   answer: unknown,
-): HumanAnswer {
+): StepAnswer {
   const pending = snapshot.pending ?? [];
   const waiting = pending.map((p) => p.step);
   const given = answer as Partial<HumanAnswerInput> | undefined;
@@ -117,56 +118,112 @@ export function checkAnswer(
   if (entry === undefined) {
     throw new AnswerRequiredError(definition.name, snapshot.id, waiting, `"${step}" is not one of them`);
   }
+  if (entry.kind === 'event') {
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      waiting,
+      `"${step}" waits for event "${entry.event}": signal it (flow.signal(id, '${entry.event}', payload))`,
+    );
+  }
   if (!entry.routes.includes(given.route)) throw new UnknownRouteError(step, given.route, entry.routes);
-  return { step, route: given.route, feedback: given.feedback };
+  return { kind: 'human', step, route: given.route, feedback: given.feedback };
+}
+
+/** What a claim for `resume` or `signal` brings to a paused run. */
+export type ResumeRequest =
+  /** A human's answer (unchecked), or none: a paused run without one goes on only with its due timeouts. */
+  | { kind: 'answer'; answer: unknown }
+  /** An outside event for the run's wait steps (`flow.signal`). */
+  | { kind: 'signal'; event: string; payload: unknown };
+
+/**
+ * The answers a request gives a paused run, checked against what it waits for: a human's answer
+ * (`checkAnswer`); a signal completes every wait for its event (`no_waiter` when none waits for it);
+ * no answer times out every waiting step whose deadline passed on `now` (`answer_required` when none did).
+ */
+export function answersFor(
+  definition: FlowDefinition<unknown>,
+  snapshot: FlowSnapshot,
+  request: ResumeRequest,
+  now: number,
+): StepAnswer[] {
+  const pending = snapshot.pending ?? [];
+  if (request.kind === 'signal') {
+    const { event, payload } = request;
+    const waits = pending.filter((p) => p.kind === 'event' && p.event === event);
+    if (waits.length === 0) {
+      const waiting = pending.map((p) => (p.kind === 'event' ? `"${p.event}"` : `a human at "${p.step}"`));
+      const why = waiting.length === 0 ? 'it waits for nothing' : `it waits for ${waiting.join(', ')}`;
+      throw new NoWaiterError(definition.name, snapshot.id, event, why);
+    }
+    return waits.map((w) => ({ kind: 'signal', step: w.step, event, payload }));
+  }
+  if (request.answer !== undefined) return [checkAnswer(definition, snapshot, request.answer)];
+  const due = pending.filter((p) => p.timeoutAt !== undefined && p.timeoutAt <= now);
+  if (due.length === 0) {
+    const what = pending.some((p) => p.kind === 'human')
+      ? 'resume it with { route, feedback? }'
+      : 'signal the event it waits for';
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      pending.map((p) => p.step),
+      `${what} (no deadline has passed)`,
+    );
+  }
+  return due.map((p) => ({ kind: 'timeout', step: p.step }));
 }
 
 /** What claiming a stored flow run for `resume` found. */
 export type FlowClaim =
-  /** The run is this owner's: go on from `snapshot` (absent when it died before its first header), with `answer`. */
+  /** The run is this owner's: go on from `snapshot` (absent when it died before its first header), with `answers`. */
   | {
       kind: 'claimed';
       snapshot: StoredFlowSnapshot | undefined;
       inputs: Record<string, unknown>;
-      answer?: HumanAnswer;
+      answers?: StepAnswer[];
     }
   /** The run completed: its stored result, nothing to run. */
   | { kind: 'completed'; output: FlowOutput<unknown> };
 
+/** The error of a request that a run not paused cannot take (`not_paused`, or `no_waiter` for a signal). */
+function notWaiting(definition: FlowDefinition<unknown>, id: string, request: ResumeRequest, status: string) {
+  return request.kind === 'signal'
+    ? new NoWaiterError(definition.name, id, request.event, `the run is ${status}`)
+    : new NotPausedError(definition.name, id, status);
+}
+
 /**
  * Claims stored run `id` of `definition` for `owner`, checking it first: `run_not_found`,
- * `flow_mismatch`, an answer for a paused run (`answer_required`, `unknown_route`) and none for another
- * (`not_paused`), `run_locked` while another owner lives. Of two answers at once, one claims the run;
- * the other gets `run_locked` while the winner runs, `not_paused` once it moved on.
+ * `flow_mismatch`, what the request gives a paused run (`answersFor`) and that a run not paused gets no
+ * answer (`not_paused`) or signal (`no_waiter`), `run_locked` while another owner lives. Of two answers
+ * or signals at once, one claims the run; the other gets `run_locked` while the winner runs, and
+ * `not_paused` (`no_waiter`) once it moved on.
  */
 export async function claimFlowRun(
   definition: FlowDefinition<unknown>,
   owner: RunOwner,
   clock: Clock,
-  answer: unknown,
+  request: ResumeRequest,
 ): Promise<FlowClaim> {
   const { store, id } = owner;
   let snapshot: StoredFlowSnapshot | undefined;
-  let checked: HumanAnswer | undefined;
+  let answers: StepAnswer[] | undefined;
+  const answering = request.kind === 'signal' || request.answer !== undefined;
   const decide = async (head: RunHead): Promise<ClaimDecision> => {
-    if (head.kind !== 'flow' || head.name !== definition.name) {
-      throw new FlowMismatchError(
-        definition.name,
-        id,
-        head.kind === 'flow' ? head.name : `crew ${head.name}`,
-      );
-    }
+    checkHeadOf(definition, head);
     if (head.status !== 'paused') {
-      if (answer !== undefined) throw new NotPausedError(definition.name, id, head.status);
+      if (answering) throw notWaiting(definition, id, request, head.status);
       return head.status === 'completed' ? 'leave' : 'claim';
     }
     snapshot = await loadSnapshot(store, id);
     if (snapshot === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
     // Read after the head: another answer may have claimed the run in between, and it moved on.
     if (snapshot.status !== 'paused') {
-      throw new NotPausedError(definition.name, id, `${snapshot.status}: another answer was taken first`);
+      throw notWaiting(definition, id, request, `${snapshot.status}: another answer was taken first`);
     }
-    checked = checkAnswer(definition, snapshot, answer);
+    answers = answersFor(definition, snapshot, request, clock.now());
     return 'claim';
   };
   const outcome = await claimStoredRun({
@@ -175,12 +232,12 @@ export async function claimFlowRun(
     what: `Flow "${definition.name}" resume`,
     decide,
     legacy: () => legacyFlowRun(store, id),
-    ...(answer === undefined
-      ? {}
-      : {
+    ...(answering
+      ? {
           lostRace: (head: RunHead) =>
-            new NotPausedError(definition.name, id, `${head.status}: another answer was taken first`),
-        }),
+            notWaiting(definition, id, request, `${head.status}: another answer was taken first`),
+        }
+      : {}),
   });
   if (outcome === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
   if (!outcome.claimed) {
@@ -189,9 +246,20 @@ export async function claimFlowRun(
     return { kind: 'completed', output: storedOutput(stored) };
   }
   // Read once the run is this owner's: every write of the owner before it has landed.
-  snapshot = checked === undefined ? await loadSnapshot(store, id) : snapshot;
+  snapshot = answers === undefined ? await loadSnapshot(store, id) : snapshot;
   const inputs = (snapshot?.inputs ?? headInputs(outcome.head)) as Record<string, unknown>;
-  return { kind: 'claimed', snapshot, inputs, ...(checked === undefined ? {} : { answer: checked }) };
+  return { kind: 'claimed', snapshot, inputs, ...(answers === undefined ? {} : { answers }) };
+}
+
+/** Refuses a head that is not a run of this flow (`flow_mismatch`). */
+function checkHeadOf(definition: FlowDefinition<unknown>, head: RunHead): void {
+  if (head.kind !== 'flow' || head.name !== definition.name) {
+    throw new FlowMismatchError(
+      definition.name,
+      head.id,
+      head.kind === 'flow' ? head.name : `crew ${head.name}`,
+    );
+  }
 }
 
 /** A flow run stored before run heads existed, as its header tells. */

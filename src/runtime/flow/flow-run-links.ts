@@ -1,4 +1,4 @@
-import type { PendingHuman } from './snapshot.js';
+import type { PendingStep } from './snapshot.js';
 
 /**
  * The mutable side of a flow run's wiring, in one place. The keeper is made before the round driver
@@ -9,7 +9,7 @@ export class FlowRunLinks {
   /** Rejects with the error the run must stop with at once. */
   readonly halted: Promise<never>;
   #halt: (error: unknown) => void = () => {};
-  #waiting: () => PendingHuman[] = () => [];
+  #waiting: () => PendingStep[] = () => [];
   #claimed = false;
 
   constructor() {
@@ -24,12 +24,12 @@ export class FlowRunLinks {
   }
 
   /** The human steps the run waits for, as its round driver reports them (none before it exists). */
-  waiting(): PendingHuman[] {
+  waiting(): PendingStep[] {
     return this.#waiting();
   }
 
   /** Connects the round driver whose waiting human steps `waiting` reports. */
-  connect(driver: { waiting(): PendingHuman[] }): void {
+  connect(driver: { waiting(): PendingStep[] }): void {
     this.#waiting = () => driver.waiting();
   }
 

@@ -8,9 +8,10 @@ import { FlowKeeper } from './flow-keeper.js';
 import { type FlowKickoff, leaseMsOf } from './flow-kickoff.js';
 import { FlowRunLinks } from './flow-run-links.js';
 import type { StoredFlowSnapshot } from './flow-store.js';
+import { handledSteps } from './outcomes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver, type RoundDriver } from './round-driver.js';
-import type { HumanAnswer } from './snapshot.js';
+import type { StepAnswer } from './snapshot.js';
 import { checkState, type WithId } from './state.js';
 import { stepContext } from './step-context.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
@@ -23,8 +24,8 @@ export interface FlowRunSeed {
    * whose process died before its first header, which starts again from its stored inputs.
    */
   resume: StoredFlowSnapshot | undefined;
-  /** The answer to one of its waiting human steps (a paused run). */
-  answer?: HumanAnswer | undefined;
+  /** The answers to its waiting steps (a paused run): a human's, a signal's, or timeouts. */
+  answers?: readonly StepAnswer[] | undefined;
   /** The owner that claimed the stored run. */
   owner: RunOwner;
 }
@@ -69,10 +70,16 @@ export function wireFlowRun<S>(
   const links = new FlowRunLinks();
   const keeper = keeperOf(definition, kickoff, { clock, recorder, links, leaseMs: options.leaseMs }, seed);
   const results: MemoryEntry[] = [];
+  const handled = handledSteps(definition.steps);
   const runner = createStepRunner<S>({
     hub,
     clock,
     forced: kickoff.forced,
+    handled,
+    sleep: {
+      sleeps: new Map(Object.entries(seed?.resume?.sleeps ?? {})),
+      noteWake: async (nodeId, wakeAt) => keeper?.noteWake(nodeId, wakeAt),
+    },
     state,
     contextFor: (spec, signal, self, draft) => {
       const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs };
@@ -89,7 +96,8 @@ export function wireFlowRun<S>(
     recorder,
     runner,
     resume: seed?.resume,
-    answer: seed?.answer,
+    answers: seed?.answers,
+    handled,
     forced: kickoff.forced,
     promptOf: (step, payload) => promptOf(step, { state, payload, inputs, outputs, flowId: state.id }),
     // Each step stages what is new — its run and the header — never the whole run again.

@@ -9,7 +9,7 @@ import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
 import type { ForcedRoutes } from './forced-routes.js';
-import type { PendingHuman } from './snapshot.js';
+import type { PendingStep } from './snapshot.js';
 import type { WithId } from './state.js';
 import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
 
@@ -71,10 +71,10 @@ export interface FlowOutput<S> {
   /** Step name → the failure with its code: the contract that survives JSON. */
   failures: Record<string, Failure>;
   totalTimeMs: number;
-  /** A paused run: the human step it waits for (the first, when several wait). */
-  pending?: PendingHuman;
-  /** A paused run with several human steps waiting: all of them. */
-  waiting?: PendingHuman[];
+  /** A paused run: the human or wait step it waits for (the first, when several wait). */
+  pending?: PendingStep;
+  /** A paused run with several steps waiting: all of them. */
+  waiting?: PendingStep[];
 }
 
 /** A flow run in progress. */

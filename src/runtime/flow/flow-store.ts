@@ -8,7 +8,7 @@ import {
   FLOW_SNAPSHOT_VERSION,
   type FlowRunStatus,
   type FlowSnapshot,
-  type PendingHuman,
+  type PendingStep,
   type SnapshotRound,
   type SnapshotStepRun,
 } from './snapshot.js';
@@ -33,9 +33,11 @@ export interface FlowRunHeader {
   status: FlowRunStatus;
   state: JsonValue;
   inputs: JsonValue;
-  pending: (Omit<PendingHuman, 'payload'> & { payload: JsonValue })[];
+  pending: (PendingStep & { payload: JsonValue })[];
   errors: Record<string, string>;
   failures: Record<string, Failure>;
+  /** The wake time of each sleep step run that started, by node id (absent when none did). */
+  sleeps?: Record<string, number>;
   updatedAt: number;
   /** Its place among the run's records (version 3; absent before). */
   mark?: number;
@@ -105,10 +107,16 @@ export async function loadSnapshot(store: Store, id: string): Promise<StoredFlow
   }
   const done = steps
     .filter((s) => s.round > rounds.length)
-    .map(({ nodeId, step, run }) => ({ nodeId, step, run }));
+    .map(({ nodeId, step, run, timedOut }) => ({
+      nodeId,
+      step,
+      run,
+      ...(timedOut === true ? { timedOut } : {}),
+    }));
   const doneSteps = new Set(done.map((d) => d.step));
   const {
     pending = [],
+    sleeps = {},
     state: _state,
     inputs,
     mark: _mark,
@@ -128,8 +136,27 @@ export async function loadSnapshot(store: Store, id: string): Promise<StoredFlow
     trail: [...rounds.flatMap((r) => r.steps), ...[...doneSteps]],
     outputs,
     emitted: rounds.flatMap((r) => r.emitted),
-    pending: pending.map((p) => ({ ...p, payload: decode(RUN_KEY, p.payload) })),
+    // A pending step stored before waits existed is a human step.
+    pending: pending.map(
+      (p) => ({ ...p, kind: p.kind ?? 'human', payload: decode(RUN_KEY, p.payload) }) as PendingStep,
+    ),
+    sleeps,
   };
+}
+
+/**
+ * The earliest deadline among the waiting steps of paused run `id`, read from its header alone;
+ * undefined when none has one (or there is no such run).
+ */
+export async function earliestDeadline(store: Store, id: string): Promise<number | undefined> {
+  const record = await store.get('flow_runs', id, RUN_KEY);
+  const head = record?.value as Partial<FlowRunHeader> | undefined | null;
+  let earliest: number | undefined;
+  for (const pending of Array.isArray(head?.pending) ? head.pending : []) {
+    const at = pending?.timeoutAt;
+    if (typeof at === 'number' && (earliest === undefined || at < earliest)) earliest = at;
+  }
+  return earliest;
 }
 
 /** The record the run wrote last among its header and the step records that carry the state. */

@@ -10,9 +10,9 @@ import {
 import { checkStore, type Store } from '../../stores/store.js';
 import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
 import { RunOwner } from '../durable/run-owner.js';
-import { toClock } from '../engine/clock.js';
+import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import { optionalInteger, requiredText } from '../engine/validate.js';
+import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type {
   FlowDefinition,
@@ -20,13 +20,22 @@ import type {
   ListenOptions,
   RouterFn,
   RouterOptions,
+  SleepOptions,
   StateSource,
   StepDefinition,
   StepFn,
   StepOptions,
+  WaitOptions,
 } from './definition.js';
 import { leaseMsOf } from './flow-kickoff.js';
-import { claimFlowRun, forkInputs, type HumanAnswerInput, storedRunOf, storeFor } from './flow-resume.js';
+import {
+  claimFlowRun,
+  forkInputs,
+  type HumanAnswerInput,
+  type ResumeRequest,
+  storedRunOf,
+  storeFor,
+} from './flow-resume.js';
 import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
 import type { FlowRunSeed } from './flow-run-parts.js';
 import { loadSnapshot } from './flow-store.js';
@@ -62,15 +71,22 @@ export class Flow<S> {
   readonly store: Store | undefined;
   /** How long a run's lease lasts without renewal, in ms, unless a kickoff says otherwise. */
   readonly leaseMs: number | undefined;
+  /** The clock of its runs (timestamps, backoffs, deadlines, sleeps), unless a kickoff names another. */
+  readonly clock: ClockOption | undefined;
 
-  constructor(name: string, state: StateSource<S>, store?: Store, leaseMs?: number) {
+  constructor(name: string, state: StateSource<S>, settings: FlowSettings = {}) {
+    const { store, leaseMs, clock } = settings;
     requiredText('createFlow', 'name', name);
     checkStore('createFlow', store);
     optionalInteger('createFlow', 'leaseMs', leaseMs, 10);
+    if (clock !== undefined && typeof clock !== 'function' && typeof (clock as Clock).now !== 'function') {
+      throw new InvalidOptionError('createFlow', 'clock', 'a Clock or a function returning epoch ms', clock);
+    }
     this.name = name;
     this.#state = state;
     this.store = store;
     this.leaseMs = leaseMs;
+    this.clock = clock;
   }
 
   /** Adds a step that runs first, in round 1; `retries`, `retryDelayMs` and `timeoutMs` say how it is tried. */
@@ -102,31 +118,69 @@ export class Flow<S> {
    * Adds a step a human answers: when its trigger fires, the run pauses at the end of the round
    * (`status: 'paused'`, `out.pending`) with its snapshot saved, until `resume(id, { route, feedback })`
    * — in any process — completes it with output `{ route, feedback }`, emitting its name and the route
-   * label (listeners of the label get `{ route, feedback }` as payload). Needs a store.
+   * label (listeners of the label get `{ route, feedback }` as payload). With `timeoutMs`, a human who
+   * has not answered by then is timed out by a runner: the step emits `onTimeout` instead (or fails
+   * with `step_timeout` without one). Needs a store.
    */
   human<const R extends string>(
     name: string,
     trigger: Trigger,
     options: HumanOptions<NoInfer<R>, WithId<S>>,
   ): this {
+    const where = this.#where(name);
     const routes = (options as Partial<HumanOptions<R>> | undefined)?.routes;
     if (!Array.isArray(routes) || routes.length === 0) throw new MissingRoutesError(this.name, name);
+    checkOptionKeys(where, options, HUMAN_KEYS);
     const prompt = options.prompt;
     if (prompt !== undefined && typeof prompt !== 'string' && typeof prompt !== 'function') {
-      throw new InvalidOptionError(
-        `Flow "${this.name}" step "${name}"`,
-        'prompt',
-        'a string or a function',
-        prompt,
-      );
+      throw new InvalidOptionError(where, 'prompt', 'a string or a function', prompt);
     }
     const answered = () => {
       throw new InternalError('Flow.human', `Human step "${name}" is answered through resume`);
     };
-    this.#add(name, 'human', trigger, answered, routes, PLAIN_STEP);
-    const step = this.#steps.at(-1) as StepDefinition<WithId<S>>;
-    step.prompt = prompt as StepDefinition<WithId<S>>['prompt'];
-    return this;
+    const deadline = deadlineOf(where, options);
+    const extra = { prompt: prompt as StepDefinition<WithId<S>>['prompt'], ...deadline };
+    return this.#add(name, 'human', trigger, answered, routes, PLAIN_STEP, extra);
+  }
+
+  /**
+   * Adds a step that waits for outside event `event`: when its trigger fires, the run pauses at the
+   * end of the round (`status: 'paused'`, `out.pending: { step, kind: 'event', event, timeoutAt }`),
+   * until `signal(id, event, payload)` — in any process — completes it: it emits its name, its output
+   * (and its listeners' payload) is the signal's payload. With `timeoutMs`, a runner times it out
+   * then: it emits `onTimeout` instead (or fails with `step_timeout` without one). Needs a store.
+   *
+   * @example
+   * flow.wait('payment', 'invoice_sent', { event: 'payment.received', timeoutMs: 3 * DAY, onTimeout: 'payment_late' });
+   */
+  wait(name: string, trigger: Trigger, options: WaitOptions): this {
+    const where = this.#where(name);
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOptionError(where, 'options', '{ event, timeoutMs?, onTimeout? }', options);
+    }
+    checkOptionKeys(where, options, WAIT_KEYS);
+    requiredText(where, 'event', options.event);
+    const waiting = () => {
+      throw new InternalError('Flow.wait', `Wait step "${name}" is completed through signal`);
+    };
+    const extra = { event: options.event, ...deadlineOf(where, options) };
+    return this.#add(name, 'wait', trigger, waiting, undefined, PLAIN_STEP, extra);
+  }
+
+  /**
+   * Adds a step that sleeps: `{ ms }` from when it starts, or `{ until: (ctx) => Date | number }`.
+   * Its wake time is stored before it sleeps, on the run's clock (the run's `kickoff` awaits it and
+   * keeps its lease); a run whose process died goes on at the stored time, never before. It emits its
+   * name when it wakes; its output (its listeners' payload) is the payload it was triggered with.
+   *
+   * @example
+   * flow.sleep('cool_off', 'delivered', { ms: 24 * 60 * 60 * 1000 });
+   */
+  sleep(name: string, trigger: Trigger, options: SleepOptions<WithId<S>>): this {
+    const where = this.#where(name);
+    const sleep = sleepOf(where, options);
+    const pass = ({ payload }: { payload: unknown }) => payload;
+    return this.#add(name, 'sleep', trigger, pass, undefined, PLAIN_STEP, { sleep });
   }
 
   /** The definition as the runtime reads it. */
@@ -205,17 +259,46 @@ export class Flow<S> {
     options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
     checkOptionKeys(`Flow "${this.name}" resume`, options, FLOW_RESUME_OPTIONS);
+    return this.#goOn(id, { kind: 'answer', answer }, options);
+  }
+
+  /**
+   * Sends outside event `event` to stored run `id`, in this or any process, with any definition
+   * object of this flow: every wait step of the paused run waiting for `event` completes (emitting its
+   * name; its listeners get `payload`), and the run goes on here, like `resume`. A run that waits for
+   * no such event is left as it is (`no_waiter`); of two signals at once, exactly one goes on.
+   *
+   * @example
+   * await order.signal(orderId, 'payment.received', { amount: 42 });
+   */
+  async signal(
+    id: string,
+    event: string,
+    payload?: unknown,
+    options: FlowResumeOptions<WithId<S>> = {},
+  ): Promise<FlowOutput<WithId<S>>> {
+    checkOptionKeys(`Flow "${this.name}" signal`, options, FLOW_RESUME_OPTIONS);
+    requiredText(`Flow "${this.name}" signal`, 'event', event);
+    return this.#goOn(id, { kind: 'signal', event, payload }, options);
+  }
+
+  /** Claims stored run `id` with what `request` brings it and runs it on, here. */
+  async #goOn(
+    id: string,
+    request: ResumeRequest,
+    options: FlowResumeOptions<WithId<S>>,
+  ): Promise<FlowOutput<WithId<S>>> {
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'resume a run');
-    const clock = toClock(options.clock);
+    const clock = toClock(options.clock ?? this.clock);
     const owner = new RunOwner(store, id, leaseMsOf(definition, options), clock);
-    const claim = await claimFlowRun(definition, owner, clock, answer);
+    const claim = await claimFlowRun(definition, owner, clock, request);
     if (claim.kind === 'completed') return claim.output as FlowOutput<WithId<S>>;
     try {
       const { snapshot, inputs } = claim;
-      const seed: FlowRunSeed = { owner, resume: snapshot, answer: claim.answer };
+      const seed: FlowRunSeed = { owner, resume: snapshot, answers: claim.answers };
       const { onRun, ...runOptions } = options;
-      const run = this.#start({ ...runOptions, store, inputs }, seed);
+      const run = this.#start({ ...runOptions, clock, store, inputs }, seed);
       onRun?.(run);
       return await run.result;
     } catch (error) {
@@ -235,7 +318,13 @@ export class Flow<S> {
   #start(options: FlowRunOptions, seed?: FlowRunSeed): FlowRun<WithId<S>> {
     const definition = this.definition;
     this.#supervisor ??= createFlowSupervisor(definition);
-    return startFlowRun(definition, options, this.#supervisor, seed);
+    const clock = options.clock ?? this.clock;
+    return startFlowRun(
+      definition,
+      clock === undefined ? options : { ...options, clock },
+      this.#supervisor,
+      seed,
+    );
   }
 
   #add(
@@ -245,6 +334,7 @@ export class Flow<S> {
     fn: unknown,
     routes: readonly string[] | undefined,
     settings: StepSettings,
+    extra: StepExtras<S> = {},
   ): this {
     const where = this.#where(name);
     requiredText(`Flow "${this.name}"`, 'step name', name);
@@ -256,16 +346,19 @@ export class Flow<S> {
       checkTrigger(where, trigger);
       if (namesIn(trigger).has(name)) throw new SelfTriggerError(this.name, name);
     }
-    for (const label of routes ?? []) {
+    const labels = [...(routes ?? []), ...(extra.onTimeout === undefined ? [] : [extra.onTimeout])];
+    for (const label of labels) {
       requiredText(where, 'route label', label);
       if (label === name || this.#stepNames.has(label)) throw new NameClashError(this.name, label, name);
+      const owner = this.#labels.get(label);
+      if (owner !== undefined) throw new NameClashError(this.name, label, owner);
     }
-    if (routes !== undefined && new Set(routes).size !== routes.length) {
-      throw new InvalidOptionError(where, 'routes', 'distinct labels', routes);
+    if (new Set(labels).size !== labels.length) {
+      throw new InvalidOptionError(where, 'routes', 'distinct labels (onTimeout included)', labels);
     }
     this.#stepNames.add(name);
     this.#supervisor = undefined;
-    for (const label of routes ?? []) this.#labels.set(label, name);
+    for (const label of labels) this.#labels.set(label, name);
     this.#steps.push({
       name,
       index: this.#steps.length,
@@ -273,6 +366,7 @@ export class Flow<S> {
       trigger,
       routes,
       ...settings,
+      ...extra,
       run: fn as StepFn<WithId<S>>,
     });
     return this;
@@ -310,6 +404,62 @@ export interface FlowResumeOptions<S> extends Omit<FlowRunOptions, 'inputs' | 'f
   onRun?: ((run: FlowRun<S>) => void) | undefined;
 }
 
+/** What a human, wait or sleep step adds to a step. */
+type StepExtras<S> = Pick<
+  StepDefinition<WithId<S>>,
+  'prompt' | 'event' | 'deadlineMs' | 'onTimeout' | 'sleep'
+>;
+
+const HUMAN_KEYS = { routes: true, prompt: true, timeoutMs: true, onTimeout: true } as const;
+const WAIT_KEYS = { event: true, timeoutMs: true, onTimeout: true } as const;
+
+/** A waiting step's deadline: `timeoutMs` (a number > 0) and the label it emits then (needs `timeoutMs`). */
+function deadlineOf(
+  where: string,
+  options: { timeoutMs?: number | undefined; onTimeout?: string | undefined },
+): { deadlineMs?: number; onTimeout?: string } {
+  const { timeoutMs, onTimeout } = options;
+  optionalPositive(where, 'timeoutMs', timeoutMs);
+  if (onTimeout !== undefined) {
+    requiredText(where, 'onTimeout', onTimeout);
+    if (timeoutMs === undefined)
+      throw new InvalidOptionError(where, 'onTimeout', 'set with timeoutMs', onTimeout);
+  }
+  return {
+    ...(timeoutMs === undefined ? {} : { deadlineMs: timeoutMs }),
+    ...(onTimeout === undefined ? {} : { onTimeout }),
+  };
+}
+
+/** A sleep step's options, checked: `{ ms }` (a number ≥ 0) or `{ until }` (a function). */
+function sleepOf<S>(where: string, options: SleepOptions<S>): SleepOptions<S> {
+  const given = options as { ms?: unknown; until?: unknown } | null | undefined;
+  if (typeof given !== 'object' || given === null) {
+    throw new InvalidOptionError(where, 'options', '{ ms } or { until }', options);
+  }
+  checkOptionKeys(where, given, { ms: true, until: true });
+  if ((given.ms === undefined) === (given.until === undefined)) {
+    throw new InvalidOptionError(where, 'options', 'exactly one of ms and until', options);
+  }
+  if (
+    given.ms !== undefined &&
+    !(typeof given.ms === 'number' && Number.isFinite(given.ms) && given.ms >= 0)
+  ) {
+    throw new InvalidOptionError(where, 'ms', 'a number ≥ 0', given.ms);
+  }
+  if (given.until !== undefined && typeof given.until !== 'function') {
+    throw new InvalidOptionError(where, 'until', 'a function returning a Date or epoch ms', given.until);
+  }
+  return options;
+}
+
+/** Where a flow's runs are kept and on which clock, unless a kickoff says otherwise. */
+export interface FlowSettings {
+  store?: Store | undefined;
+  leaseMs?: number | undefined;
+  clock?: ClockOption | undefined;
+}
+
 /** Options of {@link createFlow} with a free state object. */
 export interface FreeFlowOptions<S extends object> {
   name: string;
@@ -319,6 +469,8 @@ export interface FreeFlowOptions<S extends object> {
   store?: Store | undefined;
   /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
   leaseMs?: number | undefined;
+  /** The clock of its runs: timestamps, backoffs, deadlines and sleeps (a manual clock in tests). @default the system clock */
+  clock?: ClockOption | undefined;
 }
 
 /** Options of {@link createFlow} with a schema-checked state. */
@@ -330,6 +482,8 @@ export interface StructuredFlowOptions<Z extends ZodType> {
   state: Z;
   /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
   leaseMs?: number | undefined;
+  /** The clock of its runs: timestamps, backoffs, deadlines and sleeps (a manual clock in tests). @default the system clock */
+  clock?: ClockOption | undefined;
 }
 
 /**
@@ -343,13 +497,13 @@ export function createFlow<S extends object>(options: FreeFlowOptions<S>): Flow<
 export function createFlow<Z extends ZodType>(options: StructuredFlowOptions<Z>): Flow<z.infer<Z>>;
 export function createFlow(options: FreeFlowOptions<object> | StructuredFlowOptions<ZodType>): Flow<object> {
   checkOptionKeys('createFlow', options, FLOW_OPTIONS);
+  const { store, leaseMs, clock } = options;
   if ('state' in options && options.state !== undefined) {
-    return new Flow(options.name, { kind: 'schema', schema: options.state }, options.store, options.leaseMs);
+    return new Flow(options.name, { kind: 'schema', schema: options.state }, { store, leaseMs, clock });
   }
   const initial = (options as FreeFlowOptions<object>).initialState ?? {};
   if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {
     throw new InvalidOptionError('createFlow', 'initialState', 'an object', initial);
   }
-  const { store, leaseMs } = options as FreeFlowOptions<object>;
-  return new Flow(options.name, { kind: 'free', initial }, store, leaseMs);
+  return new Flow(options.name, { kind: 'free', initial }, { store, leaseMs, clock });
 }

@@ -1,30 +1,59 @@
-import { UnknownRouteError, UnknownRouterError } from '../../errors.js';
-import { routesOf, type StepDefinition } from './definition.js';
+import { ForcedFailureError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
+import type { StepDefinition, StepShape } from './definition.js';
+import { FAILED_OUTCOME, handledSteps, outcomesOf } from './outcomes.js';
 
 /** Route labels forced per router: one for every run, or a list for its successive runs. */
 export type ForcedRoutes = Readonly<Record<string, string | readonly string[]>>;
 
-/** Checks the routers named in `routes` exist (`unknown_router`). */
+/**
+ * Checks the steps named in `routes` choose an outcome (`unknown_router`): routers, human and wait
+ * steps, and steps whose failure a `failed(...)` trigger handles.
+ */
 export function checkForcedRoutes(
-  definition: { name: string; steps: readonly { name: string; kind: string }[] },
+  definition: { name: string; steps: readonly StepShape[] },
   routes: ForcedRoutes | undefined,
 ): ReadonlyMap<string, string | readonly string[]> {
   const forced = new Map(Object.entries(routes ?? {}));
-  const routers = definition.steps.filter((s) => routesOf(s) !== undefined).map((s) => s.name);
+  if (forced.size === 0) return forced;
+  const handled = handledSteps(definition.steps);
+  const routers = definition.steps.filter((s) => outcomesOf(s, handled) !== undefined).map((s) => s.name);
   for (const name of forced.keys()) {
     if (!routers.includes(name)) throw new UnknownRouterError(definition.name, name, routers);
   }
   return forced;
 }
 
-/** A router whose body returns the forced label of its `run`-th run instead of deciding. */
-export function forcedRouter<S>(
+/** The outcome forced for run `run` of step `step`, if one is. */
+export function forcedOutcome(
+  forced: ReadonlyMap<string, string | readonly string[]>,
+  step: string,
+  run: number,
+): string | undefined {
+  const choice = forced.get(step);
+  return typeof choice === 'string' ? choice : choice?.[run - 1];
+}
+
+/**
+ * A step whose run `run` has a forced outcome, as it runs: `failed` (for a step whose failure is
+ * handled) fails it without calling it (`forced_failure`); a router returns its forced label instead
+ * of deciding; any other step runs as defined.
+ */
+export function forcedStep<S>(
   step: StepDefinition<S>,
   forced: ReadonlyMap<string, string | readonly string[]>,
   run: number,
-) {
-  const choice = forced.get(step.name);
-  const label = typeof choice === 'string' ? choice : choice?.[run - 1];
+): StepDefinition<S> {
+  if (!forced.has(step.name)) return step;
+  const label = forcedOutcome(forced, step.name, run);
+  if (label === FAILED_OUTCOME && step.routes?.includes(label) !== true) {
+    return {
+      ...step,
+      run: () => {
+        throw new ForcedFailureError(step.name);
+      },
+    };
+  }
+  if (step.kind !== 'router') return step;
   return {
     ...step,
     run: () => {

@@ -1,4 +1,5 @@
 import type { Failure, StatecrewEvent } from '../../types.js';
+import { failed } from './triggers.js';
 
 /**
  * Folds a flow run's events into what its result reports: the trail (round by round, in definition
@@ -33,17 +34,26 @@ export class FlowRecorder {
     const failure: Failure = { message, retryable: event.retryable ?? false };
     if (event.code !== undefined) failure.code = event.code;
     if (event.details !== undefined) failure.details = event.details;
+    if (event.handled === true) failure.handled = true;
     this.failures[event.name] = failure;
   }
 
   /**
-   * Starts from where a stored run stopped: the trail and emissions of its completed rounds and every
-   * output it recorded (its errors are not kept: the failed steps run again).
+   * Starts from where a stored run stopped: the trail and emissions of its completed rounds, every
+   * output it recorded, and its handled failures (other errors are not kept: the failed steps run again).
    */
   restore(from: {
     rounds: readonly { steps: readonly string[]; emitted: readonly string[] }[];
     outputs: Record<string, unknown>;
+    failures?: Record<string, Failure> | undefined;
   }): void {
+    // A handled failure counts once its round completed (it emitted `failed(<step>)`).
+    const emitted = new Set(from.rounds.flatMap((r) => r.emitted));
+    for (const [step, failure] of Object.entries(from.failures ?? {})) {
+      if (failure.handled !== true || !emitted.has(failed(step))) continue;
+      this.failures[step] = failure;
+      this.errors[step] = failure.message;
+    }
     for (const round of from.rounds) {
       this.trail.push(...round.steps);
       this.emitted.push(...round.emitted);

@@ -17,16 +17,35 @@ export interface SnapshotStepRun {
   nodeId: string;
   step: string;
   run: number;
+  /** A human or wait step that timed out (it emitted its `onTimeout` label). */
+  timedOut?: boolean;
 }
 
 /** A human step the run waits for: what it asks, its routes, and the payload that triggered it. */
 export interface PendingHuman {
+  kind: 'human';
   step: string;
   nodeId: string;
   prompt: string;
   routes: string[];
   payload: unknown;
+  /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
+  timeoutAt?: number;
 }
+
+/** A wait step the run waits for: the event that completes it, and when it times out. */
+export interface PendingEvent {
+  kind: 'event';
+  step: string;
+  nodeId: string;
+  event: string;
+  payload: unknown;
+  /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
+  timeoutAt?: number;
+}
+
+/** A step a paused run waits for: a human's answer, or an outside event. */
+export type PendingStep = PendingHuman | PendingEvent;
 
 /** A human's answer to a waiting step (`step` may be left out when only one waits). */
 export interface HumanAnswer {
@@ -34,6 +53,15 @@ export interface HumanAnswer {
   route: string;
   feedback: unknown;
 }
+
+/**
+ * What completes a waiting step: a human's answer, a signal of the event a wait step waits for, or
+ * its time running out.
+ */
+export type StepAnswer =
+  | ({ kind: 'human' } & HumanAnswer)
+  | { kind: 'signal'; step: string; event: string; payload: unknown }
+  | { kind: 'timeout'; step: string };
 
 /** A completed round: the steps it ran (the trail's part) and what it emitted, in order. */
 export interface SnapshotRound {
@@ -58,8 +86,10 @@ export interface FlowSnapshot {
   rounds: SnapshotRound[];
   /** The step runs that completed in the round in progress. */
   done: SnapshotStepRun[];
-  /** The human steps a paused run waits for. */
-  pending: PendingHuman[];
+  /** The steps a paused run waits for. */
+  pending: PendingStep[];
+  /** The wake time of each sleep step run that started, by node id (epoch ms on the run's clock). */
+  sleeps: Record<string, number>;
   trail: string[];
   /** Every completed step's latest output, by step name. */
   outputs: Record<string, unknown>;
@@ -75,8 +105,10 @@ export interface FlowRunInfo {
   id: string;
   flow: string;
   status: FlowRunStatus;
-  /** The first human step a paused run waits for. */
-  pending?: PendingHuman;
+  /** The first step a paused run waits for. */
+  pending?: PendingStep;
+  /** Every step a paused run waits for. */
+  waiting?: PendingStep[];
   state: unknown;
   trail: string[];
   outputs: Record<string, unknown>;
@@ -88,6 +120,9 @@ export function runInfo(snapshot: FlowSnapshot): FlowRunInfo {
   const { id, flow, status, state, trail, outputs, updatedAt } = snapshot;
   const info: FlowRunInfo = { id, flow, status, state, trail, outputs, updatedAt };
   const pending = snapshot.pending?.[0];
-  if (pending !== undefined) info.pending = pending;
+  if (pending !== undefined) {
+    info.pending = pending;
+    info.waiting = [...snapshot.pending];
+  }
   return info;
 }

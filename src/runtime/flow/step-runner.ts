@@ -10,7 +10,8 @@ import type { Clock } from '../engine/clock.js';
 import type { EventHub } from '../engine/event-hub.js';
 import { LifecycleRunner, type NodeRunSpec } from '../engine/lifecycle-runner.js';
 import type { StepContext, StepDefinition } from './definition.js';
-import { type ForcedRoutes, forcedRouter } from './forced-routes.js';
+import { type ForcedRoutes, forcedStep } from './forced-routes.js';
+import { type SleepParts, sleepingStep } from './sleep-step.js';
 import { StateDraft } from './state-draft.js';
 
 /** One run of a flow step: which step, which of its runs, and the payload that triggered it. */
@@ -25,6 +26,10 @@ export interface StepRunnerParts<S> {
   hub: EventHub;
   clock: Clock;
   forced: ReadonlyMap<string, ForcedRoutes[string]>;
+  /** The steps whose failure some `failed(...)` trigger handles. */
+  handled: ReadonlySet<string>;
+  /** What a sleep step's run sleeps with: its wake times, stored and to store. */
+  sleep: Omit<SleepParts, 'clock' | 'hub'>;
   /** The run's state: an attempt of a step with retries works on a copy of it (`StateDraft`). */
   state: object;
   /** The context a step run's body gets, with `draft` as its state when the attempt has one. */
@@ -54,7 +59,12 @@ function stepOutput(name: string, value: unknown): TaskOutput {
  * `node.completed`, `node.failed`, …, tagged with `step`), so one subscriber handles both, and the
  * flow-level record `flow.step` (and `flow.route` for a router) beside it.
  */
-function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunSpec<S>): void {
+function publishStep<S>(
+  hub: EventHub,
+  emitted: LifecycleEmitted,
+  spec: StepRunSpec<S>,
+  handled: ReadonlySet<string>,
+): void {
   const step = spec.step.name;
   const base = { type: 'flow.step' as const, name: step, nodeId: spec.nodeId, run: spec.run };
   switch (emitted.type) {
@@ -92,6 +102,7 @@ function publishStep<S>(hub: EventHub, emitted: LifecycleEmitted, spec: StepRunS
         retryable,
         ...(code === undefined ? {} : { code }),
         ...(details === undefined ? {} : { details }),
+        ...(handled.has(step) ? { handled: true } : {}),
       });
       return;
     }
@@ -148,11 +159,13 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
       // One executor actor per flow run runs every step.
       workerOf: () => ({ key: STEPS, name: 'steps' }),
       attempt(spec, _attempt, signal, self) {
-        // A human step's forced route is its answer already (the round driver gives it); a router's is applied here.
+        // A human step's forced route is its answer already (the round driver gives it); a router's
+        // label, and a forced failure, are applied here.
+        const forcedOrDefined = forcedStep(spec.step, forced, spec.run);
         const step =
-          spec.step.kind === 'router' && forced.has(spec.step.name)
-            ? forcedRouter(spec.step, forced, spec.run)
-            : spec.step;
+          spec.step.kind === 'sleep' && forcedOrDefined === spec.step
+            ? sleepingStep(forcedOrDefined, spec.nodeId, { ...parts.sleep, clock: parts.clock, hub })
+            : forcedOrDefined;
         if (spec.step.retries > 0 || spec.step.timeoutMs !== undefined) {
           return attemptStep(parts, spec, step, signal, self);
         }
@@ -163,7 +176,7 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
         });
       },
       publish(emitted, spec) {
-        if (spec !== undefined) publishStep(hub, emitted, spec);
+        if (spec !== undefined) publishStep(hub, emitted, spec, parts.handled);
       },
     },
     parts.clock,

@@ -6,7 +6,8 @@ import { RunRegistry } from '../engine/run-registry.js';
 export interface FlowHandlers {
   startRound(round: number, self: AnyActorRef): void;
   recordDone(nodeId: string): void;
-  recordFailed(): void;
+  /** Step run `nodeId` failed for good: its failure fails the run unless a `failed(...)` trigger handles it. */
+  recordFailed(nodeId: string): void;
   /** Tries a failed attempt of step run `nodeId` again, after its backoff. */
   retryNode(nodeId: string): void;
   advance(round: number): void;
@@ -28,7 +29,7 @@ export function createFlowSupervisor(definition: { name: string; steps: readonly
     actions: {
       startRound: ({ context, self }, { round }) => flowRuns.get(context.run).startRound(round, self),
       recordDone: ({ context }, { nodeId }) => flowRuns.get(context.run).recordDone(nodeId),
-      recordFailed: ({ context }) => flowRuns.get(context.run).recordFailed(),
+      recordFailed: ({ context }, { nodeId }) => flowRuns.get(context.run).recordFailed(nodeId),
       retryNode: ({ context }, { nodeId }) => flowRuns.get(context.run).retryNode(nodeId),
       advance: ({ context }, { round }) => flowRuns.get(context.run).advance(round),
     },

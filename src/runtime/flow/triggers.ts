@@ -27,6 +27,28 @@ export function and(...triggers: Trigger[]): TriggerGate {
   return { kind: 'and', of: triggers };
 }
 
+const FAILED_PREFIX = 'failed(';
+
+/**
+ * A trigger satisfied when step `step` fails for good (its retries spent). A failure some trigger
+ * names is handled: the run goes on, and ends `completed` unless something unhandled failed. The
+ * handler's payload is `{ step, error: { message, code?, retryable } }`. It composes with `or` and
+ * `and`; as a string it reads `failed(<step>)`.
+ *
+ * @example
+ * flow.listen('refund', failed('charge'), ({ payload }) => refund(payload));
+ */
+export function failed(step: string): string {
+  return `${FAILED_PREFIX}${step})`;
+}
+
+/** The step a `failed(...)` trigger name is about; undefined for any other name. */
+export function failedStepOf(name: string): string | undefined {
+  return name.startsWith(FAILED_PREFIX) && name.endsWith(')')
+    ? name.slice(FAILED_PREFIX.length, -1)
+    : undefined;
+}
+
 /** Every name (step or label) a trigger mentions. */
 export function namesIn(trigger: Trigger, into: Set<string> = new Set()): Set<string> {
   if (typeof trigger === 'string') into.add(trigger);

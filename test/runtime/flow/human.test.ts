@@ -38,6 +38,7 @@ describe('human steps', () => {
     const paused = await run.result;
     expect(paused.status).toBe('paused');
     expect(paused.pending).toEqual({
+      kind: 'human',
       step: 'approval',
       nodeId: 'approval',
       prompt: 'Refund $250?',
@@ -117,7 +118,8 @@ describe('human steps', () => {
       .listen('ship', and('ok-legal', 'ok-finance'), () => 'shipped');
     const paused = await flow.kickoff({ inputs: { id: 't' } });
     expect(paused.waiting?.map((w) => w.step)).toEqual(['legal', 'finance']);
-    expect(paused.pending?.prompt).toBe('Legal?');
+    expect(paused.pending).toMatchObject({ kind: 'human' });
+    expect(paused.pending?.kind === 'human' && paused.pending.prompt).toBe('Legal?');
     await expect(flow.resume('t', { route: 'ok-legal' })).rejects.toMatchObject({ code: 'answer_required' });
     const half = await flow.resume('t', { step: 'legal', route: 'ok-legal' });
     expect(half.status).toBe('paused');

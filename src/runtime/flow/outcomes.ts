@@ -1,0 +1,61 @@
+import type { StepShape } from './definition.js';
+import { failed, failedStepOf, namesIn } from './triggers.js';
+
+/** The outcome of a step that failed for good while some `failed(...)` trigger names it. */
+export const FAILED_OUTCOME = 'failed';
+
+/** The steps whose failure some trigger names (`failed(step)`): their failures are handled. */
+export function handledSteps(steps: readonly Pick<StepShape, 'trigger'>[]): Set<string> {
+  const handled = new Set<string>();
+  for (const step of steps) {
+    if (step.trigger === undefined) continue;
+    for (const name of namesIn(step.trigger)) {
+      const failedStep = failedStepOf(name);
+      if (failedStep !== undefined) handled.add(failedStep);
+    }
+  }
+  return handled;
+}
+
+/**
+ * The outcomes a step chooses between, as analysis and forced routes see them; undefined for a step
+ * with one outcome. A router's or human's are its route labels, a wait's its name; either gains its
+ * `onTimeout` label; a step whose failure is handled gains `failed` (a plain step then has its name
+ * and `failed`). A router or human always chooses, even between one label.
+ */
+export function outcomesOf(step: StepShape, handled: ReadonlySet<string>): string[] | undefined {
+  const outcomes: string[] = [];
+  const chooses = step.kind === 'router' || step.kind === 'human';
+  if (chooses && step.routes !== undefined) {
+    outcomes.push(...step.routes);
+  } else if (step.kind === 'wait') {
+    outcomes.push(step.name);
+  }
+  if (step.onTimeout !== undefined) outcomes.push(step.onTimeout);
+  if (handled.has(step.name)) {
+    if (outcomes.length === 0) outcomes.push(step.name);
+    if (!outcomes.includes(FAILED_OUTCOME)) outcomes.push(FAILED_OUTCOME);
+  }
+  return outcomes.length > 1 || chooses ? outcomes : undefined;
+}
+
+/** What a settled step run emits for its outcome, and whether it counts as completed (it is in the trail). */
+export interface StepEmission {
+  emitted: string[];
+  completed: boolean;
+}
+
+/**
+ * What step run of `step` emits when it settled with `outcome` (a route label, its `onTimeout` label,
+ * `failed`, or its name): a failure the flow handles emits `failed(<step>)`; a timeout its label; a
+ * router's or human's label follows its name; any other step emits its name.
+ */
+export function emissionOf(step: StepShape, outcome: string | undefined): StepEmission {
+  const isLabel = step.routes?.includes(outcome as string) === true;
+  if (outcome === FAILED_OUTCOME && !isLabel) return { emitted: [failed(step.name)], completed: false };
+  if (outcome !== undefined && outcome === step.onTimeout) return { emitted: [outcome], completed: true };
+  if ((step.kind === 'router' || step.kind === 'human') && outcome !== undefined) {
+    return { emitted: [step.name, outcome], completed: true };
+  }
+  return { emitted: [step.name], completed: true };
+}
