@@ -7,7 +7,14 @@ import { forcedOutcome, forcedStep } from './forced-routes.js';
 import { emissionOf, FAILED_OUTCOME } from './outcomes.js';
 import type { FlowRecorder } from './recorder.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
-import type { HumanAnswer, PendingStep, SnapshotRound, SnapshotStepRun, StepAnswer } from './snapshot.js';
+import {
+  type HumanAnswer,
+  type PendingStep,
+  type SnapshotRound,
+  type SnapshotStepRun,
+  type StepAnswer,
+  waitingStepOf,
+} from './snapshot.js';
 import { StepInputs } from './step-inputs.js';
 import type { StepRunSpec } from './step-runner.js';
 import type { FlowHandlers } from './supervisor.js';
@@ -327,7 +334,8 @@ class FlowRoundDriver<S> implements RoundDriver {
   #pause(): void {
     this.#paused = true;
     this.#upcoming = [];
-    this.#parts.hub.emit({ type: 'flow.paused', waiting: this.#waiting.map((w) => w.step) });
+    const waiting = this.#waiting.map((w) => w.step);
+    this.#parts.hub.emit({ type: 'flow.paused', waiting, waitingFor: this.#waiting.map(waitingStepOf) });
   }
 
   /** Records a completed round and schedules the next one from what it emitted. */
