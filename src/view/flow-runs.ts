@@ -1,6 +1,11 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { FlowOutput } from '../runtime/flow/flow-run.js';
-import type { FlowRunInfo, FlowSnapshot, PendingStep } from '../runtime/flow/snapshot.js';
+import {
+  type FlowRunInfo,
+  type FlowSnapshot,
+  type PendingStep,
+  stepRunOf,
+} from '../runtime/flow/snapshot.js';
 import type { Failure, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus, ViewRun } from './model.js';
 import { plain, textOf } from './plain.js';
@@ -208,9 +213,8 @@ function inProgressRuns(runs: Map<string, ViewRun[]>, snapshot: FlowSnapshot): v
   };
   for (const done of snapshot.done ?? []) add(done.step, done.nodeId, done.run, 'completed');
   for (const nodeId of Object.keys(snapshot.sleeps ?? {})) {
-    // A step run's node id is its step's name, then `#<run>` from its second run on.
-    const [, step = nodeId, run = '1'] = /^(.*)#(\d+)$/.exec(nodeId) ?? [];
-    add(step, nodeId, Number(run), 'running');
+    const { step, run } = stepRunOf(nodeId);
+    add(step, nodeId, run, 'running');
   }
 }
 

@@ -92,8 +92,9 @@ function totalsOf(facts: FlowRunFacts): ViewTotals {
  * A flow's run view: its steps (routers, human, wait and sleep steps marked) and an edge from each
  * trigger to its listener, labelled with the route (`failed` on a failure edge, the `onTimeout` label
  * on a timeout edge), with statuses (a handled failure marked `handled`), outputs, waits with their
- * deadlines, sleeps with their wake times, the executed path, a timeline and totals from a run — its result and events, or a stored run (`flow.getRun(id)` or a
- * snapshot) — or, without `source`, the definition alone (every step `not-run`).
+ * deadlines, sleeps with their wake times, the executed path, a timeline and totals from a run — its
+ * result and events, or a stored run (`flow.getRun(id)` or a snapshot) — or, without `source`, the
+ * definition alone (every step `not-run`).
  *
  * @example
  * const run = flow.run({ inputs: { amount: 250 } });

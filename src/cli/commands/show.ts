@@ -1,7 +1,7 @@
 import { RunNotFoundError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import type { FlowSnapshot, PendingStep } from '../../runtime/flow/snapshot.js';
+import { type FlowSnapshot, type PendingStep, stepRunOf } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { resumeHint } from './flow-output.js';
@@ -65,9 +65,8 @@ function sleepingRuns(flow: FlowSnapshot): { nodeId: string; wakeAt: number }[] 
   const runs = new Map<string, number>();
   for (const step of flow.trail) runs.set(step, (runs.get(step) ?? 0) + 1);
   return Object.entries(flow.sleeps ?? {}).flatMap(([nodeId, wakeAt]) => {
-    // A step run's node id is its step's name, then `#<run>` from its second run on.
-    const [, step = nodeId, run = '1'] = /^(.*)#(\d+)$/.exec(nodeId) ?? [];
-    const completed = done.has(nodeId) || (runs.get(step) ?? 0) >= Number(run);
+    const { step, run } = stepRunOf(nodeId);
+    const completed = done.has(nodeId) || (runs.get(step) ?? 0) >= run;
     return completed ? [] : [{ nodeId, wakeAt }];
   });
 }
