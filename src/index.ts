@@ -218,5 +218,6 @@ export type {
   ToolContext,
   ToolSpec,
   Usage,
+  WaitingStep,
 } from './types.js';
 export { type LoadCrewOptions, loadCrew } from './yaml/load-crew.js';

@@ -92,7 +92,10 @@ const VERSION = ((): string | undefined => {
  * Traces a run: a span per run (`crew <process>`, `flow <name>`), per flow step (`step <name>`), per
  * task run (`invoke_agent <role>`, all its attempts), per model call (`chat <model>`) and tool call
  * (`execute_tool <tool>`), per manager call and judge verdict; retries, blocked tasks, delegations,
- * routes, rounds and human pauses are span events. A crew run inside a flow step nests under the
+ * routes, rounds, pauses, signals, timeouts and sleeps (with their wake time) are span events. A
+ * paused flow run's span says what it waits for (`statecrew.flow.waiting`, `…waiting_events`,
+ * `…timeout_at`); a step whose failure a `failed(step)` trigger handles is marked
+ * `statecrew.step.handled` and does not make the run's error. A crew run inside a flow step nests under the
  * step's span. Times are the events' `at`, from the run's clock. Call it right after `run()`: the run
  * starts on the next microtask. Tracing never fails a run: a tracer that throws stops the tracing.
  *

@@ -255,6 +255,20 @@ export interface CrewOutput {
   outputOf(task: { readonly name: string | undefined }): TaskOutput | undefined;
 }
 
+/**
+ * What one step of a paused flow run waits for, as its `flow.paused` event tells: a human's answer
+ * (`kind: 'human'`) or outside event `event` (`kind: 'event'`), and when it times out.
+ */
+export interface WaitingStep {
+  step: string;
+  nodeId: string;
+  kind: 'human' | 'event';
+  /** The event a wait step waits for (`kind: 'event'` only). */
+  event?: string;
+  /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
+  timeoutAt?: number;
+}
+
 interface EventBase {
   /** The run's execution id (a flow's: its state id). */
   runId: string;
@@ -334,8 +348,11 @@ export type StatecrewEvent = EventBase &
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
     /** A piece of text a streaming model produced for a node's attempt. */
     | { type: 'model.delta'; nodeId: string; attempt: number; delta: string }
-    /** The run paused: these human and wait steps wait (`flow.resume`, `flow.signal`, or their deadline). */
-    | { type: 'flow.paused'; waiting: string[] }
+    /**
+     * The run paused: these human and wait steps wait (`flow.resume`, `flow.signal`, or their
+     * deadline); `waitingFor` says what each waits for and until when.
+     */
+    | { type: 'flow.paused'; waiting: string[]; waitingFor?: WaitingStep[] }
     /** A paused run was resumed with an answer to `step`. */
     | { type: 'flow.resumed'; step: string; route: string }
     /** A paused run went on: wait step `step` got the `event` it waited for (`flow.signal`). */

@@ -7,9 +7,18 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Crew, createFlow, defineTool, MemoryStore, type StatecrewEvent, Task } from '../src/index.js';
+import {
+  Agent,
+  Crew,
+  createFlow,
+  defineTool,
+  failed,
+  MemoryStore,
+  type StatecrewEvent,
+  Task,
+} from '../src/index.js';
 import { modelsOf, traceRun } from '../src/otel.js';
-import { type ScriptedReply, scriptedModel } from '../src/testing.js';
+import { createManualClock, type ManualClock, type ScriptedReply, scriptedModel } from '../src/testing.js';
 import { agent, echoModel, gatedModel, tickingClock } from './helpers.js';
 
 /** A tracer that keeps its finished spans in memory, registered nowhere. */
@@ -486,5 +495,118 @@ describe('traceRun', () => {
     const root = one(spans(), 'crew sequential');
     expect(parentOf(root)).toBe(request.spanContext().spanId);
     expect(root.spanContext().traceId).toBe(request.spanContext().traceId);
+  });
+});
+
+describe('traceRun on flows that handle failures, wait and sleep', () => {
+  const HOUR = 3_600_000;
+
+  /** A payment flow: it waits a day for the payment (else reminds), then cools off an hour. */
+  function paymentFlow(store: MemoryStore, clock: ManualClock) {
+    return createFlow({ name: 'payment', initialState: {}, store, clock })
+      .start('invoice', () => 'invoice sent')
+      .wait('payment', 'invoice', { event: 'payment.received', timeoutMs: 24 * HOUR, onTimeout: 'late' })
+      .listen('remind', 'late', () => 'reminded')
+      .sleep('cool_off', 'payment', { ms: HOUR })
+      .listen('thank', 'cool_off', () => 'thanks');
+  }
+
+  it('marks a handled failure on its step span, and leaves the run’s span without an error', async () => {
+    const { tracer, spans } = memoryTracer();
+    const flow = createFlow({ name: 'order', initialState: {} })
+      .start(
+        'charge',
+        () => {
+          throw Object.assign(new Error('card network down'), { status: 503, code: 'network' });
+        },
+        { retries: 1, retryDelayMs: 0 },
+      )
+      .listen('refund', failed('charge'), () => 'refunded');
+    const run = flow.run({ clock: tickingClock() });
+    const traced = traceRun(run, { tracer, name: flow.name });
+    expect((await run.result).status).toBe('completed');
+    await traced.done;
+    const all = spans();
+    const charge = one(all, 'step charge');
+    expect(charge.status.code).toBe(ERROR);
+    expect(charge.attributes).toMatchObject({ 'statecrew.step.handled': true, 'error.type': 'network' });
+    expect(charge.events.map((e) => e.name)).toEqual(['retry']);
+    expect(one(all, 'step refund').attributes['statecrew.step.handled']).toBeUndefined();
+    const root = one(all, 'flow order');
+    expect(root.attributes['statecrew.run.status']).toBe('completed');
+    expect(root.status.code).toBe(SpanStatusCode.UNSET);
+    expect(root.attributes['error.type']).toBeUndefined();
+  });
+
+  it('says on a paused run’s span what it waits for: the steps, their events and the earliest deadline', async () => {
+    const { tracer, spans } = memoryTracer();
+    const clock = createManualClock();
+    const flow = paymentFlow(new MemoryStore(), clock);
+    const run = flow.run({ inputs: { id: 'p-1' } });
+    const traced = traceRun(run, { tracer, name: flow.name });
+    expect((await run.result).status).toBe('paused');
+    await traced.done;
+    const root = one(spans(), 'flow payment');
+    const waitsFor = {
+      'statecrew.flow.waiting': ['payment'],
+      'statecrew.flow.waiting_events': ['payment.received'],
+      'statecrew.flow.timeout_at': new Date(clock.now() + 24 * HOUR).toISOString(),
+    };
+    expect(root.attributes).toMatchObject({ 'statecrew.run.status': 'paused', ...waitsFor });
+    expect(root.events.find((e) => e.name === 'statecrew.flow.paused')?.attributes).toEqual(waitsFor);
+  });
+
+  it('marks a signal and a sleep (with its wake time) on the run’s span, and a timeout', async () => {
+    const store = new MemoryStore();
+    const clock = createManualClock();
+    const flow = paymentFlow(store, clock);
+    await flow.kickoff({ inputs: { id: 'p-2' } });
+    await flow.kickoff({ inputs: { id: 'p-3' } });
+    const signaled = memoryTracer();
+    const traces: Promise<void>[] = [];
+    let events: StatecrewEvent[] = [];
+    const result = flow.signal(
+      'p-2',
+      'payment.received',
+      { amount: 42 },
+      {
+        onRun: (r) => {
+          traces.push(traceRun(r, { tracer: signaled.tracer, name: flow.name }).done);
+          events = recorded(r);
+        },
+      },
+    );
+    while (!events.some((e) => e.type === 'flow.sleeping')) await new Promise((r) => setImmediate(r));
+    const wakeAt = clock.now() + HOUR;
+    clock.advance(HOUR);
+    expect((await result).status).toBe('completed');
+    await Promise.all(traces);
+    const marked = one(signaled.spans(), 'flow payment').events.map((e) => [e.name, e.attributes]);
+    expect(marked.filter(([name]) => name !== 'statecrew.flow.round')).toEqual([
+      [
+        'statecrew.flow.signaled',
+        { 'statecrew.step.name': 'payment', 'statecrew.flow.event': 'payment.received' },
+      ],
+      [
+        'statecrew.flow.sleeping',
+        {
+          'statecrew.step.name': 'cool_off',
+          'statecrew.node.id': 'cool_off',
+          'statecrew.flow.wake_at': new Date(wakeAt).toISOString(),
+        },
+      ],
+    ]);
+
+    clock.advance(24 * HOUR);
+    const timedOut = memoryTracer();
+    const late = await flow.resume('p-3', undefined, {
+      onRun: (r) => traces.push(traceRun(r, { tracer: timedOut.tracer, name: flow.name }).done),
+    });
+    expect(late.trail).toEqual(['invoice', 'payment', 'remind']);
+    await Promise.all(traces);
+    const root = one(timedOut.spans(), 'flow payment');
+    expect(root.events.find((e) => e.name === 'statecrew.flow.timed_out')?.attributes).toEqual({
+      'statecrew.step.name': 'payment',
+    });
   });
 });

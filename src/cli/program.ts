@@ -4,6 +4,7 @@ import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { LISTED_RUN_STATUSES, runsCommand } from './commands/runs.js';
 import { showCommand } from './commands/show.js';
+import { signalCommand } from './commands/signal.js';
 import { type CliIo, errorLine, oneLine } from './output.js';
 import { packageVersion } from './version.js';
 
@@ -69,7 +70,7 @@ function commanderErrorLine(error: CommanderError): string {
   return `statecrew: ${oneLine(error.message.replace(/^error: /, ''))} (${code})\n`;
 }
 
-/** `run` and `resume`: the commands that run something. */
+/** `run`, `resume` and `signal`: the commands that run something. */
 function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('run')
@@ -96,6 +97,22 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .addOption(storeOption())
     .option('--json', 'print the result as JSON')
     .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
+
+  program
+    .command('signal')
+    .description(
+      'send an outside event to a paused flow run: the steps waiting for it complete, the run goes on',
+    )
+    .argument('<id>', 'the run id')
+    .argument('<event>', 'the event, as the wait steps name it')
+    .option('--payload <json>', 'the event’s payload, as JSON (the listeners of the wait step get it)')
+    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
+    .option('--export <name>', 'the module export of the definition')
+    .addOption(storeOption())
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, event: string, options) =>
+      finish(await signalCommand(id, event, options, io)),
+    );
 }
 
 /** `show` and `runs`: the commands that read the stored runs. */

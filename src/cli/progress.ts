@@ -35,6 +35,45 @@ export function plainProgress(out: TextOut, rootId: string): Progress {
   };
 }
 
+/** An epoch ms time as people read it in a log: ISO 8601, UTC. */
+const isoOf = (ms: number) => new Date(ms).toISOString();
+
+/** What a pause waits for: each step, with the event it waits for and when it times out, when it says. */
+function waitingText(event: Extract<StatecrewEvent, { type: 'flow.paused' }>): string {
+  const details = new Map((event.waitingFor ?? []).map((w) => [w.step, w]));
+  const steps = event.waiting.map((step) => {
+    const wait = details.get(step);
+    const parts = [
+      ...(wait?.event === undefined ? [] : [`event ${wait.event}`]),
+      ...(wait?.timeoutAt === undefined ? [] : [`times out at ${isoOf(wait.timeoutAt)}`]),
+    ];
+    return parts.length === 0 ? step : `${step} (${parts.join(', ')})`;
+  });
+  return `paused: waiting for ${steps.join(', ')}`;
+}
+
+/** The line of a flow's own event: a pause, an answer, a signal, a timeout, a sleep, a handled failure. */
+function flowLine(event: StatecrewEvent): string | undefined {
+  switch (event.type) {
+    case 'flow.paused':
+      return waitingText(event);
+    case 'flow.resumed':
+      return `resumed: ${event.step} answered ${event.route}`;
+    case 'flow.signaled':
+      return `signaled: ${event.step} got event ${event.event}`;
+    case 'flow.timed_out':
+      return `timed out: ${event.step} waited past its deadline`;
+    case 'flow.sleeping':
+      return `${event.nodeId} sleeping until ${isoOf(event.wakeAt)}`;
+    case 'flow.step':
+      return event.status === 'failed' && event.handled === true
+        ? `${event.nodeId} failure handled: the flow goes on`
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
 function plainLine(event: StatecrewEvent): string | undefined {
   switch (event.type) {
     case 'run.started':
@@ -49,10 +88,6 @@ function plainLine(event: StatecrewEvent): string | undefined {
       return `${event.nodeId} retrying in ${event.delayMs} ms (attempt ${event.attempt})`;
     case 'node.blocked':
       return `${event.nodeId} blocked by ${event.reason}`;
-    case 'flow.paused':
-      return `paused: waiting for ${event.waiting.join(', ')}`;
-    case 'flow.resumed':
-      return `resumed: ${event.step} answered ${event.route}`;
     case 'run.completed':
       return `run ${event.runId} ${event.status} in ${event.totalTimeMs} ms`;
     case 'run.failed':
@@ -61,7 +96,7 @@ function plainLine(event: StatecrewEvent): string | undefined {
         ? `run ${event.runId} aborted`
         : `run ${event.runId} failed: ${event.error}`;
     default:
-      return undefined;
+      return flowLine(event);
   }
 }
 
@@ -158,8 +193,13 @@ class TaskList {
         this.#count(event.usage);
         return true;
       case 'flow.paused':
-        this.#status = `paused: waiting for ${event.waiting.join(', ')}`;
+        this.#status = waitingText(event);
         return true;
+      case 'flow.sleeping':
+      case 'flow.signaled':
+      case 'flow.timed_out':
+      case 'flow.step':
+        return this.#flowNote(event);
       case 'run.completed':
         if (event.step === undefined) this.#status = event.status;
         return true;
@@ -189,6 +229,27 @@ class TaskList {
     const cost = costUsd > 0 ? ` · $${costUsd.toFixed(4)}` : '';
     rows.push('', clipLine(`${this.#status} · ${calls} model calls · ${tokens} tokens${cost}`, columns));
     return rows.join('\n');
+  }
+
+  /** A flow step's note: the sleep it sleeps, the signal or timeout that ended its wait, its handled failure. */
+  #flowNote(
+    event: Extract<
+      StatecrewEvent,
+      { type: 'flow.sleeping' | 'flow.signaled' | 'flow.timed_out' | 'flow.step' }
+    >,
+  ): boolean {
+    if (event.type === 'flow.sleeping') {
+      this.#line(event.nodeId).note = `sleeping until ${isoOf(event.wakeAt)}`;
+    } else if (event.type === 'flow.signaled' || event.type === 'flow.timed_out') {
+      const note = flowLine(event) ?? '';
+      this.#status = `running · ${note}`;
+    } else if (event.status === 'failed' && event.handled === true) {
+      const line = this.#line(event.nodeId);
+      line.note = `handled: ${line.note}`;
+    } else {
+      return false;
+    }
+    return true;
   }
 
   #count(usage: { totalTokens: number; calls: number; costUsd?: number | undefined }): void {

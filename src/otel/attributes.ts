@@ -41,12 +41,17 @@ export const ATTR = {
   stepName: 'statecrew.step.name',
   stepRun: 'statecrew.step.run',
   stepOutput: 'statecrew.step.output',
+  stepHandled: 'statecrew.step.handled',
   router: 'statecrew.flow.router',
   route: 'statecrew.flow.route',
   round: 'statecrew.flow.round',
   roundSteps: 'statecrew.flow.steps',
   emitted: 'statecrew.flow.emitted',
   waiting: 'statecrew.flow.waiting',
+  waitingEvents: 'statecrew.flow.waiting_events',
+  timeoutAt: 'statecrew.flow.timeout_at',
+  event: 'statecrew.flow.event',
+  wakeAt: 'statecrew.flow.wake_at',
   storeCollection: 'statecrew.store.collection',
   storeKey: 'statecrew.store.key',
 } as const;
@@ -81,6 +86,11 @@ export function modelAttributes(id: string | undefined): Attributes {
   const colon = id.indexOf(':');
   if (colon <= 0) return { [ATTR.requestModel]: id };
   return { [ATTR.provider]: id.slice(0, colon), [ATTR.requestModel]: id.slice(colon + 1) };
+}
+
+/** An epoch ms time as an attribute: its ISO 8601 text (UTC). */
+export function timeText(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** A value as a string attribute: strings as they are, anything else as JSON. */

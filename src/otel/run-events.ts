@@ -1,16 +1,39 @@
 import type { Attributes } from '@opentelemetry/api';
-import { ATTR, OTHER_ERROR } from './attributes.js';
+import { ATTR, OTHER_ERROR, timeText } from './attributes.js';
 import type { EventOf } from './spans.js';
 
 /** The events of a run that are marked on its span as span events, not traced as spans of their own. */
 export type MarkedEvent = EventOf<
-  'node.blocked' | 'delegation' | 'flow.route' | 'flow.round' | 'flow.paused' | 'flow.resumed' | 'store.error'
+  | 'node.blocked'
+  | 'delegation'
+  | 'flow.route'
+  | 'flow.round'
+  | 'flow.paused'
+  | 'flow.resumed'
+  | 'flow.signaled'
+  | 'flow.timed_out'
+  | 'flow.sleeping'
+  | 'store.error'
 >;
 
 /** A span event: its name and attributes. */
 export interface SpanEvent {
   name: string;
   attributes: Attributes;
+}
+
+/**
+ * What a paused flow run waits for: its waiting steps, the events its wait steps wait for (when some
+ * do), and the earliest time one of them times out (when one has a deadline).
+ */
+export function pausedAttributes(event: EventOf<'flow.paused'>): Attributes {
+  const attributes: Attributes = { [ATTR.waiting]: event.waiting };
+  const waits = event.waitingFor ?? [];
+  const events = waits.flatMap((w) => (w.event === undefined ? [] : [w.event]));
+  if (events.length > 0) attributes[ATTR.waitingEvents] = events;
+  const deadlines = waits.flatMap((w) => (w.timeoutAt === undefined ? [] : [w.timeoutAt]));
+  if (deadlines.length > 0) attributes[ATTR.timeoutAt] = timeText(Math.min(...deadlines));
+  return attributes;
 }
 
 /** The span event a run's event is marked as on the run's span. */
@@ -41,11 +64,27 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
         },
       };
     case 'flow.paused':
-      return { name: 'statecrew.flow.paused', attributes: { [ATTR.waiting]: event.waiting } };
+      return { name: 'statecrew.flow.paused', attributes: pausedAttributes(event) };
     case 'flow.resumed':
       return {
         name: 'statecrew.flow.resumed',
         attributes: { [ATTR.stepName]: event.step, [ATTR.route]: event.route },
+      };
+    case 'flow.signaled':
+      return {
+        name: 'statecrew.flow.signaled',
+        attributes: { [ATTR.stepName]: event.step, [ATTR.event]: event.event },
+      };
+    case 'flow.timed_out':
+      return { name: 'statecrew.flow.timed_out', attributes: { [ATTR.stepName]: event.step } };
+    case 'flow.sleeping':
+      return {
+        name: 'statecrew.flow.sleeping',
+        attributes: {
+          [ATTR.stepName]: event.step,
+          [ATTR.nodeId]: event.nodeId,
+          [ATTR.wakeAt]: timeText(event.wakeAt),
+        },
       };
     case 'store.error':
       return {

@@ -104,9 +104,14 @@ export class RunTracer {
       case 'flow.round':
       case 'flow.paused':
       case 'flow.resumed':
+      case 'flow.signaled':
+      case 'flow.timed_out':
+      case 'flow.sleeping':
       case 'store.error': {
         const marked = spanEventOf(event);
         run.span.addEvent(marked.name, marked.attributes, toHrTime(event.at));
+        // A paused run's span says what it waits for, and until when.
+        if (event.type === 'flow.paused') run.span.setAttributes(marked.attributes);
         return;
       }
       case 'manager.call':
@@ -196,7 +201,9 @@ export class RunTracer {
     if (event.status === 'failed') {
       markFailed(step.span, event.code, event.error ?? 'The step failed');
       if (event.retryable !== undefined) step.span.setAttribute(ATTR.retryable, event.retryable);
-      run.failure ??= event.code ?? OTHER_ERROR;
+      // A handled failure (a `failed(step)` trigger) does not fail the run: it is not the run's error.
+      if (event.handled === true) step.span.setAttribute(ATTR.stepHandled, true);
+      else run.failure ??= event.code ?? OTHER_ERROR;
     } else if (this.settings.captureContent && event.output !== undefined) {
       step.span.setAttribute(ATTR.stepOutput, textOf(event.output));
     }

@@ -1,6 +1,11 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { FlowOutput } from '../runtime/flow/flow-run.js';
-import type { FlowRunInfo, FlowSnapshot, PendingStep } from '../runtime/flow/snapshot.js';
+import {
+  type FlowRunInfo,
+  type FlowSnapshot,
+  type PendingStep,
+  stepRunOf,
+} from '../runtime/flow/snapshot.js';
 import type { Failure, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus, ViewRun } from './model.js';
 import { plain, textOf } from './plain.js';
@@ -24,8 +29,10 @@ export interface FlowRunFacts {
   runs: Map<string, ViewRun[]>;
   emitted: Set<string>;
   pending: PendingStep[];
-  /** When the run paused for each waiting human step, and how long it waited (when answered). */
-  waits: Map<string, { since: number; waitedMs?: number }>;
+  /** What the events tell of each human or wait step the run paused for, by step. */
+  waits: Map<string, StepWait>;
+  /** The wake time of each sleep step run that started sleeping, by node id (epoch ms). */
+  sleeps: Map<string, number>;
   /** What the crews inside each step spent. */
   usageByStep: Map<string, Usage>;
   usage: Usage;
@@ -33,9 +40,23 @@ export interface FlowRunFacts {
   timeMs: number | undefined;
 }
 
+/** A human or wait step's wait, as the run's events tell it. */
+export interface StepWait {
+  /** Epoch ms when the run paused for it, and how long it waited (once answered, signaled or timed out). */
+  since: number;
+  waitedMs?: number;
+  /** When it times out (epoch ms), as the pause said. */
+  timeoutAt?: number;
+  /** Its time ran out (`flow.timed_out`). */
+  timedOut?: boolean;
+}
+
 const isStored = (source: FlowViewSource): source is FlowRunInfo | FlowSnapshot => 'trail' in source;
 
-/** Runs of each step from its trail: one completed run per appearance, the latest with its output. */
+/**
+ * Runs of each step from its trail (and the steps done in the round in progress): one completed run
+ * per appearance, the latest with its output; then a failed run per failure.
+ */
 function trailRuns(
   trail: readonly string[],
   outputs: Readonly<Record<string, unknown>>,
@@ -54,7 +75,12 @@ function trailRuns(
     if (step in outputs) setValue(latest, outputs[step]);
   }
   for (const [step, failure] of Object.entries(failures)) {
-    push(step, { status: 'failed', error: failure.message, ...(failure.code ? { code: failure.code } : {}) });
+    push(step, {
+      status: 'failed',
+      error: failure.message,
+      ...(failure.code ? { code: failure.code } : {}),
+      ...(failure.handled === true ? { handled: true } : {}),
+    });
   }
   return runs;
 }
@@ -92,6 +118,7 @@ function eventRuns(events: readonly StatecrewEvent[]): Map<string, ViewRun[]> {
     if (event.status === 'completed') setValue(run, event.output);
     if (event.error !== undefined) run.error = event.error;
     if (event.code !== undefined) run.code = event.code;
+    if (event.handled === true) run.handled = true;
   }
   return runs;
 }
@@ -108,14 +135,35 @@ function stepUsage(events: readonly StatecrewEvent[], flowId: string | undefined
   return byStep;
 }
 
-function humanWaits(events: readonly StatecrewEvent[]): FlowRunFacts['waits'] {
+/** The steps waited for that a pause names, and what each waits until. */
+function pausedWaits(event: Extract<StatecrewEvent, { type: 'flow.paused' }>): [string, StepWait][] {
+  const timeoutOf = new Map((event.waitingFor ?? []).map((w) => [w.step, w.timeoutAt]));
+  return event.waiting.map((step) => {
+    const timeoutAt = timeoutOf.get(step);
+    return [step, { since: event.at, ...(timeoutAt === undefined ? {} : { timeoutAt }) }];
+  });
+}
+
+/** When the run paused for each human or wait step, until when, and how the wait ended. */
+function stepWaits(events: readonly StatecrewEvent[]): FlowRunFacts['waits'] {
   const waits: FlowRunFacts['waits'] = new Map();
   for (const event of events) {
-    if (event.type === 'flow.paused') for (const step of event.waiting) waits.set(step, { since: event.at });
-    const wait = event.type === 'flow.resumed' ? waits.get(event.step) : undefined;
-    if (wait !== undefined) wait.waitedMs = Math.max(0, event.at - wait.since);
+    if (event.type === 'flow.paused') for (const [step, wait] of pausedWaits(event)) waits.set(step, wait);
+    const ended =
+      event.type === 'flow.resumed' || event.type === 'flow.signaled' || event.type === 'flow.timed_out';
+    const wait = ended ? waits.get(event.step) : undefined;
+    if (wait === undefined) continue;
+    wait.waitedMs = Math.max(0, event.at - wait.since);
+    if (event.type === 'flow.timed_out') wait.timedOut = true;
   }
   return waits;
+}
+
+/** The wake time of each sleep step run its events saw start sleeping, by node id. */
+function eventSleeps(events: readonly StatecrewEvent[]): Map<string, number> {
+  const sleeps = new Map<string, number>();
+  for (const event of events) if (event.type === 'flow.sleeping') sleeps.set(event.nodeId, event.wakeAt);
+  return sleeps;
 }
 
 /** The names a stored run emitted, when it does not list them: steps, and the routes their outputs chose. */
@@ -151,18 +199,40 @@ function mergeRuns(base: Map<string, ViewRun[]>, seen: Map<string, ViewRun[]>): 
   return base;
 }
 
+/**
+ * The step runs a running snapshot holds besides its trail: those done in the round in progress
+ * (completed), and the sleep step runs sleeping (running), each of a step with no run of that id yet.
+ */
+function inProgressRuns(runs: Map<string, ViewRun[]>, snapshot: FlowSnapshot): void {
+  if (snapshot.status !== 'running') return;
+  const add = (step: string, nodeId: string, iteration: number, status: ViewRun['status']) => {
+    const list = runs.get(step) ?? [];
+    if (list.some((r) => r.id === nodeId)) return;
+    list.push({ id: nodeId, iteration, status });
+    runs.set(step, list);
+  };
+  for (const done of snapshot.done ?? []) add(done.step, done.nodeId, done.run, 'completed');
+  for (const nodeId of Object.keys(snapshot.sleeps ?? {})) {
+    const { step, run } = stepRunOf(nodeId);
+    add(step, nodeId, run, 'running');
+  }
+}
+
 function storedFacts(source: FlowRunInfo | FlowSnapshot): FlowRunFacts {
   const snapshot = 'version' in source ? source : undefined;
   const info = snapshot === undefined ? (source as FlowRunInfo) : undefined;
-  const pending = snapshot?.pending ?? (info?.pending === undefined ? [] : [info.pending]);
+  const pending = snapshot?.pending ?? info?.waiting ?? (info?.pending === undefined ? [] : [info.pending]);
+  const runs = trailRuns(source.trail, source.outputs, snapshot?.failures ?? {});
+  if (snapshot !== undefined) inProgressRuns(runs, snapshot);
   return {
     id: source.id,
     status: source.status,
     finished: source.status !== 'running',
-    runs: trailRuns(source.trail, source.outputs, snapshot?.failures ?? {}),
+    runs,
     emitted: snapshot === undefined ? emittedOf(source.trail, source.outputs) : new Set(snapshot.emitted),
     pending,
     waits: new Map(),
+    sleeps: new Map(Object.entries(snapshot?.sleeps ?? {})),
     usageByStep: new Map(),
     usage: emptyUsage(),
     startedAt: undefined,
@@ -194,7 +264,8 @@ export function flowRunFacts(source: FlowViewSource): FlowRunFacts {
     runs,
     emitted: new Set([...(output?.emitted ?? []), ...eventEmitted(events)]),
     pending: output?.waiting ?? (output?.pending === undefined ? [] : [output.pending]),
-    waits: humanWaits(events),
+    waits: stepWaits(events),
+    sleeps: eventSleeps(events),
     usageByStep: stepUsage(events, id),
     usage: facts.usage,
     startedAt: facts.startedAt,

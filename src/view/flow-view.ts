@@ -1,41 +1,74 @@
 import { emptyUsage } from '../models/usage.js';
 import { type FlowEdge, type FlowShape, flowGraph } from './flow-graph.js';
 import { type FlowRunFacts, type FlowViewSource, flowRunFacts } from './flow-runs.js';
-import type { RunView, TimelineEntry, ViewNode, ViewTotals } from './model.js';
+import type { RunView, TimelineEntry, ViewHuman, ViewNode, ViewTotals, ViewWait } from './model.js';
 import { firstStart, ran, showLatest, timelineOf, waitEntry } from './timeline.js';
 
-/** A human step's prompt, routes, answer and wait, from the run. */
+/** The wait of a human or wait step: its pending entry and the events' account, on `into`; paused while it waits. */
+function waitDetails(node: ViewNode, facts: FlowRunFacts, into: ViewHuman | ViewWait): void {
+  const pending = facts.pending.find((p) => p.step === node.id);
+  const wait = facts.waits.get(node.id);
+  if (
+    pending !== undefined ||
+    (wait !== undefined && wait.waitedMs === undefined && facts.status === 'paused')
+  ) {
+    node.status = 'paused';
+  }
+  const timeoutAt = pending?.timeoutAt ?? wait?.timeoutAt;
+  if (timeoutAt !== undefined) into.timeoutAt = timeoutAt;
+  if (wait !== undefined) {
+    into.waitingSince = wait.since;
+    if (wait.waitedMs !== undefined) into.waitedMs = wait.waitedMs;
+  }
+  // A timeout emits the step's `onTimeout` label (only its own step may), or fails it with `step_timeout`.
+  const { onTimeout } = into;
+  const labelled = onTimeout !== undefined && facts.emitted.has(onTimeout);
+  if (wait?.timedOut === true || labelled || node.runs.at(-1)?.code === 'step_timeout') into.timedOut = true;
+}
+
+/** A human step's prompt, routes, answer, deadline and wait, from the run. */
 function humanDetails(node: ViewNode, facts: FlowRunFacts): void {
   const human = node.human ?? { routes: [] };
   node.human = human;
   const pending = facts.pending.find((p) => p.step === node.id);
-  if (pending !== undefined) {
-    if (pending.kind === 'human') {
-      human.prompt = pending.prompt;
-      human.routes = [...pending.routes];
-    }
-    node.status = 'paused';
+  if (pending?.kind === 'human') {
+    human.prompt = pending.prompt;
+    human.routes = [...pending.routes];
   }
   const answer = node.runs.findLast((r) => r.status === 'completed')?.structured as
     | { route?: unknown; feedback?: unknown }
     | undefined;
   if (typeof answer?.route === 'string') human.route = answer.route;
   if (answer?.feedback !== undefined) human.feedback = answer.feedback;
-  const wait = facts.waits.get(node.id);
-  if (wait !== undefined) {
-    human.waitingSince = wait.since;
-    if (wait.waitedMs !== undefined) human.waitedMs = wait.waitedMs;
+  waitDetails(node, facts, human);
+}
+
+/** A wait step's event, deadline and wait, or a sleep step's wake time, from the run. */
+function timeDetails(node: ViewNode, facts: FlowRunFacts): void {
+  if (node.kind === 'human') humanDetails(node, facts);
+  if (node.kind === 'wait') {
+    node.wait ??= { event: '' };
+    const pending = facts.pending.find((p) => p.step === node.id);
+    if (pending?.kind === 'event') node.wait.event = pending.event;
+    waitDetails(node, facts, node.wait);
+  }
+  if (node.kind === 'sleep') {
+    node.sleep ??= {};
+    const wakeAt = facts.sleeps.get(node.runs.at(-1)?.id ?? node.id);
+    if (wakeAt !== undefined) node.sleep.wakeAt = wakeAt;
   }
 }
 
-/** A wait bar per human step the run paused for (to its answer, or to the run's end while it waits). */
+/** A wait bar per human or wait step the run paused for (to its end, or to the run's end while it waits). */
 function waitEntries(nodes: readonly ViewNode[], origin: number | undefined, end: number | undefined) {
   if (origin === undefined) return [];
   return nodes.flatMap((node): TimelineEntry[] => {
-    const since = node.human?.waitingSince;
+    const wait = node.human ?? node.wait;
+    const since = wait?.waitingSince;
     if (since === undefined) return [];
-    const waited = node.human?.waitedMs ?? Math.max(0, (end ?? since) - since);
-    return [waitEntry(node, origin, since, waited, node.status === 'paused' ? 'paused' : 'completed')];
+    const waited = wait?.waitedMs ?? Math.max(0, (end ?? since) - since);
+    const status = node.status === 'paused' ? 'paused' : 'completed';
+    return [waitEntry(node, origin, since, waited, status)];
   });
 }
 
@@ -56,10 +89,12 @@ function totalsOf(facts: FlowRunFacts): ViewTotals {
 }
 
 /**
- * A flow's run view: its steps (routers and human steps marked) and an edge from each trigger to its
- * listener, labelled with the route, with statuses, outputs, human waits, the executed path, a
- * timeline and totals from a run — its result and events, or a stored run (`flow.getRun(id)` or a
- * snapshot) — or, without `source`, the definition alone (every step `not-run`).
+ * A flow's run view: its steps (routers, human, wait and sleep steps marked) and an edge from each
+ * trigger to its listener, labelled with the route (`failed` on a failure edge, the `onTimeout` label
+ * on a timeout edge), with statuses (a handled failure marked `handled`), outputs, waits with their
+ * deadlines, sleeps with their wake times, the executed path, a timeline and totals from a run — its
+ * result and events, or a stored run (`flow.getRun(id)` or a snapshot) — or, without `source`, the
+ * definition alone (every step `not-run`).
  *
  * @example
  * const run = flow.run({ inputs: { amount: 250 } });
@@ -89,7 +124,7 @@ export function toFlowView(flow: FlowShape, source?: FlowViewSource): RunView {
       node.usage = usage;
       if (usage.costUsd !== undefined) node.costUsd = usage.costUsd;
     }
-    if (node.kind === 'human') humanDetails(node, facts);
+    timeDetails(node, facts);
   }
   markFlowTaken(nodes, edges, facts.emitted);
   if (facts.id !== undefined) view.id = facts.id;

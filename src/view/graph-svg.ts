@@ -1,5 +1,6 @@
 import { classToken, escapeHtml } from './escape.js';
 import { clip, type GraphLayout, type PlacedEdge, type PlacedNode, type Point } from './layout.js';
+import type { ViewNode } from './model.js';
 
 const n = (value: number) => Math.round(value * 10) / 10;
 
@@ -19,8 +20,11 @@ function pathOf(points: readonly Point[]): string {
 }
 
 function edgeSvg({ edge, points, labelAt }: PlacedEdge): string {
-  const classes = ['edge', edge.taken ? 'taken' : 'idle', edge.back === true ? 'back' : ''].filter(Boolean);
-  const marker = edge.taken ? 'arrow-taken' : 'arrow-idle';
+  const kind = edge.kind === undefined ? '' : classToken(edge.kind);
+  const classes = ['edge', edge.taken ? 'taken' : 'idle', edge.back === true ? 'back' : '', kind].filter(
+    Boolean,
+  );
+  const marker = !edge.taken ? 'arrow-idle' : edge.kind === 'failure' ? 'arrow-failure' : 'arrow-taken';
   const parts = [
     `<g class="${classes.join(' ')}" data-from="${escapeHtml(edge.from)}" data-to="${escapeHtml(edge.to)}">`,
     `<path d="${pathOf(points)}" marker-end="url(#${marker})"/>`,
@@ -37,14 +41,25 @@ function edgeSvg({ edge, points, labelAt }: PlacedEdge): string {
   return parts.join('');
 }
 
+/** What a node's title says besides its label: status, a handled failure, what it waits for and until when. */
+function titleOf(node: ViewNode, runs: string): string {
+  const parts = [`${node.status}${node.handled === true ? ', handled' : ''}${runs}`];
+  const timeoutAt = node.wait?.timeoutAt ?? node.human?.timeoutAt;
+  if (node.wait !== undefined) parts.push(`waits for event ${node.wait.event}`);
+  if (timeoutAt !== undefined) parts.push(`times out at ${new Date(timeoutAt).toISOString()}`);
+  if (node.sleep?.wakeAt !== undefined) parts.push(`wakes at ${new Date(node.sleep.wakeAt).toISOString()}`);
+  return `${node.label} — ${parts.join(' · ')}`;
+}
+
 function nodeSvg(placed: PlacedNode): string {
   const { node, width, height } = placed;
   const x = n(placed.x - width / 2);
   const y = n(placed.y - height / 2);
   const runs = node.runs.length > 1 ? ` ×${node.runs.length}` : '';
-  const title = `${node.label} — ${node.status}${runs}`;
+  const title = titleOf(node, runs);
+  const handled = node.handled === true ? ' handled' : '';
   return [
-    `<g class="node status-${classToken(node.status)} kind-${classToken(node.kind)}" data-node="${escapeHtml(node.id)}"`,
+    `<g class="node status-${classToken(node.status)} kind-${classToken(node.kind)}${handled}" data-node="${escapeHtml(node.id)}"`,
     ` data-status="${classToken(node.status)}" transform="translate(${x},${y})" tabindex="0" role="button"`,
     ` aria-label="${escapeHtml(title)}">`,
     `<title>${escapeHtml(title)}</title>`,
@@ -55,16 +70,18 @@ function nodeSvg(placed: PlacedNode): string {
   ].join('');
 }
 
-/** The arrow heads of taken and idle edges. */
+/** The arrow heads of taken, idle and taken failure edges. */
 const DEFS = [
   '<defs>',
   '<marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow taken"/></marker>',
   '<marker id="arrow-idle" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow idle"/></marker>',
+  '<marker id="arrow-failure" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow failure"/></marker>',
   '</defs>',
 ].join('');
 
 /**
- * The picture as inline SVG: edges first (taken ones highlighted, route labels on them), then a box
+ * The picture as inline SVG: edges first (taken ones highlighted, route labels on them, failure and
+ * timeout edges drawn apart), then a box
  * per node coloured by status, each a `data-node` element the page's script makes clickable. Every
  * text is escaped.
  */

@@ -23,11 +23,18 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-function legend(hasRun: boolean): string {
+/** The legend: every status, and what the view holds of the executed path, handled failures and failure edges. */
+function legend(view: RunView): string {
   const items = VIEW_STATUSES.map(
     (status) => `<li><span class="swatch status-${status}"></span>${status}</li>`,
   );
-  if (hasRun) items.push('<li><span class="swatch path"></span>executed path</li>');
+  if (view.nodes.some((node) => node.handled === true)) {
+    items.push('<li><span class="swatch status-failed handled"></span>failed, handled</li>');
+  }
+  if (view.status !== undefined) items.push('<li><span class="swatch path"></span>executed path</li>');
+  if (view.edges.some((edge) => edge.kind === 'failure')) {
+    items.push('<li><span class="swatch path failure"></span>on failure</li>');
+  }
   return `<ul class="legend" aria-label="Legend">${items.join('')}</ul>`;
 }
 
@@ -95,7 +102,7 @@ export function renderRunView(view: RunView): string {
     '<body>',
     `<header><div><h1>${escapeHtml(view.name)}</h1>${meta(view)}</div>${totals(view)}</header>`,
     '<main>',
-    `<section class="card graph-card"><h2>Graph</h2>${legend(view.status !== undefined)}`,
+    `<section class="card graph-card"><h2>Graph</h2>${legend(view)}`,
     `<div class="scroll">${graphSvg(laid, title, view.status !== undefined)}</div></section>`,
     '<aside id="panel" class="card" aria-live="polite">',
     '<h2>Details</h2><p class="hint">Click a node or a timeline bar to see its prompt, context, output, usage, cost and error.</p>',

@@ -15,9 +15,11 @@ export {
   type ViewNode,
   type ViewNodeKind,
   type ViewRun,
+  type ViewSleep,
   type ViewSpan,
   type ViewStatus,
   type ViewTotals,
+  type ViewWait,
 } from './model.js';
 export { writeRunView } from './write.js';
 

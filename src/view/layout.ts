@@ -54,12 +54,28 @@ const KIND_CAPTIONS: Readonly<Record<string, string>> = {
   step: 'step',
   router: '◇ router',
   human: '☺ human',
+  wait: '◷ wait',
+  sleep: '☾ sleep',
 };
 
-/** What a node's second line says: its kind, its agent. */
+/** An epoch ms time in a caption's room: `2026-12-02 15:38Z` (UTC). */
+export function shortTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
+}
+
+/** What follows a node's kind on its second line: a handled failure, the event waited for, the wake time, the agent. */
+function captionDetail(node: ViewNode): string | undefined {
+  if (node.handled === true) return 'failure handled';
+  if (node.wait !== undefined && node.wait.event !== '') return node.wait.event;
+  if (node.sleep?.wakeAt !== undefined) return `until ${shortTime(node.sleep.wakeAt)}`;
+  return node.agent;
+}
+
+/** What a node's second line says: its kind, and its handled failure, event, wake time or agent. */
 export function captionOf(node: ViewNode): string {
   const kind = KIND_CAPTIONS[node.kind] ?? node.kind;
-  return clip(node.agent === undefined ? kind : `${kind} · ${node.agent}`);
+  const detail = captionDetail(node);
+  return clip(detail === undefined ? kind : `${kind} · ${detail}`);
 }
 
 interface NodeLabel {

@@ -16,7 +16,8 @@ export const VIEW_STATUSES: readonly ViewStatus[] = [
 
 /**
  * What a node stands for: a crew's task, a hierarchical manager or synthesis, a loop's judge, the
- * crew's summary, a flow step (a router, a human step), or a marker (a parallel crew's start, a loop's end).
+ * crew's summary, a flow step (a router, a human step, a step waiting for an outside event, a sleep),
+ * or a marker (a parallel crew's start, a loop's end).
  */
 export type ViewNodeKind =
   | 'task'
@@ -28,7 +29,9 @@ export type ViewNodeKind =
   | 'end'
   | 'step'
   | 'router'
-  | 'human';
+  | 'human'
+  | 'wait'
+  | 'sleep';
 
 /** What a human step asked and what its human answered. */
 export interface ViewHuman {
@@ -40,6 +43,37 @@ export interface ViewHuman {
   /** Epoch ms when the run paused for it, and how long it waited (when the resume was seen). */
   waitingSince?: number;
   waitedMs?: number;
+  /** How long the human has, as defined (ms), and when the wait times out (epoch ms, once it waits). */
+  deadlineMs?: number;
+  timeoutAt?: number;
+  /** The label it emits when the human did not answer in time. */
+  onTimeout?: string;
+  /** The human did not answer in time: the step emitted its `onTimeout` label (or failed). */
+  timedOut?: boolean;
+}
+
+/** What a wait step waits for, and how its wait went. */
+export interface ViewWait {
+  /** The outside event it waits for (`flow.signal(id, event)`). */
+  event: string;
+  /** How long it may wait, as defined (ms), and when the wait times out (epoch ms, once it waits). */
+  deadlineMs?: number;
+  timeoutAt?: number;
+  /** The label it emits when the event did not come in time. */
+  onTimeout?: string;
+  /** Epoch ms when the run paused for it, and how long it waited (when the signal or timeout was seen). */
+  waitingSince?: number;
+  waitedMs?: number;
+  /** The event did not come in time: the step emitted its `onTimeout` label (or failed). */
+  timedOut?: boolean;
+}
+
+/** A sleep step's sleep: as defined, and when it wakes. */
+export interface ViewSleep {
+  /** How long it sleeps, as defined; absent for a sleep until a time the run computes. */
+  ms?: number;
+  /** When its latest run wakes (epoch ms on the run's clock), once it started sleeping. */
+  wakeAt?: number;
 }
 
 /** One run of a node: a task run, a loop iteration's run (`<task>#<iteration>`), a step's run. */
@@ -60,6 +94,8 @@ export interface ViewRun {
   costUsd?: number;
   error?: string;
   code?: string;
+  /** A failed flow step whose failure a `failed(step)` trigger handles: the run went on. */
+  handled?: boolean;
   attempts?: number;
   /** Retries taken (attempts after the first). */
   retries?: number;
@@ -89,6 +125,8 @@ export interface ViewNode extends Omit<ViewRun, 'id' | 'iteration'> {
   /** Extra lines for the panel: a manager's delegations, a judge's verdicts, a step's trigger. */
   notes?: string[];
   human?: ViewHuman;
+  wait?: ViewWait;
+  sleep?: ViewSleep;
   /** Every run of the node, in order (a loop task's iterations); empty when it never ran. */
   runs: ViewRun[];
 }
@@ -103,14 +141,21 @@ export interface ViewEdge {
   taken: boolean;
   /** `true` for the edge back to a loop's first task. */
   back?: boolean;
+  /**
+   * What makes a flow edge taken besides a completion: its step's failure (`failed(step)`, label
+   * `failed`), or its human or wait step timing out (its `onTimeout` label).
+   */
+  kind?: 'failure' | 'timeout';
 }
 
-/** One bar of the timeline: a node run, or a human's wait. */
+/** One bar of the timeline: a node run, or a wait (for a human's answer or an outside event). */
 export interface TimelineEntry {
   node: string;
   run: string;
   label: string;
   kind: 'run' | 'wait';
+  /** What a wait bar waited for. */
+  waitingFor?: 'human' | 'event';
   status: ViewStatus;
   /** Ms since the run started. */
   startMs: number;

@@ -18,7 +18,14 @@ export const PAGE_SCRIPT = `
     return e;
   };
   const asText = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
-  const ms = (v) => (v < 1000 ? Math.round(v) + ' ms' : (v / 1000).toFixed(2) + ' s');
+  const ms = (v) => {
+    if (v < 1000) return Math.round(v) + ' ms';
+    if (v < 60000) return (v / 1000).toFixed(2) + ' s';
+    if (v < 3600000) return (v / 60000).toFixed(1) + ' min';
+    if (v < 86400000) return (v / 3600000).toFixed(1) + ' h';
+    return (v / 86400000).toFixed(1) + ' d';
+  };
+  const iso = (v) => (v === undefined ? undefined : new Date(v).toISOString());
   const usd = (v) => '$' + (v >= 1 ? v.toFixed(2) : v.toFixed(6));
   const facts = (rows) => {
     const dl = el('dl', 'facts');
@@ -51,6 +58,29 @@ export const PAGE_SCRIPT = `
       ['Model calls', u ? u.calls : undefined],
       ['Cost', run.costUsd === undefined ? undefined : usd(run.costUsd)],
       ['Error code', run.code],
+      ['Failure', run.handled ? 'handled: the flow went on' : undefined],
+    ]);
+  };
+  const deadlineRows = (wait) => [
+    ['Times out after', wait.deadlineMs === undefined ? undefined : ms(wait.deadlineMs)],
+    ['Times out at', iso(wait.timeoutAt)],
+    ['On timeout', wait.onTimeout],
+    ['Timed out', wait.timedOut ? 'yes' : undefined],
+  ];
+  const waitPart = (wait) => {
+    if (!wait) return null;
+    return facts([
+      ['Waits for event', wait.event],
+      ...deadlineRows(wait),
+      ['Waiting since', iso(wait.waitingSince)],
+      ['Waited', wait.waitedMs === undefined ? undefined : ms(wait.waitedMs)],
+    ]);
+  };
+  const sleepPart = (sleep) => {
+    if (!sleep) return null;
+    return facts([
+      ['Sleeps', sleep.ms === undefined ? 'until a time the run computes' : ms(sleep.ms)],
+      ['Wakes at', iso(sleep.wakeAt)],
     ]);
   };
   const humanPart = (human) => {
@@ -61,7 +91,8 @@ export const PAGE_SCRIPT = `
         ['Routes', (human.routes || []).join(', ')],
         ['Answer', human.route],
         ['Waited', human.waitedMs === undefined ? undefined : ms(human.waitedMs)],
-        ['Waiting since', human.waitingSince === undefined ? undefined : new Date(human.waitingSince).toISOString()],
+        ['Waiting since', iso(human.waitingSince)],
+        ...deadlineRows(human),
       ]),
       human.feedback === undefined ? null : block('Feedback', asText(human.feedback)),
     ];
@@ -94,7 +125,7 @@ export const PAGE_SCRIPT = `
     title.append(el('span', 'badge status-' + run.status, run.status));
     add(title, runButtons(node, shown), runFacts(node, run));
     add(block('Error', run.error, 'error'));
-    add(...humanPart(node.human));
+    add(...humanPart(node.human), waitPart(node.wait), sleepPart(node.sleep));
     // A run's prompt holds the task with its inputs filled in; the definition's text only without one.
     if (!run.prompt) add(block('Task', node.description), block('Expected output', node.expectedOutput));
     add(block('Prompt', run.prompt), block('Context', run.context), block('Output', run.output));

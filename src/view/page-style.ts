@@ -89,5 +89,15 @@ pre { margin: 0; padding: 8px 10px; background: #f8f9fa; border: 1px solid var(-
 pre.error { background: #fce8e6; border-color: #f6aea9; }
 ul.notes { margin: 4px 0 0; padding-left: 18px; }
 @media (max-width: 1000px) { main { grid-template-columns: 1fr; } #panel { grid-column: 1; grid-row: auto; position: static; max-height: none; } .timeline-card { grid-column: 1; } }
+.graph .edge.failure path { stroke: #e8a29c; stroke-dasharray: 6 4; }
+.graph .edge.failure.taken path { stroke: #d93025; stroke-dasharray: none; }
+.graph .edge.failure .edge-label { fill: #d93025; }
+.graph .edge.failure.taken .edge-label-box { stroke: #d93025; }
+.graph .edge.timeout path { stroke-dasharray: 2 3; }
+.graph .edge.timeout.taken path { stroke-dasharray: none; }
+.arrow.failure { fill: #d93025; }
+.graph .node.handled .box { stroke-dasharray: 7 3; }
+.swatch.handled { border-style: dashed; }
+.swatch.path.failure { border-top-color: #d93025; }
 ${statusRules}
 `;

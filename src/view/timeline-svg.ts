@@ -7,19 +7,30 @@ const LABEL_WIDTH = 180;
 const CHART_WIDTH = 880;
 const AXIS = 26;
 
-/** A duration as people read it: `850 ms`, `1.4 s`, `2 min 5 s`. */
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A duration as people read it: `850 ms`, `1.4 s`, `2 min 5 s`, `3 h 20 min`, `2 d 4 h`. */
 export function formatMs(ms: number): string {
   if (ms < 10 && !Number.isInteger(ms)) return `${Number(ms.toFixed(2))} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes} min ${Math.round((ms - minutes * 60_000) / 1000)} s`;
+  const two = (big: number, bigUnit: string, small: number, smallUnit: string) => {
+    const smalls = Math.round(ms / small);
+    const whole = Math.floor(smalls / (big / small));
+    const rest = smalls - whole * (big / small);
+    return rest === 0 ? `${whole} ${bigUnit}` : `${whole} ${bigUnit} ${rest} ${smallUnit}`;
+  };
+  if (ms < HOUR) return two(60_000, 'min', 1000, 's');
+  if (ms < DAY) return two(HOUR, 'h', 60_000, 'min');
+  return two(DAY, 'd', HOUR, 'h');
 }
 
 const n = (value: number) => Math.round(value * 10) / 10;
 
 function describe(entry: TimelineEntry): string {
-  const parts = [`${entry.label}: ${entry.kind === 'wait' ? 'waited for a human' : entry.status}`];
+  const waited = entry.waitingFor === 'event' ? 'waited for an event' : 'waited for a human';
+  const parts = [`${entry.label}: ${entry.kind === 'wait' ? waited : entry.status}`];
   parts.push(`from ${formatMs(entry.startMs)}`, `for ${formatMs(entry.durationMs)}`);
   if (entry.retries !== undefined && entry.retries > 0) {
     parts.push(`${entry.retries} ${entry.retries === 1 ? 'retry' : 'retries'}`);

@@ -63,7 +63,10 @@ function runEntry(node: ViewNode, run: ViewRun, origin: number, now: number | un
   return entry;
 }
 
-/** A human step's wait, as a bar from the pause, `durationMs` long (to the answer, or to the run's end). */
+/**
+ * A human or wait step's wait, as a bar from the pause, `durationMs` long (to the answer, signal or
+ * timeout, or to the run's end).
+ */
 export function waitEntry(
   node: ViewNode,
   origin: number,
@@ -71,11 +74,13 @@ export function waitEntry(
   durationMs: number,
   status: ViewStatus,
 ): TimelineEntry {
+  const waitingFor = node.kind === 'wait' ? 'event' : 'human';
   return {
     node: node.id,
     run: node.id,
-    label: `${node.label} (human)`,
+    label: `${node.label} (${waitingFor})`,
     kind: 'wait',
+    waitingFor,
     status,
     startMs: waitingSince - origin,
     durationMs,

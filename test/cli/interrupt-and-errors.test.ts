@@ -159,9 +159,9 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
   it('has --help on every command', async () => {
     const top = await cli(['--help'], { cwd });
     expect(top.code).toBe(0);
-    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths', 'worker'])
-      expect(top.stdout).toContain(command);
-    for (const command of ['run', 'resume', 'show', 'runs', 'plot', 'paths', 'worker']) {
+    const commands = ['run', 'resume', 'signal', 'show', 'runs', 'plot', 'paths', 'runner', 'worker'];
+    for (const command of commands) expect(top.stdout).toContain(command);
+    for (const command of commands) {
       const help = await cli([command, '--help'], { cwd });
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: statecrew ${command}`));

@@ -22,13 +22,16 @@ export function resumeHint(id: string, pending: readonly PendingStep[]): string[
   });
 }
 
-/** A flow's result for people: status, trail, errors, what a paused run waits for, the output. */
+/** A flow's result for people: status, trail, errors (handled ones marked), what a paused run waits for, the output. */
 export function flowText(out: FlowOutput<object>): string {
   const lines = [
     `${out.status}: ${out.trail.join(' → ') || '(no step ran)'} (${(out.totalTimeMs / 1000).toFixed(1)} s)`,
     `run ${out.id}`,
   ];
-  for (const [step, error] of Object.entries(out.errors)) lines.push(`  ${step}: ${error}`);
+  for (const [step, error] of Object.entries(out.errors)) {
+    const handled = out.failures[step]?.handled === true ? ' (handled: the flow went on)' : '';
+    lines.push(`  ${step}: ${error}${handled}`);
+  }
   if (out.status === 'paused') {
     lines.push(...resumeHint(out.id, out.waiting ?? (out.pending === undefined ? [] : [out.pending])));
   } else if (out.output !== undefined) {

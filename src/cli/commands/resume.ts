@@ -1,11 +1,11 @@
-import { RunAbortedError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import { RunAbortedError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
 import { abortedReport, watchInterrupts } from '../interrupt.js';
-import { loadTarget, type Target } from '../load-target.js';
+import type { Target } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
-import { readSource, runExists } from '../run-source.js';
 import { storeFromOption } from '../store-option.js';
 import { flowJson, flowText } from './flow-output.js';
+import { resumeArgs, storedTarget } from './stored-target.js';
 
 /** Options of `statecrew resume`. */
 export interface ResumeCommandOptions {
@@ -27,16 +27,7 @@ export interface ResumeCommandOptions {
 export async function resumeCommand(id: string, options: ResumeCommandOptions, io: CliIo): Promise<number> {
   const store = await storeFromOption(options.store);
   try {
-    const source = options.file === undefined ? await readSource(store, id) : undefined;
-    const file = options.file ?? source?.file;
-    if (file === undefined) {
-      if (!(await runExists(store, id))) throw new RunNotFoundError('statecrew resume', id);
-      throw new UnknownCommandTargetError(
-        id,
-        'was not started by statecrew run: name its definition with --file',
-      );
-    }
-    const target = await loadTarget(file, options.export ?? source?.export);
+    const target = await storedTarget(store, id, options, 'statecrew resume');
     return await resumeTarget(target, id, store, options, io);
   } finally {
     await store.close();
@@ -79,13 +70,4 @@ function answerOf(options: ResumeCommandOptions) {
     ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
     ...(options.step === undefined ? {} : { step: options.step }),
   };
-}
-
-/** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
-function resumeArgs(options: ResumeCommandOptions): string[] {
-  return [
-    ...(options.file === undefined ? [] : ['--file', options.file]),
-    ...(options.export === undefined ? [] : ['--export', options.export]),
-    ...(options.store === undefined ? [] : ['--store', options.store]),
-  ];
 }

@@ -1,7 +1,7 @@
 import { RunNotFoundError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
+import { type FlowSnapshot, type PendingStep, stepRunOf } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { resumeHint } from './flow-output.js';
@@ -50,14 +50,58 @@ function crewSummary(doc: ExecutionDocument): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A failed step's line: its error, and whether a `failed(step)` trigger handled it. */
+function errorText(flow: FlowSnapshot, step: string, error: string): string {
+  return flow.failures?.[step]?.handled === true ? `${error} (handled: the flow went on)` : error;
+}
+
+/**
+ * The sleep step runs a running run sleeps in, with their wake times: those that started sleeping
+ * and have not completed (not in the trail, nor done in the round in progress).
+ */
+function sleepingRuns(flow: FlowSnapshot): { nodeId: string; wakeAt: number }[] {
+  if (flow.status !== 'running') return [];
+  const done = new Set((flow.done ?? []).map((d) => d.nodeId));
+  const runs = new Map<string, number>();
+  for (const step of flow.trail) runs.set(step, (runs.get(step) ?? 0) + 1);
+  return Object.entries(flow.sleeps ?? {}).flatMap(([nodeId, wakeAt]) => {
+    const { step, run } = stepRunOf(nodeId);
+    const completed = done.has(nodeId) || (runs.get(step) ?? 0) >= run;
+    return completed ? [] : [{ nodeId, wakeAt }];
+  });
+}
+
+const isoOf = (ms: number) => new Date(ms).toISOString();
+
 function flowSummary(flow: FlowSnapshot): string {
   const lines = [
     `flow ${flow.flow} run ${flow.id}: ${flow.status}`,
     `  trail: ${flow.trail.join(' → ') || '(none)'}`,
   ];
-  for (const [step, error] of Object.entries(flow.errors)) lines.push(`  ${step}: ${error}`);
+  for (const [step, error] of Object.entries(flow.errors))
+    lines.push(`  ${step}: ${errorText(flow, step, error)}`);
   if (flow.status === 'paused') lines.push(...resumeHint(flow.id, flow.pending));
+  for (const { nodeId, wakeAt } of sleepingRuns(flow))
+    lines.push(`  ${nodeId} sleeps until ${isoOf(wakeAt)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What a paused run waits for, or what a running run sleeps in, as a Markdown section. */
+function waitingMarkdown(flow: FlowSnapshot): string[] {
+  const deadline = (p: PendingStep) =>
+    p.timeoutAt === undefined ? '' : ` — times out at ${isoOf(p.timeoutAt)}`;
+  const items = (flow.status === 'paused' ? flow.pending : []).map((p) =>
+    p.kind === 'event'
+      ? `- **${p.step}** waits for event \`${p.event}\`${deadline(p)}: \`statecrew signal ${flow.id} ${p.event} [--payload <json>]\``
+      : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
+  );
+  const sleeping = sleepingRuns(flow).map(
+    ({ nodeId, wakeAt }) => `- **${nodeId}** sleeps until ${isoOf(wakeAt)}`,
+  );
+  return [
+    ...(items.length === 0 ? [] : ['## Waiting', '', ...items, '']),
+    ...(sleeping.length === 0 ? [] : ['## Sleeping', '', ...sleeping, '']),
+  ];
 }
 
 function flowMarkdown(flow: FlowSnapshot): string {
@@ -68,10 +112,14 @@ function flowMarkdown(flow: FlowSnapshot): string {
     `- Status: ${flow.status}`,
     `- Trail: ${flow.trail.join(' → ')}`,
     '',
+    ...waitingMarkdown(flow),
   ];
   for (const [step, output] of Object.entries(flow.outputs)) {
     lines.push(`## ${step}`, '', '```json', JSON.stringify(output, null, 2), '```', '');
   }
-  for (const [step, error] of Object.entries(flow.errors)) lines.push(`## ${step} — failed`, '', error, '');
+  for (const [step, error] of Object.entries(flow.errors)) {
+    const handled = flow.failures?.[step]?.handled === true ? ' (handled)' : '';
+    lines.push(`## ${step} — failed${handled}`, '', error, '');
+  }
   return `${lines.join('\n')}\n`;
 }

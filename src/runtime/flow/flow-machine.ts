@@ -14,7 +14,7 @@ import {
   settleRun,
   waitFor,
 } from './round-state.js';
-import type { PendingStep, SnapshotRound } from './snapshot.js';
+import { type PendingStep, type SnapshotRound, stepRunOf } from './snapshot.js';
 
 /** What the flow machine is built from: the flow's name and its steps in definition order. */
 export interface FlowMachineDefinition {
@@ -62,8 +62,6 @@ export type FlowEvent =
 
 /** How the machine learns the outcome of a completed step run (a router's label…): the runtime's answer. */
 export type OutcomeOf = (run: string, nodeId: string) => string | undefined;
-
-const stepOfNode = (nodeId: string) => nodeId.replace(/#\d+$/, '');
 
 /** The machine's setup: its types, the runtime's effects (no-ops until provided) and its guards. */
 function flowSetup() {
@@ -127,7 +125,7 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) 
             stopChild(({ event }) => event.run),
             assign({
               flow: ({ context, event }) =>
-                failRun(context.flow, steps, event.nodeId, stepOfNode(event.nodeId)),
+                failRun(context.flow, steps, event.nodeId, stepRunOf(event.nodeId).step),
             }),
             { type: 'stepFailed', params: ({ event }) => ({ nodeId: event.nodeId }) },
           ],

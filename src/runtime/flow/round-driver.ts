@@ -8,7 +8,14 @@ import { FAILED_OUTCOME } from './outcomes.js';
 import type { FlowRecorder } from './recorder.js';
 import { type FlowRoundState, runNodeId } from './round-state.js';
 import type { ScheduledStep } from './rounds.js';
-import type { HumanAnswer, PendingStep, SnapshotRound, SnapshotStepRun, StepAnswer } from './snapshot.js';
+import {
+  type HumanAnswer,
+  type PendingStep,
+  type SnapshotRound,
+  type SnapshotStepRun,
+  type StepAnswer,
+  waitingStepOf,
+} from './snapshot.js';
 import { StepInputs } from './step-inputs.js';
 import type { StepRunSpec } from './step-runner.js';
 import type { FlowHandlers } from './supervisor.js';
@@ -169,7 +176,8 @@ class FlowRoundDriver<S> implements RoundDriver {
       // The round's waiting steps wait: the run pauses here, the round unfinished.
       this.#waiting = flow.waiting.map((w) => structuredClone(w));
       this.#paused = true;
-      hub.emit({ type: 'flow.paused', waiting: this.#waiting.map((w) => w.step) });
+      const waiting = this.#waiting.map((w) => w.step);
+      hub.emit({ type: 'flow.paused', waiting, waitingFor: this.#waiting.map(waitingStepOf) });
       return;
     }
     this.#parts.onRoundCompleted?.(flow.completed, copy());

@@ -1,4 +1,4 @@
-import type { Failure } from '../../types.js';
+import type { Failure, WaitingStep } from '../../types.js';
 
 /**
  * The version of the stored flow run's shape. Version 3 keeps the state on each step's record and a
@@ -46,6 +46,21 @@ export interface PendingEvent {
 
 /** A step a paused run waits for: a human's answer, or an outside event. */
 export type PendingStep = PendingHuman | PendingEvent;
+
+/** The step and run number of step run `nodeId`: its step's name, then `#<run>` from its second run on. */
+export function stepRunOf(nodeId: string): { step: string; run: number } {
+  const match = /^(.*)#(\d+)$/.exec(nodeId);
+  return match === null ? { step: nodeId, run: 1 } : { step: match[1] as string, run: Number(match[2]) };
+}
+
+/** What a waiting step waits for, as the `flow.paused` event tells it: no prompt, routes or payload. */
+export function waitingStepOf(pending: PendingStep): WaitingStep {
+  const { step, nodeId, kind, timeoutAt } = pending;
+  const waiting: WaitingStep = { step, nodeId, kind };
+  if (pending.kind === 'event') waiting.event = pending.event;
+  if (timeoutAt !== undefined) waiting.timeoutAt = timeoutAt;
+  return waiting;
+}
 
 /** A human's answer to a waiting step (`step` may be left out when only one waits). */
 export interface HumanAnswer {

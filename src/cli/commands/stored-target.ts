@@ -1,0 +1,43 @@
+import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import type { Store } from '../../stores/store.js';
+import { loadTarget, type Target } from '../load-target.js';
+import { readSource, runExists } from '../run-source.js';
+
+/** Where a stored run's definition is, when the run's own note is not used: `--file` and `--export`. */
+export interface DefinitionOptions {
+  file?: string | undefined;
+  export?: string | undefined;
+  store?: string | undefined;
+}
+
+/**
+ * The definition of stored run `id`, for `command` (`statecrew resume`, `statecrew signal`): loaded
+ * from where the CLI noted it when the run started, or from `--file`. `run_not_found` when the store
+ * holds no such run; `unknown_command_target` when it holds one `statecrew run` did not start.
+ */
+export async function storedTarget(
+  store: Store,
+  id: string,
+  options: DefinitionOptions,
+  command: string,
+): Promise<Target> {
+  const source = options.file === undefined ? await readSource(store, id) : undefined;
+  const file = options.file ?? source?.file;
+  if (file === undefined) {
+    if (!(await runExists(store, id))) throw new RunNotFoundError(command, id);
+    throw new UnknownCommandTargetError(
+      id,
+      'was not started by statecrew run: name its definition with --file',
+    );
+  }
+  return loadTarget(file, options.export ?? source?.export);
+}
+
+/** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
+export function resumeArgs(options: DefinitionOptions): string[] {
+  return [
+    ...(options.file === undefined ? [] : ['--file', options.file]),
+    ...(options.export === undefined ? [] : ['--export', options.export]),
+    ...(options.store === undefined ? [] : ['--store', options.store]),
+  ];
+}
