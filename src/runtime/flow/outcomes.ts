@@ -21,12 +21,14 @@ export function handledSteps(steps: readonly Pick<StepShape, 'trigger'>[]): Set<
  * The outcomes a step chooses between, as analysis and forced routes see them; undefined for a step
  * with one outcome. A router's or human's are its route labels, a wait's its name; either gains its
  * `onTimeout` label; a step whose failure is handled gains `failed` (a plain step then has its name
- * and `failed`). A router or human always chooses, even between one label.
+ * and `failed`). A router, human or wait always chooses, even between one outcome.
  */
 export function outcomesOf(step: StepShape, handled: ReadonlySet<string>): string[] | undefined {
   const outcomes: string[] = [];
-  const chooses = step.kind === 'router' || step.kind === 'human';
-  if (chooses && step.routes !== undefined) {
+  // A router, a human and a wait always choose (a wait: its name, or its timeout): forced routes can
+  // then answer each without a store, as model-based tests do.
+  const chooses = step.kind === 'router' || step.kind === 'human' || step.kind === 'wait';
+  if ((step.kind === 'router' || step.kind === 'human') && step.routes !== undefined) {
     outcomes.push(...step.routes);
   } else if (step.kind === 'wait') {
     outcomes.push(step.name);

@@ -208,6 +208,18 @@ describe('wait steps', () => {
     );
   });
 
+  it('without a deadline are still forced in model-based tests, which need no store then', async () => {
+    const flow = createFlow({ name: 'plain', initialState: {} })
+      .start('ask', () => 'asked')
+      .wait('reply', 'ask', { event: 'reply' })
+      .listen('done', 'reply', () => 'done');
+    expect(flow.paths()).toEqual([
+      { routes: { reply: 'reply' }, trail: ['ask', 'reply', 'done'], outcome: 'completed' },
+    ]);
+    const runs = await forEachPath(flow, (path, out) => expect(out.trail).toEqual(path.trail));
+    expect(runs).toHaveLength(1);
+  });
+
   it('refuse wrong options when the flow is built, naming the step', () => {
     const flow = createFlow({ name: 'bad', initialState: {} }).start('a', () => 1);
     expect(() => flow.wait('w', 'a', { event: '' })).toThrow(
