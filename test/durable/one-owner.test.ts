@@ -1,22 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/index.js';
 import { approvalFlow } from '../fixtures/durable/definitions.js';
 import { openStore } from '../fixtures/durable/stores.js';
-import { Child, countRuns, type Reply } from './processes.js';
+import { Child, countRuns, type Reply, runLogs } from './processes.js';
 import { type ProvidedStore, services, storeKinds } from './store-specs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'statecrew-one-owner-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const freshLog = runLogs('statecrew-one-owner-');
 if (!services) console.log('PostgreSQL and Redis cases skipped: STATECREW_NO_SERVICES=1');
-
-let logs = 0;
-const freshLog = () => {
-  logs += 1;
-  return join(root, `log-${logs}`);
-};
 
 /** The one that ran the run, and the one that was refused (or found it done, having run nothing). */
 function winnerAndLoser(replies: Reply[]): [Reply, Reply] {

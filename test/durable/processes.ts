@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import type { StoreSpec } from '../fixtures/durable/stores.js';
 
 const script = fileURLToPath(new URL('../fixtures/durable/child.ts', import.meta.url));
@@ -107,4 +110,18 @@ export function countRuns(log: string): Map<string, number> {
   }
   for (const line of text.split('\n').filter(Boolean)) counts.set(line, (counts.get(line) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * A temporary folder for one test file's run logs, removed after its tests, and a function that
+ * names a new log in it per call (`log-1`, `log-2`, …).
+ */
+export function runLogs(prefix: string): () => string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let logs = 0;
+  return () => {
+    logs += 1;
+    return join(root, `log-${logs}`);
+  };
 }

@@ -1,21 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRunner, MemoryStore, type RunHead, type StatecrewEvent } from '../../src/index.js';
 import { encodeRunValue } from '../../src/runtime/durable/codec.js';
 import { manualClock } from '../../src/testing.js';
 import { chainCrew, chainFlow } from '../fixtures/durable/definitions.js';
-import { Child, countRuns, type Reply } from './processes.js';
+import { Child, countRuns, type Reply, runLogs } from './processes.js';
 import { storeKinds } from './store-specs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'statecrew-runner-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let logs = 0;
-const freshLog = () => {
-  logs += 1;
-  return join(root, `log-${logs}`);
-};
+const freshLog = runLogs('statecrew-runner-');
 
 /** The head of a run whose process died before it wrote anything but its claim (a dead owner). */
 function orphan(id: string, kind: 'flow' | 'crew', name: string, inputs: object): RunHead {
@@ -75,20 +66,9 @@ describe('createRunner', () => {
     const runner = createRunner({ store, flows: [chainFlow(store, freshLog())] });
     const events: StatecrewEvent[] = [];
     runner.events$.subscribe((event) => events.push(event));
-    expect(await runner.recover()).toEqual({
-      resumed: [],
-      started: [],
-      timedOut: [],
-      skipped: ['x1'],
-      failed: [],
-    });
-    expect(await runner.recover()).toEqual({
-      resumed: [],
-      started: [],
-      timedOut: [],
-      skipped: ['x1'],
-      failed: [],
-    });
+    const leftAlone = { resumed: [], started: [], timedOut: [], skipped: ['x1'], failed: [] };
+    expect(await runner.recover()).toEqual(leftAlone);
+    expect(await runner.recover()).toEqual(leftAlone);
     expect(events).toEqual([
       expect.objectContaining({ type: 'run.skipped', runId: 'x1', kind: 'flow', name: 'elsewhere' }),
     ]);

@@ -1,23 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner, type StatecrewEvent, type Store } from '../../src/index.js';
 import { createManualClock } from '../../src/testing.js';
 import { coolOffFlow, deliveryFlow } from '../fixtures/durable/definitions.js';
 import { openStore } from '../fixtures/durable/stores.js';
-import { Child, countRuns, type Reply } from './processes.js';
+import { Child, countRuns, type Reply, runLogs } from './processes.js';
 import { type ProvidedStore, services, storeKinds } from './store-specs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'statecrew-waits-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const freshLog = runLogs('statecrew-waits-');
 if (!services) console.log('PostgreSQL and Redis cases skipped: STATECREW_NO_SERVICES=1');
-
-let logs = 0;
-const freshLog = () => {
-  logs += 1;
-  return join(root, `log-${logs}`);
-};
 
 for (const [kind, provide] of storeKinds()) {
   describe(`waits and sleeps across processes on ${kind}`, () => {

@@ -1,11 +1,9 @@
-import { RunAbortedError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
-import { abortedReport, watchInterrupts } from '../interrupt.js';
 import type { Target } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { flowJson, flowText } from './flow-output.js';
-import { resumeArgs, storedTarget } from './stored-target.js';
+import { goOnInterruptibly, storedTarget } from './stored-target.js';
 
 /** Options of `statecrew resume`. */
 export interface ResumeCommandOptions {
@@ -35,16 +33,14 @@ export async function resumeCommand(id: string, options: ResumeCommandOptions, i
 }
 
 /** Resumes run `id` of the loaded `target`, aborting it cleanly on SIGINT or SIGTERM. */
-async function resumeTarget(
+function resumeTarget(
   target: Target,
   id: string,
   store: Store,
   options: ResumeCommandOptions,
   io: CliIo,
 ): Promise<number> {
-  const interrupts = watchInterrupts();
-  const { signal } = interrupts;
-  try {
+  return goOnInterruptibly(id, options, io, async (signal) => {
     if (target.kind === 'crew') {
       const out = await target.crew.resume(id, { store, signal });
       io.stdout.write(options.json === true ? crewJson(out) : crewText(out));
@@ -53,13 +49,7 @@ async function resumeTarget(
     const out = await target.flow.resume(id, answerOf(options), { store, signal });
     io.stdout.write(options.json === true ? flowJson(out) : flowText(out));
     return out.status === 'failed' ? 1 : 0;
-  } catch (error) {
-    if (!(error instanceof RunAbortedError) || !signal.aborted) throw error;
-    io.stderr.write(abortedReport(id, error, resumeArgs(options)));
-    return interrupts.exitCode();
-  } finally {
-    interrupts.dispose();
-  }
+  });
 }
 
 /** The human's answer the options give, if any. */

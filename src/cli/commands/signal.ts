@@ -1,11 +1,10 @@
-import { InvalidOptionError, RunAbortedError, UnknownCommandTargetError } from '../../errors.js';
+import { InvalidOptionError, UnknownCommandTargetError } from '../../errors.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import type { Store } from '../../stores/store.js';
-import { abortedReport, watchInterrupts } from '../interrupt.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { flowJson, flowText } from './flow-output.js';
-import { resumeArgs, storedTarget } from './stored-target.js';
+import { goOnInterruptibly, storedTarget } from './stored-target.js';
 
 /** Options of `statecrew signal`. */
 export interface SignalCommandOptions {
@@ -59,25 +58,17 @@ function payloadOf(text: string | undefined): unknown {
 }
 
 /** Signals run `id` of `flow` with `event` and its payload, aborting it cleanly on SIGINT or SIGTERM. */
-async function signalFlow(
+function signalFlow(
   flow: Flow<object>,
   signaled: { id: string; event: string; payload: unknown },
   store: Store,
   options: SignalCommandOptions,
   io: CliIo,
 ): Promise<number> {
-  const interrupts = watchInterrupts();
-  const { signal } = interrupts;
   const { id, event, payload } = signaled;
-  try {
+  return goOnInterruptibly(id, options, io, async (signal) => {
     const out = await flow.signal(id, event, payload, { store, signal });
     io.stdout.write(options.json === true ? flowJson(out) : flowText(out));
     return out.status === 'failed' ? 1 : 0;
-  } catch (error) {
-    if (!(error instanceof RunAbortedError) || !signal.aborted) throw error;
-    io.stderr.write(abortedReport(id, error, resumeArgs(options)));
-    return interrupts.exitCode();
-  } finally {
-    interrupts.dispose();
-  }
+  });
 }

@@ -1,6 +1,8 @@
-import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import { RunAbortedError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
+import { abortedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
+import type { CliIo } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
 
 /** Where a stored run's definition is, when the run's own note is not used: `--file` and `--export`. */
@@ -34,10 +36,34 @@ export async function storedTarget(
 }
 
 /** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
-export function resumeArgs(options: DefinitionOptions): string[] {
+function resumeArgs(options: DefinitionOptions): string[] {
   return [
     ...(options.file === undefined ? [] : ['--file', options.file]),
     ...(options.export === undefined ? [] : ['--export', options.export]),
     ...(options.store === undefined ? [] : ['--store', options.store]),
   ];
+}
+
+/**
+ * Goes on with stored run `id` through `goOn`, which is handed the signal Ctrl-C (SIGINT) or SIGTERM
+ * aborts: an aborted run is reported with how to resume it, and ends with 130 or 143. Resolves with
+ * the exit code.
+ */
+export async function goOnInterruptibly(
+  id: string,
+  options: DefinitionOptions,
+  io: CliIo,
+  goOn: (signal: AbortSignal) => Promise<number>,
+): Promise<number> {
+  const interrupts = watchInterrupts();
+  const { signal } = interrupts;
+  try {
+    return await goOn(signal);
+  } catch (error) {
+    if (!(error instanceof RunAbortedError) || !signal.aborted) throw error;
+    io.stderr.write(abortedReport(id, error, resumeArgs(options)));
+    return interrupts.exitCode();
+  } finally {
+    interrupts.dispose();
+  }
 }

@@ -70,7 +70,7 @@ export interface AbstractGraph {
 }
 
 /** Whether a snapshot is an end: the machine reached a final state. */
-export const isEnd = (snapshot: AbstractSnapshot): boolean => snapshot.status === 'done';
+const isEnd = (snapshot: AbstractSnapshot): boolean => snapshot.status === 'done';
 
 /**
  * Builds the flow's state graph with `@xstate/graph` on the flow's own machine (the one its runs

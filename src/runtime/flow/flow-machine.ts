@@ -100,6 +100,9 @@ type FlowSetup = ReturnType<typeof flowSetup>;
  * run completed, `NODE.WAITING` for a step that waits) until every run is accounted for.
  */
 function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) {
+  /** Step run `nodeId` completed (in this run, or before it): settled with the outcome it chose. */
+  const completed = (context: FlowContext, nodeId: string) =>
+    settleRun(context.flow, nodeId, outcomeOf(context.run, nodeId));
   return setupOf.createStateConfig({
     entry: { type: 'startRound', params: ({ context }) => ({ round: context.round }) },
     always: { guard: 'roundSettled', target: 'between' },
@@ -108,8 +111,7 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) 
         actions: [
           stopChild(({ event }) => event.run),
           assign({
-            flow: ({ context, event }) =>
-              settleRun(context.flow, event.nodeId, outcomeOf(context.run, event.nodeId)),
+            flow: ({ context, event }) => completed(context, event.nodeId),
           }),
           { type: 'stepDone', params: ({ event }) => ({ nodeId: event.nodeId }) },
         ],
@@ -133,8 +135,7 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) 
       ],
       'NODE.RESTORED': {
         actions: assign({
-          flow: ({ context, event }) =>
-            settleRun(context.flow, event.nodeId, outcomeOf(context.run, event.nodeId)),
+          flow: ({ context, event }) => completed(context, event.nodeId),
         }),
       },
       'NODE.WAITING': {

@@ -142,7 +142,7 @@ export type ResumeRequest =
  * (`checkAnswer`); a signal completes every wait for its event (`no_waiter` when none waits for it);
  * no answer times out every waiting step whose deadline passed on `now` (`answer_required` when none did).
  */
-export function answersFor(
+function answersFor(
   definition: FlowDefinition<unknown>,
   snapshot: FlowSnapshot,
   request: ResumeRequest,

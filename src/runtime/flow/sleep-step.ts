@@ -14,7 +14,7 @@ export interface SleepParts {
 }
 
 /** Resolves once `clock` reads `wakeAt` or later; rejects with the signal's reason on abort. */
-export function sleepUntil(clock: Clock, wakeAt: number, signal: AbortSignal): Promise<void> {
+function sleepUntil(clock: Clock, wakeAt: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clock.clearTimeout(handle);
