@@ -1,31 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   Agent,
   Crew,
   createFlow,
   type RunCommit,
+  type StatecrewEvent,
   type Store,
   StoreUnavailableError,
   Task,
 } from '../../src/index.js';
 import { manualClock } from '../../src/testing.js';
-import { chainCrew, chainFlow } from '../fixtures/durable/definitions.js';
+import { chainCrew, chainFlow, deliveryFlow } from '../fixtures/durable/definitions.js';
 import { openStore } from '../fixtures/durable/stores.js';
 import { wrapStore } from '../store-helpers.js';
-import { countRuns } from './processes.js';
+import { countRuns, runLogs } from './processes.js';
 import { type ProvidedStore, storeKinds } from './store-specs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'statecrew-faults-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let logs = 0;
-const freshLog = () => {
-  logs += 1;
-  return join(root, `log-${logs}`);
-};
+const freshLog = runLogs('statecrew-faults-');
 
 /** `store`, failing (store_unavailable) the commits that write a record with key `key`, while `broken.on`. */
 function failingAt(store: Store, key: string, broken = { on: true }): Store {
@@ -83,6 +75,55 @@ for (const [kind, provide] of storeKinds()) {
       expect(['t1', 't2', 't3', 't4', 't5', 't6'].map((t) => runs.get(`${t} on AI`))).toEqual([
         1, 1, 2, 1, 1, 1,
       ]);
+    });
+
+    it('stops a sleep whose wake time cannot be written: it never sleeps unstored, and resume sleeps to the time it then stores', async () => {
+      const clock = manualClock();
+      const broken = { on: false };
+      const ran: string[] = [];
+      const nap = (on: Store) =>
+        createFlow({ name: 'nap', initialState: {}, store: on, clock })
+          .start('order', () => {
+            ran.push('order');
+            broken.on = true; // the next header written, the sleep's wake time, fails
+            return 'o-1';
+          })
+          .sleep('cool_off', 'order', { ms: 60_000 })
+          .listen('close', 'cool_off', () => {
+            ran.push('close');
+            return 'closed';
+          });
+      const error = await nap(failingAt(store, 'run', broken))
+        .kickoff({ inputs: { id: 'n1' } })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store_unavailable' });
+      expect(ran).toEqual(['order']);
+      broken.on = false;
+      const resumed: StatecrewEvent[] = [];
+      const result = nap(store).resume('n1', undefined, {
+        onRun: (run) => run.events$.subscribe((e) => resumed.push(e)),
+      });
+      while (!resumed.some((e) => e.type === 'flow.sleeping')) await new Promise((r) => setImmediate(r));
+      expect(resumed.find((e) => e.type === 'flow.sleeping')).toMatchObject({ wakeAt: clock.now() + 60_000 });
+      clock.advance(60_000);
+      expect((await result).trail).toEqual(['order', 'cool_off', 'close']);
+      expect(ran).toEqual(['order', 'close']);
+    });
+
+    it('refuses a signal whose run cannot be written, and takes the same signal once the store is back', async () => {
+      const log = freshLog();
+      const paused = await deliveryFlow(store, log).kickoff({ inputs: { id: 'w1' } });
+      expect(paused.status).toBe('paused');
+      const broken = { on: true };
+      const error = await deliveryFlow(failingAt(store, 'run', broken), log)
+        .signal('w1', 'delivery.confirmed', 'Ada')
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store_unavailable' });
+      expect(countRuns(log).get('close w1')).toBeUndefined();
+      broken.on = false;
+      const out = await deliveryFlow(store, log).signal('w1', 'delivery.confirmed', 'Ada');
+      expect(out.trail).toEqual(['ship', 'delivery', 'close']);
+      expect(countRuns(log).get('close w1')).toBe(1);
     });
 
     it('stops a run whose lease was taken at its next write (lease_lost), starting nothing more', async () => {

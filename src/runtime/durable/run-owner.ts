@@ -100,13 +100,22 @@ export class RunOwner {
     }
   }
 
-  /** Gives the lease up in the store if it is still this owner's; never rejects. */
-  async releaseQuietly(): Promise<void> {
+  /**
+   * Gives the lease up in the store if it is still this owner's; never rejects. With `status`, the
+   * head goes back to it (a claimed run that wrote nothing is left as the claim found it).
+   */
+  async releaseQuietly(status?: StoredRunStatus): Promise<void> {
     const held = this.#holding;
     this.end();
     if (!held || this.#released || this.lost !== undefined) return;
     this.#released = true;
-    await this.store.commit(this.id, { token: this.token, writes: [], release: true }).catch(() => false);
+    const commit = {
+      token: this.token,
+      writes: [],
+      release: true,
+      ...(status === undefined ? {} : { status }),
+    };
+    await this.store.commit(this.id, commit).catch(() => false);
   }
 
   /**

@@ -28,7 +28,9 @@ export interface FlowKeeperParts {
    * Where a resumed run's records stand: the highest mark, the version its unmarked records are in,
    * and the wake times of its sleep step runs.
    */
-  stored?: { mark: number; origin: number; sleeps?: Record<string, number> } | undefined;
+  stored?:
+    | { mark: number; origin: number; status: FlowRunStatus; sleeps?: Record<string, number> }
+    | undefined;
   /** Stops the run with `error`: a commit failed, or the lease was lost. */
   halt(error: unknown): void;
 }
@@ -56,6 +58,8 @@ export class FlowKeeper {
   readonly #origin: number | undefined;
   /** The wake time of each sleep step run that started, by node id. */
   readonly #sleeps: Record<string, number>;
+  /** Whether the run's first header landed: from then on the store holds this owner's run. */
+  #started = false;
 
   constructor(
     private readonly owner: RunOwner,
@@ -95,6 +99,7 @@ export class FlowKeeper {
     this.#writer.header(this.#header('running'));
     await this.#writer.commit();
     if (this.#writer.failure !== undefined) throw this.#writer.failure;
+    this.#started = true;
     this.owner.startHeartbeat((lost) => this.parts.halt(lost));
   }
 
@@ -151,9 +156,13 @@ export class FlowKeeper {
     if (this.#writer.failure !== undefined) throw this.#writer.failure;
   }
 
-  /** Gives the lease up in the background if the run ends without `finish` (a failure); never rejects. */
+  /**
+   * Gives the lease up in the background if the run ends without `finish` (a failure); never rejects.
+   * A stored run whose first header never landed goes back to the status it had (a paused run stays
+   * paused, and takes its answer or signal again).
+   */
   end(): void {
-    void this.owner.releaseQuietly();
+    void this.owner.releaseQuietly(this.#started ? undefined : this.parts.stored?.status);
   }
 
   #header(status: FlowRunStatus): FlowRunHeader {

@@ -302,8 +302,8 @@ export class Flow<S> {
       onRun?.(run);
       return await run.result;
     } catch (error) {
-      // A run that never started (a definition error) gives its claim back.
-      await owner.releaseQuietly();
+      // A run that never started (a definition error) gives its claim back, its status as it was.
+      await owner.releaseQuietly(claim.snapshot?.status);
       throw error;
     }
   }
