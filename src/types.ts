@@ -160,7 +160,36 @@ export interface ToolCallRecord {
   args: unknown;
   result?: string;
   error?: string;
+  /**
+   * Why the call was refused without running, when it was: `repeated_call` (the same arguments a third
+   * time), `unknown_coworker`, `delegation_depth`, `delegation_loop`, `approval_refused`.
+   */
+  code?: string;
 }
+
+/**
+ * One hand-over of work between agents, in the order they were asked: a hierarchical manager's
+ * allocation of a task (`allocate`), or an agent's `delegate_work` / `ask_question` call to a coworker
+ * while it runs node `nodeId` (`from` and `to` are roles; `role` is `to`; `task` is what was asked).
+ */
+export type Delegation =
+  | { kind: 'allocate'; task: string; role: string }
+  | { kind: 'delegate' | 'ask'; from: string; to: string; role: string; task: string; nodeId: string };
+
+/**
+ * What a paused crew run waits for: a tool call to approve (`kind: 'approval'`; answer it by `callId`
+ * in `crew.resume(id, { approvals })`) or a task's output to review (`kind: 'review'`; answer it by
+ * `nodeId` in `crew.resume(id, { reviews })`).
+ */
+export type CrewPending =
+  | { kind: 'approval'; nodeId: string; tool: string; args: unknown; callId: string; agent: string }
+  | { kind: 'review'; nodeId: string; output: TaskOutput };
+
+/** An answer to a tool call waiting for approval: run it, or refuse it with `feedback` for the model. */
+export type ApprovalAnswer = { approve: true } | { approve: false; feedback?: string };
+
+/** An answer to a task output waiting for review: accept it, or send `feedback` back for another attempt. */
+export type ReviewAnswer = { approve: true } | { approve: false; feedback: string };
 
 /** What the result tells about each node that ran. */
 export interface NodeExecutionInfo {
@@ -212,6 +241,11 @@ export interface CrewMetadata {
 export interface RunUsage extends Usage {
   manager: Usage;
   workers: Usage;
+  /**
+   * What each agent's own model calls spent, by role: a coworker's calls for a delegation count here
+   * under its role (and in the delegating node's usage). A manager's and a judge's calls are not here.
+   */
+  agents: Record<string, Usage>;
 }
 
 /** A write to a run's store that failed: reported, never fatal to the run. */
@@ -236,7 +270,10 @@ export interface CrewOutput {
   /** Completed and failed nodes, in the order they settled. */
   nodes: NodeExecutionInfo[];
   executionLog: ExecutionLogEntry[];
-  status: RunStatus;
+  /** `paused`: tool calls or task outputs wait for a human (`pending`; go on with `crew.resume`). */
+  status: RunStatus | 'paused';
+  /** What a paused run waits for (`status: 'paused'` only). */
+  pending?: CrewPending[];
   /** nodeId → error message. */
   errors: Record<string, string>;
   /** nodeId → the failure with its code: the contract that survives JSON. */
@@ -244,7 +281,8 @@ export interface CrewOutput {
   /** Every model call of the run, each counted once; and the same split by who made it. */
   usage: RunUsage;
   managerCalls: number;
-  delegations: { task: string; role: string }[];
+  /** Every hand-over of work between agents, in the order it was asked. */
+  delegations: Delegation[];
   totalTimeMs: number;
   summary: string;
   metadata: CrewMetadata;
@@ -310,7 +348,24 @@ export type StatecrewEvent = EventBase &
       }
     | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
     | { type: 'node.blocked'; nodeId: string; reason: string }
-    | { type: 'delegation'; task: string; role: string }
+    /**
+     * Work handed over: a manager's allocation (`kind: 'allocate'`), or an agent asking a coworker
+     * (`delegate` / `ask`, while running `nodeId`, `depth` hand-overs deep from the task's agent).
+     */
+    | ({ type: 'delegation' } & Delegation & { depth?: number; context?: string })
+    /** A coworker answered a delegation of node `nodeId` (or its conversation failed: `error`). */
+    | {
+        type: 'delegation.replied';
+        kind: 'delegate' | 'ask';
+        nodeId: string;
+        from: string;
+        to: string;
+        reply?: string;
+        error?: string;
+        durationMs: number;
+      }
+    /** A crew run paused: tool calls or task outputs wait for a human (`crew.resume`). */
+    | { type: 'crew.paused'; pending: CrewPending[] }
     | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }
     | { type: 'judge.verdict'; iteration: number; verdict: 'yes' | 'no'; reply: string; usage: Usage }
     | {
@@ -319,6 +374,8 @@ export type StatecrewEvent = EventBase &
         attempt: number;
         usage: Usage;
         durationMs: number;
+        /** Whose call it was, when not the node's own agent: a coworker's role, in a delegation. */
+        agent?: string;
         /** Set when the call failed: what it threw. */
         error?: string;
         code?: string;
@@ -383,6 +440,8 @@ export type StatecrewEventType = StatecrewEvent['type'];
 export interface ToolContext {
   /** Aborted when the run is cancelled or the attempt times out. */
   signal: AbortSignal;
+  /** This call's id in the run (`<node id>.<attempt>.<model call>.<index>` in a crew's task run). */
+  callId?: string;
   /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `createResultsTool`. */
   memory?: AttemptMemory;
 }
@@ -393,7 +452,20 @@ export interface Tool<TArgs = unknown> {
   description: string;
   parameters?: import('zod').ZodType<TArgs>;
   execute(args: TArgs, context: ToolContext): unknown;
+  /**
+   * Whether a call waits for a human's approval before it runs: the crew run pauses (it needs a store)
+   * until `crew.resume(id, { approvals })` answers it. A function decides per call. @default false
+   */
+  needsApproval?: boolean | ApprovalCheck<TArgs>;
 }
+
+/**
+ * Decides whether one call of a tool waits for approval (declared as a method so that a tool typed by
+ * its arguments still counts as a `Tool`, as its `execute` does).
+ */
+export type ApprovalCheck<TArgs> = {
+  check(args: TArgs, context: ToolContext): boolean | Promise<boolean>;
+}['check'];
 
 /** One completed task run as a run's execution memory keeps it. */
 export interface MemoryEntry {

@@ -14,10 +14,13 @@ import type {
   Tool,
   ToolCall,
   ToolCallRecord,
+  ToolContext,
   ToolSpec,
   Usage,
 } from '../types.js';
 import { toFailure } from './failure.js';
+import { AwaitingHumanError, CallWaits, type ConversationPause, type ConversationResume } from './pause.js';
+import { ToolRefusal } from './tool-refusal.js';
 
 /** What a conversation needs to know about the agent holding it. */
 export interface Speaker {
@@ -53,6 +56,13 @@ export interface ConversationHooks {
   onToolCall?(record: ToolCallRecord): void;
   /** The run's execution memory, handed to the tools. */
   memory?: AttemptMemory;
+  /**
+   * What this conversation's call ids start with (`callId` of its tool calls is
+   * `<scope>.<model call>.<index>`): a task run's node id and attempt. @default 'call'
+   */
+  callScope?: string;
+  /** Goes on from where a paused conversation stopped, with answers to its waiting calls. */
+  resume?: ConversationResume;
   now(): number;
 }
 
@@ -131,7 +141,19 @@ function policyCall(
   }, failed);
 }
 
-/** A conversation with a {@link Model}: tool calls run and fed back until it answers with text. */
+/** A model conversation's state as its turns change it (what a pause keeps). */
+interface Talk {
+  readonly messages: ModelMessage[];
+  /** Model calls made so far. */
+  calls: number;
+  readonly counter: CallCounter;
+}
+
+/**
+ * A conversation with a {@link Model}: tool calls run and fed back until it answers with text. A call
+ * that waits for approval stops it with {@link AwaitingHumanError} carrying where it stood; given
+ * `hooks.resume`, it goes on from there.
+ */
 async function modelConversation(
   speaker: Speaker,
   prompt: TaskPrompt,
@@ -139,18 +161,31 @@ async function modelConversation(
   signal: AbortSignal,
   hooks: ConversationHooks,
 ): Promise<string> {
+  const { resume } = hooks;
   // The persona is the system message; the conversation opens with the task and its context.
-  const messages: ModelMessage[] = [{ role: 'user', content: openingMessage(prompt.task, context) }];
+  const talk: Talk =
+    resume === undefined
+      ? {
+          messages: [{ role: 'user', content: openingMessage(prompt.task, context) }],
+          calls: 0,
+          counter: new CallCounter(),
+        }
+      : {
+          messages: [...resume.from.messages],
+          calls: resume.from.calls,
+          counter: new CallCounter(resume.from.counts),
+        };
+  if (resume !== undefined) await runToolCalls(speaker, resume.from.remaining, talk, signal, hooks, resume);
   const tools = speaker.tools.map(toSpec);
   const { system, text } = prompt;
-  for (let call = 0; call < speaker.maxIter; call += 1) {
+  while (talk.calls < speaker.maxIter) {
     signal.throwIfAborted();
     const request: ModelRequest = {
       agent: speaker.role,
       system,
       prompt: text,
       context,
-      messages: [...messages],
+      messages: [...talk.messages],
       tools,
       signal,
     };
@@ -160,21 +195,61 @@ async function modelConversation(
     if (prompt.schema !== undefined) request.schema = prompt.schema;
     if (hooks.waitTurn !== undefined) await hooks.waitTurn();
     const response = await reportedCall(speaker.llm, request, hooks);
+    talk.calls += 1;
     const toolCalls = response.toolCalls ?? [];
     if (toolCalls.length === 0) return response.text;
-    messages.push({ role: 'assistant', content: response.text, toolCalls });
-    for (const toolCall of toolCalls) {
-      const record = await runTool(speaker.tools, toolCall, signal, hooks.memory);
-      hooks.onToolCall?.(record);
-      messages.push({
-        role: 'tool',
-        toolCallId: toolCall.id,
-        name: toolCall.name,
-        content: record.error === undefined ? (record.result ?? '') : `Error: ${record.error}`,
-      });
-    }
+    talk.messages.push({ role: 'assistant', content: response.text, toolCalls });
+    await runToolCalls(speaker, toolCalls, talk, signal, hooks);
   }
   throw new MaxIterationsError(speaker.role, speaker.maxIter);
+}
+
+/**
+ * Runs one model turn's tool calls in order, feeding each result back. `resume`, when set, answers the
+ * first call (the one the conversation paused on). A call that waits stops the conversation here.
+ */
+async function runToolCalls(
+  speaker: Speaker,
+  toolCalls: readonly ToolCall[],
+  talk: Talk,
+  signal: AbortSignal,
+  hooks: ConversationHooks,
+  resume?: ConversationResume,
+): Promise<void> {
+  for (let index = 0; index < toolCalls.length; index += 1) {
+    const toolCall = toolCalls[index] as ToolCall;
+    const resumed = index === 0 ? resume : undefined;
+    let record: ToolCallRecord;
+    try {
+      // A resumed call was counted when it was first made.
+      const refused = resumed === undefined ? talk.counter.refusal(toolCall) : undefined;
+      record =
+        refused ?? (await runTool(speaker, toolCall, signal, hooks, callIdOf(hooks, talk, index), resumed));
+    } catch (error) {
+      if (!(error instanceof CallWaits)) throw error;
+      const pause: ConversationPause = {
+        messages: [...talk.messages],
+        remaining: toolCalls.slice(index),
+        calls: talk.calls,
+        counts: talk.counter.entries(),
+        waiting: error.waiting,
+      };
+      if (error.nested !== undefined) pause.nested = error.nested;
+      throw AwaitingHumanError.approval(pause);
+    }
+    hooks.onToolCall?.(record);
+    talk.messages.push({
+      role: 'tool',
+      toolCallId: toolCall.id,
+      name: toolCall.name,
+      content: record.error === undefined ? (record.result ?? '') : `Error: ${record.error}`,
+    });
+  }
+}
+
+/** The run-wide id of a turn's `index`-th tool call: `<scope>.<model call>.<index>`. */
+function callIdOf(hooks: ConversationHooks, talk: Talk, index: number): string {
+  return `${hooks.callScope ?? 'call'}.${talk.calls}.${index}`;
 }
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
@@ -200,12 +275,20 @@ function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks)
   );
 }
 
+/**
+ * Runs one tool call: an unknown tool or invalid arguments are observations; a tool that needs
+ * approval throws {@link CallWaits} unless `resumed` answers it (a refusal is an observation with the
+ * human's feedback). `resumed.from.nested` goes down to a delegation whose coworker waited.
+ */
 async function runTool(
-  tools: readonly Tool[],
+  speaker: Speaker,
   call: ToolCall,
   signal: AbortSignal,
-  memory: AttemptMemory | undefined,
+  hooks: ConversationHooks,
+  callId: string,
+  resumed?: ConversationResume,
 ): Promise<ToolCallRecord> {
+  const { tools } = speaker;
   const tool = tools.find((t) => t.name === call.name);
   if (tool === undefined) {
     const known = tools.map((t) => t.name).join(', ') || 'none';
@@ -217,11 +300,19 @@ async function runTool(
   if (!parsed.success) {
     return { tool: call.name, args: call.args, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   }
+  const context: ToolContext = { signal, callId };
+  if (hooks.memory !== undefined) context.memory = hooks.memory;
+  if (resumed?.from.nested !== undefined) {
+    resumeOfCall.set(context, { from: resumed.from.nested, approvals: resumed.approvals });
+  } else if (resumed !== undefined) {
+    const answer = resumed.approvals[resumed.from.waiting.callId];
+    if (answer === undefined) throw new CallWaits(resumed.from.waiting);
+    if (!answer.approve) return refusedCall(call, answer.feedback);
+  } else if (await needsApproval(tool, parsed.data, context)) {
+    throw new CallWaits({ callId, tool: call.name, args: call.args, agent: speaker.role });
+  }
   try {
-    const result: unknown = await tool.execute(
-      parsed.data,
-      memory === undefined ? { signal } : { signal, memory },
-    );
+    const result: unknown = await tool.execute(parsed.data, context);
     return {
       tool: call.name,
       args: call.args,
@@ -229,6 +320,9 @@ async function runTool(
     };
   } catch (error) {
     signal.throwIfAborted();
+    if (error instanceof CallWaits) throw error;
+    if (error instanceof ToolRefusal)
+      return { tool: call.name, args: call.args, error: error.message, code: error.code };
     // A tool that says the work cannot succeed (a non-retryable StatecrewError) fails the attempt;
     // anything else it throws is an observation the model can react to.
     if (error instanceof StatecrewError && !error.retryable) throw error;
@@ -238,6 +332,81 @@ async function runTool(
       error: describeThrown(error),
     };
   }
+}
+
+/** Whether this call of `tool` waits for approval: its `needsApproval`, a flag or a check of the call. */
+async function needsApproval(tool: Tool, args: unknown, context: ToolContext): Promise<boolean> {
+  const { needsApproval: check } = tool;
+  if (check === undefined || check === false) return false;
+  if (check === true) return true;
+  return (await check(args, context)) === true;
+}
+
+/** A call a human refused: the model is told so, with the feedback. */
+function refusedCall(call: ToolCall, feedback: string | undefined): ToolCallRecord {
+  const why = feedback === undefined || feedback === '' ? '' : `: ${feedback}`;
+  return {
+    tool: call.name,
+    args: call.args,
+    error: `approval_refused: a human refused this call${why}`,
+    code: 'approval_refused',
+  };
+}
+
+/**
+ * How a delegation tool's coworker conversation goes on, by the call's context: set only when the
+ * conversation resumes on a delegation whose coworker had paused.
+ */
+const resumeOfCall = new WeakMap<ToolContext, ConversationResume>();
+
+/** The resume of the coworker conversation a tool call holds, when it goes on from a pause. */
+export function nestedResume(context: ToolContext): ConversationResume | undefined {
+  return resumeOfCall.get(context);
+}
+
+/** Calls of the same tool with the same arguments allowed in one conversation. */
+export const MAX_SAME_CALLS = 2;
+
+/**
+ * Counts a conversation's tool calls by tool and arguments: a call made {@link MAX_SAME_CALLS} times
+ * already is refused (`repeated_call`) with an observation telling the model so, never run again.
+ */
+class CallCounter {
+  readonly #counts: Map<string, number>;
+
+  constructor(counts: readonly [string, number][] = []) {
+    this.#counts = new Map(counts);
+  }
+
+  /** The counts as plain data (a pause keeps them). */
+  entries(): [string, number][] {
+    return [...this.#counts];
+  }
+
+  /** The refusal of `call`, when it repeats too often; else undefined (and the call is counted). */
+  refusal(call: ToolCall): ToolCallRecord | undefined {
+    const key = `${call.name}\u0000${canonicalJson(call.args)}`;
+    const count = this.#counts.get(key) ?? 0;
+    if (count >= MAX_SAME_CALLS) {
+      const error =
+        `repeated_call: "${call.name}" was already called ${MAX_SAME_CALLS} times with these arguments ` +
+        'in this task run; use what it returned, or call it with different arguments';
+      return { tool: call.name, args: call.args, error, code: 'repeated_call' };
+    }
+    this.#counts.set(key, count + 1);
+    return undefined;
+  }
+}
+
+/** JSON with object keys sorted, so that the same arguments in another key order count as the same. */
+function canonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, item: unknown) =>
+      item !== null && typeof item === 'object' && !Array.isArray(item)
+        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : item,
+    ) ?? 'undefined'
+  );
 }
 
 function toSpec(tool: Tool): ToolSpec {

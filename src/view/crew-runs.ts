@@ -168,7 +168,7 @@ export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisL
     runs.set(node.nodeId, run);
   }
   resultOutputs(output, runs);
-  const { manager: _manager, workers: _workers, ...usage } = output.usage;
+  const { manager: _manager, workers: _workers, agents: _agents, ...usage } = output.usage;
   const metadata = output.metadata;
   const verdicts = Array.isArray(metadata.verdicts) ? (metadata.verdicts as Verdict[]) : facts.verdicts;
   const startedAt = facts.startedAt ?? minStart(output.nodes);

@@ -51,9 +51,9 @@ describe('hierarchical process', () => {
     });
     const out = await crew.kickoff({ inputs: { topic: 'AI' } });
     expect(out.delegations).toEqual([
-      { task: 't1', role: 'Researcher' },
-      { task: 't2', role: 'Writer' },
-      { task: 't3', role: 'Editor' },
+      { kind: 'allocate', task: 't1', role: 'Researcher' },
+      { kind: 'allocate', task: 't2', role: 'Writer' },
+      { kind: 'allocate', task: 't3', role: 'Editor' },
     ]);
     expect(llm.calls.map((c) => c.agent)).toEqual(['Researcher', 'Writer', 'Editor']);
     expect(llm.calls.map((c) => c.context)).toEqual([
@@ -151,8 +151,8 @@ describe('hierarchical process', () => {
       manager: boss,
     }).kickoff();
     expect(out.delegations).toEqual([
-      { task: 't1', role: 'Writer' },
-      { task: 't2', role: 'Researcher' },
+      { kind: 'allocate', task: 't1', role: 'Writer' },
+      { kind: 'allocate', task: 't2', role: 'Researcher' },
     ]);
     expect(managerModel.calls[0]?.prompt).toContain('Workers: Researcher, Writer');
     expect(managerModel.calls[2]?.context).toBe('Writer: Research part 1\nResearcher: Write part 2');

@@ -66,7 +66,8 @@ describe('the result contract', () => {
       const workers = { inputTokens: 20, outputTokens: 10, totalTokens: 30, calls: 2, costUsd: 0.02 };
       // The manager here is a pair of functions: it spends nothing.
       const manager = { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
-      expect(out.usage).toEqual({ ...workers, manager, workers });
+      // Every call was the Worker's own: its usage by role is the workers' usage.
+      expect(out.usage).toEqual({ ...workers, manager, workers, agents: { Worker: workers } });
       expect(out.nodes.map((n) => n.usage.totalTokens)).toEqual([15, 15]);
       expect(out.nodes[0]).toMatchObject({
         nodeId: 'first',

@@ -202,7 +202,7 @@ describe('loadCrew', () => {
     expect(crew.agents[0]?.role).toBe('{topic} Senior Analyst');
     expect(crew.agents[0]?.goal).toBe('find facts\n');
     const out = await crew.kickoff({ inputs: { topic: 'AI' } });
-    expect(out.delegations).toEqual([{ task: 'study', role: 'AI Senior Analyst' }]);
+    expect(out.delegations).toEqual([{ kind: 'allocate', task: 'study', role: 'AI Senior Analyst' }]);
   });
 
   it('lets what Crew itself refuses throw as Crew throws it', async () => {

@@ -38,8 +38,11 @@ export interface StoredCrewExecution {
   executionId: string;
   crew: string;
   process: string;
-  /** `aborted`: the run was stopped by its signal (it can be resumed). */
-  status: RunStatus | 'aborted';
+  /**
+   * `aborted`: the run was stopped by its signal (it can be resumed); `paused`: it waits for answers
+   * (approvals, reviews) and goes on with `crew.resume`.
+   */
+  status: RunStatus | 'aborted' | 'paused';
   raw: string;
   output: JsonValue;
   summary: string;

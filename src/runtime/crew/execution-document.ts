@@ -31,7 +31,7 @@ export interface ExecutionResult {
  * A stored run's status: the run's own, `aborted` when its signal stopped it, or `interrupted` when
  * its process died before it ended.
  */
-export type ExecutionStatus = RunStatus | 'aborted' | 'interrupted';
+export type ExecutionStatus = RunStatus | 'aborted' | 'interrupted' | 'paused';
 
 /** What an {@link ExecutionDocument} holds, as plain data (`toJSON`). */
 export interface ExecutionDocumentData {

@@ -1,5 +1,6 @@
 import { addUsage, emptyUsage } from '../../models/usage.js';
 import type {
+  Delegation,
   Failure,
   NodeExecutionInfo,
   NodeStatus,
@@ -38,7 +39,10 @@ export class RunRecorder {
   /** Completed and failed nodes, in the order they settled. */
   readonly settled: NodeRecord[] = [];
   readonly blocked: string[] = [];
-  readonly delegations: { task: string; role: string }[] = [];
+  /** Every hand-over of work between agents, in the order it was asked. */
+  readonly delegations: Delegation[] = [];
+  /** What each agent's own model calls spent, by role (manager and judge apart). */
+  readonly agentsUsage = new Map<string, Usage>();
   readonly usage: Usage = emptyUsage();
   /** What the manager or judge spent (part of `usage`). */
   readonly managerUsage: Usage = emptyUsage();
@@ -71,13 +75,13 @@ export class RunRecorder {
         this.blocked.push(event.nodeId);
         return;
       case 'model.call':
-        this.modelCall(event.nodeId, event.usage);
+        this.modelCall(event.nodeId, event.usage, event.agent);
         return;
       case 'tool.call':
         this.#record(event.nodeId, event.nodeId, '').toolCalls.push(event.call);
         return;
       case 'delegation':
-        this.delegations.push({ task: event.task, role: event.role });
+        this.delegations.push(delegationOf(event));
         return;
       case 'judge.verdict':
         this.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
@@ -123,6 +127,7 @@ export class RunRecorder {
     record.usage = { ...from.usage };
     addUsage(this.usage, from.usage);
     addUsage(this.workersUsage, from.usage);
+    this.#agentUsage(record.agent, from.usage);
   }
 
   /** A remote worker held a node's attempt. */
@@ -130,11 +135,25 @@ export class RunRecorder {
     this.#record(nodeId, nodeId, '').worker = worker;
   }
 
-  /** A model call of a node's spent `usage` (`model.call`). */
-  modelCall(nodeId: string, usage: Usage): void {
-    addUsage(this.#record(nodeId, nodeId, '').usage, usage);
+  /**
+   * A model call of a node's spent `usage` (`model.call`): `agent` made it when it is not the node's
+   * own agent (a coworker in a delegation); it counts in the node's usage either way.
+   */
+  modelCall(nodeId: string, usage: Usage, agent?: string): void {
+    const record = this.#record(nodeId, nodeId, '');
+    addUsage(record.usage, usage);
     addUsage(this.usage, usage);
     addUsage(this.workersUsage, usage);
+    this.#agentUsage(agent ?? record.agent, usage);
+  }
+
+  #agentUsage(role: string, usage: Usage): void {
+    let own = this.agentsUsage.get(role);
+    if (own === undefined) {
+      own = emptyUsage();
+      this.agentsUsage.set(role, own);
+    }
+    addUsage(own, usage);
   }
 
   /** The raw output of a completed node, if it completed. */
@@ -177,4 +196,11 @@ export function failureOf(event: Extract<StatecrewEvent, { type: 'node.failed' }
   if (event.code !== undefined) failure.code = event.code;
   if (event.details !== undefined) failure.details = event.details;
   return failure;
+}
+
+/** A `delegation` event as the result lists it: the hand-over's own fields, without the event's. */
+function delegationOf(event: Extract<StatecrewEvent, { type: 'delegation' }>): Delegation {
+  if (event.kind === 'allocate') return { kind: 'allocate', task: event.task, role: event.role };
+  const { kind, from, to, role, task, nodeId } = event;
+  return { kind, from, to, role, task, nodeId };
 }

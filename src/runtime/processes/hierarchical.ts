@@ -114,7 +114,7 @@ export const hierarchicalProcess: CrewProcess = {
         outputs: () => plan.tasks.flatMap((t) => recorder.contextOf(t.nodeId) ?? []),
         onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
         gate: scope.gate,
-        onDelegation: (task, role) => hub.emit({ type: 'delegation', task, role }),
+        onDelegation: (task, role) => hub.emit({ type: 'delegation', kind: 'allocate', task, role }),
       },
       startNode(index, role, self) {
         const worker = plan.agents.find((a) => a.role === role);
