@@ -187,9 +187,13 @@ export {
   type StoredRunStatus,
 } from './stores/store.js';
 export type {
+  ApprovalAnswer,
+  ApprovalCheck,
   AttemptMemory,
   CrewMetadata,
   CrewOutput,
+  CrewPending,
+  Delegation,
   EmbeddingModel,
   ExecutionLogEntry,
   Failure,
@@ -206,6 +210,7 @@ export type {
   NodeStatus,
   Policy,
   PolicyOptions,
+  ReviewAnswer,
   RunStatus,
   RunUsage,
   StatecrewEvent,

@@ -160,6 +160,8 @@ export interface ToolCallRecord {
   args: unknown;
   result?: string;
   error?: string;
+  /** Who called it, when not the node's own agent: a coworker's role, in a delegation. */
+  agent?: string;
   /**
    * Why the call was refused without running, when it was: `repeated_call` (the same arguments a third
    * time), `unknown_coworker`, `delegation_depth`, `delegation_loop`, `approval_refused`.

@@ -39,6 +39,8 @@ export interface Speaker {
   readonly maxOutputTokens?: number | undefined;
   /** What its rate limit is kept under: shared by the copies a kickoff makes of the agent. */
   readonly rateKey?: object;
+  /** Whether it is granted `delegate_work` and `ask_question` over its crew's other agents. */
+  readonly allowDelegation?: boolean;
 }
 
 /** Where a conversation reports what it spent and did. */

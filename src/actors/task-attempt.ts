@@ -62,8 +62,15 @@ export interface AttemptHooks {
   priceOf?(modelId: string): ModelPrice | undefined;
   /** Resolves when `agent`'s next model call may start (its and its model's `maxRpm`). */
   waitTurn?(agent: AttemptAgent, signal: AbortSignal): Promise<void>;
-  /** A model call ended; `failure` is set when it threw. */
-  onModelCall(nodeId: string, attempt: number, usage: Usage, durationMs: number, failure?: Failure): void;
+  /** A model call ended; `failure` is set when it threw; `agent` made it when not the node's agent (a coworker). */
+  onModelCall(
+    nodeId: string,
+    attempt: number,
+    usage: Usage,
+    durationMs: number,
+    failure?: Failure,
+    agent?: string,
+  ): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
   /** Holds the conversations elsewhere (a queue of workers) instead of in this process. */
   executor?: ConversationExecutor;
@@ -134,6 +141,7 @@ function conversation(
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
+    callScope: `${spec.nodeId}.${attemptNo}`,
   };
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
   if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);

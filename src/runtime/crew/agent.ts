@@ -53,6 +53,12 @@ export interface AgentOptions {
   temperature?: number | undefined;
   /** The most tokens an answer may have, asked of its model. @default the model's */
   maxOutputTokens?: number | undefined;
+  /**
+   * Grants it `delegate_work` and `ask_question` over the crew's other agents: a call is a message to
+   * the coworker's agent actor, which holds the conversation with its own persona, tools and model and
+   * replies (bounded by the crew's `maxDelegationDepth`). @default false
+   */
+  allowDelegation?: boolean | undefined;
 }
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
@@ -94,6 +100,8 @@ export class Agent implements Speaker {
   readonly maxRpm: number | undefined;
   readonly temperature: number | undefined;
   readonly maxOutputTokens: number | undefined;
+  /** Whether it may hand work to its coworkers (`delegate_work`, `ask_question`). */
+  readonly allowDelegation: boolean;
   /** What its rate limit is kept under (the copies `withInputs` makes share it). */
   readonly rateKey: object = {};
 
@@ -133,6 +141,10 @@ export class Agent implements Speaker {
     this.temperature = temperature;
     optionalInteger(where, 'maxOutputTokens', options.maxOutputTokens, 1);
     this.maxOutputTokens = options.maxOutputTokens;
+    if (options.allowDelegation !== undefined && typeof options.allowDelegation !== 'boolean') {
+      throw new InvalidOptionError(where, 'allowDelegation', 'true or false', options.allowDelegation);
+    }
+    this.allowDelegation = options.allowDelegation === true;
     this.maxRetries = options.maxRetries;
     this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;

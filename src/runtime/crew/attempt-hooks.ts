@@ -45,8 +45,8 @@ export function attemptHooks(
         hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
       }
     },
-    onModelCall(nodeId, attempt, usage, durationMs, failure) {
-      recorder.modelCall(nodeId, usage);
+    onModelCall(nodeId, attempt, usage, durationMs, failure, agent) {
+      recorder.modelCall(nodeId, usage, agent);
       if (!hub.observed) return;
       const event: StatecrewEvent = {
         type: 'model.call',
@@ -57,6 +57,7 @@ export function attemptHooks(
         usage,
         durationMs,
       };
+      if (agent !== undefined) event.agent = agent;
       if (failure !== undefined) event.error = failure.message;
       if (failure?.code !== undefined) event.code = failure.code;
       hub.publish(event);

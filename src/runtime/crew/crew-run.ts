@@ -96,6 +96,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly memory: MemoryOptions | undefined;
   readonly leaseMs: number | undefined;
   readonly onStoreError: StoreErrorPolicy | undefined;
+  readonly maxDelegationDepth: number;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -132,7 +133,13 @@ export function startCrewRun(
   const keeper = crewKeeper(crew, options, restore, { id, hub, clock, inputs });
   const restored = restore?.results ?? NOTHING_RESTORED;
   const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
-  const runnerOptions = taskRunnerOptions(crew, process.kind, options, { keeper, restore, recorder, gate });
+  const runnerOptions = taskRunnerOptions(crew, process.kind, options, {
+    keeper,
+    restore,
+    recorder,
+    gate,
+    plan,
+  });
   const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = { plan, runner, recorder, hub, crew, restored, reached, gate };
@@ -222,6 +229,7 @@ interface RunnerWiring {
   restore: RunRestore | undefined;
   recorder: RunRecorder;
   gate: CallGate;
+  plan: CrewPlan;
 }
 
 /**
@@ -232,7 +240,7 @@ function taskRunnerOptions(
   crew: RunnableCrew,
   processKind: string,
   options: RunOptions,
-  { keeper, restore, recorder, gate }: RunnerWiring,
+  { keeper, restore, recorder, gate, plan }: RunnerWiring,
 ): TaskRunnerOptions {
   const restored = restore?.results ?? NOTHING_RESTORED;
   // A resumed run's restored results are stored already; a replay (a new run) stores them again.
@@ -254,6 +262,7 @@ function taskRunnerOptions(
     gate,
     stream: options.stream,
     executor: crew.executor,
+    delegation: delegates(plan) ? { agents: plan.agents, maxDepth: crew.maxDelegationDepth } : undefined,
     memory:
       crew.memory === undefined
         ? undefined
@@ -263,6 +272,13 @@ function taskRunnerOptions(
             ),
           ),
   };
+}
+
+/** Whether any agent of the run may delegate (only then does the run keep a delegation desk). */
+function delegates(plan: CrewPlan): boolean {
+  return (
+    plan.agents.some((a) => a.allowDelegation) || plan.tasks.some((t) => t.agent?.allowDelegation === true)
+  );
 }
 
 /** The lease of a run: the option's, else the crew's, else the default. */

@@ -102,6 +102,12 @@ export interface CrewOptions {
    * `createResultsTool()` look up — by task, the latest ones, or (with `embed`) by meaning. @default off
    */
   memory?: boolean | MemoryOptions | undefined;
+  /**
+   * How many hand-overs deep a delegation may go from a task's agent (agents with `allowDelegation`):
+   * A → B is 1, A → B → C is 2; a deeper one is refused with an observation (`delegation_depth`).
+   * 0 refuses every delegation. @default 2
+   */
+  maxDelegationDepth?: number | undefined;
 }
 
 /**
@@ -130,6 +136,8 @@ export class Crew {
   readonly memory: MemoryOptions | undefined;
   readonly leaseMs: number | undefined;
   readonly onStoreError: StoreErrorPolicy | undefined;
+  /** How deep delegations may go; see {@link CrewOptions.maxDelegationDepth}. */
+  readonly maxDelegationDepth: number;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -176,6 +184,8 @@ export class Crew {
     }
     this.executor = options.executor;
     this.memory = checkMemory('Crew', options.memory);
+    optionalInteger('Crew', 'maxDelegationDepth', options.maxDelegationDepth, 0);
+    this.maxDelegationDepth = options.maxDelegationDepth ?? 2;
     processes[process].checkDefinition(this);
   }
 

@@ -32,6 +32,7 @@ export const CREW_OPTIONS = {
   summarize: true,
   executor: true,
   memory: true,
+  maxDelegationDepth: true,
 } as const satisfies Known<Required<CrewOptions>>;
 
 /** `new Task(options)`. */
@@ -64,6 +65,7 @@ export const AGENT_OPTIONS = {
   maxRpm: true,
   temperature: true,
   maxOutputTokens: true,
+  allowDelegation: true,
 } as const satisfies Known<Required<AgentOptions>>;
 
 /** `crew.kickoff(options)`. */

@@ -1,3 +1,4 @@
+import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { toFailure } from '../../actors/failure.js';
 import {
@@ -6,7 +7,7 @@ import {
   runTaskAttempt,
   type TaskRunValue,
 } from '../../actors/task-attempt.js';
-import { InvalidStateError } from '../../errors.js';
+import { InternalError, InvalidStateError } from '../../errors.js';
 import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
@@ -15,8 +16,10 @@ import type { Clock } from '../engine/clock.js';
 import type { EventHub } from '../engine/event-hub.js';
 import { LifecycleRunner, type LifecycleRunnerHooks, type NodeWorker } from '../engine/lifecycle-runner.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
+import type { Agent } from './agent.js';
 import { attemptHooks } from './attempt-hooks.js';
 import type { StoredTaskResult } from './crew-store.js';
+import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
 import type { RunMemory } from './memory.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
@@ -48,6 +51,8 @@ export interface TaskRunnerOptions {
   executor?: ConversationExecutor | undefined;
   /** The run's execution memory, which the results tool reads. */
   memory?: RunMemory | undefined;
+  /** The crew's agents and depth bound, for agents that delegate (`allowDelegation`). */
+  delegation?: DelegationOptions | undefined;
 }
 
 /**
@@ -61,9 +66,12 @@ export function createTaskRunner(
   clock: Clock,
   options: TaskRunnerOptions = {},
 ): TaskRunner {
-  const work = new TaskRunWork(hub, recorder, attemptHooks(hub, recorder, clock, options), options);
+  const hooks = attemptHooks(hub, recorder, clock, options);
+  const work = new TaskRunWork(hub, recorder, hooks, options);
   const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(work, clock, hub.runId);
   work.runner = runner;
+  if (options.delegation !== undefined)
+    work.desk = new DelegationDesk(options.delegation, hub, hooks, (worker) => runner.actorOf(worker));
   return runner;
 }
 
@@ -82,6 +90,8 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   readonly #feedback = new Map<string, string>();
   /** The runner these runs belong to, which holds their store writes: set right after it is created. */
   runner: TaskRunner | undefined;
+  /** The run's delegations, when any agent may delegate: set right after the runner is created. */
+  desk: DelegationDesk | undefined;
 
   constructor(hub: EventHub, recorder: RunRecorder, hooks: AttemptHooks, options: TaskRunnerOptions) {
     this.#hub = hub;
@@ -99,7 +109,12 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
-      const outcome = runTaskAttempt(this.#withFeedback(spec), attemptNo, signal, this.#hooks);
+      const outcome = runTaskAttempt(
+        this.#granted(this.#withFeedback(spec), attemptNo),
+        attemptNo,
+        signal,
+        this.#hooks,
+      );
       return this.#store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
     }
     // Its stored output, without asking the model again.
@@ -180,6 +195,19 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     this.#hub.emit(failedEvent(emitted));
     if (this.#store !== undefined && spec !== undefined && !emitted.willRetry)
       this.#stored(emitted.nodeId, spec);
+  }
+
+  /** A coworker's conversation, asked of an agent's actor by another agent's (a delegation). */
+  consult(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome> {
+    if (this.desk === undefined)
+      return Promise.reject(new InternalError('TaskRunWork.consult', 'No delegations in this run'));
+    return this.desk.consult(request, signal);
+  }
+
+  /** The spec an attempt runs with: its agent's delegation tools added, when it may delegate. */
+  #granted(spec: TaskRunSpec, attemptNo: number): TaskRunSpec {
+    const tools = this.desk?.toolsFor(spec.agent as Agent, spec.nodeId, attemptNo);
+    return tools === undefined ? spec : { ...spec, tools: [...tools, ...(spec.tools ?? [])] };
   }
 
   /** The spec an attempt runs with: told why the run's last attempt was rejected, if it was. */

@@ -1,5 +1,6 @@
 import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
 import { type AgentExecutor, type AgentWork, agentActorLogic } from '../../actors/agent-actor.js';
+import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
 import { InternalError } from '../../errors.js';
 import {
   type LifecycleEmitted,
@@ -61,6 +62,8 @@ export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
   attempt(spec: TSpec, attempt: number, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome>;
   /** Publishes one lifecycle transition of a run (`spec` is undefined for a run that was blocked). */
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
+  /** Holds a conversation a coworker asked an agent for (delegation); absent: agents take none. */
+  consult?(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome>;
 }
 
 /** Where a lifecycle actor's reports go: its runner, found by the key in its context. */
@@ -122,6 +125,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #timers = new Map<string, unknown>();
   /** The system id of each worker's actor, by worker key. */
   readonly #workers = new Map<unknown, string>();
+  /** Each worker's actor, by its system id. */
+  readonly #workerRefs = new Map<string, AnyActorRef>();
   readonly #workerActors: AnyActorRef[] = [];
   readonly #executor: AgentExecutor;
   /**
@@ -155,6 +160,9 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
         return hooks.attempt(spec, work.attempt, signal, work.replyTo);
       },
     };
+    const { consult } = hooks;
+    if (consult !== undefined)
+      this.#executor.consult = (request, signal) => consult.call(hooks, request, signal);
   }
 
   /** Forgets pending work and backoffs once its run ended; its actors report nothing more. */
@@ -269,6 +277,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     this.#live.clear();
     this.#workerActors.length = 0;
     this.#workers.clear();
+    this.#workerRefs.clear();
     this.#specs.clear();
     this.#delays.clear();
     return actors;
@@ -281,7 +290,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
     if (this.#ended) return;
-    const executor = this.#workerFor(spec, supervisor);
+    const executor = this.#workerFor(this.hooks.workerOf(spec), supervisor);
     const actor = this.#spawn(spec.nodeId, spec.maxAttempts, executor, supervisor, this.clock.now());
     this.#specs.set(spec.nodeId, spec);
     this.supervisor = supervisor;
@@ -302,11 +311,20 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     });
     actor.start();
     this.#workerActors.push(actor);
+    this.#workerRefs.set(systemId, actor);
+  }
+
+  /**
+   * The actor of `worker` in this run, created on first use (a coworker asked before it ran a task);
+   * undefined before any run started or once the runs were handed over.
+   */
+  actorOf(worker: NodeWorker): AnyActorRef | undefined {
+    if (this.#ended || this.supervisor === undefined) return undefined;
+    return this.#workerRefs.get(this.#workerFor(worker, this.supervisor));
   }
 
   /** The system id of the actor that runs `spec`'s work, created on its first use in the run. */
-  #workerFor(spec: TSpec, supervisor: AnyActorRef): string {
-    const worker = this.hooks.workerOf(spec);
+  #workerFor(worker: NodeWorker, supervisor: AnyActorRef): string {
     let systemId = this.#workers.get(worker.key);
     if (systemId === undefined) {
       systemId = `${this.#key}:${this.#workers.size + 1}`;

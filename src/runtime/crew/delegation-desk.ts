@@ -1,0 +1,166 @@
+import type { AnyActorRef } from 'xstate';
+import {
+  CONSULT_EXPECTED_OUTPUT,
+  type ConsultOutcome,
+  type ConsultRequest,
+  consultTask,
+} from '../../actors/consult.js';
+import { type ConversationHooks, converse, type Speaker } from '../../actors/conversation.js';
+import { type DelegationScope, delegationTools } from '../../actors/delegation-tools.js';
+import { toFailure } from '../../actors/failure.js';
+import { pauseOf } from '../../actors/pause.js';
+import type { AttemptHooks } from '../../actors/task-attempt.js';
+import type { Tool } from '../../types.js';
+import type { EventHub } from '../engine/event-hub.js';
+import type { NodeWorker } from '../engine/lifecycle-runner.js';
+import type { Agent } from './agent.js';
+
+/** Finds (or creates) the actor of an agent in the run: a task runner's `actorOf`. */
+export type AgentActors = (worker: NodeWorker) => AnyActorRef | undefined;
+
+/** What a crew run's delegations need: the crew's agents (the run's copies) and the depth bound. */
+export interface DelegationOptions {
+  agents: readonly Agent[];
+  maxDepth: number;
+}
+
+/**
+ * The delegations of one crew run: it grants agents with `allowDelegation` their tools, sends each
+ * request as a message from the delegating agent's actor to the coworker's, holds the coworker's
+ * conversation when its actor asks (`consult`), and reports both ends (`delegation`,
+ * `delegation.replied`). A coworker's model calls count in the task run's usage and under its own role.
+ */
+export class DelegationDesk {
+  readonly #byRole = new Map<string, Agent>();
+  readonly #scope: DelegationScope;
+
+  constructor(
+    options: DelegationOptions,
+    private readonly hub: EventHub,
+    private readonly hooks: AttemptHooks,
+    private readonly actors: AgentActors,
+  ) {
+    for (const agent of options.agents)
+      if (!this.#byRole.has(agent.role)) this.#byRole.set(agent.role, agent);
+    this.#scope = {
+      roles: [...this.#byRole.keys()],
+      maxDepth: options.maxDepth,
+      ask: (request, signal) => this.#ask(request, signal),
+    };
+  }
+
+  /** The delegation tools of a task run's agent, when it may delegate. */
+  toolsFor(agent: Agent, nodeId: string, attempt: number): Tool[] | undefined {
+    if (agent.allowDelegation !== true) return undefined;
+    // A task's agent missing from the crew's list still delegates (from its own actor).
+    if (!this.#byRole.has(agent.role)) this.#byRole.set(agent.role, agent);
+    return delegationTools(this.#scope, { nodeId, attempt, chain: [agent.role] });
+  }
+
+  /** Holds the conversation a coworker was asked for, with its persona, tools and model. */
+  async consult(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome> {
+    const agent = this.#byRole.get(request.to);
+    if (agent === undefined) {
+      return { ok: false, error: { message: `No agent "${request.to}" in this crew`, retryable: false } };
+    }
+    try {
+      const prompt = agent.taskPrompt(consultTask(request), CONSULT_EXPECTED_OUTPUT);
+      const text = await converse(
+        this.#speaker(agent, request),
+        prompt,
+        request.context,
+        signal,
+        this.#talk(request),
+      );
+      return { ok: true, text };
+    } catch (error) {
+      signal.throwIfAborted();
+      const pause = pauseOf(error);
+      return pause === undefined
+        ? { ok: false, error: toFailure(error) }
+        : { ok: false, error: toFailure(error), pause };
+    }
+  }
+
+  /** The coworker as it speaks in a delegation: its own tools, and its own delegation tools if it may. */
+  #speaker(agent: Agent, request: ConsultRequest): Speaker {
+    if (!agent.allowDelegation) return agent;
+    const chain = [...request.chain, agent.role];
+    const tools = [
+      ...agent.tools,
+      ...delegationTools(this.#scope, { nodeId: request.nodeId, attempt: request.attempt, chain }),
+    ];
+    return Object.create(agent, { tools: { value: tools } }) as Speaker;
+  }
+
+  /** Where a coworker's conversation reports: the task run's usage and events, under the coworker's role. */
+  #talk(request: ConsultRequest): ConversationHooks {
+    const { hooks } = this;
+    const { nodeId, attempt, to } = request;
+    const talk: ConversationHooks = {
+      now: hooks.now,
+      onModelCall: (usage, durationMs, failure) =>
+        hooks.onModelCall(nodeId, attempt, usage, durationMs, failure, to),
+      onToolCall: (record) => hooks.onToolCall(nodeId, { ...record, agent: to }),
+      callScope: `${request.callId}/${to}`,
+    };
+    if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
+    if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
+    if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(nodeId, attempt);
+    if (request.resume !== undefined) talk.resume = request.resume;
+    return talk;
+  }
+
+  /**
+   * Sends `request` from the delegating agent's actor to the coworker's and resolves with the reply;
+   * rejects when `signal` aborts (the run or the attempt ended).
+   */
+  #ask(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome> {
+    const from = this.#actorOf(request.from);
+    const to = this.#actorOf(request.to);
+    if (from === undefined || to === undefined)
+      return Promise.reject(signal.reason ?? new Error('The run ended'));
+    if (request.resume === undefined) this.#asked(request);
+    const started = this.hub.now();
+    return new Promise<ConsultOutcome>((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      if (signal.aborted) return abort();
+      signal.addEventListener('abort', abort, { once: true });
+      const settle = (outcome: ConsultOutcome) => {
+        signal.removeEventListener('abort', abort);
+        if (outcome.ok || outcome.pause === undefined)
+          this.#replied(request, outcome, this.hub.now() - started);
+        resolve(outcome);
+      };
+      from.send({ type: 'DELEGATE', request, to, settle });
+    });
+  }
+
+  #actorOf(role: string): AnyActorRef | undefined {
+    const agent = this.#byRole.get(role);
+    return agent === undefined ? undefined : this.actors({ key: agent, name: role });
+  }
+
+  #asked(request: ConsultRequest): void {
+    const { kind, from, to, task, nodeId, context } = request;
+    this.hub.emit({
+      type: 'delegation',
+      kind,
+      from,
+      to,
+      role: to,
+      task,
+      nodeId,
+      depth: request.chain.length,
+      context,
+    });
+  }
+
+  #replied(request: ConsultRequest, outcome: ConsultOutcome, durationMs: number): void {
+    const { kind, from, to, nodeId } = request;
+    const event = { type: 'delegation.replied' as const, kind, nodeId, from, to, durationMs };
+    this.hub.emit(
+      outcome.ok ? { ...event, reply: outcome.text } : { ...event, error: outcome.error.message },
+    );
+  }
+}

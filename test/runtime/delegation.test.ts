@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { z } from 'zod';
+import { Agent, Crew, defineTool, type StatecrewEvent, Task } from '../../src/index.js';
+import { createScriptedModel, type RecordedRequest } from '../../src/models/scripted.js';
+import type { ModelResponse } from '../../src/types.js';
+
+/** A model turn that calls one tool. */
+const call = (name: string, args: Record<string, unknown>, id = 'c1'): ModelResponse => ({
+  text: '',
+  toolCalls: [{ id, name, args }],
+});
+
+/** The tool results the model was shown in its last request. */
+const observations = (request: RecordedRequest | undefined) =>
+  (request?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content);
+
+describe('delegation between agents', () => {
+  it('in a sequential crew: the delegator asks a coworker, whose reply reaches its next model turn', async () => {
+    const writerModel = createScriptedModel([
+      call('delegate_work', {
+        coworker: 'Researcher',
+        task: 'Find three facts about otters',
+        context: 'for a kids book',
+      }),
+      (request) => `Article using: ${observations(request).join(' | ')}`,
+    ]);
+    const researcherModel = createScriptedModel(['Otters hold hands; they use tools; they sleep afloat']);
+    const researcher = new Agent({ role: 'Researcher', llm: researcherModel });
+    const writer = new Agent({ role: 'Writer', llm: writerModel, allowDelegation: true });
+    const crew = new Crew({
+      agents: [researcher, writer],
+      tasks: [new Task({ name: 'write', description: 'Write about otters', agent: writer })],
+    });
+    const events: StatecrewEvent[] = [];
+    const run = crew.run();
+    run.events$.subscribe((e) => events.push(e));
+    const out = await run.result;
+    expect(out.raw).toBe('Article using: Otters hold hands; they use tools; they sleep afloat');
+    // The coworker was asked with its own persona, the task and the context shared.
+    expect(researcherModel.calls[0]?.system).toBe('You are Researcher.');
+    expect(researcherModel.calls[0]?.messages[0]?.content).toContain('Task: Find three facts about otters');
+    expect(researcherModel.calls[0]?.messages[0]?.content).toContain('Context:\nfor a kids book');
+    expect(out.delegations).toEqual([
+      {
+        kind: 'delegate',
+        from: 'Writer',
+        to: 'Researcher',
+        role: 'Researcher',
+        task: 'Find three facts about otters',
+        nodeId: 'write',
+      },
+    ]);
+    const replied = events.find((e) => e.type === 'delegation.replied');
+    expect(replied).toMatchObject({
+      from: 'Writer',
+      to: 'Researcher',
+      reply: expect.stringContaining('Otters'),
+    });
+    // The coworker's call counts in the node's usage and under its own role.
+    const node = out.nodes[0];
+    expect(node?.usage.calls).toBe(3);
+    expect(out.usage.agents.Researcher?.calls).toBe(1);
+    expect(out.usage.agents.Writer?.calls).toBe(2);
+    expect(events.filter((e) => e.type === 'model.call').map((e) => (e as { agent?: string }).agent)).toEqual(
+      [undefined, 'Researcher', undefined],
+    );
+  });
+
+  it('a coworker answers a question with its own tools', async () => {
+    let searched = '';
+    const search = defineTool({
+      name: 'search',
+      description: 'Search the archive',
+      input: z.object({ query: z.string() }),
+      execute: ({ query }) => {
+        searched = query;
+        return `archive says: ${query} is 42`;
+      },
+    });
+    const analystModel = createScriptedModel([
+      call('search', { query: 'the answer' }),
+      (request) => `It is 42 (${observations(request)[0]})`,
+    ]);
+    const analyst = new Agent({ role: 'Analyst', llm: analystModel, tools: [search] });
+    const leadModel = createScriptedModel([
+      call('ask_question', { coworker: 'analyst', question: 'What is the answer?', context: '' }),
+      (request) => `Lead: ${observations(request)[0]}`,
+    ]);
+    const lead = new Agent({ role: 'Lead', llm: leadModel, allowDelegation: true });
+    const out = await new Crew({
+      agents: [lead, analyst],
+      tasks: [new Task({ name: 'decide', description: 'Decide', agent: lead })],
+    }).kickoff();
+    expect(searched).toBe('the answer');
+    expect(out.raw).toBe('Lead: It is 42 (archive says: the answer is 42)');
+    // The lead never held the search tool; the analyst never held the delegation tools.
+    expect(leadModel.calls[0]?.tools.map((t) => t.name)).toEqual(['delegate_work', 'ask_question']);
+    expect(analystModel.calls[0]?.tools.map((t) => t.name)).toEqual(['search']);
+    expect(analystModel.calls[0]?.messages[0]?.content).toContain(
+      'Answer this question from Lead: What is the answer?',
+    );
+    expect(out.delegations[0]).toMatchObject({ kind: 'ask', from: 'Lead', to: 'Analyst' });
+    // The analyst's tool call is the node's, marked as the analyst's.
+    expect(out.nodes[0]?.toolCalls.map((c) => [c.tool, c.agent])).toEqual([
+      ['search', 'Analyst'],
+      ['ask_question', undefined],
+    ]);
+  });
+
+  it('in a hierarchical crew: the allocated worker delegates, beside the manager allocations', async () => {
+    const editorModel = createScriptedModel(['Tightened.']);
+    const writerModel = createScriptedModel([
+      call('delegate_work', { coworker: 'Editor', task: 'Tighten this draft', context: 'draft text' }),
+      (request) => `Final: ${observations(request)[0]}`,
+    ]);
+    const writer = new Agent({ role: 'Writer', llm: writerModel, allowDelegation: true });
+    const editor = new Agent({ role: 'Editor', llm: editorModel });
+    const out = await new Crew({
+      agents: [writer, editor],
+      tasks: [new Task({ name: 'piece', description: 'Write the piece' })],
+      process: 'hierarchical',
+      manager: { allocate: () => 'Writer', synthesize: (_goal, outputs) => outputs.join('\n') },
+    }).kickoff();
+    expect(out.raw).toBe('Final: Tightened.');
+    expect(out.delegations).toEqual([
+      { kind: 'allocate', task: 'piece', role: 'Writer' },
+      {
+        kind: 'delegate',
+        from: 'Writer',
+        to: 'Editor',
+        role: 'Editor',
+        task: 'Tighten this draft',
+        nodeId: 'piece',
+      },
+    ]);
+  });
+
+  it('refuses an unknown coworker with an observation naming the roles, and the model goes on', async () => {
+    const model = createScriptedModel([
+      call('delegate_work', { coworker: 'Astronaut', task: 'Fly', context: '' }),
+      (request) => `gave up: ${observations(request)[0]}`,
+    ]);
+    const boss = new Agent({ role: 'Boss', llm: model, allowDelegation: true });
+    const helper = new Agent({ role: 'Helper', llm: createScriptedModel([]) });
+    const out = await new Crew({
+      agents: [boss, helper],
+      tasks: [new Task({ name: 't', description: 'Do it', agent: boss })],
+    }).kickoff();
+    expect(out.status).toBe('completed');
+    expect(out.raw).toBe(
+      'gave up: Error: unknown_coworker: there is no coworker "Astronaut"; the coworkers are: Helper',
+    );
+    expect(out.nodes[0]?.toolCalls[0]?.code).toBe('unknown_coworker');
+    expect(out.delegations).toEqual([]);
+  });
+
+  it('refuses a delegation back into the chain (no ping-pong)', async () => {
+    // A asks B; B tries to hand the work back to A: refused, and B answers itself.
+    const aModel = createScriptedModel([
+      call('delegate_work', { coworker: 'B', task: 'Do the thing', context: '' }),
+      (request) => `A got: ${observations(request)[0]}`,
+    ]);
+    const bModel = createScriptedModel([
+      call('delegate_work', { coworker: 'A', task: 'No, you do it', context: '' }),
+      (request) => `B did it (${observations(request)[0]})`,
+    ]);
+    const a = new Agent({ role: 'A', llm: aModel, allowDelegation: true });
+    const b = new Agent({ role: 'B', llm: bModel, allowDelegation: true });
+    const out = await new Crew({
+      agents: [a, b],
+      tasks: [new Task({ name: 't', description: 'Work', agent: a })],
+    }).kickoff();
+    expect(out.raw).toMatch(
+      /^A got: B did it \(Error: delegation_loop: "A" is already working on this \(A → B → A\)/,
+    );
+    expect(aModel.calls).toHaveLength(2);
+    expect(out.nodes[0]?.toolCalls.map((c) => [c.tool, c.agent, c.code])).toEqual([
+      ['delegate_work', 'B', 'delegation_loop'],
+      ['delegate_work', undefined, undefined],
+    ]);
+    expect(out.delegations.map((d) => (d.kind === 'allocate' ? '' : `${d.from}→${d.to}`))).toEqual(['A→B']);
+  });
+
+  it('bounds the depth: with maxDelegationDepth 2, A → B → C goes and C → D is refused', async () => {
+    const chainModel = (next: string | undefined, me: string) =>
+      createScriptedModel([
+        ...(next === undefined
+          ? []
+          : [call('delegate_work', { coworker: next, task: `from ${me}`, context: '' })]),
+        (request: import('../../src/types.js').ModelRequest) => `${me}(${observations(request)[0] ?? ''})`,
+      ]);
+    const agents = ['A', 'B', 'C', 'D'].map(
+      (role, i, roles) => new Agent({ role, llm: chainModel(roles[i + 1], role), allowDelegation: true }),
+    );
+    const crew = (maxDelegationDepth?: number) =>
+      new Crew({
+        agents,
+        tasks: [new Task({ name: 't', description: 'Work', agent: agents[0] as Agent })],
+        ...(maxDelegationDepth === undefined ? {} : { maxDelegationDepth }),
+      });
+    const out = await crew().kickoff();
+    expect(out.raw).toMatch(
+      /^A\(B\(C\(Error: delegation_depth: this work was already handed over 2 time\(s\), the most this crew allows is 2/,
+    );
+    expect(out.delegations.map((d) => (d.kind === 'allocate' ? '' : `${d.from}→${d.to}`))).toEqual([
+      'A→B',
+      'B→C',
+    ]);
+    expect(out.nodes[0]?.toolCalls.find((c) => c.code !== undefined)).toMatchObject({
+      agent: 'C',
+      code: 'delegation_depth',
+    });
+  });
+
+  it('lets maxDelegationDepth 0 refuse every delegation, and rejects a bad value', async () => {
+    const model = createScriptedModel([
+      call('ask_question', { coworker: 'B', question: 'Q?', context: '' }),
+      (request) => observations(request)[0] ?? '',
+    ]);
+    const a = new Agent({ role: 'A', llm: model, allowDelegation: true });
+    const b = new Agent({ role: 'B', llm: createScriptedModel([]) });
+    const tasks = [new Task({ name: 't', description: 'Work', agent: a })];
+    const out = await new Crew({ agents: [a, b], tasks, maxDelegationDepth: 0 }).kickoff();
+    expect(out.raw).toMatch(/^Error: delegation_depth:/);
+    expect(() => new Crew({ agents: [a, b], tasks, maxDelegationDepth: -1 })).toThrow(
+      /maxDelegationDepth.*invalid_option/,
+    );
+    expect(() => new Agent({ role: 'X', llm: model, allowDelegation: 'yes' as never })).toThrow(
+      /allowDelegation/,
+    );
+  });
+
+  it('shows the messages between agent actors to an inspector: DELEGATE, CONSULT and CONSULT.DONE', async () => {
+    const writerModel = createScriptedModel([
+      call('ask_question', { coworker: 'Researcher', question: 'Sources?', context: '' }),
+      'done',
+    ]);
+    const writer = new Agent({ role: 'Writer', llm: writerModel, allowDelegation: true });
+    const researcher = new Agent({ role: 'Researcher', llm: createScriptedModel(['two sources']) });
+    const seen: { type: string; from?: string; to: string }[] = [];
+    await new Crew({
+      agents: [writer, researcher],
+      tasks: [new Task({ name: 't', description: 'Write', agent: writer })],
+    }).kickoff({
+      inspect: (event: InspectionEvent) => {
+        if (event.type !== '@xstate.event' || !event.event.type.match(/^(DELEGATE|CONSULT)/)) return;
+        const from = (event.sourceRef as unknown as AnyActorRef | undefined)?.id;
+        seen.push({
+          type: event.event.type,
+          ...(from === undefined ? {} : { from }),
+          to: (event.actorRef as unknown as AnyActorRef).id,
+        });
+      },
+    });
+    expect(seen).toEqual([
+      { type: 'DELEGATE', to: 'Writer' },
+      { type: 'CONSULT', from: 'Writer', to: 'Researcher' },
+      { type: 'CONSULT.DONE', from: 'Researcher', to: 'Writer' },
+    ]);
+  });
+});
+
+describe('the repeated-call guard', () => {
+  it('refuses the same tool with the same arguments a third time in a task run (repeated_call), on every tool', async () => {
+    let runs = 0;
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up',
+      input: z.object({ q: z.string(), page: z.number() }),
+      execute: () => {
+        runs += 1;
+        return 'same result';
+      },
+    });
+    const model = createScriptedModel([
+      call('lookup', { q: 'x', page: 1 }),
+      call('lookup', { page: 1, q: 'x' }), // the same arguments in another key order
+      call('lookup', { q: 'x', page: 1 }),
+      call('lookup', { q: 'x', page: 2 }), // other arguments still run
+      (request) => observations(request).join(' / '),
+    ]);
+    const agent = new Agent({ role: 'Looker', llm: model, tools: [lookup] });
+    const events: StatecrewEvent[] = [];
+    const run = new Crew({ tasks: [new Task({ name: 't', description: 'Look', agent })] }).run();
+    run.events$.subscribe((e) => events.push(e));
+    const out = await run.result;
+    expect(runs).toBe(3);
+    expect(out.nodes[0]?.toolCalls.map((c) => c.code)).toEqual([
+      undefined,
+      undefined,
+      'repeated_call',
+      undefined,
+    ]);
+    expect(out.raw).toContain(
+      'Error: repeated_call: "lookup" was already called 2 times with these arguments',
+    );
+    const refused = events.filter((e) => e.type === 'tool.call' && e.call.code === 'repeated_call');
+    expect(refused).toHaveLength(1);
+  });
+});
