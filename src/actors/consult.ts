@@ -28,6 +28,48 @@ export type ConsultOutcome =
   | { ok: true; text: string }
   | { ok: false; error: Failure; pause?: ConversationPause };
 
+/** A delegation asked, as its `delegation` event carries it (without the event's own fields). */
+export interface DelegationAsked {
+  kind: 'delegate' | 'ask';
+  from: string;
+  to: string;
+  role: string;
+  task: string;
+  nodeId: string;
+  depth: number;
+  context: string;
+}
+
+/** A delegation answered, as its `delegation.replied` event carries it. */
+export interface DelegationReplied {
+  kind: 'delegate' | 'ask';
+  nodeId: string;
+  from: string;
+  to: string;
+  reply?: string;
+  error?: string;
+  durationMs: number;
+}
+
+/** The `delegation` event's fields for `request`. */
+export function askedOf(request: ConsultRequest): DelegationAsked {
+  const { kind, from, to, task, nodeId, context } = request;
+  return { kind, from, to, role: to, task, nodeId, depth: request.chain.length, context };
+}
+
+/** The `delegation.replied` event's fields for `request` answered with `outcome` after `durationMs`. */
+export function repliedOf(
+  request: ConsultRequest,
+  outcome: ConsultOutcome,
+  durationMs: number,
+): DelegationReplied {
+  const { kind, from, to, nodeId } = request;
+  const replied: DelegationReplied = { kind, nodeId, from, to, durationMs };
+  if (outcome.ok) replied.reply = outcome.text;
+  else replied.error = outcome.error.message;
+  return replied;
+}
+
 /** What a coworker is asked to produce, as CrewAI words it. */
 export const CONSULT_EXPECTED_OUTPUT =
   'Your best answer to your coworker asking you this, accounting for the context shared.';

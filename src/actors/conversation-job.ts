@@ -2,8 +2,10 @@ import { InvalidOptionError, UnknownAgentError, UnknownToolError } from '../erro
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { isModel } from '../models/call.js';
 import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
+import type { DelegationAsked, DelegationReplied } from './consult.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
+import { workerDelegation } from './worker-delegation.js';
 
 /**
  * One attempt's conversation as plain data — what a worker elsewhere needs to hold it: the agent and
@@ -31,6 +33,11 @@ export interface ConversationJob {
   stream?: boolean;
   /** When the attempt runs out of time, in epoch ms (its task's `timeoutMs`). */
   deadline?: number;
+  /**
+   * Set when the agent may delegate: the crew's roles and the depth bound. The worker grants
+   * `delegate_work` and `ask_question` and holds each coworker's conversation with its registry's agent.
+   */
+  delegation?: { roles: string[]; maxDepth: number };
 }
 
 /** What a conversation reports while it runs, as plain data. */
@@ -42,8 +49,13 @@ export type ConversationProgress =
       /** The model's id (for the run's price table), when it has one. */
       modelId?: string;
       failure?: Failure;
+      /** A coworker's role, when a delegated conversation made the call. */
+      agent?: string;
     }
   | { type: 'tool.call'; record: ToolCallRecord }
+  /** A delegation asked (`delegation`) or answered (`delegation.replied`) inside the conversation. */
+  | { type: 'delegation'; event: DelegationAsked }
+  | { type: 'delegation.replied'; event: DelegationReplied }
   | { type: 'model.delta'; delta: string };
 
 /** How a conversation ended, as plain data: the final text, or the failure, and who held it. */
@@ -123,7 +135,7 @@ export async function holdConversation(
   report: (progress: ConversationProgress) => void,
 ): Promise<ConversationOutcome> {
   try {
-    const speaker = speakerFor(job, registry);
+    let speaker = speakerFor(job, registry);
     const prompt: TaskPrompt = { text: job.text, system: job.system, task: job.task };
     if (job.schema !== undefined) prompt.schema = job.schema;
     const modelId = isModel(speaker.llm) ? speaker.llm.id : undefined;
@@ -140,6 +152,8 @@ export async function holdConversation(
       onToolCall: (record) => report({ type: 'tool.call', record }),
     };
     if (job.stream === true) hooks.onDelta = (delta) => report({ type: 'model.delta', delta });
+    if (job.delegation !== undefined)
+      speaker = workerDelegation(job, job.delegation, speaker, registry, report);
     const text = await withDeadline(job.deadline, signal, (s) =>
       converse(speaker, prompt, job.context, s, hooks),
     );

@@ -12,7 +12,12 @@ import type {
   Usage,
 } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
-import { type ConversationExecutor, type ConversationJob, failureOf } from './conversation-job.js';
+import {
+  type ConversationExecutor,
+  type ConversationJob,
+  type ConversationProgress,
+  failureOf,
+} from './conversation-job.js';
 import { toFailure } from './failure.js';
 import { parseStructured } from './structured-output.js';
 import { withTimeLimit } from './time-limit.js';
@@ -41,6 +46,11 @@ export interface AttemptSpec {
   timeoutMs: number | undefined;
   /** Tools the task grants its runs besides the agent's (by name, over the agent's). */
   tools?: readonly Tool[] | undefined;
+  /**
+   * On an executor elsewhere: the crew's roles and depth bound when the agent may delegate (the
+   * worker grants the delegation tools). In this process the tools come in `tools` instead.
+   */
+  delegation?: { roles: string[]; maxDepth: number } | undefined;
 }
 
 /** The value a completed task run hands to its lifecycle. */
@@ -80,6 +90,8 @@ export interface AttemptHooks {
   onWorker?(nodeId: string, worker: string): void;
   /** The run's execution memory as an attempt's tools see it (the crew keeps one). */
   memoryFor?(nodeId: string, attempt: number): AttemptMemory;
+  /** A delegation asked or answered inside a conversation held elsewhere (a worker's). */
+  onDelegation?(progress: Extract<ConversationProgress, { type: 'delegation' | 'delegation.replied' }>): void;
 }
 
 /**
@@ -181,14 +193,26 @@ async function remoteConversation(
     context: spec.context,
   };
   if (prompt.schema !== undefined) job.schema = prompt.schema;
+  if (spec.delegation !== undefined) job.delegation = spec.delegation;
   if (talk.onDelta !== undefined) job.stream = true;
   if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;
   const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, (progress) => {
     if (progress.type === 'model.call') {
       const price = progress.modelId === undefined ? undefined : talk.priceOf?.(progress.modelId);
-      talk.onModelCall?.(pricedUsage({ ...progress.usage }, price), progress.durationMs, progress.failure);
+      const usage = pricedUsage({ ...progress.usage }, price);
+      if (progress.agent === undefined) talk.onModelCall?.(usage, progress.durationMs, progress.failure);
+      else
+        hooks.onModelCall(
+          spec.nodeId,
+          attemptNo,
+          usage,
+          progress.durationMs,
+          progress.failure,
+          progress.agent,
+        );
     } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
-    else talk.onDelta?.(progress.delta);
+    else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
+    else hooks.onDelegation?.(progress);
   });
   if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
   if (!outcome.ok) throw failureOf(outcome);

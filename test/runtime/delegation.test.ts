@@ -299,3 +299,53 @@ describe('the repeated-call guard', () => {
     expect(refused).toHaveLength(1);
   });
 });
+
+describe('delegation over the OpenAI wire protocol', () => {
+  it('runs through a provider tool-call loop: the delegate_work call, the coworker, and the reply as the tool result', async () => {
+    const { createOpenAI } = await import('@ai-sdk/openai');
+    const { fromAiSdk } = await import('../../src/ai-sdk.js');
+    const { startOpenAiServer } = await import('../fixtures/openai-server.js');
+    const server = await startOpenAiServer((request) => {
+      const system = String(request.messages[0]?.content ?? '');
+      const tool = request.messages.find((m) => m.role === 'tool');
+      if (system.startsWith('You are Researcher')) return { content: 'Mars has two moons' };
+      if (tool === undefined)
+        return {
+          toolCalls: [
+            {
+              id: 'call_1',
+              name: 'ask_question',
+              arguments: {
+                coworker: 'Researcher',
+                question: 'How many moons has Mars?',
+                context: 'astronomy quiz',
+              },
+            },
+          ],
+        };
+      return { content: `Quiz answer: ${String(tool.content)}` };
+    });
+    try {
+      const llm = fromAiSdk(createOpenAI({ baseURL: server.url, apiKey: 'k' }).chat('gpt-test'));
+      const host = new Agent({ role: 'Host', llm, allowDelegation: true });
+      const researcher = new Agent({ role: 'Researcher', llm });
+      const out = await new Crew({
+        agents: [host, researcher],
+        tasks: [new Task({ name: 'quiz', description: 'Answer the quiz', agent: host })],
+      }).kickoff();
+      expect(out.raw).toBe('Quiz answer: Mars has two moons');
+      // The delegator's request offered the two tools with their JSON Schemas.
+      const offered = server.requests[0]?.tools?.map((t) => t.function.name);
+      expect(offered).toEqual(['delegate_work', 'ask_question']);
+      // The coworker was asked on the wire with its own persona and the question.
+      const asked = server.requests[1];
+      expect(asked?.messages[0]?.content).toBe('You are Researcher.');
+      expect(String(asked?.messages[1]?.content)).toContain('How many moons has Mars?');
+      expect(out.delegations).toMatchObject([
+        { kind: 'ask', from: 'Host', to: 'Researcher', nodeId: 'quiz' },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -63,6 +63,12 @@ export function attemptHooks(
       hub.publish(event);
     },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
+    onDelegation: (progress) =>
+      hub.emit(
+        progress.type === 'delegation'
+          ? { type: 'delegation', ...progress.event }
+          : { type: 'delegation.replied', ...progress.event },
+      ),
   };
   return hooks;
 }

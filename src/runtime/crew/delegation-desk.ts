@@ -1,9 +1,11 @@
 import type { AnyActorRef } from 'xstate';
 import {
+  askedOf,
   CONSULT_EXPECTED_OUTPUT,
   type ConsultOutcome,
   type ConsultRequest,
   consultTask,
+  repliedOf,
 } from '../../actors/consult.js';
 import { type ConversationHooks, converse, type Speaker } from '../../actors/conversation.js';
 import { type DelegationScope, delegationTools } from '../../actors/delegation-tools.js';
@@ -55,6 +57,12 @@ export class DelegationDesk {
     // A task's agent missing from the crew's list still delegates (from its own actor).
     if (!this.#byRole.has(agent.role)) this.#byRole.set(agent.role, agent);
     return delegationTools(this.#scope, { nodeId, attempt, chain: [agent.role] });
+  }
+
+  /** What a worker needs to grant the delegation tools, when the agent may delegate. */
+  remoteGrant(agent: Speaker): { roles: string[]; maxDepth: number } | undefined {
+    if (agent.allowDelegation !== true) return undefined;
+    return { roles: [...this.#scope.roles], maxDepth: this.#scope.maxDepth };
   }
 
   /** Holds the conversation a coworker was asked for, with its persona, tools and model. */
@@ -142,25 +150,10 @@ export class DelegationDesk {
   }
 
   #asked(request: ConsultRequest): void {
-    const { kind, from, to, task, nodeId, context } = request;
-    this.hub.emit({
-      type: 'delegation',
-      kind,
-      from,
-      to,
-      role: to,
-      task,
-      nodeId,
-      depth: request.chain.length,
-      context,
-    });
+    this.hub.emit({ type: 'delegation', ...askedOf(request) });
   }
 
   #replied(request: ConsultRequest, outcome: ConsultOutcome, durationMs: number): void {
-    const { kind, from, to, nodeId } = request;
-    const event = { type: 'delegation.replied' as const, kind, nodeId, from, to, durationMs };
-    this.hub.emit(
-      outcome.ok ? { ...event, reply: outcome.text } : { ...event, error: outcome.error.message },
-    );
+    this.hub.emit({ type: 'delegation.replied', ...repliedOf(request, outcome, durationMs) });
   }
 }

@@ -206,6 +206,10 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
 
   /** The spec an attempt runs with: its agent's delegation tools added, when it may delegate. */
   #granted(spec: TaskRunSpec, attemptNo: number): TaskRunSpec {
+    if (this.#hooks.executor !== undefined) {
+      const delegation = this.desk?.remoteGrant(spec.agent);
+      return delegation === undefined ? spec : { ...spec, delegation };
+    }
     const tools = this.desk?.toolsFor(spec.agent as Agent, spec.nodeId, attemptNo);
     return tools === undefined ? spec : { ...spec, tools: [...tools, ...(spec.tools ?? [])] };
   }
