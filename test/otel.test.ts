@@ -60,6 +60,51 @@ const modelWithId = (script: ScriptedReply[], id = 'openai:gpt-4.1-mini') =>
   Object.assign(scriptedModel(script), { id });
 
 describe('traceRun', () => {
+  it("marks an agent's delegation and its coworker's reply on the run span", async () => {
+    const { tracer, spans } = memoryTracer();
+    const writer = new Agent({
+      role: 'Writer',
+      allowDelegation: true,
+      llm: scriptedModel([
+        {
+          text: '',
+          toolCalls: [{ id: 'd', name: 'ask_question', args: { coworker: 'Editor', question: 'OK?' } }],
+        },
+        'done',
+      ]),
+    });
+    const editor = new Agent({ role: 'Editor', llm: scriptedModel(['fine']) });
+    const crew = new Crew({
+      agents: [writer, editor],
+      tasks: [new Task({ name: 'w', description: 'Write', agent: writer })],
+    });
+    const run = crew.run();
+    const traced = traceRun(run, { tracer, name: 'crew' });
+    await run.result;
+    await traced.done;
+    const root = one(spans(), 'crew crew');
+    expect(root.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'statecrew.delegation',
+        {
+          'statecrew.node.id': 'w',
+          'gen_ai.agent.name': 'Editor',
+          'statecrew.delegation.kind': 'ask',
+          'statecrew.delegation.from': 'Writer',
+        },
+      ],
+      [
+        'statecrew.delegation.replied',
+        {
+          'statecrew.node.id': 'w',
+          'gen_ai.agent.name': 'Editor',
+          'statecrew.delegation.kind': 'ask',
+          'statecrew.delegation.from': 'Writer',
+        },
+      ],
+    ]);
+  });
+
   it('traces a hierarchical crew as a run span over manager, task-run and model-call spans', async () => {
     const { tracer, spans } = memoryTracer();
     const researcher = new Agent({

@@ -6,6 +6,7 @@ import type { EventOf } from './spans.js';
 export type MarkedEvent = EventOf<
   | 'node.blocked'
   | 'delegation'
+  | 'delegation.replied'
   | 'flow.route'
   | 'flow.round'
   | 'flow.paused'
@@ -45,10 +46,8 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
         attributes: { [ATTR.nodeId]: event.nodeId, [ATTR.blockedReason]: event.reason },
       };
     case 'delegation':
-      return {
-        name: 'statecrew.delegation',
-        attributes: { [ATTR.nodeId]: event.task, [ATTR.agentName]: event.role },
-      };
+    case 'delegation.replied':
+      return delegationEvent(event);
     case 'flow.route':
       return {
         name: 'statecrew.flow.route',
@@ -96,4 +95,25 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
         },
       };
   }
+}
+
+/** A hand-over marked on the run's span: a manager's allocation, an agent's delegation, or its reply. */
+function delegationEvent(event: EventOf<'delegation' | 'delegation.replied'>): SpanEvent {
+  if (event.type === 'delegation' && event.kind === 'allocate') {
+    const attributes = {
+      [ATTR.nodeId]: event.task,
+      [ATTR.agentName]: event.role,
+      [ATTR.delegationKind]: event.kind,
+    };
+    return { name: 'statecrew.delegation', attributes };
+  }
+  const attributes: Attributes = {
+    [ATTR.nodeId]: event.nodeId,
+    [ATTR.agentName]: event.to,
+    [ATTR.delegationKind]: event.kind,
+    [ATTR.delegationFrom]: event.from,
+  };
+  if (event.type === 'delegation') return { name: 'statecrew.delegation', attributes };
+  if (event.error !== undefined) attributes[ATTR.delegationError] = event.error;
+  return { name: 'statecrew.delegation.replied', attributes };
 }

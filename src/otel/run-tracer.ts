@@ -100,6 +100,7 @@ export class RunTracer {
         return;
       case 'node.blocked':
       case 'delegation':
+      case 'delegation.replied':
       case 'flow.route':
       case 'flow.round':
       case 'flow.paused':

@@ -94,6 +94,7 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
         temperature: entry.temperature,
         maxOutputTokens: entry.max_output_tokens,
         stream: entry.stream,
+        allowDelegation: entry.allow_delegation,
       }),
     );
   }

@@ -22,6 +22,7 @@ export const agentSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   max_output_tokens: z.int().min(1).optional(),
   stream: z.boolean().optional(),
+  allow_delegation: z.boolean().optional(),
 });
 
 /** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
@@ -57,6 +58,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   temperature: 'a number from 0 to 2',
   max_output_tokens: 'a whole number ≥ 1',
   stream: 'true or false',
+  allow_delegation: 'true or false',
   description: 'a non-empty string',
   expected_output: 'a string',
   agent: 'the name of an agent',
@@ -68,7 +70,6 @@ const EXPECTED: Readonly<Record<string, string>> = {
 const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
   agent: {
     verbose: "subscribe to the run's events$ to watch it",
-    allow_delegation: "a hierarchical crew's manager assigns the tasks (process: 'hierarchical')",
     memory: 'a task reads earlier outputs through its context',
     cache: 'tools run on every call; cache inside the tool if it needs to',
     max_retry_limit: 'use max_retries',

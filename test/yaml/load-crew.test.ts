@@ -226,13 +226,53 @@ describe('loadCrew errors', () => {
     );
   });
 
+  it('takes allow_delegation: the agent delegates to a coworker of the YAML crew', async () => {
+    const writerModel = scriptedModel((request) => {
+      const seen = request.messages.find((m) => m.role === 'tool');
+      if (seen === undefined)
+        return {
+          text: '',
+          toolCalls: [
+            {
+              id: 'd',
+              name: 'ask_question',
+              args: { coworker: 'Researcher', question: 'Facts?', context: '' },
+            },
+          ],
+        };
+      return `Wrote with: ${seen.content}`;
+    });
+    const crew = loadCrew({
+      agents: AGENTS.replace('  llm: fast\n', '  llm: fast\n  allow_delegation: true\n'),
+      tasks: yaml('write:', '  description: Write it up', '  agent: writer'),
+      llm: scriptedModel(['three facts']),
+      models: { fast: writerModel },
+      tools: { search },
+    });
+    expect(crew.agents.map((a) => [a.role, a.allowDelegation])).toEqual([
+      ['Researcher', false],
+      ['Writer', true],
+    ]);
+    const out = await crew.kickoff();
+    expect(out.raw).toBe('Wrote with: three facts');
+    expect(out.delegations).toMatchObject([
+      { kind: 'ask', from: 'Writer', to: 'Researcher', nodeId: 'write' },
+    ]);
+    const error = loadError({
+      agents: AGENTS.replace('  llm: fast\n', '  llm: fast\n  allow_delegation: maybe\n'),
+    });
+    expect(error.message).toBe(
+      'agents.yaml line 7: agent "writer": allow_delegation must be true or false, got "maybe" (invalid_config)',
+    );
+  });
+
   it('says that a CrewAI key statecrew does not support is one, and what to do instead', () => {
     const error = loadError({
-      agents: AGENTS.replace('  role: Writer\n', '  role: Writer\n  allow_delegation: true\n'),
+      agents: AGENTS.replace('  role: Writer\n', '  role: Writer\n  cache: true\n'),
     });
-    expectConfigError(error, 'agents.yaml', 6, 'allow_delegation');
+    expectConfigError(error, 'agents.yaml', 6, 'cache');
     expect(error.message).toBe(
-      `agents.yaml line 6: agent "writer" sets "allow_delegation", a CrewAI key statecrew does not support: a hierarchical crew's manager assigns the tasks (process: 'hierarchical') (invalid_config)`,
+      `agents.yaml line 6: agent "writer" sets "cache", a CrewAI key statecrew does not support: tools run on every call; cache inside the tool if it needs to (invalid_config)`,
     );
   });
 
