@@ -136,6 +136,49 @@ describe('delegation between agents', () => {
     ]);
   });
 
+  it('in a parallel crew: two task runs ask the same coworker at once, and each gets its own reply', async () => {
+    let release: () => void = () => {};
+    const bothAsked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked = 0;
+    const expertModel = createScriptedModel((request) => async () => {
+      asked += 1;
+      if (asked === 2) release();
+      await bothAsked; // neither reply goes before both questions arrived
+      return `answer to ${String(request.messages[0]?.content).match(/question from \w+: (.*)/)?.[1]}`;
+    });
+    const expert = new Agent({ role: 'Expert', llm: expertModel });
+    const asker = (role: string) =>
+      new Agent({
+        role,
+        allowDelegation: true,
+        llm: createScriptedModel([
+          call('ask_question', { coworker: 'Expert', question: `${role}'s question`, context: '' }),
+          (request) => `${role} heard: ${observations(request)[0]}`,
+        ]),
+      });
+    const [a, b] = [asker('A'), asker('B')] as [Agent, Agent];
+    const out = await new Crew({
+      agents: [a, b, expert],
+      process: 'parallel',
+      tasks: [
+        new Task({ name: 'ta', description: 'a', agent: a }),
+        new Task({ name: 'tb', description: 'b', agent: b }),
+      ],
+    }).kickoff();
+    expect(out.nodeResults).toEqual({
+      ta: "A heard: answer to A's question",
+      tb: "B heard: answer to B's question",
+    });
+    expect(expertModel.peakInFlight).toBe(2);
+    expect(out.usage.agents.Expert?.calls).toBe(2);
+    expect(out.nodes.map((n) => [n.nodeId, n.usage.calls]).sort()).toEqual([
+      ['ta', 3],
+      ['tb', 3],
+    ]);
+  });
+
   it('refuses an unknown coworker with an observation naming the roles, and the model goes on', async () => {
     const model = createScriptedModel([
       call('delegate_work', { coworker: 'Astronaut', task: 'Fly', context: '' }),
