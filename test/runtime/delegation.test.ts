@@ -179,6 +179,31 @@ describe('delegation between agents', () => {
     ]);
   });
 
+  it("stops the coworker's conversation when the delegating attempt runs out of time", async () => {
+    const slowModel = createScriptedModel([() => new Promise<string>(() => {})]);
+    const slow = new Agent({ role: 'Slow', llm: slowModel });
+    const boss = new Agent({
+      role: 'Boss',
+      allowDelegation: true,
+      llm: createScriptedModel([
+        call('delegate_work', { coworker: 'Slow', task: 'Take forever', context: '' }),
+      ]),
+    });
+    const run = new Crew({
+      agents: [boss, slow],
+      tasks: [new Task({ name: 't', description: 'Hurry', agent: boss, timeoutMs: 30, maxRetries: 0 })],
+    }).run();
+    let abortedWhenFailed = -1;
+    run.events$.subscribe((e) => {
+      if (e.type === 'node.failed') abortedWhenFailed = slowModel.aborted.length;
+    });
+    const out = await run.result;
+    expect(out.failures.t?.code).toBe('task_timeout');
+    // The coworker's model call was aborted with the attempt, before the task run failed: not left
+    // running until the run's end stops every agent.
+    expect(abortedWhenFailed).toBe(1);
+  });
+
   it('refuses an unknown coworker with an observation naming the roles, and the model goes on', async () => {
     const model = createScriptedModel([
       call('delegate_work', { coworker: 'Astronaut', task: 'Fly', context: '' }),

@@ -35,6 +35,11 @@ export interface DelegationOptions {
 export class DelegationDesk {
   readonly #byRole = new Map<string, Agent>();
   readonly #scope: DelegationScope;
+  /**
+   * The signal of the call that sent each request in flight: the coworker stops when the delegating
+   * attempt does (its time limit, an abort), not only when the run ends.
+   */
+  readonly #callers = new WeakMap<ConsultRequest, AbortSignal>();
 
   constructor(
     options: DelegationOptions,
@@ -66,7 +71,9 @@ export class DelegationDesk {
   }
 
   /** Holds the conversation a coworker was asked for, with its persona, tools and model. */
-  async consult(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome> {
+  async consult(request: ConsultRequest, actorSignal: AbortSignal): Promise<ConsultOutcome> {
+    const caller = this.#callers.get(request);
+    const signal = caller === undefined ? actorSignal : AbortSignal.any([actorSignal, caller]);
     const agent = this.#byRole.get(request.to);
     if (agent === undefined) {
       return { ok: false, error: { message: `No agent "${request.to}" in this crew`, retryable: false } };
@@ -129,6 +136,7 @@ export class DelegationDesk {
     if (from === undefined || to === undefined)
       return Promise.reject(signal.reason ?? new Error('The run ended'));
     if (request.resume === undefined) this.#asked(request);
+    this.#callers.set(request, signal);
     const started = this.hub.now();
     return new Promise<ConsultOutcome>((resolve, reject) => {
       const abort = () => reject(signal.reason);
