@@ -74,8 +74,22 @@ function flowLine(event: StatecrewEvent): string | undefined {
   }
 }
 
+/** The line of a hand-over between agents: asked, or answered (a manager's allocation has none). */
+function delegationLine(event: StatecrewEvent): string | undefined {
+  if (event.type === 'delegation' && event.kind !== 'allocate')
+    return `${event.nodeId}: ${event.from} ${event.kind === 'ask' ? 'asks' : 'hands work to'} ${event.to}: ${clipLine(event.task.split('\n')[0] ?? '', 80)}`;
+  if (event.type === 'delegation.replied')
+    return event.error === undefined
+      ? `${event.nodeId}: ${event.to} answered ${event.from} in ${event.durationMs} ms`
+      : `${event.nodeId}: ${event.to} could not answer ${event.from}: ${event.error}`;
+  return undefined;
+}
+
 function plainLine(event: StatecrewEvent): string | undefined {
   switch (event.type) {
+    case 'delegation':
+    case 'delegation.replied':
+      return delegationLine(event);
     case 'run.started':
       return `run ${event.runId} started (${event.process}, ${event.nodes} nodes)`;
     case 'node.started':
@@ -191,6 +205,13 @@ class TaskList {
       case 'manager.call':
       case 'judge.verdict':
         this.#count(event.usage);
+        return true;
+      case 'delegation':
+        if (event.kind === 'allocate') return false;
+        this.#of(event).note = `${event.kind === 'ask' ? 'asking' : 'delegated to'} ${event.to}`;
+        return true;
+      case 'delegation.replied':
+        this.#of(event).note = `${event.to} answered`;
         return true;
       case 'flow.paused':
         this.#status = waitingText(event);
