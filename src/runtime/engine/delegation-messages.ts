@@ -44,13 +44,13 @@ export function replyTo(messages: DelegationMessage[], event: EventOf<'delegatio
 
 /**
  * A `delegate_work` or `ask_question` call refused before it reached a coworker (its record has a
- * `code`), as a message from `call.agent` (else the node's agent, `agent`) to the coworker it named.
+ * `code`), as a message from `call.agent` (else the node's agent, `agent`) to the coworker it named;
+ * undefined for any other call.
  */
 export function refusedMessage(
   call: ToolCallRecord,
   agent: string,
-  at: number,
-): DelegationMessage | undefined {
+): Omit<DelegationMessage, 'at'> | undefined {
   if (call.code === undefined || (call.tool !== DELEGATE_WORK && call.tool !== ASK_QUESTION))
     return undefined;
   const args: Partial<Record<string, unknown>> =
@@ -59,12 +59,11 @@ export function refusedMessage(
     const value = args[key];
     return typeof value === 'string' ? value : '';
   };
-  const message: DelegationMessage = {
+  const message: Omit<DelegationMessage, 'at'> = {
     kind: call.tool === DELEGATE_WORK ? 'delegate' : 'ask',
     from: call.agent ?? agent,
     to: text('coworker'),
     task: text(call.tool === DELEGATE_WORK ? 'task' : 'question'),
-    at,
     code: call.code,
   };
   if (text('context') !== '') message.context = text('context');

@@ -89,8 +89,8 @@ export class RunRecorder {
       case 'tool.call': {
         const record = this.#record(event.nodeId, event.nodeId, '');
         record.toolCalls.push(event.call);
-        const refused = refusedMessage(event.call, record.agent, event.at);
-        if (refused !== undefined) record.delegations.push(refused);
+        const refused = refusedMessage(event.call, record.agent);
+        if (refused !== undefined) record.delegations.push({ ...refused, at: event.at });
         return;
       }
       case 'delegation': {
