@@ -39,6 +39,13 @@ function spanSvg(span: AgentSpan, y: number, scale: (ms: number) => number): str
   ].join('');
 }
 
+/** A label beside a mark at `x`: to its right, or to its left near the chart's right end. */
+function labelAt(x: number, y: number, text: string, max: number): string {
+  const left = x > LABEL_WIDTH + CHART_WIDTH * 0.65;
+  const at = left ? `x="${n(x - 8)}" text-anchor="end"` : `x="${n(x + 8)}"`;
+  return `<text class="message-label" ${at} y="${n(y)}">${escapeHtml(clip(text, max))}</text>`;
+}
+
 /** An arrow from `(x, y1)` to `(x, y2)`, its head at `y2`. */
 function arrow(x: number, y1: number, y2: number, cls: string): string {
   const down = y2 > y1 ? 1 : -1;
@@ -64,7 +71,7 @@ function messageSvg(
   if (m.state === 'refused' || to === undefined || to === from) {
     parts.push(
       `<path class="refusal" d="M${n(x - 5)},${n(from - 5)} L${n(x + 5)},${n(from + 5)} M${n(x - 5)},${n(from + 5)} L${n(x + 5)},${n(from - 5)}"/>`,
-      `<text class="message-label" x="${n(x + 8)}" y="${n(from - 10)}">${escapeHtml(clip(`${m.to}: ${m.code ?? m.state}`, 36))}</text>`,
+      labelAt(x, from - 10, `${m.to}: ${m.code ?? m.state}`, 36),
       '</g>',
     );
     return parts.join('');
@@ -76,10 +83,7 @@ function messageSvg(
     parts.push(arrow(scale(m.startMs + m.durationMs), to + toward * REACH, from - toward * REACH, 'reply'));
   }
   const label = `${m.kind === 'ask' ? 'asks' : 'delegates'}: ${m.task === '' ? '…' : m.task}`;
-  parts.push(
-    `<text class="message-label" x="${n(x + 6)}" y="${n((from + to) / 2 + 4)}">${escapeHtml(clip(label, 40))}</text>`,
-    '</g>',
-  );
+  parts.push(labelAt(x, (from + to) / 2 + 4, label, 40), '</g>');
   return parts.join('');
 }
 
