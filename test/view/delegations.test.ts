@@ -179,6 +179,33 @@ describe('the run view of agents delegating', () => {
     expect(outside).toContain('<dl class="totals agent-totals" aria-label="Usage by agent">');
   });
 
+  it('draws a chain of hand-overs: A → B → C, and C → D refused for depth, each in the lane of who asked', async () => {
+    const chainModel = (me: string, next?: string) =>
+      createScriptedModel([
+        ...(next === undefined
+          ? []
+          : [call('delegate_work', { coworker: next, task: `from ${me}`, context: '' })]),
+        `${me} done`,
+      ]);
+    const agents = ['A', 'B', 'C', 'D'].map(
+      (role, i, roles) => new Agent({ role, llm: chainModel(role, roles[i + 1]), allowDelegation: true }),
+    );
+    const crew = new Crew({
+      agents,
+      tasks: [new Task({ name: 't', description: 'Work', agent: agents[0] as Agent })],
+    });
+    const { out, events } = await run(crew);
+    const view = crewView(crew, { output: out, events });
+    expect(exchanged(view, 't')).toEqual([
+      { route: 'A → B', kind: 'delegate', task: 'from A', answer: 'B done' },
+      { route: 'B → C', kind: 'delegate', task: 'from B', answer: 'C done' },
+      { route: 'C → D', kind: 'delegate', task: 'from C', answer: 'delegation_depth' },
+    ]);
+    expect(node(view, 't').messages?.map((m) => m.depth)).toEqual([1, 2, undefined]);
+    expect(view.lanes?.agents).toEqual(['A', 'B', 'C']);
+    expect(view.lanes?.messages.map((m) => m.state)).toEqual(['replied', 'replied', 'refused']);
+  });
+
   it('keeps a hierarchical manager’s allocations on its node and edges, apart from the worker’s messages', async () => {
     const writer = new Agent({
       role: 'Writer',
