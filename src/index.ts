@@ -194,6 +194,7 @@ export type {
   CrewOutput,
   CrewPending,
   Delegation,
+  DelegationMessage,
   EmbeddingModel,
   ExecutionLogEntry,
   Failure,

@@ -179,6 +179,33 @@ export type Delegation =
   | { kind: 'delegate' | 'ask'; from: string; to: string; role: string; task: string; nodeId: string };
 
 /**
+ * One message between agents in a node's run, with its answer: an agent's `delegate_work` (`kind:
+ * 'delegate'`) or `ask_question` (`'ask'`) call to coworker `to`, what it asked, and the reply or why
+ * there was none. A call refused before it reached anyone carries the refusal's `code`
+ * (`unknown_coworker`, `delegation_loop`, `delegation_depth`, `repeated_call`).
+ */
+export interface DelegationMessage {
+  kind: 'delegate' | 'ask';
+  /** The asking agent's role. */
+  from: string;
+  /** The coworker's role (a refused call: the coworker as the model named it). */
+  to: string;
+  /** The task or question. */
+  task: string;
+  /** What the asking agent shared with it. */
+  context?: string;
+  /** Hand-overs from the task's agent: 1 when the task's own agent asked. */
+  depth?: number;
+  /** Epoch ms when it was asked (or refused), and how long the coworker took to answer. */
+  at: number;
+  durationMs?: number;
+  reply?: string;
+  /** Why the coworker could not answer, or why the call was refused. */
+  error?: string;
+  code?: string;
+}
+
+/**
  * What a paused crew run waits for: a tool call to approve (`kind: 'approval'`; answer it by `callId`
  * in `crew.resume(id, { approvals })`) or a task's output to review (`kind: 'review'`; answer it by
  * `nodeId` in `crew.resume(id, { reviews })`).

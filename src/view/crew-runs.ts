@@ -1,11 +1,12 @@
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { ExecutionDocumentData } from '../runtime/crew/execution-document.js';
 import { SUMMARY_NODE } from '../runtime/crew/summary.js';
-import type { CrewOutput, NodeExecutionInfo, StatecrewEvent, Usage } from '../types.js';
-import type { RunViewStatus, ViewRun, ViewTotals } from './model.js';
+import type { CrewOutput, Delegation, NodeExecutionInfo, StatecrewEvent, Usage } from '../types.js';
+import { resultMessages, setMessages } from './messages.js';
+import type { RunViewStatus, ViewMessage, ViewRun, ViewTotals } from './model.js';
 import { foldNodeEvents, setOutput } from './node-events.js';
 import { plain } from './plain.js';
-import { runEventFacts, type Verdict } from './run-events.js';
+import { type RunEventFacts, runEventFacts, type Verdict } from './run-events.js';
 
 /**
  * A crew run to view from its result and the events collected while it ran; either may be left out
@@ -29,7 +30,8 @@ export interface CrewRunFacts {
   runs: Map<string, ViewRun>;
   /** Node ids the run blocked; undefined when the source does not say (a stored run). */
   blocked: string[] | undefined;
-  delegations: { task: string; role: string }[];
+  /** Every hand-over the source tells of: a manager's allocations, agents' messages (a stored run: none). */
+  delegations: Delegation[];
   managerCalls: number;
   advisorUsage: Usage | undefined;
   verdicts: Verdict[];
@@ -44,8 +46,14 @@ export function isStoredCrewRun(source: CrewViewSource): source is ExecutionDocu
   return 'results' in source && Array.isArray(source.results) && 'executionId' in source;
 }
 
-function usageTotals(usage: Usage, startedAt: number | undefined, timeMs: number | undefined): ViewTotals {
+function usageTotals(
+  usage: Usage,
+  startedAt: number | undefined,
+  timeMs: number | undefined,
+  agents: Record<string, Usage> | undefined,
+): ViewTotals {
   const totals: ViewTotals = { usage };
+  if (agents !== undefined && Object.keys(agents).length > 0) totals.agents = agents;
   if (usage.costUsd !== undefined) totals.costUsd = usage.costUsd;
   if (startedAt !== undefined) totals.startedAt = startedAt;
   if (timeMs !== undefined) totals.timeMs = timeMs;
@@ -57,6 +65,17 @@ function usageTotals(usage: Usage, startedAt: number | undefined, timeMs: number
  * shape's `synthesisLeaf`); undefined when the output is a task's, or no process has that name.
  */
 export type SynthesisLeafOf = (kind: string) => string | undefined;
+
+/** What each agent spent over a stored run's results: a result's usage by agent, else all its agent's. */
+function storedAgentUsage(results: ExecutionDocumentData['results']): Record<string, Usage> {
+  const agents: Record<string, Usage> = {};
+  for (const result of results) {
+    for (const [role, usage] of Object.entries(result.agentUsage ?? { [result.agent]: result.usage })) {
+      agents[role] = addUsage(agents[role] ?? emptyUsage(), usage);
+    }
+  }
+  return agents;
+}
 
 /** A stored run's facts: each stored result is a node run. */
 export function storedCrewFacts(doc: ExecutionDocumentData, synthesisLeafOf: SynthesisLeafOf): CrewRunFacts {
@@ -80,6 +99,7 @@ export function storedCrewFacts(doc: ExecutionDocumentData, synthesisLeafOf: Syn
     if (result.structured !== undefined) run.structured = plain(result.structured);
     if (result.error !== undefined) run.error = result.error;
     if (result.code !== undefined) run.code = result.code;
+    setMessages(run, result.delegations);
     addUsage(usage, result.usage);
     runs.set(run.id, run);
   }
@@ -102,7 +122,7 @@ export function storedCrewFacts(doc: ExecutionDocumentData, synthesisLeafOf: Syn
     verdicts: [],
     iterations: iterations > 0 ? iterations : undefined,
     synthesis,
-    totals: usageTotals(usage, doc.startedAt, doc.totalTimeMs),
+    totals: usageTotals(usage, doc.startedAt, doc.totalTimeMs, storedAgentUsage(doc.results)),
   };
 }
 
@@ -136,6 +156,41 @@ function resultOutputs(output: CrewOutput, runs: Map<string, ViewRun>): void {
   if (summary?.status === 'completed' && summary.output === undefined) summary.output = output.summary;
 }
 
+/** Each node's messages on its run. */
+function attachMessages(
+  runs: Map<string, ViewRun>,
+  messages: ReadonlyMap<string, readonly ViewMessage[]>,
+): void {
+  for (const [nodeId, list] of messages) {
+    const run = runs.get(nodeId);
+    if (run !== undefined) setMessages(run, list);
+  }
+}
+
+/** A run still going (or one whose result was not kept): its facts from its events alone. */
+function goingFacts(
+  events: readonly StatecrewEvent[],
+  facts: RunEventFacts,
+  runs: Map<string, ViewRun>,
+): CrewRunFacts {
+  const timeMs =
+    facts.startedAt !== undefined && facts.lastAt !== undefined ? facts.lastAt - facts.startedAt : undefined;
+  return {
+    id: events[0]?.runId,
+    status: facts.status ?? (events.length > 0 ? 'running' : undefined),
+    finished: facts.status !== undefined,
+    runs,
+    blocked: facts.blocked,
+    delegations: facts.delegations,
+    managerCalls: facts.managerCalls,
+    advisorUsage: facts.advisorUsage,
+    verdicts: facts.verdicts,
+    iterations: undefined,
+    synthesis: undefined,
+    totals: usageTotals(facts.usage, facts.startedAt, timeMs, facts.agents),
+  };
+}
+
 /** A finished (or going) run's facts, from its result and events. */
 export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisLeafOf): CrewRunFacts {
   const events = source.events ?? [];
@@ -143,24 +198,8 @@ export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisL
   const runs = foldNodeEvents(events);
   const { output } = source;
   if (output === undefined) {
-    const timeMs =
-      facts.startedAt !== undefined && facts.lastAt !== undefined
-        ? facts.lastAt - facts.startedAt
-        : undefined;
-    return {
-      id: events[0]?.runId,
-      status: facts.status ?? (events.length > 0 ? 'running' : undefined),
-      finished: facts.status !== undefined,
-      runs,
-      blocked: facts.blocked,
-      delegations: facts.delegations,
-      managerCalls: facts.managerCalls,
-      advisorUsage: facts.advisorUsage,
-      verdicts: facts.verdicts,
-      iterations: undefined,
-      synthesis: undefined,
-      totals: usageTotals(facts.usage, facts.startedAt, timeMs),
-    };
+    attachMessages(runs, facts.messages);
+    return goingFacts(events, facts, runs);
   }
   for (const node of output.nodes) {
     const run = runs.get(node.nodeId) ?? { id: node.nodeId, status: node.status };
@@ -168,7 +207,9 @@ export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisL
     runs.set(node.nodeId, run);
   }
   resultOutputs(output, runs);
-  const { manager: _manager, workers: _workers, agents: _agents, ...usage } = output.usage;
+  // Without the events, the result tells who asked whom and the replies, but not when.
+  attachMessages(runs, events.length > 0 ? facts.messages : resultMessages(output));
+  const { manager: _manager, workers: _workers, agents, ...usage } = output.usage;
   const metadata = output.metadata;
   const verdicts = Array.isArray(metadata.verdicts) ? (metadata.verdicts as Verdict[]) : facts.verdicts;
   const startedAt = facts.startedAt ?? minStart(output.nodes);
@@ -185,7 +226,7 @@ export function liveCrewFacts(source: CrewRunSource, synthesisLeafOf: SynthesisL
     verdicts: plain(verdicts) as Verdict[],
     iterations: typeof metadata.iterations === 'number' ? metadata.iterations : undefined,
     synthesis: synthesisLeaf !== undefined && metadata.leaves[0] === synthesisLeaf ? output.raw : undefined,
-    totals: usageTotals(usage, startedAt, output.totalTimeMs),
+    totals: usageTotals(usage, startedAt, output.totalTimeMs, agents),
   };
 }
 

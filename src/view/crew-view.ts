@@ -2,8 +2,9 @@ import { emptyUsage } from '../models/usage.js';
 import type { Crew } from '../runtime/crew/crew.js';
 import { type CrewProcessShape, crewGraph } from './crew-graph.js';
 import { type CrewRunFacts, type CrewViewSource, crewRunFacts } from './crew-runs.js';
+import { agentLanes } from './lanes.js';
 import type { RunView, ViewEdge, ViewNode, ViewNodeKind, ViewRun } from './model.js';
-import { markTaken, ran, showLatest, timelineOf } from './timeline.js';
+import { firstStart, markTaken, ran, showLatest, timelineOf } from './timeline.js';
 
 /** The nodes a process adds besides the tasks, each with the runs that belong to it. */
 type ProcessNodes = CrewProcessShape['nodes'];
@@ -64,6 +65,11 @@ function ofKind(byId: ReadonlyMap<string, ViewNode>, kind: ViewNodeKind): ViewNo
   return undefined;
 }
 
+/** A hierarchical manager's allocations among the run's hand-overs (agents' own messages are the nodes'). */
+function allocationsOf(facts: CrewRunFacts): { task: string; role: string }[] {
+  return facts.delegations.flatMap((d) => (d.kind === 'allocate' ? [d] : []));
+}
+
 /** The manager's, synthesis', judge's and markers' statuses and details, from the run's facts. */
 function advisorNodes(byId: ReadonlyMap<string, ViewNode>, facts: CrewRunFacts, tasks: ViewNode[]): void {
   const pending = facts.finished ? 'not-run' : 'waiting';
@@ -74,8 +80,9 @@ function advisorNodes(byId: ReadonlyMap<string, ViewNode>, facts: CrewRunFacts, 
     if (facts.advisorUsage !== undefined) manager.usage = facts.advisorUsage;
     if (facts.advisorUsage?.costUsd !== undefined) manager.costUsd = facts.advisorUsage.costUsd;
   }
-  if (manager !== undefined && facts.delegations.length > 0) {
-    manager.notes = facts.delegations.map((d) => `${d.task} → ${d.role}`);
+  const allocations = allocationsOf(facts);
+  if (manager !== undefined && allocations.length > 0) {
+    manager.notes = allocations.map((d) => `${d.task} → ${d.role}`);
   }
   const synthesis = ofKind(byId, 'synthesis');
   if (synthesis !== undefined && synthesis.runs.length === 0) {
@@ -189,8 +196,9 @@ export function toCrewView(crew: Crew, source?: CrewViewSource): RunView {
   restingStatuses(nodes, blocked, facts.finished);
   advisorNodes(byId, facts, tasks);
   const manager = ofKind(byId, 'manager');
+  const allocations = allocationsOf(facts);
   for (const edge of edges) {
-    const role = facts.delegations.find((d) => d.task === edge.to)?.role;
+    const role = allocations.find((d) => d.task === edge.to)?.role;
     if (edge.from === manager?.id && role !== undefined) edge.label = `allocates → ${role}`;
   }
   markTaken(nodes, edges);
@@ -202,5 +210,7 @@ export function toCrewView(crew: Crew, source?: CrewViewSource): RunView {
       ? facts.totals.startedAt + facts.totals.timeMs
       : undefined;
   view.timeline = timelineOf(nodes, facts.totals.startedAt, now);
+  const lanes = agentLanes(nodes, facts.totals.startedAt ?? firstStart(nodes), now);
+  if (lanes !== undefined) view.lanes = lanes;
   return view;
 }

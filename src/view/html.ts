@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { graphSvg } from './graph-svg.js';
-import { layoutGraph } from './layout.js';
+import { lanesEnd, lanesSvg } from './lanes-svg.js';
+import { clip, layoutGraph } from './layout.js';
 import { type RunView, VIEW_STATUSES } from './model.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
-import { formatMs, timelineSvg } from './timeline-svg.js';
+import { formatMs, timelineEnd, timelineSvg } from './timeline-svg.js';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
@@ -48,7 +49,28 @@ function totals(view: RunView): string {
     rows.push(['Cost', `$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(6)}`]);
   if (timeMs !== undefined) rows.push(['Time', formatMs(timeMs)]);
   const cells = rows.map(([name, value]) => `<div><dt>${name}</dt><dd>${escapeHtml(value)}</dd></div>`);
-  return `<dl class="totals">${cells.join('')}</dl>`;
+  return `<dl class="totals">${cells.join('')}</dl>${agentTotals(view)}`;
+}
+
+/** What each agent spent, when more than one did: a coworker's calls under its own role. */
+function agentTotals(view: RunView): string {
+  const agents = Object.entries(view.totals.agents ?? {});
+  if (agents.length < 2) return '';
+  const cells = agents.map(([role, usage]) => {
+    const spent = `${usage.calls} ${usage.calls === 1 ? 'call' : 'calls'} · ${usage.totalTokens} tokens`;
+    return `<div data-agent="${escapeHtml(role)}"><dt title="${escapeHtml(role)}">${escapeHtml(clip(role, 24))}</dt><dd>${escapeHtml(spent)}</dd></div>`;
+  });
+  return `<dl class="totals agent-totals" aria-label="Usage by agent">${cells.join('')}</dl>`;
+}
+
+/** The agents' lanes and the messages between them, when agents of the run messaged each other. */
+function lanesCard(view: RunView, end: number): string {
+  if (view.lanes === undefined) return '';
+  return [
+    '<section class="card lanes-card"><h2>Messages between agents</h2>',
+    '<p class="hint">A lane per agent: its task runs, and its answers to coworkers. An arrow is a message from one agent to another, the dashed arrow back its reply; a cross, a call refused. Click one to see it.</p>',
+    `<div class="scroll">${lanesSvg(view.lanes, end)}</div></section>`,
+  ].join('');
 }
 
 function meta(view: RunView): string {
@@ -87,6 +109,8 @@ function statusClass(status: NonNullable<RunView['status']>): string {
  */
 export function renderRunView(view: RunView): string {
   const laid = layoutGraph(view.nodes, view.edges);
+  // The timeline and the agents' lanes share one time scale.
+  const end = timelineEnd(view.timeline, Math.max(view.totals.timeMs ?? 0, lanesEnd(view.lanes)));
   const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
   return [
     '<!doctype html>',
@@ -108,7 +132,8 @@ export function renderRunView(view: RunView): string {
     '<h2>Details</h2><p class="hint">Click a node or a timeline bar to see its prompt, context, output, usage, cost and error.</p>',
     '</aside>',
     '<section class="card timeline-card"><h2>Timeline</h2>',
-    `<div class="scroll">${timelineSvg(view.timeline, view.totals.timeMs)}</div></section>`,
+    `<div class="scroll">${timelineSvg(view.timeline, end)}</div></section>`,
+    lanesCard(view, end),
     '</main>',
     `<script type="application/json" id="run-data">${jsonForScript(view)}</script>`,
     `<script>${PAGE_SCRIPT}</script>`,

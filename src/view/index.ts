@@ -6,12 +6,17 @@ export type { FlowShape } from './flow-graph.js';
 export type { FlowRunSource, FlowViewSource } from './flow-runs.js';
 export { CONTENT_SECURITY_POLICY, renderRunView } from './html.js';
 export {
+  type AgentLanes,
+  type AgentSpan,
+  type MessageState,
   type RunView,
   type RunViewStatus,
   type TimelineEntry,
+  type TimelineMessage,
   VIEW_STATUSES,
   type ViewEdge,
   type ViewHuman,
+  type ViewMessage,
   type ViewNode,
   type ViewNodeKind,
   type ViewRun,

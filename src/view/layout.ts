@@ -63,11 +63,16 @@ export function shortTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
 }
 
-/** What follows a node's kind on its second line: a handled failure, the event waited for, the wake time, the agent. */
+/**
+ * What follows a node's kind on its second line: a handled failure, the event waited for, the wake
+ * time, the agent (and the coworkers it sent messages to).
+ */
 function captionDetail(node: ViewNode): string | undefined {
   if (node.handled === true) return 'failure handled';
   if (node.wait !== undefined && node.wait.event !== '') return node.wait.event;
   if (node.sleep?.wakeAt !== undefined) return `until ${shortTime(node.sleep.wakeAt)}`;
+  const coworkers = [...new Set((node.messages ?? []).flatMap((m) => (m.code === undefined ? [m.to] : [])))];
+  if (node.agent !== undefined && coworkers.length > 0) return `${node.agent} → ${coworkers.join(', ')}`;
   return node.agent;
 }
 

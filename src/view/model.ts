@@ -76,6 +76,30 @@ export interface ViewSleep {
   wakeAt?: number;
 }
 
+/**
+ * A message between agents in a node's run: an agent's `delegate_work` (`kind: 'delegate'`) or
+ * `ask_question` (`'ask'`) to coworker `to`, what it asked, and the reply, the error, or the code of
+ * the refusal that kept it from being sent.
+ */
+export interface ViewMessage {
+  kind: 'delegate' | 'ask';
+  from: string;
+  to: string;
+  /** The task or question. */
+  task: string;
+  context?: string;
+  /** Hand-overs from the task's agent: 1 when the task's own agent asked. */
+  depth?: number;
+  /** Epoch ms when it was asked; absent when the source does not say (a result without its events). */
+  at?: number;
+  /** How long the coworker took to answer; absent while it has not answered. */
+  durationMs?: number;
+  reply?: string;
+  error?: string;
+  /** Refused before it was sent: `unknown_coworker`, `delegation_loop`, `delegation_depth`, `repeated_call`. */
+  code?: string;
+}
+
 /** One run of a node: a task run, a loop iteration's run (`<task>#<iteration>`), a step's run. */
 export interface ViewRun {
   /** The run's node id as the runtime names it (`draft#2`). */
@@ -104,6 +128,8 @@ export interface ViewRun {
   durationMs?: number;
   /** Each attempt's span, when the run's events were seen. */
   attemptSpans?: ViewSpan[];
+  /** The messages its agents sent coworkers, and their replies, in the order asked. */
+  messages?: ViewMessage[];
 }
 
 /** A span of time: an attempt, or a wait. */
@@ -169,10 +195,54 @@ export interface TimelineEntry {
 /** What a run spent, altogether. */
 export interface ViewTotals {
   usage: Usage;
+  /** What each agent's model calls spent, by role (a coworker's under its own role; not a manager's or judge's). */
+  agents?: Record<string, Usage>;
   costUsd?: number;
   /** Epoch ms when the run started, and how long it took. */
   startedAt?: number;
   timeMs?: number;
+}
+
+/** How a message between agents went: answered, failed, refused before it was sent, or still out. */
+export type MessageState = 'replied' | 'failed' | 'refused' | 'waiting';
+
+/** One message on the agents' timeline: asked at `startMs`, answered `durationMs` later. */
+export interface TimelineMessage {
+  /** The node and the run it was sent in, and its index among that run's messages. */
+  node: string;
+  run: string;
+  index: number;
+  kind: 'delegate' | 'ask';
+  from: string;
+  to: string;
+  task: string;
+  state: MessageState;
+  code?: string;
+  /** Ms since the run started. */
+  startMs: number;
+  durationMs: number;
+}
+
+/** A stretch of an agent's work on the agents' timeline: a task run, or a coworker answering. */
+export interface AgentSpan {
+  agent: string;
+  node: string;
+  run: string;
+  /** A task run's own status, or how the coworker's answer went. */
+  status: ViewStatus | MessageState;
+  startMs: number;
+  durationMs: number;
+}
+
+/**
+ * The timeline as a lane per agent, with the messages between them: drawn when agents of the run
+ * messaged each other.
+ */
+export interface AgentLanes {
+  /** Roles, in the order they first worked or were asked. */
+  agents: string[];
+  spans: AgentSpan[];
+  messages: TimelineMessage[];
 }
 
 /** How a viewed run ended, or where it stands. */
@@ -201,5 +271,7 @@ export interface RunView {
   nodes: ViewNode[];
   edges: ViewEdge[];
   timeline: TimelineEntry[];
+  /** The agents' lanes and the messages between them, when there were any. */
+  lanes?: AgentLanes;
   totals: ViewTotals;
 }

@@ -117,6 +117,43 @@ export const PAGE_SCRIPT = `
     section.append(el('h3', '', 'Notes'), ul);
     return section;
   };
+  const stateOf = (m) => {
+    if (m.code !== undefined) return 'refused';
+    if (m.error !== undefined) return 'failed';
+    return m.reply !== undefined || m.durationMs !== undefined ? 'replied' : 'waiting';
+  };
+  const outcome = (m, state) => {
+    if (state === 'refused') return 'refused (' + m.code + ')';
+    if (state === 'waiting') return 'waiting for a reply';
+    return state + (m.durationMs === undefined ? '' : ' after ' + ms(m.durationMs));
+  };
+  const messagePart = (m, i) => {
+    const state = stateOf(m);
+    const item = el('article', 'message msg-' + state);
+    item.setAttribute('data-message-index', String(i));
+    item.setAttribute('data-from', m.from);
+    item.setAttribute('data-to', m.to);
+    const head = el('p', 'message-head');
+    head.append(el('strong', 'message-from', m.from), el('span', '', ' → '), el('strong', 'message-to', m.to));
+    const verb = m.kind === 'ask' ? 'asked a question' : 'delegated work';
+    item.append(head, el('p', 'message-state', verb + ' · ' + outcome(m, state)));
+    const parts = [
+      block(m.kind === 'ask' ? 'Question' : 'Task', m.task),
+      block('Context', m.context),
+      block('Reply', m.reply, 'reply'),
+      block(state === 'refused' ? 'Refused' : 'Error', m.error, 'error'),
+      facts([['Asked at', iso(m.at)], ['Depth', m.depth > 1 ? m.depth : undefined]]),
+    ];
+    for (const part of parts) if (part) item.append(part);
+    return item;
+  };
+  const messagesPart = (list) => {
+    if (!list || list.length === 0) return null;
+    const section = el('section', 'messages');
+    section.append(el('h3', '', 'Messages between agents'));
+    list.forEach((m, i) => section.append(messagePart(m, i)));
+    return section;
+  };
   function render(node, index) {
     const shown = index === undefined ? (node.runs || []).length - 1 : index;
     const run = index === undefined ? node : node.runs[index];
@@ -128,29 +165,37 @@ export const PAGE_SCRIPT = `
     add(...humanPart(node.human), waitPart(node.wait), sleepPart(node.sleep));
     // A run's prompt holds the task with its inputs filled in; the definition's text only without one.
     if (!run.prompt) add(block('Task', node.description), block('Expected output', node.expectedOutput));
-    add(block('Prompt', run.prompt), block('Context', run.context), block('Output', run.output));
+    add(block('Prompt', run.prompt), block('Context', run.context));
+    add(messagesPart(run.messages), block('Output', run.output));
     if (run.structured !== undefined && asText(run.structured) !== run.output) {
       add(block('Structured output', asText(run.structured)));
     }
     add(notes(node.notes));
   }
-  const select = (id, runId) => {
+  const select = (id, runId, message) => {
     const node = nodes.get(id);
     if (!node) return;
     for (const e of document.querySelectorAll('[data-node]')) {
       e.classList.toggle('selected', e.getAttribute('data-node') === id);
     }
     for (const e of document.querySelectorAll('[data-timeline-node]')) {
-      e.classList.toggle('selected', e.getAttribute('data-timeline-node') === id && e.getAttribute('data-run') === runId);
+      const same = e.getAttribute('data-timeline-node') === id && e.getAttribute('data-run') === runId;
+      e.classList.toggle('selected', same && e.getAttribute('data-message') === message);
     }
     const at = (node.runs || []).findIndex((r) => r.id === runId);
     render(node, at < 0 || at === node.runs.length - 1 ? undefined : at);
+    // A message clicked on the timeline: its entry in the panel, highlighted and in sight.
+    const shown = message === null ? null : panel.querySelector('[data-message-index="' + Number(message) + '"]');
+    if (shown) {
+      shown.classList.add('selected');
+      shown.scrollIntoView({ block: 'nearest' });
+    }
   };
   const targetOf = (event) => {
     const target = event.target instanceof Element ? event.target.closest('[data-node], [data-timeline-node]') : null;
     if (!target) return;
     const id = target.getAttribute('data-node') || target.getAttribute('data-timeline-node');
-    select(id, target.getAttribute('data-run'));
+    select(id, target.getAttribute('data-run'), target.getAttribute('data-message'));
   };
   document.addEventListener('click', targetOf);
   document.addEventListener('keydown', (event) => {

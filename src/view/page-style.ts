@@ -99,5 +99,32 @@ ul.notes { margin: 4px 0 0; padding-left: 18px; }
 .graph .node.handled .box { stroke-dasharray: 7 3; }
 .swatch.handled { border-style: dashed; }
 .swatch.path.failure { border-top-color: #d93025; }
+.lanes-card { grid-column: 1 / span 2; }
+.agent-totals { padding-left: 20px; border-left: 1px solid var(--line); }
+.agent-totals dt { text-transform: none; letter-spacing: 0; }
+.lane-line { stroke: #e8eaed; stroke-width: 1; }
+.span, g.message { cursor: pointer; outline: none; }
+.span:focus-visible .bar, .span.selected .bar { stroke: var(--ink); stroke-width: 1.5; }
+.bar.coworker { fill: #8ab4f8; }
+.bar.coworker.msg-failed { fill: #f28b82; }
+.bar.coworker.msg-waiting { fill: #c58af9; }
+.message .ask, .message .reply { stroke: var(--accent); stroke-width: 1.6; }
+.message .reply { stroke-dasharray: 4 3; }
+.message .ask-head, .message .reply-head { fill: var(--accent); }
+.message.msg-failed .reply { stroke: #d93025; }
+.message.msg-failed .reply-head { fill: #d93025; }
+.message .refusal { stroke: #d93025; stroke-width: 2.2; fill: none; }
+.message-label { font-size: 11px; fill: var(--ink); paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+.message.msg-refused .message-label { fill: #d93025; }
+.message:hover .ask, .message:hover .reply, .message:focus-visible .ask, .message.selected .ask, .message.selected .reply { stroke-width: 2.8; }
+.message.selected .message-label, .message:focus-visible .message-label { font-weight: 600; }
+article.message { border: 1px solid var(--line); border-left: 4px solid var(--accent); border-radius: 6px; padding: 6px 10px 8px; margin: 6px 0 0; }
+article.message.msg-failed, article.message.msg-refused { border-left-color: #d93025; }
+article.message.msg-waiting { border-left-color: #9334e6; }
+article.message.selected { background: #e8f0fe; }
+article.message h3 { margin-top: 8px; }
+.message-head { margin: 0; font-size: 13px; }
+.message-state { margin: 0; font-size: 12px; color: var(--muted); }
+pre.reply { background: #e6f4ea; border-color: #a8dab5; }
 ${statusRules}
 `;

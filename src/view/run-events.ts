@@ -1,5 +1,5 @@
 import { RunRecorder } from '../runtime/engine/recorder.js';
-import type { StatecrewEvent, Usage } from '../types.js';
+import type { Delegation, DelegationMessage, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus } from './model.js';
 
 /** A loop judge's verdict on one iteration. */
@@ -17,13 +17,18 @@ export interface RunEventFacts {
   /** The status `run.completed` or `run.failed` gave; undefined while the run goes on. */
   status: RunViewStatus | undefined;
   blocked: string[];
-  delegations: { task: string; role: string }[];
+  /** Every hand-over, in the order asked: a manager's allocations and agents' messages alike. */
+  delegations: Delegation[];
+  /** The messages each node's agents sent coworkers, by node id (nodes that sent none are absent). */
+  messages: Map<string, DelegationMessage[]>;
   managerCalls: number;
   /** What the manager or the judge spent. */
   advisorUsage: Usage;
   verdicts: Verdict[];
   /** Every call of the run (model, manager, judge), each counted once. */
   usage: Usage;
+  /** What each agent's model calls spent, by role. */
+  agents: Record<string, Usage>;
 }
 
 /**
@@ -44,15 +49,21 @@ export function runEventFacts(events: readonly StatecrewEvent[], runId?: string)
     else if (event.type === 'run.completed') status = event.status;
     else if (event.type === 'run.failed') status = event.code === 'aborted' ? 'aborted' : 'failed';
   }
+  const messages = new Map<string, DelegationMessage[]>();
+  for (const [nodeId, record] of recorder.nodes) {
+    if (record.delegations.length > 0) messages.set(nodeId, record.delegations);
+  }
   return {
     startedAt,
     lastAt,
     status,
     blocked: recorder.blocked,
     delegations: recorder.delegations,
+    messages,
     managerCalls: recorder.managerCalls,
     advisorUsage: recorder.managerUsage,
     verdicts: recorder.verdicts,
     usage: recorder.usage,
+    agents: Object.fromEntries(recorder.agentsUsage),
   };
 }

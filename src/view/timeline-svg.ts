@@ -3,9 +3,10 @@ import { clip } from './layout.js';
 import type { TimelineEntry } from './model.js';
 
 const ROW = 24;
-const LABEL_WIDTH = 180;
-const CHART_WIDTH = 880;
-const AXIS = 26;
+/** The label column, the chart's width and the axis' height, shared with the agents' lanes. */
+export const LABEL_WIDTH = 180;
+export const CHART_WIDTH = 880;
+export const AXIS = 26;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -26,7 +27,17 @@ export function formatMs(ms: number): string {
   return two(DAY, 'd', HOUR, 'h');
 }
 
-const n = (value: number) => Math.round(value * 10) / 10;
+export const n = (value: number) => Math.round(value * 10) / 10;
+
+/** Where a timeline ends (ms since the run started): the run's time, or the last bar's end if later. */
+export function timelineEnd(entries: readonly TimelineEntry[], totalMs: number | undefined): number {
+  return Math.max(1, totalMs ?? 0, ...entries.map((e) => e.startMs + e.durationMs));
+}
+
+/** The x of a time (ms since the run started) on a timeline ending at `end`. */
+export function timeScale(end: number): (ms: number) => number {
+  return (ms) => LABEL_WIDTH + (Math.min(ms, end) / end) * CHART_WIDTH;
+}
 
 function describe(entry: TimelineEntry): string {
   const waited = entry.waitingFor === 'event' ? 'waited for an event' : 'waited for a human';
@@ -62,7 +73,8 @@ function bars(entry: TimelineEntry, y: number, scale: (ms: number) => number): s
   return parts.join('');
 }
 
-function ticks(total: number, scale: (ms: number) => number, height: number): string {
+/** The time axis: five ticks with their times, and their lines down to `height`. */
+export function ticks(total: number, scale: (ms: number) => number, height: number): string {
   const parts: string[] = [];
   for (let i = 0; i <= 4; i += 1) {
     const ms = (total * i) / 4;
@@ -84,8 +96,8 @@ export function timelineSvg(entries: readonly TimelineEntry[], totalMs: number |
   if (entries.length === 0) {
     return '<p class="empty">No timed runs to show: a definition, or a run stored without timings.</p>';
   }
-  const end = Math.max(1, totalMs ?? 0, ...entries.map((e) => e.startMs + e.durationMs));
-  const scale = (ms: number) => LABEL_WIDTH + (Math.min(ms, end) / end) * CHART_WIDTH;
+  const end = timelineEnd(entries, totalMs);
+  const scale = timeScale(end);
   const height = AXIS + entries.length * ROW + 4;
   const rows = entries.map((entry, i) => {
     const y = AXIS + i * ROW;

@@ -3,7 +3,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
+import { Agent, Crew, type ModelResponse, type StatecrewEvent, Task } from '../../src/index.js';
+import { createScriptedModel } from '../../src/models/scripted.js';
 import { scriptedModel } from '../../src/testing.js';
 import { crewView, type RunView, writeRunView } from '../../src/view/index.js';
 import { taskLine } from '../helpers.js';
@@ -86,6 +87,38 @@ async function hostileRun(): Promise<{ view: RunView }> {
   const events: StatecrewEvent[] = [];
   run.events$.subscribe((e) => events.push(e));
   return { view: crewView(crew, { output: await run.result, events }) };
+}
+
+/** A model turn that calls one tool. */
+const toolCall = (name: string, args: Record<string, unknown>, id: string): ModelResponse => ({
+  text: '',
+  toolCalls: [{ id, name, args }],
+});
+
+const HOSTILE_TASK = 'Find facts <img src=x onerror="window.__xss=3"> about otters';
+const REPLY = 'Otters hold hands while they sleep';
+
+/** A writer that delegates a task (hostile text) to the researcher, after a refused call to a coworker it does not have. */
+async function delegatingRun(): Promise<RunView> {
+  const writer = new Agent({
+    role: 'Writer',
+    llm: createScriptedModel([
+      toolCall('ask_question', { coworker: 'Astronaut', question: 'Up there?', context: '' }, 'c1'),
+      toolCall('delegate_work', { coworker: 'Researcher', task: HOSTILE_TASK, context: 'kids' }, 'c2'),
+      'An article about otters',
+    ]),
+    allowDelegation: true,
+  });
+  const researcher = new Agent({ role: 'Researcher', llm: createScriptedModel([REPLY]) });
+  const crew = new Crew({
+    name: 'otters',
+    agents: [writer, researcher],
+    tasks: [new Task({ name: 'write', description: 'Write about otters', agent: writer })],
+  });
+  const run = crew.run();
+  const events: StatecrewEvent[] = [];
+  run.events$.subscribe((e) => events.push(e));
+  return crewView(crew, { output: await run.result, events });
 }
 
 describe.skipIf(optedOut)('the run view in Chromium', () => {
@@ -174,6 +207,53 @@ describe.skipIf(optedOut)('the run view in Chromium', () => {
     expect(facts).toMatchObject({ Status: 'completed', Attempts: '2', Retries: '1' });
     await page().locator('svg.graph [data-node="appendix"]').click();
     expect(await page().locator('#panel pre.error').textContent()).toBe('appendix source is gone');
+  });
+
+  describe('of agents delegating', () => {
+    let delegation: Page | undefined;
+    const shown = (): Page => {
+      page();
+      if (delegation === undefined) throw new Error('The delegation view did not open in Chromium');
+      return delegation;
+    };
+
+    beforeAll(async () => {
+      if (browser === undefined) return;
+      const file = await writeRunView(await delegatingRun(), `${ARTIFACTS}run-view-delegation.html`);
+      delegation = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+      delegation.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      delegation.on('pageerror', (error) => problems.push(error.message));
+      await delegation.goto(pathToFileURL(file).href);
+    }, 60_000);
+
+    it('draws the message between the two agents on their lanes, and shows it with the reply in the panel', async () => {
+      const lanes = shown().locator('svg.lanes');
+      await expect.poll(() => lanes.locator('.lane').count()).toBe(2);
+      expect(await lanes.locator('.lane .row-label').allTextContents()).toEqual(['Writer', 'Researcher']);
+      const message = lanes.locator('g.message[data-from="Writer"][data-to="Researcher"]');
+      expect(await message.isVisible()).toBe(true);
+      expect(await message.locator('title').textContent()).toContain(
+        `Writer → Researcher: delegated "${HOSTILE_TASK}"`,
+      );
+      await message.click();
+      const entry = shown().locator('#panel article.message.selected');
+      await expect.poll(() => entry.count()).toBe(1);
+      expect(await entry.isVisible()).toBe(true);
+      expect(await entry.locator('.message-head').textContent()).toBe('Writer → Researcher');
+      expect(await entry.locator('pre.reply').textContent()).toBe(REPLY);
+      expect(await entry.locator('pre').first().textContent()).toBe(HOSTILE_TASK);
+      // The refused call is there too, with its code; the totals say what each agent spent.
+      expect(
+        await shown().locator('#panel article.message.msg-refused .message-state').textContent(),
+      ).toContain('unknown_coworker');
+      expect(await shown().locator('.agent-totals dt').allTextContents()).toEqual(['Writer', 'Researcher']);
+      await shown().screenshot({ path: `${ARTIFACTS}run-view-delegation.png`, fullPage: true });
+      expect(await shown().locator('img').count()).toBe(0);
+      expect(await shown().evaluate('typeof window.__xss')).toBe('undefined');
+    });
   });
 
   it('runs no payload and fetches nothing: no dialog, no request beyond the page, no error', async () => {

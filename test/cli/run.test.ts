@@ -94,4 +94,15 @@ describe('statecrew run, show and runs', { timeout: 60_000 }, () => {
     const missing = await cli(['plot', 'no-such-run', '--store', store], { cwd });
     expect(missing.stderr).toMatch(/\(run_not_found\)\n$/);
   });
+
+  it('plots a stored run whose agents delegated: the message between them, with its reply', async () => {
+    const ran = await cli(['run', fixture('delegating-crew.ts'), '--store', store], { cwd });
+    expect(ran.code).toBe(0);
+    const plotted = await cli(['plot', idOf(ran.stdout), '--store', store], { cwd });
+    expect(plotted.code).toBe(0);
+    const page = readFileSync(plotted.stdout.trim(), 'utf8');
+    expect(page).toContain('data-from="Writer" data-to="Researcher"');
+    expect(page).toContain('Writer → Researcher: delegated &quot;Find a fact about otters&quot;');
+    expect(page).toContain('Otters hold hands while they sleep');
+  });
 });

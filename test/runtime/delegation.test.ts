@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { z } from 'zod';
-import { Agent, Crew, defineTool, type StatecrewEvent, Task } from '../../src/index.js';
+import {
+  Agent,
+  Crew,
+  defineTool,
+  ExecutionDocument,
+  MemoryStore,
+  type StatecrewEvent,
+  Task,
+} from '../../src/index.js';
 import { createScriptedModel, type RecordedRequest } from '../../src/models/scripted.js';
 import type { ModelResponse } from '../../src/types.js';
 
@@ -297,6 +305,48 @@ describe('delegation between agents', () => {
     expect(() => new Agent({ role: 'X', llm: model, allowDelegation: 'yes' as never })).toThrow(
       /allowDelegation/,
     );
+  });
+
+  it('keeps a node’s messages to coworkers, refused ones too, and its usage by agent in its stored result', async () => {
+    const writerModel = createScriptedModel([
+      call('ask_question', { coworker: 'Astronaut', question: 'Up there?', context: '' }),
+      call('delegate_work', { coworker: 'Researcher', task: 'Find a fact', context: 'kids' }, 'c2'),
+      'done',
+    ]);
+    const writer = new Agent({ role: 'Writer', llm: writerModel, allowDelegation: true });
+    const researcher = new Agent({ role: 'Researcher', llm: createScriptedModel(['Otters hold hands']) });
+    const store = new MemoryStore();
+    const out = await new Crew({
+      agents: [writer, researcher],
+      tasks: [new Task({ name: 'write', description: 'Write', agent: writer })],
+      store,
+    }).kickoff();
+    const doc = await ExecutionDocument.fromStore(store, out.metadata.executionId);
+    const [result] = doc?.results ?? [];
+    expect(result?.delegations).toEqual([
+      {
+        kind: 'ask',
+        from: 'Writer',
+        to: 'Astronaut',
+        task: 'Up there?',
+        at: expect.any(Number),
+        code: 'unknown_coworker',
+        error: expect.stringContaining('the coworkers are: Researcher'),
+      },
+      {
+        kind: 'delegate',
+        from: 'Writer',
+        to: 'Researcher',
+        task: 'Find a fact',
+        context: 'kids',
+        depth: 1,
+        at: expect.any(Number),
+        durationMs: expect.any(Number),
+        reply: 'Otters hold hands',
+      },
+    ]);
+    expect(result?.agentUsage?.Writer?.calls).toBe(3);
+    expect(result?.agentUsage?.Researcher?.calls).toBe(1);
   });
 
   it('shows the messages between agent actors to an inspector: DELEGATE, CONSULT and CONSULT.DONE', async () => {

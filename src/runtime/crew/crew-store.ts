@@ -1,6 +1,6 @@
 import { describeThrown, StatecrewError } from '../../errors.js';
 import { type JsonValue, toJson } from '../../stores/store.js';
-import type { CrewOutput, RunStatus, StoreErrorRecord, Usage } from '../../types.js';
+import type { CrewOutput, DelegationMessage, RunStatus, StoreErrorRecord, Usage } from '../../types.js';
 import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
 import type { HeadChange, RunOwner } from '../durable/run-owner.js';
 import type { EventHub } from '../engine/event-hub.js';
@@ -31,6 +31,10 @@ export interface StoredTaskResult {
   /** What its agent was asked (persona and task lines) and the context it read. */
   prompt?: string;
   context?: string;
+  /** The messages its agents sent coworkers, with their replies, in the order asked (when there were any). */
+  delegations?: DelegationMessage[];
+  /** What each agent's model calls spent in it, by role, when coworkers spoke in it (else all is `agent`'s). */
+  agentUsage?: Record<string, Usage>;
 }
 
 /** A crew run's document as it is stored in `crew_executions` (key `run`) when the run ends. */
@@ -175,6 +179,12 @@ export function storedTaskResult(
   if (record.errorCode !== undefined) stored.code = record.errorCode;
   stored.prompt = asked.prompt;
   stored.context = asked.context;
+  if (record.delegations.length > 0) stored.delegations = record.delegations.map((m) => ({ ...m }));
+  if ([...record.agentUsage.keys()].some((role) => role !== record.agent)) {
+    stored.agentUsage = Object.fromEntries(
+      [...record.agentUsage].map(([role, usage]) => [role, { ...usage }]),
+    );
+  }
   return stored;
 }
 

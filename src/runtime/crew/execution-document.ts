@@ -1,5 +1,5 @@
 import type { JsonValue, Store } from '../../stores/store.js';
-import type { MemoryEntry, RunStatus, Usage } from '../../types.js';
+import type { DelegationMessage, MemoryEntry, RunStatus, Usage } from '../../types.js';
 import { RUN_KEY, readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
 import { memoryEntry } from './memory.js';
 import { SUMMARY_NODE } from './summary.js';
@@ -25,6 +25,10 @@ export interface ExecutionResult {
   /** What its agent was asked (persona and task lines) and the context it read. */
   prompt?: string;
   context?: string;
+  /** The messages its agents sent coworkers, with their replies (absent in records written before they were kept). */
+  delegations?: DelegationMessage[];
+  /** What each agent spent in it, by role, when coworkers spoke in it. */
+  agentUsage?: Record<string, Usage>;
 }
 
 /**
@@ -190,6 +194,8 @@ function toResult(stored: StoredTaskResult): ExecutionResult {
   if (stored.startedAt !== undefined) result.startedAt = stored.startedAt;
   if (stored.prompt !== undefined) result.prompt = stored.prompt;
   if (stored.context !== undefined) result.context = stored.context;
+  if (stored.delegations !== undefined) result.delegations = stored.delegations;
+  if (stored.agentUsage !== undefined) result.agentUsage = stored.agentUsage;
   return result;
 }
 

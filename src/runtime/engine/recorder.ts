@@ -1,6 +1,7 @@
 import { addUsage, emptyUsage } from '../../models/usage.js';
 import type {
   Delegation,
+  DelegationMessage,
   Failure,
   NodeExecutionInfo,
   NodeStatus,
@@ -8,6 +9,7 @@ import type {
   TaskOutput,
   Usage,
 } from '../../types.js';
+import { askedMessage, refusedMessage, replyTo } from './delegation-messages.js';
 
 /** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
 export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
@@ -15,6 +17,10 @@ export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   output?: TaskOutput;
   /** Why it failed for good, with its code. */
   failure?: Failure;
+  /** The messages its agents sent coworkers (refused ones too), in the order asked. */
+  delegations: DelegationMessage[];
+  /** What each agent's model calls in it spent, by role: its own agent's, and its coworkers'. */
+  agentUsage: Map<string, Usage>;
 }
 
 /** What a node restored from an earlier run brings to its record. */
@@ -23,6 +29,9 @@ export interface RestoredFacts {
   startedAt: number;
   durationMs: number;
   usage: Usage;
+  /** Its messages to coworkers, and its usage by role, when the earlier run kept them. */
+  delegations?: DelegationMessage[];
+  agentUsage?: Record<string, Usage>;
 }
 
 /** What a reader of a completed output gets: its structured value as JSON when it has one, else its raw text. */
@@ -77,11 +86,21 @@ export class RunRecorder {
       case 'model.call':
         this.modelCall(event.nodeId, event.usage, event.agent);
         return;
-      case 'tool.call':
-        this.#record(event.nodeId, event.nodeId, '').toolCalls.push(event.call);
+      case 'tool.call': {
+        const record = this.#record(event.nodeId, event.nodeId, '');
+        record.toolCalls.push(event.call);
+        const refused = refusedMessage(event.call, record.agent);
+        if (refused !== undefined) record.delegations.push({ ...refused, at: event.at });
         return;
-      case 'delegation':
+      }
+      case 'delegation': {
         this.delegations.push(delegationOf(event));
+        if (event.kind !== 'allocate')
+          this.#record(event.nodeId, event.nodeId, '').delegations.push(askedMessage(event));
+        return;
+      }
+      case 'delegation.replied':
+        replyTo(this.#record(event.nodeId, event.nodeId, '').delegations, event);
         return;
       case 'judge.verdict':
         this.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
@@ -127,7 +146,9 @@ export class RunRecorder {
     record.usage = { ...from.usage };
     addUsage(this.usage, from.usage);
     addUsage(this.workersUsage, from.usage);
-    this.#agentUsage(record.agent, from.usage);
+    if (from.delegations !== undefined) record.delegations = [...from.delegations];
+    const byRole = Object.entries(from.agentUsage ?? { [record.agent]: from.usage });
+    for (const [role, usage] of byRole) this.#agentUsage(record, role, usage);
   }
 
   /** A remote worker held a node's attempt. */
@@ -144,16 +165,13 @@ export class RunRecorder {
     addUsage(record.usage, usage);
     addUsage(this.usage, usage);
     addUsage(this.workersUsage, usage);
-    this.#agentUsage(agent ?? record.agent, usage);
+    this.#agentUsage(record, agent ?? record.agent, usage);
   }
 
-  #agentUsage(role: string, usage: Usage): void {
-    let own = this.agentsUsage.get(role);
-    if (own === undefined) {
-      own = emptyUsage();
-      this.agentsUsage.set(role, own);
-    }
-    addUsage(own, usage);
+  /** Counts `usage` under `role`, in the run's and in `record`'s usage by agent. */
+  #agentUsage(record: NodeRecord, role: string, usage: Usage): void {
+    addUsage(usageOf(this.agentsUsage, role), usage);
+    addUsage(usageOf(record.agentUsage, role), usage);
   }
 
   /** The raw output of a completed node, if it completed. */
@@ -183,11 +201,23 @@ export class RunRecorder {
         attempts: 0,
         usage: emptyUsage(),
         toolCalls: [],
+        delegations: [],
+        agentUsage: new Map(),
       };
       this.nodes.set(nodeId, record);
     }
     return record;
   }
+}
+
+/** The usage `byRole` keeps for `role`, added empty when it has none yet. */
+function usageOf(byRole: Map<string, Usage>, role: string): Usage {
+  let usage = byRole.get(role);
+  if (usage === undefined) {
+    usage = emptyUsage();
+    byRole.set(role, usage);
+  }
+  return usage;
 }
 
 /** The failure a `node.failed` event reports, as the result's `failures` holds it. */
