@@ -48,6 +48,7 @@ export {
   NoWaiterError,
   OutputValidationError,
   QueueUnavailableError,
+  ReviewRejectedError,
   RouteCoverageError,
   RunAbortedError,
   RunExistsError,
@@ -187,9 +188,12 @@ export {
   type StoredRunStatus,
 } from './stores/store.js';
 export type {
+  ApprovalAnswer,
+  ApprovalCheck,
   AttemptMemory,
   CrewMetadata,
   CrewOutput,
+  CrewPending,
   EmbeddingModel,
   ExecutionLogEntry,
   Failure,
@@ -206,6 +210,7 @@ export type {
   NodeStatus,
   Policy,
   PolicyOptions,
+  ReviewAnswer,
   RunStatus,
   RunUsage,
   StatecrewEvent,

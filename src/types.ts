@@ -197,7 +197,8 @@ export interface NodeExecutionInfo {
   name: string;
   /** Role of the agent that ran it. */
   agent: string;
-  status: 'completed' | 'failed';
+  /** `paused`: it waits for a human (a tool call to approve, its output to review): see `pending`. */
+  status: 'completed' | 'failed' | 'paused';
   /** Epoch milliseconds of the first attempt's start. */
   startedAt: number;
   /** From the first attempt's start to the node settling. */
@@ -212,10 +213,10 @@ export interface NodeExecutionInfo {
   worker?: string;
 }
 
-/** One line of the execution log: a node that completed or failed. */
+/** One line of the execution log: a node that completed, failed, or paused for a human. */
 export interface ExecutionLogEntry {
   nodeId: string;
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'paused';
   durationMs: number;
   error?: string;
 }

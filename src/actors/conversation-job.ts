@@ -4,6 +4,7 @@ import { isModel } from '../models/call.js';
 import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
+import type { ConversationResume } from './pause.js';
 
 /**
  * One attempt's conversation as plain data — what a worker elsewhere needs to hold it: the agent and
@@ -31,6 +32,10 @@ export interface ConversationJob {
   stream?: boolean;
   /** When the attempt runs out of time, in epoch ms (its task's `timeoutMs`). */
   deadline?: number;
+  /** What the conversation's call ids start with (the task run's node id and attempt). */
+  callScope?: string;
+  /** Where a conversation that paused for approvals goes on from, with the answers (plain data). */
+  resume?: ConversationResume;
 }
 
 /** What a conversation reports while it runs, as plain data. */
@@ -140,6 +145,8 @@ export async function holdConversation(
       onToolCall: (record) => report({ type: 'tool.call', record }),
     };
     if (job.stream === true) hooks.onDelta = (delta) => report({ type: 'model.delta', delta });
+    if (job.callScope !== undefined) hooks.callScope = job.callScope;
+    if (job.resume !== undefined) hooks.resume = job.resume;
     const text = await withDeadline(job.deadline, signal, (s) =>
       converse(speaker, prompt, job.context, s, hooks),
     );

@@ -16,6 +16,8 @@ import type { EventHub } from '../engine/event-hub.js';
 import { LifecycleRunner, type LifecycleRunnerHooks, type NodeWorker } from '../engine/lifecycle-runner.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import { attemptHooks } from './attempt-hooks.js';
+import { countedOn, type WaitingTasks } from './crew-answers.js';
+import { storableWait } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
 import type { RunMemory } from './memory.js';
 
@@ -23,6 +25,11 @@ import type { RunMemory } from './memory.js';
 export interface TaskRunSpec extends AttemptSpec {
   maxAttempts: number;
   retryDelayMs: number;
+  /**
+   * Attempts an earlier run of this execution used before this one (a run that waited for a human):
+   * its attempts count on from them. @default 0
+   */
+  attemptsBefore?: number;
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
@@ -48,6 +55,8 @@ export interface TaskRunnerOptions {
   executor?: ConversationExecutor | undefined;
   /** The run's execution memory, which the results tool reads. */
   memory?: RunMemory | undefined;
+  /** Runs a resumed run found waiting for a human, and the answers they go on with. */
+  waiting?: WaitingTasks | undefined;
 }
 
 /**
@@ -78,6 +87,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   readonly #hooks: AttemptHooks;
   readonly #store: SettledTaskWriter | undefined;
   readonly #restored: ReadonlyMap<string, StoredTaskResult> | undefined;
+  readonly #waiting: WaitingTasks | undefined;
   /** Why each run's last attempt was rejected by a guardrail: its next attempt is told. */
   readonly #feedback = new Map<string, string>();
   /** The runner these runs belong to, which holds their store writes: set right after it is created. */
@@ -89,6 +99,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     this.#hooks = hooks;
     this.#store = options.store;
     this.#restored = options.restored;
+    this.#waiting = options.waiting;
   }
 
   workerOf(spec: TaskRunSpec): NodeWorker {
@@ -99,7 +110,9 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
-      const outcome = runTaskAttempt(this.#withFeedback(spec), attemptNo, signal, this.#hooks);
+      const outcome = this.#waiting?.has(spec.nodeId)
+        ? this.#goOn(spec, attemptNo, signal)
+        : runTaskAttempt(this.#withFeedback(spec), attemptNo, signal, this.#hooks);
       return this.#store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
     }
     // Its stored output, without asking the model again.
@@ -108,7 +121,19 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     return Promise.resolve({ ok: true, output, finishedAt: this.#hub.now() });
   }
 
-  publish(emitted: LifecycleEmitted, spec: TaskRunSpec | undefined): void {
+  /** An attempt of a run that waited for a human: as the answers say, counting on from its attempts. */
+  #goOn(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+    const asked = (this.#waiting as WaitingTasks).attempt(
+      this.#withFeedback(spec),
+      attemptNo,
+      this.#hub.now(),
+    );
+    if ('outcome' in asked) return Promise.resolve(asked.outcome);
+    return runTaskAttempt(asked.spec, asked.attemptNo, signal, this.#hooks);
+  }
+
+  publish(raw: LifecycleEmitted, spec: TaskRunSpec | undefined): void {
+    const emitted = spec?.attemptsBefore === undefined ? raw : countedOn(raw, spec.attemptsBefore);
     switch (emitted.type) {
       case 'node.ready':
         // Nothing records readiness: the event exists for listeners only.
@@ -138,6 +163,8 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     const hub = this.#hub;
     const at = hub.now();
     this.#recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
+    if (spec.attemptsBefore !== undefined)
+      this.#waiting?.started(emitted.nodeId, emitted.attempt, this.#recorder);
     if (hub.observed) {
       const { nodeId, attempt } = emitted;
       const { name, agent } = spec;
@@ -204,7 +231,7 @@ type Emitted<K extends LifecycleEmitted['type']> = Extract<LifecycleEmitted, { t
  * of it is written.
  */
 function storable(task: string, outcome: WorkOutcome): WorkOutcome {
-  if (!outcome.ok) return outcome;
+  if (!outcome.ok) return storableWait(task, outcome);
   const value = outcome.output as TaskRunValue;
   if (!('structured' in value)) return outcome;
   try {
