@@ -301,9 +301,12 @@ export interface CrewOutput {
 export interface WaitingStep {
   step: string;
   nodeId: string;
-  kind: 'human' | 'event';
+  /** `crew`: a crew the step kicked off waits for approvals or reviews. */
+  kind: 'human' | 'event' | 'crew';
   /** The event a wait step waits for (`kind: 'event'` only). */
   event?: string;
+  /** The paused crew run (`kind: 'crew'` only). */
+  executionId?: string;
   /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
   timeoutAt?: number;
 }

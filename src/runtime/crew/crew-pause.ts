@@ -92,6 +92,30 @@ function mayWait(tool: Tool): boolean {
   return tool.needsApproval !== undefined && tool.needsApproval !== false;
 }
 
+/** What could make a crew pause: a task with `humanInput`, or a tool that may wait for approval. */
+function pauser(
+  tasks: readonly { readonly humanInput: boolean; readonly tools: readonly Tool[] }[],
+  agents: readonly ({ readonly tools: readonly Tool[] } | undefined)[],
+): { review: boolean; tool: Tool | undefined } {
+  const tools = [...tasks.flatMap((t) => t.tools), ...agents.flatMap((a) => a?.tools ?? [])];
+  return { review: tasks.some((t) => t.humanInput), tool: tools.find(mayWait) };
+}
+
+/** Whether runs of `crew` could pause for a human (a task with `humanInput`, a tool that may wait). */
+export function crewCouldPause(crew: {
+  readonly tasks: readonly {
+    readonly humanInput: boolean;
+    readonly tools: readonly Tool[];
+    readonly agent?: Agent | undefined;
+  }[];
+  readonly agents: readonly Agent[];
+  readonly summary?: { readonly agent: Agent } | undefined;
+}): boolean {
+  const agents = [...crew.agents, ...crew.tasks.map((t) => t.agent), crew.summary?.agent];
+  const found = pauser(crew.tasks, agents);
+  return found.review || found.tool !== undefined;
+}
+
 /**
  * Refuses a kickoff without a store of a crew that could pause (`store_required`), before any call: a
  * task with `humanInput`, or a tool that may wait for approval on a task, a task's agent, one of the
@@ -104,14 +128,16 @@ export function checkCanPause(
   others: readonly (Agent | undefined)[] = [],
 ): void {
   if (hasStore) return;
-  const review = plan.tasks.find((t) => t.task.humanInput);
   const agents = [...plan.agents, ...plan.tasks.map((t) => t.agent), ...others];
-  const tools = [...plan.tasks.flatMap((t) => t.task.tools), ...agents.flatMap((a) => a?.tools ?? [])];
-  const approval = tools.find(mayWait);
-  if (review === undefined && approval === undefined) return;
+  const found = pauser(
+    plan.tasks.map((t) => t.task),
+    agents,
+  );
+  const review = plan.tasks.find((t) => t.task.humanInput);
+  if (review === undefined && found.tool === undefined) return;
   const why =
     review === undefined
-      ? `pause when tool "${approval?.name}" waits for approval`
+      ? `pause when tool "${found.tool?.name}" waits for approval`
       : `pause when task "${review.nodeId}" waits for a human's review (humanInput)`;
   throw new StoreRequiredError(`Crew "${crew}"`, why);
 }

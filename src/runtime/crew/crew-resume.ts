@@ -75,7 +75,7 @@ export async function resumeRestore(
 }
 
 /** What the task runs of stored run `id` wait for (none unless it paused). */
-async function storedPending(store: Store, id: string): Promise<CrewPending[]> {
+export async function storedPending(store: Store, id: string): Promise<CrewPending[]> {
   const rows = await store.list('crew_task_results', id);
   return rows.flatMap((row) => {
     const result = readTaskResult(row.value);
