@@ -4,6 +4,7 @@ import {
   Agent,
   Crew,
   type CrewOptions,
+  createRunner,
   defineTool,
   ExecutionDocument,
   MemoryStore,
@@ -246,5 +247,79 @@ describe('tool calls that wait for approval', () => {
     expect(out3.tasksOutput.find((t) => t.name === 't1')?.raw).toBe(
       'refund 200: Error: approval_refused: a human refused this call',
     );
+  });
+
+  it('hierarchical: the manager keeps its allocation of a waiting task, and synthesizes once it went on', async () => {
+    const store = new MemoryStore();
+    const done: number[] = [];
+    const allocated: string[] = [];
+    const make = (llm: ScriptedModel) => {
+      const clerk = new Agent({ role: 'Clerk', llm, tools: [refundTool(done, 100)] });
+      const other = new Agent({ role: 'Other', llm });
+      const manager = {
+        allocate: (description: string) => {
+          allocated.push(description);
+          return 'Clerk';
+        },
+        synthesize: (_goal: string, outputs: string[]) => outputs.join(' + '),
+      };
+      const tasks = ['refund 200', 'report'].map(
+        (description) => new Task({ name: description.split(' ')[0], description }),
+      );
+      return new Crew({ tasks, agents: [clerk, other], process: 'hierarchical', manager, store });
+    };
+    const out1 = await make(clerkModel()).kickoff({ executionId: 'h1' });
+    expect(out1.status).toBe('paused');
+    expect(allocated).toEqual(['refund 200']);
+    const out2 = await make(clerkModel()).resume('h1', { approvals: { 'refund.1.1.0': { approve: true } } });
+    expect(out2.status).toBe('completed');
+    expect(allocated).toEqual(['refund 200', 'report']);
+    expect(out2.raw).toBe('refund 200: refunded 200 + report: nothing to do');
+    expect(out2.delegations.map((d) => d.role)).toEqual(['Clerk', 'Clerk']);
+  });
+
+  it("loop: a task waiting in an iteration is answered by its iteration's call id", async () => {
+    const store = new MemoryStore();
+    const done: number[] = [];
+    const make = (llm: ScriptedModel) => {
+      const clerk = new Agent({ role: 'Clerk', llm, tools: [refundTool(done, 100)] });
+      const tasks = [new Task({ name: 'pay', description: 'refund 300', agent: clerk })];
+      return new Crew({
+        tasks,
+        process: 'loop',
+        loop: { condition: 'paid', judge: () => 'YES', maxIterations: 2 },
+        store,
+      });
+    };
+    const out1 = await make(clerkModel()).kickoff({ executionId: 'l1' });
+    expect(out1.pending?.map((p) => [p.nodeId, p.kind === 'approval' ? p.callId : ''])).toEqual([
+      ['pay#1', 'pay#1.1.1.0'],
+    ]);
+    const out2 = await make(clerkModel()).resume('l1', { approvals: { 'pay#1.1.1.0': { approve: true } } });
+    expect(out2.status).toBe('completed');
+    expect(out2.metadata.iterations).toBe(1);
+    expect(done).toEqual([300]);
+  });
+
+  it('a run whose process died after a call paused is recovered paused again, without a model call', async () => {
+    const store = new MemoryStore();
+    const done: number[] = [];
+    await refundCrew(store, clerkModel(), done).kickoff({ executionId: 'd1' });
+    // As if its process died after storing the paused task, before storing the run's end.
+    const head = await store.readRun('d1');
+    const lease = { owner: 'gone:1', token: 't', expiresAt: 0, host: 'elsewhere', pid: 1, thread: 0 };
+    expect(await store.claimRun('d1', head?.version as number, { status: 'running', lease })).toBe(true);
+    const llm = clerkModel();
+    const runner = createRunner({ store, crews: [refundCrew(store, llm, done)] });
+    const report = await runner.recover();
+    await runner.close();
+    expect(report.resumed).toEqual(['d1']);
+    expect(llm.calls).toHaveLength(0);
+    expect(await store.readRun('d1')).toMatchObject({ status: 'paused', lease: null });
+    const out = await refundCrew(store, clerkModel(), done).resume('d1', {
+      approvals: { 'refund.1.1.0': { approve: true } },
+    });
+    expect(out.status).toBe('completed');
+    expect(done).toEqual([500]);
   });
 });
