@@ -15,6 +15,11 @@ import type { CrewStepAnswer, PendingCrew, PendingStep, StepAnswer } from './sna
 export interface CrewAnswerInput {
   approvals?: Readonly<Record<string, ApprovalAnswer>> | undefined;
   reviews?: Readonly<Record<string, ReviewAnswer>> | undefined;
+  /**
+   * The waiting step whose crew the answers are for: needed only when the crews of several steps
+   * wait for the same id (each answer goes to every step whose crew waits for it otherwise).
+   */
+  step?: string | undefined;
 }
 
 /** Whether a resume's answer is for crews (it has `approvals` or `reviews`), not a human step's route. */
@@ -41,9 +46,13 @@ export function crewStepAnswers(
 ): CrewStepAnswer[] {
   const where = `Flow "${flow}" resume`;
   const answers = readAnswers(where, given.approvals, given.reviews);
-  const crews = pending.filter((p): p is PendingCrew => p.kind === 'crew');
+  const crews = pending.filter(
+    (p): p is PendingCrew => p.kind === 'crew' && (given.step === undefined || p.step === given.step),
+  );
   if (answers === undefined || crews.length === 0) {
-    const what = crews.length === 0 ? 'no crew of it waits' : 'answer its crews with { approvals, reviews }';
+    const which = given.step === undefined ? 'it' : `step "${given.step}"`;
+    const what =
+      crews.length === 0 ? `no crew of ${which} waits` : 'answer its crews with { approvals, reviews }';
     throw new AnswerRequiredError(
       flow,
       id,
@@ -174,7 +183,11 @@ export async function kickoffPausable(
       throw AwaitingHumanError.crew(crew.name, executionId, await storedPending(store, executionId));
     }
     const { executionId: _id, inputs: _inputs, ...rest } = options;
-    const answers = answer === undefined ? {} : { approvals: answer.approvals, reviews: answer.reviews };
+    // A crew run answered meanwhile (by crew.resume) goes on, or gives its result, without them.
+    const answers =
+      answer === undefined || head.status !== 'paused'
+        ? {}
+        : { approvals: answer.approvals, reviews: answer.reviews };
     out = await crew.resume(executionId, { ...rest, store, ...answers, onRun: relay });
   }
   if (out.status === 'paused') throw AwaitingHumanError.crew(crew.name, executionId, out.pending ?? []);

@@ -7,6 +7,7 @@ import {
   defineTool,
   MemoryStore,
   type StatecrewEvent,
+  type StepContext,
   type Store,
   Task,
 } from '../../../src/index.js';
@@ -134,5 +135,62 @@ describe('a crew pausing for approval inside a flow step', () => {
     const out = await refundFlow(undefined, clerkModel(), [], []).kickoff({ inputs: { amount: 5 } });
     expect(out.status).toBe('failed');
     expect(out.failures.pay).toMatchObject({ code: 'store_required' });
+  });
+
+  it('two steps whose crews wait: answers name the step; the step not answered waits on without running', async () => {
+    const store = new MemoryStore();
+    const refunded: number[] = [];
+    const ran: string[] = [];
+    const make = () => {
+      const refund = defineTool({
+        name: 'refund',
+        description: 'Refund an amount',
+        input: z.object({ amount: z.number() }),
+        needsApproval: true,
+        execute: ({ amount }) => {
+          refunded.push(amount);
+          return `refunded ${amount}`;
+        },
+      });
+      const crewOf = () =>
+        new Crew({
+          name: 'refunds',
+          tasks: [
+            new Task({
+              name: 'refund',
+              description: 'refund {amount}',
+              agent: new Agent({ role: 'Clerk', llm: clerkModel(), tools: [refund] }),
+            }),
+          ],
+        });
+      const step =
+        (name: string, amount: number) =>
+        async ({ kickoff }: StepContext<object>) => {
+          ran.push(name);
+          return (await kickoff(crewOf(), { inputs: { amount } })).raw;
+        };
+      return createFlow({ name: 'pair', initialState: {}, store })
+        .start('a', step('a', 1))
+        .start('b', step('b', 2));
+    };
+    const out1 = await make().kickoff({ inputs: { id: 'p' } });
+    expect(out1.status).toBe('paused');
+    expect(out1.waiting?.map((w) => (w.kind === 'crew' ? [w.step, w.executionId] : []))).toEqual([
+      ['a', 'p:a:1'],
+      ['b', 'p:b:1'],
+    ]);
+    const call = { 'refund.1.1.0': { approve: true as const } };
+    await expect(make().resume('p', { step: 'c', approvals: call })).rejects.toMatchObject({
+      code: 'answer_required',
+    });
+    const out2 = await make().resume('p', { step: 'b', approvals: call });
+    expect(out2.status).toBe('paused');
+    expect(out2.pending).toMatchObject({ kind: 'crew', step: 'a' });
+    expect(refunded).toEqual([2]);
+    expect(ran).toEqual(['a', 'b', 'b']);
+    const out3 = await make().resume('p', { approvals: call });
+    expect(out3.status).toBe('completed');
+    expect(out3.outputs).toEqual({ a: 'refund 1: refunded 1', b: 'refund 2: refunded 2' });
+    expect(refunded).toEqual([2, 1]);
   });
 });
