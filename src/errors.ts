@@ -39,6 +39,7 @@ export type StatecrewErrorCode =
   | 'no_waiter'
   | 'not_paused'
   | 'output_invalid'
+  | 'review_rejected'
   | 'queue_unavailable'
   | 'route_coverage'
   | 'run_exists'
@@ -653,24 +654,50 @@ export class FlowMismatchError extends StatecrewError<'flow_mismatch'> {
   }
 }
 
-/** A paused flow run was resumed without a usable answer for the human step it waits for. */
+/** Whose run an answer went to: a flow's (the default) or a crew's. */
+export type AnsweredRun = 'flow' | 'crew';
+
+const RUN_TITLE: Readonly<Record<AnsweredRun, string>> = { flow: 'Flow', crew: 'Crew' };
+
+/**
+ * A paused run was resumed without a usable answer for what it waits for (a flow's human step, a
+ * crew's tool calls and reviews). `details` names the flow (`flow`) or the crew (`crew`).
+ */
 export class AnswerRequiredError extends StatecrewError<'answer_required'> {
-  constructor(flow: string, id: string, waiting: readonly string[], what: string) {
+  constructor(name: string, id: string, waiting: readonly string[], what: string, of: AnsweredRun = 'flow') {
     super(
       'answer_required',
-      `Flow "${flow}" run "${id}" waits for ${waiting.map((w) => `"${w}"`).join(', ')}: ${what}`,
-      { retryable: false, details: { flow, id, waiting: [...waiting] } },
+      `${RUN_TITLE[of]} "${name}" run "${id}" waits for ${waiting.map((w) => `"${w}"`).join(', ')}: ${what}`,
+      { retryable: false, details: { [of]: name, id, waiting: [...waiting] } },
     );
   }
 }
 
-/** An answer was given to a flow run that is not waiting for one. */
+/** An answer was given to a flow or crew run that is not waiting for one. */
 export class NotPausedError extends StatecrewError<'not_paused'> {
-  constructor(flow: string, id: string, status: string) {
-    super('not_paused', `Flow "${flow}" run "${id}" is ${status}, not paused: it takes no answer`, {
-      retryable: false,
-      details: { flow, id, status },
-    });
+  constructor(name: string, id: string, status: string, of: AnsweredRun = 'flow') {
+    super(
+      'not_paused',
+      `${RUN_TITLE[of]} "${name}" run "${id}" is ${status}, not paused: it takes no answer`,
+      {
+        retryable: false,
+        details: { [of]: name, id, status },
+      },
+    );
+  }
+}
+
+/**
+ * A human sent a task's output back (`crew.resume(id, { reviews })`) when no attempt was left to do
+ * it again: the task fails for good.
+ */
+export class ReviewRejectedError extends StatecrewError<'review_rejected'> {
+  constructor(task: string, feedback: string, attempts: number) {
+    super(
+      'review_rejected',
+      `Task "${task}": a human rejected its output after its last attempt (${attempts}): ${feedback}`,
+      { retryable: false, details: { task, feedback, attempts } },
+    );
   }
 }
 

@@ -48,6 +48,7 @@ export {
   NoWaiterError,
   OutputValidationError,
   QueueUnavailableError,
+  ReviewRejectedError,
   RouteCoverageError,
   RunAbortedError,
   RunExistsError,
@@ -130,6 +131,7 @@ export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
+export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
 export type {
   HumanOptions,
   HumanPromptContext,
@@ -156,6 +158,7 @@ export type {
   FlowRunInfo,
   FlowRunStatus,
   FlowSnapshot,
+  PendingCrew,
   PendingEvent,
   PendingHuman,
   PendingStep,

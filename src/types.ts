@@ -226,7 +226,8 @@ export interface NodeExecutionInfo {
   name: string;
   /** Role of the agent that ran it. */
   agent: string;
-  status: 'completed' | 'failed';
+  /** `paused`: it waits for a human (a tool call to approve, its output to review): see `pending`. */
+  status: 'completed' | 'failed' | 'paused';
   /** Epoch milliseconds of the first attempt's start. */
   startedAt: number;
   /** From the first attempt's start to the node settling. */
@@ -241,10 +242,10 @@ export interface NodeExecutionInfo {
   worker?: string;
 }
 
-/** One line of the execution log: a node that completed or failed. */
+/** One line of the execution log: a node that completed, failed, or paused for a human. */
 export interface ExecutionLogEntry {
   nodeId: string;
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'paused';
   durationMs: number;
   error?: string;
 }
@@ -329,9 +330,12 @@ export interface CrewOutput {
 export interface WaitingStep {
   step: string;
   nodeId: string;
-  kind: 'human' | 'event';
+  /** `crew`: a crew the step kicked off waits for approvals or reviews. */
+  kind: 'human' | 'event' | 'crew';
   /** The event a wait step waits for (`kind: 'event'` only). */
   event?: string;
+  /** The paused crew run (`kind: 'crew'` only). */
+  executionId?: string;
   /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
   timeoutAt?: number;
 }

@@ -5,6 +5,7 @@ import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
 import type { DelegationAsked, DelegationReplied } from './consult.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
+import type { ConversationResume } from './pause.js';
 import { workerDelegation } from './worker-delegation.js';
 
 /**
@@ -38,6 +39,10 @@ export interface ConversationJob {
    * `delegate_work` and `ask_question` and holds each coworker's conversation with its registry's agent.
    */
   delegation?: { roles: string[]; maxDepth: number };
+  /** What the conversation's call ids start with (the task run's node id and attempt). */
+  callScope?: string;
+  /** Where a conversation that paused for approvals goes on from, with the answers (plain data). */
+  resume?: ConversationResume;
 }
 
 /** What a conversation reports while it runs, as plain data. */
@@ -154,6 +159,8 @@ export async function holdConversation(
     if (job.stream === true) hooks.onDelta = (delta) => report({ type: 'model.delta', delta });
     if (job.delegation !== undefined)
       speaker = workerDelegation(job, job.delegation, speaker, registry, report);
+    if (job.callScope !== undefined) hooks.callScope = job.callScope;
+    if (job.resume !== undefined) hooks.resume = job.resume;
     const text = await withDeadline(job.deadline, signal, (s) =>
       converse(speaker, prompt, job.context, s, hooks),
     );

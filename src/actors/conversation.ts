@@ -177,7 +177,10 @@ async function modelConversation(
           calls: resume.from.calls,
           counter: new CallCounter(resume.from.counts),
         };
-  if (resume !== undefined) await runToolCalls(speaker, resume.from.remaining, talk, signal, hooks, resume);
+  if (resume !== undefined) {
+    const { remaining, first = 0 } = resume.from;
+    await runToolCalls(speaker, remaining, talk, signal, hooks, { resume, first });
+  }
   const tools = speaker.tools.map(toSpec);
   const { system, text } = prompt;
   while (talk.calls < speaker.maxIter) {
@@ -207,8 +210,9 @@ async function modelConversation(
 }
 
 /**
- * Runs one model turn's tool calls in order, feeding each result back. `resume`, when set, answers the
- * first call (the one the conversation paused on). A call that waits stops the conversation here.
+ * Runs one model turn's tool calls in order, feeding each result back. `from.resume`, when set,
+ * answers the first call (the one the conversation paused on), which was call `from.first` of its
+ * turn. A call that waits stops the conversation here.
  */
 async function runToolCalls(
   speaker: Speaker,
@@ -216,17 +220,18 @@ async function runToolCalls(
   talk: Talk,
   signal: AbortSignal,
   hooks: ConversationHooks,
-  resume?: ConversationResume,
+  from: { resume: ConversationResume; first: number } | undefined = undefined,
 ): Promise<void> {
+  const first = from?.first ?? 0;
   for (let index = 0; index < toolCalls.length; index += 1) {
     const toolCall = toolCalls[index] as ToolCall;
-    const resumed = index === 0 ? resume : undefined;
+    const resumed = index === 0 ? from?.resume : undefined;
+    const callId = callIdOf(hooks, talk, first + index);
     let record: ToolCallRecord;
     try {
       // A resumed call was counted when it was first made.
       const refused = resumed === undefined ? talk.counter.refusal(toolCall) : undefined;
-      record =
-        refused ?? (await runTool(speaker, toolCall, signal, hooks, callIdOf(hooks, talk, index), resumed));
+      record = refused ?? (await runTool(speaker, toolCall, signal, hooks, callId, resumed));
     } catch (error) {
       if (!(error instanceof CallWaits)) throw error;
       const pause: ConversationPause = {
@@ -236,6 +241,7 @@ async function runToolCalls(
         counts: talk.counter.entries(),
         waiting: error.waiting,
       };
+      if (first + index > 0) pause.first = first + index;
       if (error.nested !== undefined) pause.nested = error.nested;
       throw AwaitingHumanError.approval(pause);
     }

@@ -1,5 +1,5 @@
 import { StatecrewError } from '../errors.js';
-import type { ApprovalAnswer, ModelMessage, ToolCall } from '../types.js';
+import type { ApprovalAnswer, CrewPending, ModelMessage, TaskOutput, ToolCall } from '../types.js';
 
 /** A tool call that waits for a human's approval: its id in the run, the tool, its arguments, who called it. */
 export interface WaitingCall {
@@ -19,6 +19,11 @@ export interface WaitingCall {
 export interface ConversationPause {
   messages: ModelMessage[];
   remaining: ToolCall[];
+  /**
+   * The index of `remaining[0]` in its model turn, so that the calls after it keep their call ids
+   * (`<scope>.<model call>.<index>`) when the conversation goes on. @default 0
+   */
+  first?: number;
   calls: number;
   counts: [string, number][];
   waiting: WaitingCall;
@@ -49,6 +54,24 @@ export class AwaitingHumanError extends StatecrewError<'awaiting_human'> {
       `Agent "${agent}" called tool "${tool}", which waits for approval (call ${callId})`,
       { kind: 'approval', pause },
     );
+  }
+
+  /** A crew run (kicked off in a flow step) that paused: what it waits for, under its execution id. */
+  static crew(crew: string, executionId: string, pending: readonly CrewPending[]): AwaitingHumanError {
+    return new AwaitingHumanError(`Crew "${crew}" run "${executionId}" waits for a human`, {
+      kind: 'crew',
+      crew,
+      executionId,
+      pending: [...pending],
+    });
+  }
+
+  /** A task run whose checked output waits for a human's review (`humanInput` on its task). */
+  static review(output: TaskOutput): AwaitingHumanError {
+    return new AwaitingHumanError(`The output of task "${output.name}" waits for a human's review`, {
+      kind: 'review',
+      output,
+    });
   }
 }
 

@@ -19,6 +19,7 @@ import {
   failureOf,
 } from './conversation-job.js';
 import { toFailure } from './failure.js';
+import { AwaitingHumanError, type ConversationResume } from './pause.js';
 import { parseStructured } from './structured-output.js';
 import { withTimeLimit } from './time-limit.js';
 
@@ -51,6 +52,10 @@ export interface AttemptSpec {
    * worker grants the delegation tools). In this process the tools come in `tools` instead.
    */
   delegation?: { roles: string[]; maxDepth: number } | undefined;
+  /** A human reviews the checked output: the attempt ends waiting for it (`awaiting_human`). */
+  humanInput?: boolean | undefined;
+  /** Where this attempt's conversation goes on from (it paused for approvals), with the answers. */
+  resume?: ConversationResume | undefined;
 }
 
 /** The value a completed task run hands to its lifecycle. */
@@ -113,7 +118,8 @@ export function runTaskAttempt(
   if (
     spec.outputSchema === undefined &&
     (spec.guardrail?.length ?? 0) === 0 &&
-    spec.timeoutMs === undefined
+    spec.timeoutMs === undefined &&
+    spec.humanInput !== true
   ) {
     // Nothing to check and no time limit: the conversation's text is the output.
     return conversation(spec, attemptNo, signal, hooks).then(
@@ -153,8 +159,10 @@ function conversation(
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
+    // Unique in the run and stable once stored: a paused call is answered by its id.
     callScope: `${spec.nodeId}.${attemptNo}`,
   };
+  if (spec.resume !== undefined) talk.resume = spec.resume;
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
   if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
@@ -194,6 +202,8 @@ async function remoteConversation(
   };
   if (prompt.schema !== undefined) job.schema = prompt.schema;
   if (spec.delegation !== undefined) job.delegation = spec.delegation;
+  if (talk.callScope !== undefined) job.callScope = talk.callScope;
+  if (talk.resume !== undefined) job.resume = talk.resume;
   if (talk.onDelta !== undefined) job.stream = true;
   if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;
   const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, (progress) => {
@@ -244,18 +254,22 @@ function isRateLimited(agent: AttemptAgent): boolean {
   return agent.maxRpm !== undefined || (typeof agent.llm === 'object' && agent.llm.maxRpm !== undefined);
 }
 
-/** The value of a task's output once its schema parsed it and its guardrail accepted it. */
+/**
+ * The value of a task's output once its schema parsed it and its guardrail accepted it; with
+ * `humanInput`, the attempt then ends waiting for a human's review of it (`awaiting_human`).
+ */
 async function checked(spec: AttemptSpec, raw: string, attemptNo: number): Promise<TaskRunValue> {
   const value: TaskRunValue = { raw };
   if (spec.outputSchema) value.structured = parseStructured(spec.name, raw, spec.outputSchema);
+  const outputOf = (): TaskOutput => ({
+    name: spec.name,
+    description: spec.description,
+    expectedOutput: spec.expectedOutput,
+    agent: spec.agent.role,
+    ...value,
+  });
   for (const guardrail of spec.guardrail ?? []) {
-    const output: TaskOutput = {
-      name: spec.name,
-      description: spec.description,
-      expectedOutput: spec.expectedOutput,
-      agent: spec.agent.role,
-      ...value,
-    };
+    const output = outputOf();
     const verdict = readVerdict(await guardrail(output));
     if (!verdict.ok) {
       if (attemptNo >= (spec.maxAttempts ?? 1))
@@ -267,6 +281,7 @@ async function checked(spec: AttemptSpec, raw: string, attemptNo: number): Promi
       else value.structured = verdict.value;
     }
   }
+  if (spec.humanInput === true) throw AwaitingHumanError.review(outputOf());
   return value;
 }
 

@@ -49,6 +49,12 @@ export function crewText(out: CrewOutput): string {
     `run ${out.metadata.executionId}`,
   ];
   for (const [node, error] of Object.entries(out.errors)) lines.push(`  ${node}: ${error}`);
+  for (const p of out.pending ?? []) {
+    const what =
+      p.kind === 'approval' ? `call ${p.callId} (${p.agent} → ${p.tool})` : 'a review of its output';
+    lines.push(`  ${p.nodeId} waits for ${what}`);
+  }
+  if (out.pending !== undefined) lines.push('  answer with crew.resume(id, { approvals, reviews })');
   if (out.raw !== '') lines.push('', out.raw);
   return `${lines.join('\n')}\n`;
 }

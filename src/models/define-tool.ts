@@ -1,6 +1,6 @@
 import type { ZodType, z } from 'zod';
 import { InvalidOptionError } from '../errors.js';
-import type { Tool, ToolContext } from '../types.js';
+import type { ApprovalCheck, Tool, ToolContext } from '../types.js';
 
 /** What {@link defineTool} takes: the tool's name, what it does, its input schema and its body. */
 export interface ToolDefinition<Z extends ZodType> {
@@ -11,6 +11,13 @@ export interface ToolDefinition<Z extends ZodType> {
   input: Z;
   /** Runs the tool on arguments the schema accepted; its result goes back to the model as text. */
   execute(args: z.infer<Z>, context: ToolContext): unknown;
+  /**
+   * Whether a call waits for a human's approval before it runs (a function decides per call, on
+   * arguments the schema accepted): the crew run pauses — it needs a store — until
+   * `crew.resume(id, { approvals: { [callId]: { approve: true } | { approve: false, feedback } } })`.
+   * @default false
+   */
+  needsApproval?: boolean | ApprovalCheck<z.infer<Z>> | undefined;
 }
 
 /**
@@ -44,10 +51,25 @@ export function defineTool<Z extends ZodType>(definition: ToolDefinition<Z>): To
   if (typeof definition.execute !== 'function') {
     throw new InvalidOptionError(where, 'execute', 'a function', definition.execute);
   }
-  return {
+  const { needsApproval } = definition;
+  if (
+    needsApproval !== undefined &&
+    typeof needsApproval !== 'boolean' &&
+    typeof needsApproval !== 'function'
+  ) {
+    throw new InvalidOptionError(
+      where,
+      'needsApproval',
+      'true, false or a function of the call',
+      needsApproval,
+    );
+  }
+  const tool: Tool<z.infer<Z>> = {
     name: definition.name,
     description: definition.description,
     parameters: definition.input as ZodType<z.infer<Z>>,
     execute: definition.execute,
   };
+  if (needsApproval !== undefined) tool.needsApproval = needsApproval;
+  return tool;
 }

@@ -3,6 +3,7 @@ import type { ManagerLike } from '../actors/manager.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import type { Llm } from '../types.js';
 import type { Agent } from './crew/agent.js';
+import type { WaitingTasks } from './crew/crew-answers.js';
 import type { CrewAnalysis, CrewShape } from './crew/crew-picture.js';
 import type { StoredTaskResult } from './crew/crew-store.js';
 import type { CrewPlan, PlannedTask } from './crew/plan.js';
@@ -50,6 +51,8 @@ export interface CrewRunScope {
   readonly restored: ReadonlyMap<string, StoredTaskResult>;
   /** Every node id an earlier run of this execution got to, completed or failed (empty for a fresh run). */
   readonly reached: ReadonlySet<string>;
+  /** Runs an earlier run of this execution left waiting for a human (a resume with answers). */
+  readonly waiting?: WaitingTasks | undefined;
   /** What every model call of the run passes (the budget) and what it costs (the prices): advisors' too. */
   readonly gate: CallGate;
   /**

@@ -134,6 +134,7 @@ function buildTasks(
       maxRetries: entry.max_retries,
       retryDelayMs: entry.retry_delay_ms,
       timeoutMs: entry.timeout_ms,
+      humanInput: entry.human_input,
     });
     tasks.set(name, task);
   }

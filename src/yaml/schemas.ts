@@ -36,6 +36,7 @@ export const taskSchema = z.strictObject({
   max_retries: count.optional(),
   retry_delay_ms: count.optional(),
   timeout_ms: positive.optional(),
+  human_input: z.boolean().optional(),
 });
 
 /** An agent as `agents.yaml` defines it. */
@@ -64,6 +65,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   agent: 'the name of an agent',
   context: 'a list of task names',
   output_schema: 'the name of a schema',
+  human_input: 'true or false',
 };
 
 /** CrewAI keys with no meaning in statecrew, and what to do instead. */
@@ -80,7 +82,6 @@ const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, str
   },
   task: {
     async_execution: "use process: 'parallel' or 'graph'",
-    human_input: "a flow's human step waits for a person's answer",
     output_json: 'use output_schema',
     output_pydantic: 'use output_schema',
     output_file: "write the crew's output where you need it",

@@ -6,6 +6,7 @@ import {
   type ConversationExecutor,
   Crew,
   defineTool,
+  MemoryStore,
   StatecrewError,
   Task,
 } from '../../src/index.js';
@@ -85,6 +86,50 @@ export function executorContract(name: string, harness: ExecutorHarness): void {
           if (harness.worker === undefined) expect(node.worker).toBeUndefined();
           else expect(node.worker).toMatch(harness.worker);
         }
+      } finally {
+        await harness.close();
+      }
+    });
+
+    it('pauses a tool call for approval where the conversation runs, and goes on from it once approved', async () => {
+      const ran: string[] = [];
+      const publish = defineTool({
+        name: 'publish',
+        description: 'Publish a post',
+        input: z.object({ title: z.string() }),
+        needsApproval: true,
+        execute: ({ title }) => {
+          ran.push(title);
+          return `published ${title}`;
+        },
+      });
+      const llm = scriptedModel((request) => {
+        const said = request.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
+        if (said.length > 0) return `done: ${said.join(' | ')}`;
+        return { text: '', toolCalls: [{ id: 'p1', name: 'publish', args: { title: 'AI' } }] };
+      });
+      const editor = new Agent({ role: 'Editor', llm, tools: [publish] });
+      const tasks = [new Task({ name: 'ship', description: 'ship it', agent: editor })];
+      const executor = await harness.open({ agents: [editor], tools: [publish] });
+      try {
+        const crew = new Crew({ tasks, executor, store: new MemoryStore() });
+        const out = await crew.kickoff({ executionId: 'approval' });
+        expect(out.pending).toEqual([
+          {
+            kind: 'approval',
+            nodeId: 'ship',
+            tool: 'publish',
+            args: { title: 'AI' },
+            callId: 'ship.1.1.0',
+            agent: 'Editor',
+          },
+        ]);
+        expect(ran).toEqual([]);
+        const done = await crew.resume('approval', { approvals: { 'ship.1.1.0': { approve: true } } });
+        expect(ran).toEqual(['AI']);
+        expect(done.status).toBe('completed');
+        expect(done.tasksOutput[0]?.raw).toBe('done: published AI');
+        expect(done.nodes[0]?.usage.calls).toBe(2);
       } finally {
         await harness.close();
       }

@@ -1,5 +1,5 @@
 import type { FlowOutput } from '../../runtime/flow/flow-run.js';
-import type { PendingStep } from '../../runtime/flow/snapshot.js';
+import type { PendingCrew, PendingStep } from '../../runtime/flow/snapshot.js';
 
 /** A flow's result as JSON, for `--json`. */
 export function flowJson(out: FlowOutput<object>): string {
@@ -11,12 +11,21 @@ function deadlineText(p: PendingStep): string {
   return p.timeoutAt === undefined ? '' : ` (times out at ${new Date(p.timeoutAt).toISOString()})`;
 }
 
+/** What the crew of a step waits for, and how to answer it: from code (`flow.resume`). */
+export function crewWaitText(p: PendingCrew): string {
+  const items = p.pending.map((w) =>
+    w.kind === 'approval' ? `call ${w.callId} (${w.agent} → ${w.tool})` : `the review of ${w.nodeId}`,
+  );
+  return `crew "${p.crew}" (run ${p.executionId}) waits for ${items.join(', ')}; answer with flow.resume(id, { approvals, reviews })`;
+}
+
 /** What a paused run's waiting steps wait for, and how to answer or signal each from the command line. */
 export function resumeHint(id: string, pending: readonly PendingStep[]): string[] {
   return pending.map((p) => {
     if (p.kind === 'event') {
       return `  ${p.step} waits for event "${p.event}"${deadlineText(p)}\n  signal it with: statecrew signal ${id} ${p.event} [--payload <json>]`;
     }
+    if (p.kind === 'crew') return `  ${p.step}: ${crewWaitText(p)}`;
     const step = pending.length > 1 ? ` --step ${p.step}` : '';
     return `  ${p.step} asks: ${p.prompt}${deadlineText(p)}\n  answer with: statecrew resume ${id}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`;
   });

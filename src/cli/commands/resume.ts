@@ -44,7 +44,7 @@ function resumeTarget(
     if (target.kind === 'crew') {
       const out = await target.crew.resume(id, { store, signal });
       io.stdout.write(options.json === true ? crewJson(out) : crewText(out));
-      return out.status === 'completed' ? 0 : 1;
+      return out.status === 'completed' || out.status === 'paused' ? 0 : 1;
     }
     const out = await target.flow.resume(id, answerOf(options), { store, signal });
     io.stdout.write(options.json === true ? flowJson(out) : flowText(out));

@@ -48,7 +48,7 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
       if (target.kind === 'crew') {
         const crewOut = out as Awaited<ReturnType<typeof target.crew.kickoff>>;
         io.stdout.write(options.json === true ? crewJson(crewOut) : crewText(crewOut));
-        return crewOut.status === 'completed' ? 0 : 1;
+        return crewOut.status === 'completed' || crewOut.status === 'paused' ? 0 : 1;
       }
       const flowOut = out as Awaited<ReturnType<typeof target.flow.kickoff>>;
       io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));

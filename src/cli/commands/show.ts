@@ -4,7 +4,7 @@ import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import { type FlowSnapshot, type PendingStep, stepRunOf } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
-import { resumeHint } from './flow-output.js';
+import { crewWaitText, resumeHint } from './flow-output.js';
 
 /** Options of `statecrew show`. */
 export interface ShowCommandOptions {
@@ -93,7 +93,9 @@ function waitingMarkdown(flow: FlowSnapshot): string[] {
   const items = (flow.status === 'paused' ? flow.pending : []).map((p) =>
     p.kind === 'event'
       ? `- **${p.step}** waits for event \`${p.event}\`${deadline(p)}: \`statecrew signal ${flow.id} ${p.event} [--payload <json>]\``
-      : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
+      : p.kind === 'crew'
+        ? `- **${p.step}**: ${crewWaitText(p)}`
+        : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
   );
   const sleeping = sleepingRuns(flow).map(
     ({ nodeId, wakeAt }) => `- **${nodeId}** sleeps until ${isoOf(wakeAt)}`,

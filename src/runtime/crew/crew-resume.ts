@@ -1,9 +1,12 @@
-import { InvalidOptionError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
+import { InvalidOptionError, NotPausedError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
 import type { JsonValue, RunHead, Store } from '../../stores/store.js';
-import { claimStoredRun, type LegacyRun } from '../durable/claim.js';
+import type { CrewPending } from '../../types.js';
+import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
+import { type CrewAnswers, checkAnswers, WaitingTasks } from './crew-answers.js';
+import { pendingOf } from './crew-pause.js';
 import type { RunRestore } from './crew-run.js';
 import { RUN_KEY, readTaskResult, type StoredTaskResult } from './crew-store.js';
 import type { Task } from './task.js';
@@ -43,19 +46,43 @@ function baseNodeId(nodeId: string): string {
 
 const byNodeId = (results: StoredTaskResult[]) => new Map(results.map((r) => [r.nodeId, r]));
 
-/** What `crew.resume(executionId)` restores: every completed result of one of the crew's tasks. */
+/**
+ * What `crew.resume(executionId)` restores: every completed result of one of the crew's tasks, and
+ * the runs left waiting for a human, which go on with `answers`.
+ */
 export async function resumeRestore(
   crew: ResumableCrew,
   executionId: string,
   store: Store | undefined = crew.store,
+  answers?: CrewAnswers,
 ): Promise<RunRestore> {
   const ids = new Set(crew.tasks.map((t) => crew.nodeIdOf(t)));
   const stored = await storedResults(crew, executionId, 'resume', store);
   const ofCrew = stored.filter((r) => ids.has(r.nodeId) || ids.has(baseNodeId(r.nodeId)));
-  return {
+  const restore: RunRestore = {
     results: byNodeId(ofCrew.filter((r) => r.status === 'completed')),
     reached: new Set(ofCrew.map((r) => r.nodeId)),
   };
+  const waiting = new Map(
+    ofCrew.flatMap((result) =>
+      result.status === 'paused' && result.waiting !== undefined
+        ? [[result.nodeId, { result, wait: result.waiting }] as const]
+        : [],
+    ),
+  );
+  if (waiting.size > 0) restore.waiting = new WaitingTasks(waiting, answers);
+  return restore;
+}
+
+/** What the task runs of stored run `id` wait for (none unless it paused). */
+export async function storedPending(store: Store, id: string): Promise<CrewPending[]> {
+  const rows = await store.list('crew_task_results', id);
+  return rows.flatMap((row) => {
+    const result = readTaskResult(row.value);
+    return result.status === 'paused' && result.waiting !== undefined
+      ? [pendingOf(result.nodeId, result.waiting)]
+      : [];
+  });
 }
 
 /**
@@ -84,26 +111,40 @@ export async function replayRestore(
 
 /**
  * Claims stored run `executionId` of `crew` for `owner` before it is resumed: `run_not_found` when
- * the store holds no run of this crew under the id, `run_locked` while another owner runs it. Resolves
- * with the inputs the run was started with (undefined for a run stored before they were kept).
+ * the store holds no run of this crew under the id, `run_locked` while another owner runs it. A paused
+ * run needs `answers` that fit what it waits for (`answer_required`, `invalid_option`); answers to a
+ * run that is not paused are refused (`not_paused`). Of two answers at once, one claims the run (by
+ * compare-and-set on its head); the other gets `run_locked` while the winner runs, and `not_paused`
+ * once it moved on. Resolves with the inputs the run was started with (undefined for a run stored
+ * before they were kept).
  */
 export async function claimCrewRun(
   crew: ResumableCrew,
   owner: RunOwner,
   clock: Clock,
+  answers?: CrewAnswers,
 ): Promise<{ inputs: Record<string, unknown> | undefined }> {
   const what = `Crew "${crew.name}" resume`;
+  const notPaused = (status: string) => new NotPausedError(crew.name, owner.id, status, 'crew');
   const outcome = await claimStoredRun({
     owner,
     clock,
     what,
-    decide(head) {
+    async decide(head): Promise<ClaimDecision> {
       if (head.kind !== 'crew') {
         throw new RunNotFoundError(what, owner.id, `it is a run of ${head.kind} "${head.name}"`);
       }
+      if (head.status !== 'paused') {
+        if (answers !== undefined) throw notPaused(head.status);
+        return 'claim';
+      }
+      checkAnswers(crew.name, owner.id, await storedPending(owner.store, owner.id), answers);
       return 'claim';
     },
     legacy: () => legacyCrewRun(crew, owner.store, owner.id),
+    ...(answers === undefined
+      ? {}
+      : { lostRace: (head: RunHead) => notPaused(`${head.status}: another answer was taken first`) }),
   });
   if (outcome === undefined) throw new RunNotFoundError(what, owner.id);
   return { inputs: storedInputs(outcome.head) };

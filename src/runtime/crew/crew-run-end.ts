@@ -4,6 +4,7 @@ import type { Clock } from '../engine/clock.js';
 import type { RunParts, RunStage } from '../engine/run-to-end.js';
 import type { SupervisorOutput, SupervisorSetup } from '../process.js';
 import type { CrewKeeper } from './crew-keeper.js';
+import { isPaused, pendingIn } from './crew-pause.js';
 import type { RunnableCrew, RunRestore } from './crew-run.js';
 import type { CrewScopeParts } from './crew-scope.js';
 import { buildCrewOutput } from './result.js';
@@ -64,6 +65,8 @@ export class CrewRunEnd {
         const finished = output as SupervisorOutput;
         if (finished.error !== undefined) throw finished.error;
         const out = this.output(finished, false);
+        // Before `run.completed` (status `paused`): what the run waits for.
+        if (out.pending !== undefined) scope.hub.emit({ type: 'crew.paused', pending: out.pending });
         return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
       },
       ...(keeper === undefined
@@ -97,6 +100,7 @@ export class CrewRunEnd {
       aborted,
       ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
     });
+    if (out.status === 'paused') out.pending = pendingIn(scope.recorder.settled, plan);
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
     return out;
@@ -111,6 +115,8 @@ export class CrewRunEnd {
     if (node === undefined || (output as SupervisorOutput).error !== undefined || completed.length === 0) {
       return undefined;
     }
+    // A run that waits for a human is summarized once it goes on to its end.
+    if (recorder.settled.some(isPaused)) return undefined;
     // The summarizer is the crew's own agent, in no worker's registry: it runs here.
     const summaryRunner = createTaskRunner(hub, recorder, clock, { ...runnerOptions, executor: undefined });
     const stage = summarySupervisor(

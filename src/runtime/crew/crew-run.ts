@@ -14,7 +14,9 @@ import { RunRecorder } from '../engine/recorder.js';
 import { runToEnd } from '../engine/run-to-end.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { CrewDefinition, CrewProcess } from '../process.js';
+import type { WaitingTasks } from './crew-answers.js';
 import { CrewKeeper } from './crew-keeper.js';
+import { checkCanPause } from './crew-pause.js';
 import { type ActorPlacement, CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
@@ -109,6 +111,8 @@ export interface RunRestore {
   replayOf?: string;
   /** The owner that claimed the stored run this one goes on with (a resume). */
   owner?: RunOwner;
+  /** Task runs the earlier run left waiting for a human, and the answers they go on with (a resume). */
+  waiting?: WaitingTasks;
 }
 
 const NOTHING_RESTORED: ReadonlyMap<string, StoredTaskResult> = new Map();
@@ -142,7 +146,7 @@ export function startCrewRun(
   });
   const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;
-  const scope = { plan, runner, recorder, hub, crew, restored, reached, gate };
+  const scope = { plan, runner, recorder, hub, crew, restored, reached, gate, waiting: restore?.waiting };
   const supervisor = process.supervisor(createCrewScope(scope));
   const { logic, input, advisors = [] } = supervisor;
   const actor = createActor(logic, { input, ...actorPlacement(options, id, process.kind) });
@@ -177,6 +181,7 @@ function checkKickoff(
   checkStore('Crew kickoff', options.store);
   const plan = planCrew(crew, inputs);
   process.validate(plan);
+  checkCanPause(crew.name, plan, (options.store ?? crew.store) !== undefined, [crew.summary?.agent]);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
   if (options.executionId !== undefined) checkRunId('Crew kickoff', 'executionId', options.executionId);
   return { inputs, plan };
@@ -263,6 +268,7 @@ function taskRunnerOptions(
     stream: options.stream,
     executor: crew.executor,
     delegation: delegates(plan) ? { agents: plan.agents, maxDepth: crew.maxDelegationDepth } : undefined,
+    waiting: restore?.waiting,
     memory:
       crew.memory === undefined
         ? undefined

@@ -4,6 +4,7 @@ import type { EventHub } from '../engine/event-hub.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { CrewDefinition, CrewRunScope } from '../process.js';
 import type { Agent } from './agent.js';
+import type { WaitingTasks } from './crew-answers.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
 import { failedEvent, type TaskRunner, type TaskRunSpec } from './task-runner.js';
@@ -18,6 +19,8 @@ export interface CrewScopeParts {
   restored: ReadonlyMap<string, StoredTaskResult>;
   reached: ReadonlySet<string>;
   gate: CallGate;
+  /** Runs a resumed run found waiting for a human: each goes on with its answers. */
+  waiting?: WaitingTasks | undefined;
 }
 
 /**
@@ -25,14 +28,16 @@ export interface CrewScopeParts {
  * starts — the task's own settings first, then its agent's (time limit, attempts, backoff).
  */
 export function createCrewScope(parts: CrewScopeParts): CrewRunScope {
-  const { runner } = parts;
+  const { runner, waiting } = parts;
+  // A run that waited for a human counts on from the attempts it used.
+  const specOf = (spec: TaskRunSpec) => (waiting === undefined ? spec : waiting.specOf(spec));
   return {
     ...parts,
     startTask(planned, agent, context, supervisor, nodeId = planned.nodeId) {
-      runner.start(taskRunSpec(planned, agent, context, nodeId), supervisor);
+      runner.start(specOf(taskRunSpec(planned, agent, context, nodeId)), supervisor);
     },
     startTaskNow(planned, agent, context, supervisor) {
-      runner.startNow(taskRunSpec(planned, agent, context, planned.nodeId), supervisor);
+      runner.startNow(specOf(taskRunSpec(planned, agent, context, planned.nodeId)), supervisor);
     },
     recordFailure(nodeId, failure) {
       const failed = {
@@ -63,6 +68,7 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     agent,
     outputSchema: task.outputSchema,
     ...(task.tools.length === 0 ? {} : { tools: task.tools }),
+    ...(task.humanInput ? { humanInput: true } : {}),
     guardrail: task.guardrail === undefined ? undefined : [task.guardrail].flat(),
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),

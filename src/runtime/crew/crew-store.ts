@@ -5,6 +5,7 @@ import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
 import type { HeadChange, RunOwner } from '../durable/run-owner.js';
 import type { EventHub } from '../engine/event-hub.js';
 import type { NodeRecord } from '../engine/recorder.js';
+import { isPaused, type TaskWait, waitOf } from './crew-pause.js';
 
 /** A task run's result as a crew stores it in `crew_task_results`, keyed by its node id. */
 export interface StoredTaskResult {
@@ -15,7 +16,10 @@ export interface StoredTaskResult {
   name: string;
   agent: string;
   description: string;
-  status: 'completed' | 'failed';
+  /** `paused`: it waits for a human (`waiting`), and goes on with `crew.resume(id, { approvals | reviews })`. */
+  status: 'completed' | 'failed' | 'paused';
+  /** What a paused run waits for and needs to go on: its conversation's pause, or the output to review. */
+  waiting?: TaskWait;
   /** The output text (completed runs). */
   raw?: string;
   /** The parsed output, when the task has an `outputSchema` (completed runs): Dates, Maps… come back as they were. */
@@ -60,11 +64,17 @@ export const RUN_KEY = 'run';
 /** The marker of a task result whose `structured` is in the run value codec's form. */
 const CODEC = 'devalue';
 
-/** A task result as its record keeps it: `structured` in the codec's form (it was checked when the task finished). */
+/**
+ * A task result as its record keeps it: `structured` and `waiting` in the codec's form (they were
+ * checked when the task settled).
+ */
 export function taskResultRecord(result: StoredTaskResult): JsonValue {
-  const { structured, ...rest } = result;
-  if (!('structured' in result)) return rest as unknown as JsonValue;
-  return { ...rest, structured: encodeRunValue(structured), codec: CODEC } as unknown as JsonValue;
+  const { structured, waiting, ...rest } = result;
+  const record: Record<string, unknown> = rest;
+  if ('structured' in result) record.structured = encodeRunValue(structured);
+  if (waiting !== undefined) record.waiting = encodeRunValue(waiting);
+  if ('structured' in result || waiting !== undefined) record.codec = CODEC;
+  return record as JsonValue;
 }
 
 /** A task result read back from its record (one written before the codec keeps `structured` as JSON). */
@@ -72,7 +82,11 @@ export function readTaskResult(value: JsonValue): StoredTaskResult {
   const record = value as unknown as StoredTaskResult & { codec?: string };
   if (record?.codec !== CODEC) return record;
   const { codec: _codec, ...result } = record;
-  return { ...result, structured: decodeRunValue(record.structured as JsonValue) };
+  if ('structured' in record) result.structured = decodeRunValue(record.structured as JsonValue);
+  if (record.waiting !== undefined) {
+    result.waiting = decodeRunValue(record.waiting as unknown as JsonValue) as TaskWait;
+  }
+  return result;
 }
 
 /** What a crew does when a write to its store fails: stop (the default), or go on and report it. */
@@ -165,7 +179,7 @@ export function storedTaskResult(
     name: record.name,
     agent: record.agent,
     description,
-    status: record.status === 'completed' ? 'completed' : 'failed',
+    status: record.status === 'completed' ? 'completed' : isPaused(record) ? 'paused' : 'failed',
     startedAt: record.startedAt,
     attempts: record.attempts,
     durationMs: record.durationMs,
@@ -175,8 +189,12 @@ export function storedTaskResult(
     stored.raw = record.output.raw;
     if ('structured' in record.output) stored.structured = record.output.structured;
   }
-  if (record.error !== undefined) stored.error = record.error;
-  if (record.errorCode !== undefined) stored.code = record.errorCode;
+  const waiting = isPaused(record) ? waitOf(record.failure) : undefined;
+  if (waiting !== undefined) stored.waiting = waiting;
+  else {
+    if (record.error !== undefined) stored.error = record.error;
+    if (record.errorCode !== undefined) stored.code = record.errorCode;
+  }
   stored.prompt = asked.prompt;
   stored.context = asked.context;
   if (record.delegations.length > 0) stored.delegations = record.delegations.map((m) => ({ ...m }));

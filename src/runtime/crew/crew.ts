@@ -2,7 +2,7 @@ import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import type { ManagerFunctions } from '../../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
-import type { CrewOutput, ModelPrice } from '../../types.js';
+import type { ApprovalAnswer, CrewOutput, ModelPrice, ReviewAnswer } from '../../types.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
@@ -12,6 +12,7 @@ import type { LoopOptions, ProcessKind } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
+import { readAnswers } from './crew-answers.js';
 import { crewMermaid } from './crew-mermaid.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
@@ -41,10 +42,23 @@ export interface ReplayOptions extends RunOptions {
   fromTask: Task | string;
 }
 
-/** Options of {@link Crew.resume}: a run's options, and who hears of the run once it started. */
+/**
+ * Options of {@link Crew.resume}: a run's options, who hears of the run once it started, and the
+ * answers to what a paused run waits for.
+ */
 export interface CrewResumeOptions extends Omit<RunOptions, 'executionId'> {
   /** Called with the resumed run as soon as it was claimed and created: subscribe to its `events$` there. */
   onRun?: ((run: CrewRun) => void) | undefined;
+  /**
+   * Answers to tool calls waiting for approval, by `callId` (`out.pending`): `{ approve: true }` runs
+   * the call; `{ approve: false, feedback }` gives the model the refusal with the feedback instead.
+   */
+  approvals?: Readonly<Record<string, ApprovalAnswer>> | undefined;
+  /**
+   * Answers to task outputs waiting for review, by node id: `{ approve: true }` completes the task
+   * with it; `{ approve: false, feedback }` sends it back to the agent for another attempt.
+   */
+  reviews?: Readonly<Record<string, ReviewAnswer>> | undefined;
 }
 
 /** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
@@ -247,15 +261,23 @@ export class Crew {
    * result run (again), with the inputs the run was started with; the others complete with their
    * stored outputs, which later tasks read as context. `metadata.restored` lists them. Needs a store —
    * the option's, else the crew's (`store_required`); an id the store does not hold rejects with
-   * `run_not_found`, a run another owner runs with `run_locked`.
+   * `run_not_found`, a run another owner runs with `run_locked`. A paused run needs `approvals` or
+   * `reviews` (`answer_required`): the task runs they answer go on, the others wait on.
+   *
+   * @example
+   * const out = await crew.kickoff({ executionId: 'refund-42' }); // out.status === 'paused'
+   * const [call] = out.pending ?? [];
+   * if (call?.kind === 'approval') await crew.resume('refund-42', { approvals: { [call.callId]: { approve: true } } });
    */
   async resume(executionId: string, options: CrewResumeOptions = {}): Promise<CrewOutput> {
     checkOptionKeys(`Crew "${this.name}" resume`, options, CREW_RESUME_OPTIONS);
     const store = options.store ?? this.store;
     if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, 'resume a run');
+    const { approvals, reviews, onRun, ...rest } = options;
+    const answers = readAnswers(`Crew "${this.name}" resume`, approvals, reviews);
     const clock = toClock(options.clock);
     const owner = new RunOwner(store, executionId, crewLeaseMs(this, options), clock);
-    const { inputs } = await claimCrewRun(this, owner, clock);
+    const { inputs } = await claimCrewRun(this, owner, clock, answers);
     try {
       if (inputs !== undefined && options.inputs !== undefined) {
         throw new InvalidOptionError(
@@ -265,8 +287,7 @@ export class Crew {
           options.inputs,
         );
       }
-      const restore = await resumeRestore(this, executionId, store);
-      const { onRun, ...rest } = options;
+      const restore = await resumeRestore(this, executionId, store, answers);
       const runOptions = { ...rest, executionId, store, inputs: inputs ?? options.inputs };
       const run = startCrewRun(this, processes[this.process], runOptions, { ...restore, owner });
       onRun?.(run);

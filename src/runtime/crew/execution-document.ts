@@ -13,7 +13,8 @@ export interface ExecutionResult {
   /** The output text (completed runs). */
   raw?: string;
   structured?: unknown;
-  status: 'completed' | 'failed';
+  /** `paused`: it waits for a human (its run goes on with `crew.resume(id, { approvals | reviews })`). */
+  status: 'completed' | 'failed' | 'paused';
   attempts: number;
   durationMs: number;
   usage: Usage;

@@ -48,6 +48,7 @@ export const TASK_OPTIONS = {
   retryDelayMs: true,
   timeoutMs: true,
   tools: true,
+  humanInput: true,
 } as const satisfies Known<Required<TaskOptions>>;
 
 /** `new Agent(options)`. */
@@ -96,6 +97,8 @@ const { executionId: _resumedId, ...RESUMED_RUN_OPTIONS } = CREW_RUN_OPTIONS;
 export const CREW_RESUME_OPTIONS = {
   ...RESUMED_RUN_OPTIONS,
   onRun: true,
+  approvals: true,
+  reviews: true,
 } as const satisfies Known<Required<CrewResumeOptions>>;
 
 /** `createFlow(options)`, either form. */

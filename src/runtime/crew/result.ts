@@ -1,5 +1,6 @@
 import type { CrewOutput, Failure, NodeExecutionInfo, RunStatus, TaskOutput } from '../../types.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
+import { isPaused } from './crew-pause.js';
 
 /** What a process decides about its result; everything else comes from the recorder. */
 export interface ProcessSummary {
@@ -33,6 +34,20 @@ function statusOf(completed: number, failed: number): RunStatus {
   return completed === 0 ? 'failed' : 'partial';
 }
 
+/**
+ * A run's status: an aborted run's is `partial` (something completed) or `failed`; else `paused` while
+ * a node waits for a human, else as {@link statusOf} says.
+ */
+function runStatus(
+  aborted: boolean,
+  completed: number,
+  failed: number,
+  paused: number,
+): CrewOutput['status'] {
+  if (aborted) return completed > 0 ? 'partial' : 'failed';
+  return paused > 0 ? 'paused' : statusOf(completed, failed);
+}
+
 /** The value a node contributes to `output` and `nodeResults`: structured when it has one, else raw. */
 function nodeValue(output: TaskOutput): unknown {
   return 'structured' in output ? output.structured : output.raw;
@@ -57,8 +72,12 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
   const failures: Record<string, Failure> = {};
   const nodes = recorder.settled.map(toNodeInfo);
   let summaryText: string | undefined;
+  let paused = 0;
   for (const record of recorder.settled) {
-    if (record.output !== undefined && record.nodeId === facts.summaryNode) {
+    if (isPaused(record)) {
+      // Waiting for a human is no failure: the node is `paused`, and `pending` says what it waits for.
+      paused += 1;
+    } else if (record.output !== undefined && record.nodeId === facts.summaryNode) {
       summaryText = record.output.raw;
       nodeResults[record.nodeId] = nodeValue(record.output);
     } else if (record.output !== undefined) {
@@ -70,7 +89,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     }
   }
   const completed = tasksOutput.length + (summaryText === undefined ? 0 : 1);
-  const failed = recorder.settled.length - completed;
+  const failed = recorder.settled.length - completed - paused;
   const out: Omit<CrewOutput, 'outputOf'> = {
     raw: summary.raw,
     output: summary.output,
@@ -80,7 +99,7 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     executionLog: nodes.map(({ nodeId, status, durationMs, error }) =>
       error === undefined ? { nodeId, status, durationMs } : { nodeId, status, durationMs, error },
     ),
-    status: facts.aborted === true ? (completed > 0 ? 'partial' : 'failed') : statusOf(completed, failed),
+    status: runStatus(facts.aborted === true, completed, failed, paused),
     errors,
     failures,
     usage: {
@@ -92,7 +111,9 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     managerCalls: recorder.managerCalls,
     delegations: [...recorder.delegations],
     totalTimeMs: facts.totalTimeMs,
-    summary: summaryText ?? `${completed} completed, ${failed} failed, ${recorder.blocked.length} blocked`,
+    summary:
+      summaryText ??
+      `${completed} completed, ${failed} failed, ${recorder.blocked.length} blocked${paused > 0 ? `, ${paused} paused` : ''}`,
     metadata: {
       executionId: facts.executionId,
       process: facts.process,
@@ -112,19 +133,20 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
 }
 
 function toNodeInfo(record: NodeRecord): NodeExecutionInfo {
+  const paused = isPaused(record);
   const info: NodeExecutionInfo = {
     nodeId: record.nodeId,
     name: record.name,
     agent: record.agent,
-    status: record.status === 'completed' ? 'completed' : 'failed',
+    status: record.status === 'completed' ? 'completed' : paused ? 'paused' : 'failed',
     startedAt: record.startedAt,
     durationMs: record.durationMs,
     attempts: record.attempts,
     usage: { ...record.usage },
     toolCalls: [...record.toolCalls],
   };
-  if (record.error !== undefined) info.error = record.error;
-  if (record.errorCode !== undefined) info.errorCode = record.errorCode;
+  if (record.error !== undefined && !paused) info.error = record.error;
+  if (record.errorCode !== undefined && !paused) info.errorCode = record.errorCode;
   if (record.worker !== undefined) info.worker = record.worker;
   return info;
 }

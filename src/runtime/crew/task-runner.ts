@@ -18,6 +18,8 @@ import { LifecycleRunner, type LifecycleRunnerHooks, type NodeWorker } from '../
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import type { Agent } from './agent.js';
 import { attemptHooks } from './attempt-hooks.js';
+import { countedOn, type WaitingTasks } from './crew-answers.js';
+import { storableWait } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
 import type { RunMemory } from './memory.js';
@@ -26,6 +28,11 @@ import type { RunMemory } from './memory.js';
 export interface TaskRunSpec extends AttemptSpec {
   maxAttempts: number;
   retryDelayMs: number;
+  /**
+   * Attempts an earlier run of this execution used before this one (a run that waited for a human):
+   * its attempts count on from them. @default 0
+   */
+  attemptsBefore?: number;
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
@@ -53,6 +60,8 @@ export interface TaskRunnerOptions {
   memory?: RunMemory | undefined;
   /** The crew's agents and depth bound, for agents that delegate (`allowDelegation`). */
   delegation?: DelegationOptions | undefined;
+  /** Runs a resumed run found waiting for a human, and the answers they go on with. */
+  waiting?: WaitingTasks | undefined;
 }
 
 /**
@@ -86,6 +95,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   readonly #hooks: AttemptHooks;
   readonly #store: SettledTaskWriter | undefined;
   readonly #restored: ReadonlyMap<string, StoredTaskResult> | undefined;
+  readonly #waiting: WaitingTasks | undefined;
   /** Why each run's last attempt was rejected by a guardrail: its next attempt is told. */
   readonly #feedback = new Map<string, string>();
   /** The runner these runs belong to, which holds their store writes: set right after it is created. */
@@ -99,6 +109,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     this.#hooks = hooks;
     this.#store = options.store;
     this.#restored = options.restored;
+    this.#waiting = options.waiting;
   }
 
   workerOf(spec: TaskRunSpec): NodeWorker {
@@ -109,12 +120,9 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
-      const outcome = runTaskAttempt(
-        this.#granted(this.#withFeedback(spec), attemptNo),
-        attemptNo,
-        signal,
-        this.#hooks,
-      );
+      const outcome = this.#waiting?.has(spec.nodeId)
+        ? this.#goOn(spec, attemptNo, signal)
+        : runTaskAttempt(this.#granted(this.#withFeedback(spec), attemptNo), attemptNo, signal, this.#hooks);
       return this.#store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
     }
     // Its stored output, without asking the model again.
@@ -123,7 +131,20 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     return Promise.resolve({ ok: true, output, finishedAt: this.#hub.now() });
   }
 
-  publish(emitted: LifecycleEmitted, spec: TaskRunSpec | undefined): void {
+  /** An attempt of a run that waited for a human: as the answers say, counting on from its attempts. */
+  #goOn(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+    const asked = (this.#waiting as WaitingTasks).attempt(
+      this.#withFeedback(spec),
+      attemptNo,
+      this.#hub.now(),
+    );
+    if ('outcome' in asked) return Promise.resolve(asked.outcome);
+    // A task that waited inside a delegation goes on through the same delegation tools.
+    return runTaskAttempt(this.#granted(asked.spec, asked.attemptNo), asked.attemptNo, signal, this.#hooks);
+  }
+
+  publish(raw: LifecycleEmitted, spec: TaskRunSpec | undefined): void {
+    const emitted = spec?.attemptsBefore === undefined ? raw : countedOn(raw, spec.attemptsBefore);
     switch (emitted.type) {
       case 'node.ready':
         // Nothing records readiness: the event exists for listeners only.
@@ -153,6 +174,8 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     const hub = this.#hub;
     const at = hub.now();
     this.#recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
+    if (spec.attemptsBefore !== undefined)
+      this.#waiting?.started(emitted.nodeId, emitted.attempt, this.#recorder);
     if (hub.observed) {
       const { nodeId, attempt } = emitted;
       const { name, agent } = spec;
@@ -205,7 +228,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   }
 
   /** The spec an attempt runs with: its agent's delegation tools added, when it may delegate. */
-  #granted(spec: TaskRunSpec, attemptNo: number): TaskRunSpec {
+  #granted<S extends AttemptSpec>(spec: S, attemptNo: number): S {
     if (this.#hooks.executor !== undefined) {
       const delegation = this.desk?.remoteGrant(spec.agent);
       return delegation === undefined ? spec : { ...spec, delegation };
@@ -236,7 +259,7 @@ type Emitted<K extends LifecycleEmitted['type']> = Extract<LifecycleEmitted, { t
  * of it is written.
  */
 function storable(task: string, outcome: WorkOutcome): WorkOutcome {
-  if (!outcome.ok) return outcome;
+  if (!outcome.ok) return storableWait(task, outcome);
   const value = outcome.output as TaskRunValue;
   if (!('structured' in value)) return outcome;
   try {

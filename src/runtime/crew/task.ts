@@ -52,6 +52,13 @@ export interface TaskOptions {
    * replaces it for this task). @default []
    */
   tools?: readonly Tool[] | undefined;
+  /**
+   * A human reviews each output (once its schema and guardrails accepted it) before the task
+   * completes: the run pauses (`status: 'paused'`, `pending: [{ kind: 'review', nodeId, output }]`;
+   * it needs a store) until `crew.resume(id, { reviews: { [nodeId]: answer } })` approves it, or sends
+   * feedback back to the agent for another attempt (counted against `maxRetries`). @default false
+   */
+  humanInput?: boolean | undefined;
 }
 
 /**
@@ -74,6 +81,8 @@ export class Task {
   readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly tools: readonly Tool[];
+  /** Whether a human reviews each output before the task completes; see {@link TaskOptions.humanInput}. */
+  readonly humanInput: boolean;
 
   constructor(options: TaskOptions) {
     const where = `Task "${options.name ?? options.description}"`;
@@ -103,6 +112,10 @@ export class Task {
       throw new InvalidOptionError(where, 'tools', 'a list of tools (defineTool)', options.tools);
     }
     this.tools = tools;
+    if (options.humanInput !== undefined && typeof options.humanInput !== 'boolean') {
+      throw new InvalidOptionError(where, 'humanInput', 'true or false', options.humanInput);
+    }
+    this.humanInput = options.humanInput ?? false;
     this.name = options.name;
     this.description = options.description;
     this.expectedOutput = options.expectedOutput ?? '';

@@ -63,6 +63,18 @@ export type FlowEvent =
 /** How the machine learns the outcome of a completed step run (a router's label…): the runtime's answer. */
 export type OutcomeOf = (run: string, nodeId: string) => string | undefined;
 
+/**
+ * How the machine learns that a step run that failed for good waits instead (a crew it kicked off
+ * paused for a human): what it waits for, the runtime's answer; undefined for a failure.
+ */
+export type WaitingOf = (run: string, nodeId: string) => PendingStep | undefined;
+
+/** The runtime's answers the machine asks for: outcomes of completed runs, waits of failed ones. */
+export interface FlowMachineQueries {
+  outcomeOf: OutcomeOf;
+  waitingOf: WaitingOf;
+}
+
 /** The machine's setup: its types, the runtime's effects (no-ops until provided) and its guards. */
 function flowSetup() {
   return setup({
@@ -99,7 +111,7 @@ type FlowSetup = ReturnType<typeof flowSetup>;
  * (`NODE.COMPLETED`, `NODE.FAILED` once its retries are spent, `NODE.RESTORED` for a run an earlier
  * run completed, `NODE.WAITING` for a step that waits) until every run is accounted for.
  */
-function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) {
+function roundState(setupOf: FlowSetup, steps: FlowSteps, { outcomeOf, waitingOf }: FlowMachineQueries) {
   /** Step run `nodeId` completed (in this run, or before it): settled with the outcome it chose. */
   const completed = (context: FlowContext, nodeId: string) =>
     settleRun(context.flow, nodeId, outcomeOf(context.run, nodeId));
@@ -121,6 +133,17 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, outcomeOf: OutcomeOf) 
         {
           guard: 'willRetry',
           actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
+        },
+        // Its crew paused for a human: the step run waits (and runs again once answered).
+        {
+          guard: ({ context, event }) => waitingOf(context.run, event.nodeId) !== undefined,
+          actions: [
+            stopChild(({ event }) => event.run),
+            assign({
+              flow: ({ context, event }) =>
+                waitFor(context.flow, waitingOf(context.run, event.nodeId) as PendingStep),
+            }),
+          ],
         },
         {
           actions: [
@@ -179,7 +202,10 @@ function betweenState(setupOf: FlowSetup, steps: FlowSteps) {
  * after round — each settles, closes (`closeRound`), and the next is chosen — until a round is empty
  * (`done`), a step failed unhandled or past its `maxRuns` (`failed`), or steps wait (`paused`).
  */
-export function createFlowMachine(definition: FlowMachineDefinition, outcomeOf: OutcomeOf = () => undefined) {
+export function createFlowMachine(
+  definition: FlowMachineDefinition,
+  queries: FlowMachineQueries = { outcomeOf: () => undefined, waitingOf: () => undefined },
+) {
   const steps: FlowSteps = {
     byName: new Map(definition.steps.map((s) => [s.name, s])),
     handled: handledSteps(definition.steps),
@@ -198,7 +224,7 @@ export function createFlowMachine(definition: FlowMachineDefinition, outcomeOf: 
     on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
     states: {
       idle: { on: { START: { target: 'round', actions: assign({ round: 1 }) } } },
-      round: roundState(setupOf, steps, outcomeOf),
+      round: roundState(setupOf, steps, queries),
       between: betweenState(setupOf, steps),
       done: { type: 'final' },
       failed: { type: 'final' },

@@ -12,6 +12,7 @@ import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/c
 import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
+import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
 import type { FlowDefinition } from './definition.js';
 import type { FlowOutput } from './flow-run.js';
 import { loadSnapshot, type StoredFlowSnapshot } from './flow-store.js';
@@ -126,6 +127,14 @@ export function checkAnswer(
       `"${step}" waits for event "${entry.event}": signal it (flow.signal(id, '${entry.event}', payload))`,
     );
   }
+  if (entry.kind === 'crew') {
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      waiting,
+      `"${step}" waits for its crew "${entry.crew}": answer it with { approvals, reviews }`,
+    );
+  }
   if (!entry.routes.includes(given.route)) throw new UnknownRouteError(step, given.route, entry.routes);
   return { kind: 'human', step, route: given.route, feedback: given.feedback };
 }
@@ -153,18 +162,29 @@ function answersFor(
     const { event, payload } = request;
     const waits = pending.filter((p) => p.kind === 'event' && p.event === event);
     if (waits.length === 0) {
-      const waiting = pending.map((p) => (p.kind === 'event' ? `"${p.event}"` : `a human at "${p.step}"`));
+      const waiting = pending.map((p) =>
+        p.kind === 'event'
+          ? `"${p.event}"`
+          : p.kind === 'crew'
+            ? `the crew of "${p.step}"`
+            : `a human at "${p.step}"`,
+      );
       const why = waiting.length === 0 ? 'it waits for nothing' : `it waits for ${waiting.join(', ')}`;
       throw new NoWaiterError(definition.name, snapshot.id, event, why);
     }
     return waits.map((w) => ({ kind: 'signal', step: w.step, event, payload }));
+  }
+  if (isCrewAnswer(request.answer)) {
+    return crewStepAnswers(definition.name, snapshot.id, pending, request.answer);
   }
   if (request.answer !== undefined) return [checkAnswer(definition, snapshot, request.answer)];
   const due = pending.filter((p) => p.timeoutAt !== undefined && p.timeoutAt <= now);
   if (due.length === 0) {
     const what = pending.some((p) => p.kind === 'human')
       ? 'resume it with { route, feedback? }'
-      : 'signal the event it waits for';
+      : pending.some((p) => p.kind === 'crew')
+        ? 'answer its crews with { approvals, reviews }'
+        : 'signal the event it waits for';
     throw new AnswerRequiredError(
       definition.name,
       snapshot.id,

@@ -3,6 +3,7 @@ import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import { FlowCrewWaits } from './crew-steps.js';
 import type { FlowDefinition, HumanPromptContext, StepDefinition } from './definition.js';
 import { FlowKeeper } from './flow-keeper.js';
 import { type FlowKickoff, leaseMsOf } from './flow-kickoff.js';
@@ -71,6 +72,8 @@ export function wireFlowRun<S>(
   const keeper = keeperOf(definition, kickoff, { clock, recorder, links, leaseMs: options.leaseMs }, seed);
   const results: MemoryEntry[] = [];
   const handled = handledSteps(definition.steps);
+  const crewWaits = new FlowCrewWaits(seed?.resume?.pending, seed?.answers);
+  const crews = { store: kickoff.store, waits: crewWaits };
   const runner = createStepRunner<S>({
     hub,
     clock,
@@ -82,9 +85,10 @@ export function wireFlowRun<S>(
     },
     state,
     contextFor: (spec, signal, self, draft) => {
-      const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs };
+      const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs, crews };
       return stepContext(spec, signal, self, run);
     },
+    waits: (spec, failure) => crewWaits.note(spec, failure),
     checkState: (spec, output) => {
       checkState(definition.state, state, spec.step.name);
       keeper?.encodeStep(spec.nodeId, spec.step.name, output);
@@ -102,6 +106,7 @@ export function wireFlowRun<S>(
     // Each step stages what is new — its run and the header — never the whole run again.
     onStepSettled: keeper && ((completed) => keeper.stepSettled(completed)),
     onRoundCompleted: keeper && ((n, round) => keeper.roundCompleted(n, round)),
+    crewWaits,
   });
   links.connect(driver);
   return { state, clock, recorder, hub, keeper, runner, driver, key: flowRuns.register(driver), links };

@@ -14,6 +14,7 @@ import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
+import type { CrewAnswerInput } from './crew-steps.js';
 import type {
   FlowDefinition,
   HumanOptions,
@@ -251,11 +252,13 @@ export class Flow<S> {
    * again; a failed run runs its failed steps again, then goes on; a completed run returns its stored
    * result and runs nothing. The result covers the whole run; `totalTimeMs` this segment only. The run
    * is claimed first: `run_locked` while another owner runs it; of two answers to one paused run at
-   * once, exactly one goes on.
+   * once, exactly one goes on. A run paused because a crew a step kicked off waits for a human takes
+   * `{ approvals, reviews }` (by the crew's call ids and task node ids, `pending.pending`): the step
+   * runs again and its `ctx.kickoff` goes on with the stored crew run.
    */
   async resume(
     id: string,
-    answer?: HumanAnswerInput,
+    answer?: HumanAnswerInput | CrewAnswerInput,
     options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
     checkOptionKeys(`Flow "${this.name}" resume`, options, FLOW_RESUME_OPTIONS);

@@ -2,6 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { MaxRunsError, StepTimeoutError } from '../../errors.js';
 import type { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import type { FlowCrewWaits } from './crew-steps.js';
 import type { StepDefinition } from './definition.js';
 import { forcedOutcome, forcedStep } from './forced-routes.js';
 import { FAILED_OUTCOME } from './outcomes.js';
@@ -46,6 +47,8 @@ export interface RoundDriverParts<S> {
   onStepSettled?: ((completed: (SnapshotStepRun & { round: number }) | undefined) => void) | undefined;
   /** Called when round `n` (from 1) completed, before the next one starts. */
   onRoundCompleted?: ((n: number, round: SnapshotRound) => void) | undefined;
+  /** The steps whose crews wait for a human: found waiting by the resumed run, or paused in this one. */
+  crewWaits?: FlowCrewWaits | undefined;
 }
 
 /** A flow run's effects for its machine, and the steps it waits for. */
@@ -198,6 +201,10 @@ class FlowRoundDriver<S> implements RoundDriver {
     return this.#paused ? this.#waiting.map((w) => structuredClone(w)) : [];
   }
 
+  waitingOf(nodeId: string): PendingStep | undefined {
+    return this.#parts.crewWaits?.waitingOf(nodeId);
+  }
+
   /**
    * Starts one scheduled step run of round `round`; a run that completed before the earlier run
    * stopped (`NODE.RESTORED`) or that waits for an answer (`NODE.WAITING`) is told to the machine.
@@ -209,6 +216,12 @@ class FlowRoundDriver<S> implements RoundDriver {
     // Completed before the earlier run stopped: its output is recorded, it does not run again.
     if (round === 1 && this.#doneBefore.has(nodeId)) {
       self.send({ type: 'NODE.RESTORED', nodeId });
+      return;
+    }
+    // Its crew waited for a human and got no answer: it waits on, without running.
+    const crewWait = round === 1 ? this.#parts.crewWaits?.unanswered(nodeId) : undefined;
+    if (crewWait !== undefined) {
+      self.send({ type: 'NODE.WAITING', pending: crewWait });
       return;
     }
     const payload = this.#inputs.payloadOf(entry.trigger);

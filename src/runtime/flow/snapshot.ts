@@ -1,4 +1,4 @@
-import type { Failure, WaitingStep } from '../../types.js';
+import type { ApprovalAnswer, CrewPending, Failure, ReviewAnswer, WaitingStep } from '../../types.js';
 
 /**
  * The version of the stored flow run's shape. Version 3 keeps the state on each step's record and a
@@ -44,8 +44,27 @@ export interface PendingEvent {
   timeoutAt?: number;
 }
 
-/** A step a paused run waits for: a human's answer, or an outside event. */
-export type PendingStep = PendingHuman | PendingEvent;
+/**
+ * A step whose crew (`ctx.kickoff`) paused for a human: the crew's stored run and what it waits for
+ * (tool calls to approve, outputs to review). `flow.resume(id, { approvals, reviews })` answers it:
+ * the step runs again, and its `ctx.kickoff` goes on with the stored crew run.
+ */
+export interface PendingCrew {
+  kind: 'crew';
+  step: string;
+  nodeId: string;
+  /** The crew's name and its paused run's execution id. */
+  crew: string;
+  executionId: string;
+  /** What the crew run waits for, as its `out.pending` says. */
+  pending: CrewPending[];
+  payload: unknown;
+  /** A crew's wait has no deadline. */
+  timeoutAt?: undefined;
+}
+
+/** A step a paused run waits for: a human's answer, an outside event, or a crew's human. */
+export type PendingStep = PendingHuman | PendingEvent | PendingCrew;
 
 /** The step and run number of step run `nodeId`: its step's name, then `#<run>` from its second run on. */
 export function stepRunOf(nodeId: string): { step: string; run: number } {
@@ -58,6 +77,7 @@ export function waitingStepOf(pending: PendingStep): WaitingStep {
   const { step, nodeId, kind, timeoutAt } = pending;
   const waiting: WaitingStep = { step, nodeId, kind };
   if (pending.kind === 'event') waiting.event = pending.event;
+  if (pending.kind === 'crew') waiting.executionId = pending.executionId;
   if (timeoutAt !== undefined) waiting.timeoutAt = timeoutAt;
   return waiting;
 }
@@ -76,7 +96,18 @@ export interface HumanAnswer {
 export type StepAnswer =
   | ({ kind: 'human' } & HumanAnswer)
   | { kind: 'signal'; step: string; event: string; payload: unknown }
-  | { kind: 'timeout'; step: string };
+  | { kind: 'timeout'; step: string }
+  | CrewStepAnswer;
+
+/** Answers to what the paused crew run of a step waits for: the step runs again and its crew goes on. */
+export interface CrewStepAnswer {
+  kind: 'crew';
+  step: string;
+  nodeId: string;
+  executionId: string;
+  approvals: Record<string, ApprovalAnswer>;
+  reviews: Record<string, ReviewAnswer>;
+}
 
 /** A completed round: the steps it ran (the trail's part) and what it emitted, in order. */
 export interface SnapshotRound {

@@ -1,9 +1,13 @@
 import type { AnyActorRef } from 'xstate';
+import type { Store } from '../../stores/store.js';
 import type { MemoryEntry } from '../../types.js';
+import { crewCouldPause } from '../crew/crew-pause.js';
+import type { CrewRun } from '../crew/crew-run.js';
 import { memoryEntry } from '../crew/memory.js';
 import { SUMMARY_NODE } from '../crew/summary.js';
 import type { Clock } from '../engine/clock.js';
 import type { EventHub } from '../engine/event-hub.js';
+import { type FlowCrewWaits, kickoffPausable } from './crew-steps.js';
 import type { StepContext } from './definition.js';
 import type { WithId } from './state.js';
 import type { StepRunSpec } from './step-runner.js';
@@ -18,6 +22,8 @@ export interface StepContextRun<S> {
   results: MemoryEntry[];
   /** A read-only view of every completed step's latest output. */
   outputs: Readonly<Record<string, unknown>>;
+  /** Where crews that could pause are kept, and the steps whose crews wait (a flow run's). */
+  crews?: { store: Store | undefined; waits: FlowCrewWaits } | undefined;
 }
 
 /** The context a step run's body gets; `kickoff` runs a crew as the step's child, its events relayed. */
@@ -27,6 +33,8 @@ export function stepContext<S>(
   self: AnyActorRef,
   run: StepContextRun<S>,
 ): StepContext<WithId<S>> {
+  // Counts this attempt's kickoffs: the same body asks for the same crew runs again.
+  let kickoffs = 0;
   return {
     state: run.state,
     payload: spec.payload,
@@ -35,13 +43,22 @@ export function stepContext<S>(
     flowId: run.state.id,
     signal,
     kickoff(crew, crewOptions = {}) {
-      const crewRun = crew.run({ ...crewOptions, signal, parent: self, clock: run.clock });
-      crewRun.events$.subscribe((event) => {
-        if (event.type === 'node.completed' && event.nodeId !== SUMMARY_NODE) {
-          run.results.push(memoryEntry(event.nodeId, event.output));
-        }
-        run.hub.relay(event, spec.step.name);
-      });
+      kickoffs += 1;
+      const relay = (crewRun: CrewRun) =>
+        crewRun.events$.subscribe((event) => {
+          if (event.type === 'node.completed' && event.nodeId !== SUMMARY_NODE) {
+            run.results.push(memoryEntry(event.nodeId, event.output));
+          }
+          run.hub.relay(event, spec.step.name);
+        });
+      const options = { ...crewOptions, signal, parent: self, clock: run.clock };
+      const { crews } = run;
+      if (crews !== undefined && crewCouldPause(crew)) {
+        const scope = { ...crews, flowId: run.state.id, nodeId: spec.nodeId, kickoff: kickoffs };
+        return kickoffPausable(crew, options, scope, relay);
+      }
+      const crewRun = crew.run(options);
+      relay(crewRun);
       return crewRun.result;
     },
     results: () => [...run.results],

@@ -55,7 +55,8 @@ export class StepInputs<S> {
    * forced outcome makes.
    */
   answerFor(step: StepDefinition<S>, run: number, round: number): StepAnswer | undefined {
-    const given = round === 1 ? this.parts.answers?.find((a) => a.step === step.name) : undefined;
+    const given =
+      round === 1 ? this.parts.answers?.find((a) => a.step === step.name && a.kind !== 'crew') : undefined;
     if (given !== undefined) return given;
     const route =
       this.parts.forced === undefined ? undefined : forcedOutcome(this.parts.forced, step.name, run);

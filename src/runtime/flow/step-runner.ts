@@ -3,7 +3,7 @@ import { toFailure } from '../../actors/failure.js';
 import { runFlowStep } from '../../actors/flow-step.js';
 import { withTimeLimit } from '../../actors/time-limit.js';
 import { StepTimeoutError } from '../../errors.js';
-import type { LifecycleEmitted } from '../../machines/lifecycle.js';
+import type { LifecycleEmitted, NodeFailure } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { failedEvent } from '../crew/task-runner.js';
 import type { Clock } from '../engine/clock.js';
@@ -34,6 +34,11 @@ export interface StepRunnerParts<S> {
   state: object;
   /** The context a step run's body gets, with `draft` as its state when the attempt has one. */
   contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef, draft?: object): StepContext<S>;
+  /**
+   * A step run failed for good: true when its failure is a crew waiting for a human (the step run
+   * waits; nothing reports it as failed).
+   */
+  waits?(spec: StepRunSpec<S>, failure: NodeFailure): boolean;
   /**
    * Checks what a step run left — the state (a schema's `invalid_state`) and its output — before it
    * counts as completed; throwing fails the step.
@@ -176,7 +181,11 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
         });
       },
       publish(emitted, spec) {
-        if (spec !== undefined) publishStep(hub, emitted, spec, parts.handled);
+        if (spec === undefined) return;
+        // A crew of the step paused for a human: the step waits, the flow pauses on it.
+        if (emitted.type === 'node.failed' && !emitted.willRetry && parts.waits?.(spec, emitted.error))
+          return;
+        publishStep(hub, emitted, spec, parts.handled);
       },
     },
     parts.clock,

@@ -3,6 +3,7 @@ import { RunRegistry } from '../engine/run-registry.js';
 import type { StepShape } from './definition.js';
 import { createFlowMachine } from './flow-machine.js';
 import type { FlowRoundState } from './round-state.js';
+import type { PendingStep } from './snapshot.js';
 
 /**
  * What one flow run does for its machine besides the round state the machine keeps: start a round's
@@ -21,6 +22,8 @@ export interface FlowHandlers {
   roundClosed(round: number, flow: FlowRoundState): void;
   /** The outcome of completed step run `nodeId`: a router's label, a human's route, a timeout's label. */
   outcomeOf(nodeId: string): string | undefined;
+  /** What step run `nodeId`, which failed, waits for instead: a crew of it paused for a human. */
+  waitingOf(nodeId: string): PendingStep | undefined;
 }
 
 /** The handlers of every flow run in progress, by run key. */
@@ -33,7 +36,8 @@ export const flowRuns = new RunRegistry<FlowHandlers>();
  */
 export function createFlowSupervisor(definition: { name: string; steps: readonly StepShape[] }) {
   const outcomeOf = (run: string, nodeId: string) => flowRuns.get(run).outcomeOf(nodeId);
-  return createFlowMachine(definition, outcomeOf).provide({
+  const waitingOf = (run: string, nodeId: string) => flowRuns.get(run).waitingOf(nodeId);
+  return createFlowMachine(definition, { outcomeOf, waitingOf }).provide({
     actions: {
       startRound: ({ context, self }, { round }) =>
         flowRuns.get(context.run).startRound(context.flow, round, self),

@@ -145,11 +145,13 @@ export const hierarchicalProcess: CrewProcess = {
           executor: advisorExecutor((work, signal) => {
             if (work.attempt > total) return synthesize(manager, signal);
             const index = work.attempt - 1;
-            // A task an earlier run completed keeps the worker it had: the manager is not asked again.
-            const kept = scope.restored.get(taskAt(plan, index).nodeId);
-            if (kept !== undefined && manager.workerRoles.includes(kept.agent)) {
-              manager.onDelegation(kept.nodeId, kept.agent);
-              return Promise.resolve(kept.agent);
+            // A task an earlier run completed, or left waiting for a human, keeps the worker it had:
+            // the manager is not asked again.
+            const { nodeId } = taskAt(plan, index);
+            const kept = scope.restored.get(nodeId)?.agent ?? scope.waiting?.agentOf(nodeId);
+            if (kept !== undefined && manager.workerRoles.includes(kept)) {
+              manager.onDelegation(nodeId, kept);
+              return Promise.resolve(kept);
             }
             return allocate(manager, index, signal);
           }, hub.now),
