@@ -467,3 +467,68 @@ describe('delegation over the OpenAI wire protocol', () => {
     }
   });
 });
+
+describe('delegation and approvals together', () => {
+  it("pauses when a coworker's tool waits for approval inside a delegation, and goes on from there in a fresh crew object", async () => {
+    const { MemoryStore } = await import('../../src/index.js');
+    const store = new MemoryStore();
+    const wired: number[] = [];
+    const wire = defineTool({
+      name: 'wire',
+      description: 'Wire money',
+      input: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: ({ amount }) => {
+        wired.push(amount);
+        return `wired ${amount}`;
+      },
+    });
+    /** Builds the crew as another process would: fresh agents and models. */
+    const build = () => {
+      const treasurerModel = createScriptedModel((request) =>
+        observations(request as RecordedRequest).length === 0
+          ? call('wire', { amount: 900 }, 'w1')
+          : `Treasurer: ${observations(request as RecordedRequest)[0]}`,
+      );
+      const managerModel = createScriptedModel((request) =>
+        observations(request as RecordedRequest).length === 0
+          ? call('delegate_work', { coworker: 'Treasurer', task: 'Pay the supplier 900', context: '' }, 'd1')
+          : `Manager: ${observations(request as RecordedRequest)[0]}`,
+      );
+      const manager = new Agent({ role: 'Manager', llm: managerModel, allowDelegation: true });
+      const treasurer = new Agent({ role: 'Treasurer', llm: treasurerModel, tools: [wire] });
+      const crew = new Crew({
+        name: 'payments',
+        store,
+        agents: [manager, treasurer],
+        tasks: [new Task({ name: 'pay', description: 'Pay the supplier', agent: manager })],
+      });
+      return { crew, managerModel, treasurerModel };
+    };
+    const first = build();
+    const paused = await first.crew.kickoff({ executionId: 'pay-1' });
+    expect(paused.status).toBe('paused');
+    expect(wired).toEqual([]);
+    // The waiting call is the coworker's, under the delegating call's id.
+    expect(paused.pending).toEqual([
+      {
+        kind: 'approval',
+        nodeId: 'pay',
+        tool: 'wire',
+        args: { amount: 900 },
+        callId: 'pay.1.1.0/Treasurer.1.0',
+        agent: 'Treasurer',
+      },
+    ]);
+    const second = build();
+    const out = await second.crew.resume('pay-1', {
+      approvals: { 'pay.1.1.0/Treasurer.1.0': { approve: true } },
+    });
+    expect(out.status).toBe('completed');
+    expect(wired).toEqual([900]);
+    expect(out.raw).toBe('Manager: Treasurer: wired 900');
+    // Neither model was asked again for the turns before the pause.
+    expect(second.managerModel.calls).toHaveLength(1);
+    expect(second.treasurerModel.calls).toHaveLength(1);
+  });
+});
