@@ -55,6 +55,7 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
       ...total,
       workers: total,
       manager: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+      agents: { Researcher: total },
     });
   });
 
