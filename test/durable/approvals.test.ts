@@ -98,6 +98,38 @@ for (const [kind, provide] of storeKinds()) {
       expect(countRuns(log).get(`refund ${order} 120`)).toBeUndefined();
     }, 60_000);
 
+    it('an approved call whose process is killed while the tool runs goes on with the approval when resumed without answers', async () => {
+      await pausedRefund('o-crash');
+      const doomed = await Child.start(provided.spec, log);
+      doomed
+        .send({
+          op: 'resume',
+          what: 'refunds',
+          id: 'o-crash',
+          approvals: { [CALL]: { approve: true } },
+          hangAt: 'refund',
+        })
+        .catch(() => {}); // it is killed
+      await doomed.when((line) => line.event === 'running' && line.name === 'refund');
+      await doomed.kill();
+      expect(await store.readRun('o-crash')).toMatchObject({ status: 'running' });
+      // A fresh process resumes it without answers: the answer it was given was kept, so the
+      // approved call runs again (at least once per call, as a step in flight) and nobody is asked twice.
+      const fresh = await Child.start(provided.spec, log);
+      try {
+        const reply = await fresh.send({ op: 'resume', what: 'refunds', id: 'o-crash' });
+        expect(reply).toMatchObject({
+          ok: true,
+          status: 'completed',
+          raw: 'done: refunded 120',
+          pending: [],
+        });
+      } finally {
+        await fresh.close();
+      }
+      expect(countRuns(log).get('refund o-crash 120')).toBe(2);
+    }, 90_000);
+
     it('of two approvals sent at once from two processes exactly one goes on, and the tool runs once', async () => {
       const [second, third] = await Promise.all([
         Child.start(provided.spec, log),

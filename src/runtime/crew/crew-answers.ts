@@ -3,7 +3,9 @@ import { AwaitingHumanError } from '../../actors/pause.js';
 import type { AttemptSpec, TaskRunValue } from '../../actors/task-attempt.js';
 import { AnswerRequiredError, InvalidOptionError, ReviewRejectedError } from '../../errors.js';
 import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
+import type { JsonValue, Store } from '../../stores/store.js';
 import type { ApprovalAnswer, CrewPending, ReviewAnswer } from '../../types.js';
+import type { RunOwner } from '../durable/run-owner.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { TaskWait } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
@@ -232,4 +234,26 @@ export function countedOn(emitted: LifecycleEmitted, before: number): LifecycleE
     default:
       return emitted;
   }
+}
+
+/** The key, in `crew_executions`, of the answers the latest resume of a run was given. */
+export const ANSWERS_KEY = 'answers';
+
+/**
+ * Keeps the answers a resume claimed the run with, in one fenced commit before anything runs: if the
+ * process dies while the answered tasks go on, whoever resumes the run next (a runner, `resume`
+ * without answers) goes on with them instead of asking the human again. A failed write rejects
+ * (`store_unavailable`), and the caller gives the run back as it found it.
+ */
+export function keepAnswers(owner: RunOwner, answers: CrewAnswers): Promise<void> {
+  const value = { approvals: answers.approvals, reviews: answers.reviews } as unknown as JsonValue;
+  return owner.commit([{ collection: 'crew_executions', key: ANSWERS_KEY, value }]);
+}
+
+/** The answers the latest resume of run `id` was given, if it kept any. */
+export async function keptAnswers(store: Store, id: string): Promise<CrewAnswers | undefined> {
+  const record = await store.get('crew_executions', id, ANSWERS_KEY);
+  if (record === undefined) return undefined;
+  const value = record.value as unknown as Partial<CrewAnswers> | null;
+  return { approvals: value?.approvals ?? {}, reviews: value?.reviews ?? {} };
 }

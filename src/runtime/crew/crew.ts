@@ -12,7 +12,7 @@ import type { LoopOptions, ProcessKind } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
-import { readAnswers } from './crew-answers.js';
+import { keepAnswers, keptAnswers, readAnswers } from './crew-answers.js';
 import { crewMermaid } from './crew-mermaid.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
@@ -278,6 +278,15 @@ export class Crew {
     const clock = toClock(options.clock);
     const owner = new RunOwner(store, executionId, crewLeaseMs(this, options), clock);
     const { inputs } = await claimCrewRun(this, owner, clock, answers);
+    if (answers !== undefined) {
+      try {
+        await keepAnswers(owner, answers);
+      } catch (error) {
+        // Nothing ran: the run waits on, for the same answers once the store is back.
+        await owner.releaseQuietly('paused');
+        throw error;
+      }
+    }
     try {
       if (inputs !== undefined && options.inputs !== undefined) {
         throw new InvalidOptionError(
@@ -287,7 +296,9 @@ export class Crew {
           options.inputs,
         );
       }
-      const restore = await resumeRestore(this, executionId, store, answers);
+      // A run whose process died after it was answered goes on with the answers it was given.
+      const given = answers ?? (await keptAnswers(store, executionId));
+      const restore = await resumeRestore(this, executionId, store, given);
       const runOptions = { ...rest, executionId, store, inputs: inputs ?? options.inputs };
       const run = startCrewRun(this, processes[this.process], runOptions, { ...restore, owner });
       onRun?.(run);
