@@ -205,6 +205,17 @@ export interface DelegationMessage {
   code?: string;
 }
 
+/** A coworker's answer to a delegation while an agent ran node `nodeId`: its reply, or why it failed. */
+export interface DelegationReplied {
+  kind: 'delegate' | 'ask';
+  nodeId: string;
+  from: string;
+  to: string;
+  reply?: string;
+  error?: string;
+  durationMs: number;
+}
+
 /**
  * What a paused crew run waits for: a tool call to approve (`kind: 'approval'`; answer it by `callId`
  * in `crew.resume(id, { approvals })`) or a task's output to review (`kind: 'review'`; answer it by
@@ -387,16 +398,7 @@ export type StatecrewEvent = EventBase &
      */
     | ({ type: 'delegation' } & Delegation & { depth?: number; context?: string })
     /** A coworker answered a delegation of node `nodeId` (or its conversation failed: `error`). */
-    | {
-        type: 'delegation.replied';
-        kind: 'delegate' | 'ask';
-        nodeId: string;
-        from: string;
-        to: string;
-        reply?: string;
-        error?: string;
-        durationMs: number;
-      }
+    | ({ type: 'delegation.replied' } & DelegationReplied)
     /** A crew run paused: tool calls or task outputs wait for a human (`crew.resume`). */
     | { type: 'crew.paused'; pending: CrewPending[] }
     | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }

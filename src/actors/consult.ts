@@ -1,4 +1,4 @@
-import type { Failure } from '../types.js';
+import type { Delegation, DelegationReplied, Failure } from '../types.js';
 import type { ConversationPause, ConversationResume } from './pause.js';
 
 /**
@@ -29,27 +29,10 @@ export type ConsultOutcome =
   | { ok: false; error: Failure; pause?: ConversationPause };
 
 /** A delegation asked, as its `delegation` event carries it (without the event's own fields). */
-export interface DelegationAsked {
-  kind: 'delegate' | 'ask';
-  from: string;
-  to: string;
-  role: string;
-  task: string;
-  nodeId: string;
+export type DelegationAsked = Extract<Delegation, { kind: 'delegate' | 'ask' }> & {
   depth: number;
   context: string;
-}
-
-/** A delegation answered, as its `delegation.replied` event carries it. */
-export interface DelegationReplied {
-  kind: 'delegate' | 'ask';
-  nodeId: string;
-  from: string;
-  to: string;
-  reply?: string;
-  error?: string;
-  durationMs: number;
-}
+};
 
 /** The `delegation` event's fields for `request`. */
 export function askedOf(request: ConsultRequest): DelegationAsked {

@@ -1,10 +1,11 @@
 import { InvalidOptionError, UnknownAgentError, UnknownToolError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { isModel } from '../models/call.js';
-import type { Failure, Tool, ToolCallRecord, Usage } from '../types.js';
-import type { DelegationAsked, DelegationReplied } from './consult.js';
-import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
+import type { DelegationReplied, Failure, Tool, ToolCallRecord, Usage } from '../types.js';
+import type { DelegationAsked } from './consult.js';
+import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
+import { progressHooks } from './job-progress.js';
 import type { ConversationResume } from './pause.js';
 import { workerDelegation } from './worker-delegation.js';
 
@@ -143,19 +144,7 @@ export async function holdConversation(
     let speaker = speakerFor(job, registry);
     const prompt: TaskPrompt = { text: job.text, system: job.system, task: job.task };
     if (job.schema !== undefined) prompt.schema = job.schema;
-    const modelId = isModel(speaker.llm) ? speaker.llm.id : undefined;
-    const hooks: ConversationHooks = {
-      now: Date.now,
-      onModelCall: (usage, durationMs, failure) =>
-        report({
-          type: 'model.call',
-          usage,
-          durationMs,
-          ...(modelId === undefined ? {} : { modelId }),
-          ...(failure === undefined ? {} : { failure }),
-        }),
-      onToolCall: (record) => report({ type: 'tool.call', record }),
-    };
+    const hooks = progressHooks(report, isModel(speaker.llm) ? speaker.llm.id : undefined);
     if (job.stream === true) hooks.onDelta = (delta) => report({ type: 'model.delta', delta });
     if (job.delegation !== undefined)
       speaker = workerDelegation(job, job.delegation, speaker, registry, report);

@@ -1,18 +1,12 @@
 import { UnknownAgentError } from '../errors.js';
 import { isModel } from '../models/call.js';
-import {
-  askedOf,
-  CONSULT_EXPECTED_OUTPUT,
-  type ConsultOutcome,
-  type ConsultRequest,
-  consultTask,
-  repliedOf,
-} from './consult.js';
-import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
+import { askedOf, type ConsultOutcome, type ConsultRequest, repliedOf } from './consult.js';
+import type { Speaker } from './conversation.js';
 import type { ConversationJob, ConversationProgress, ResolvedRegistry } from './conversation-job.js';
+import { holdCoworker } from './coworker.js';
 import { type DelegationScope, delegationTools } from './delegation-tools.js';
 import { toFailure } from './failure.js';
-import { pauseOf } from './pause.js';
+import { progressHooks } from './job-progress.js';
 
 /**
  * The job's agent as it speaks on a worker when it may delegate: with `delegate_work` and
@@ -32,7 +26,7 @@ export function workerDelegation(
   const scope: DelegationScope = {
     roles: delegation.roles,
     maxDepth: delegation.maxDepth,
-    ask: (request, signal) => holdCoworker(request, scope, registry, report, signal),
+    ask: (request, signal) => reportedCoworker(request, scope, registry, report, signal),
   };
   const seat = { nodeId: job.nodeId, attempt: job.attempt, chain: [job.agent] };
   const tools = [...speaker.tools, ...delegationTools(scope, seat)];
@@ -40,7 +34,7 @@ export function workerDelegation(
 }
 
 /** One coworker's conversation on this worker, reported before and after. */
-async function holdCoworker(
+async function reportedCoworker(
   request: ConsultRequest,
   scope: DelegationScope,
   registry: ResolvedRegistry,
@@ -55,68 +49,19 @@ async function holdCoworker(
   return outcome;
 }
 
-async function coworkerOutcome(
+/** The coworker's conversation with the registry's agent of its role; an unknown role is `unknown_agent`. */
+function coworkerOutcome(
   request: ConsultRequest,
   scope: DelegationScope,
   registry: ResolvedRegistry,
   report: (progress: ConversationProgress) => void,
   signal: AbortSignal,
 ): Promise<ConsultOutcome> {
-  try {
-    const agent = registry.agents.get(request.to);
-    if (agent === undefined) throw new UnknownAgentError(request.to, [...registry.agents.keys()]);
-    let speaker = agent;
-    if (agent.allowDelegation === true) {
-      const chain = [...request.chain, agent.role];
-      const tools = [
-        ...agent.tools,
-        ...delegationTools(scope, { nodeId: request.nodeId, attempt: request.attempt, chain }),
-      ];
-      speaker = Object.create(agent, { tools: { value: tools } }) as Speaker;
-    }
-    const talk = talkOf(request, isModel(agent.llm) ? agent.llm.id : undefined, report);
-    const text = await converse(speaker, coworkerPrompt(agent, request), request.context, signal, talk);
-    return { ok: true, text };
-  } catch (error) {
-    signal.throwIfAborted();
-    const pause = pauseOf(error);
-    return pause === undefined
-      ? { ok: false, error: toFailure(error) }
-      : { ok: false, error: toFailure(error), pause };
+  const agent = registry.agents.get(request.to);
+  if (agent === undefined) {
+    const error = new UnknownAgentError(request.to, [...registry.agents.keys()]);
+    return Promise.resolve({ ok: false, error: toFailure(error) });
   }
-}
-
-/** What the coworker is asked: through its own `taskPrompt` when it is an `Agent`, else its role alone. */
-function coworkerPrompt(agent: Speaker, request: ConsultRequest): TaskPrompt {
-  const task = consultTask(request);
-  const own = (agent as Partial<{ taskPrompt(d: string, e: string): TaskPrompt }>).taskPrompt;
-  if (typeof own === 'function') return own.call(agent, task, CONSULT_EXPECTED_OUTPUT);
-  const system = `You are ${agent.role}.`;
-  const lines = `Task: ${task}\nExpected output: ${CONSULT_EXPECTED_OUTPUT}`;
-  return { system, task: lines, text: `${system}\n${lines}` };
-}
-
-/** Where the coworker's conversation reports: the job's progress, under the coworker's role. */
-function talkOf(
-  request: ConsultRequest,
-  modelId: string | undefined,
-  report: (progress: ConversationProgress) => void,
-): ConversationHooks {
-  const { to } = request;
-  const talk: ConversationHooks = {
-    now: Date.now,
-    onModelCall: (usage, durationMs, failure) =>
-      report({
-        type: 'model.call',
-        usage,
-        durationMs,
-        agent: to,
-        ...(modelId === undefined ? {} : { modelId }),
-        ...(failure === undefined ? {} : { failure }),
-      }),
-    onToolCall: (record) => report({ type: 'tool.call', record: { ...record, agent: to } }),
-    callScope: `${request.callId}/${to}`,
-  };
-  if (request.resume !== undefined) talk.resume = request.resume;
-  return talk;
+  const modelId = isModel(agent.llm) ? agent.llm.id : undefined;
+  return holdCoworker(agent, request, scope, signal, progressHooks(report, modelId, request.to));
 }

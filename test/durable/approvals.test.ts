@@ -47,26 +47,26 @@ for (const [kind, provide] of storeKinds()) {
       expect(countRuns(log).get(`refund ${order} 120`)).toBeUndefined();
     }
 
-    it('approved from a fresh process: the tool runs there once and the run completes', async () => {
-      const order = `approve-${kind}`;
-      await pausedRefund(order);
+    /** Resumes refund `order` from a fresh process, with `approvals` if given; its reply. */
+    async function resumeFromFresh(order: string, approvals?: Record<string, unknown>): Promise<Reply> {
       const fresh = await Child.start(provided.spec, log);
       try {
-        const reply = await fresh.send({
+        return await fresh.send({
           op: 'resume',
           what: 'refunds',
           id: order,
-          approvals: { [CALL]: { approve: true } },
-        });
-        expect(reply).toMatchObject({
-          ok: true,
-          status: 'completed',
-          raw: 'done: refunded 120',
-          pending: [],
+          ...(approvals ? { approvals } : {}),
         });
       } finally {
         await fresh.close();
       }
+    }
+
+    it('approved from a fresh process: the tool runs there once and the run completes', async () => {
+      const order = `approve-${kind}`;
+      await pausedRefund(order);
+      const reply = await resumeFromFresh(order, { [CALL]: { approve: true } });
+      expect(reply).toMatchObject({ ok: true, status: 'completed', raw: 'done: refunded 120', pending: [] });
       expect(countRuns(log).get(`refund ${order} 120`)).toBe(1);
       expect(await store.readRun(order)).toMatchObject({ status: 'completed', lease: null });
       expect((await ExecutionDocument.fromStore(store, order))?.results[0]).toMatchObject({
@@ -79,22 +79,12 @@ for (const [kind, provide] of storeKinds()) {
     it('refused from a fresh process: the model reads the feedback, the tool never runs', async () => {
       const order = `refuse-${kind}`;
       await pausedRefund(order);
-      const fresh = await Child.start(provided.spec, log);
-      try {
-        const reply = await fresh.send({
-          op: 'resume',
-          what: 'refunds',
-          id: order,
-          approvals: { [CALL]: { approve: false, feedback: 'no receipt' } },
-        });
-        expect(reply).toMatchObject({
-          ok: true,
-          status: 'completed',
-          raw: 'done: Error: approval_refused: a human refused this call: no receipt',
-        });
-      } finally {
-        await fresh.close();
-      }
+      const reply = await resumeFromFresh(order, { [CALL]: { approve: false, feedback: 'no receipt' } });
+      expect(reply).toMatchObject({
+        ok: true,
+        status: 'completed',
+        raw: 'done: Error: approval_refused: a human refused this call: no receipt',
+      });
       expect(countRuns(log).get(`refund ${order} 120`)).toBeUndefined();
     }, 60_000);
 
@@ -115,18 +105,8 @@ for (const [kind, provide] of storeKinds()) {
       expect(await store.readRun('o-crash')).toMatchObject({ status: 'running' });
       // A fresh process resumes it without answers: the answer it was given was kept, so the
       // approved call runs again (at least once per call, as a step in flight) and nobody is asked twice.
-      const fresh = await Child.start(provided.spec, log);
-      try {
-        const reply = await fresh.send({ op: 'resume', what: 'refunds', id: 'o-crash' });
-        expect(reply).toMatchObject({
-          ok: true,
-          status: 'completed',
-          raw: 'done: refunded 120',
-          pending: [],
-        });
-      } finally {
-        await fresh.close();
-      }
+      const reply = await resumeFromFresh('o-crash');
+      expect(reply).toMatchObject({ ok: true, status: 'completed', raw: 'done: refunded 120', pending: [] });
       expect(countRuns(log).get('refund o-crash 120')).toBe(2);
     }, 90_000);
 

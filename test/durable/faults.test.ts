@@ -11,7 +11,7 @@ import {
   Task,
 } from '../../src/index.js';
 import { manualClock } from '../../src/testing.js';
-import { chainCrew, chainFlow, deliveryFlow } from '../fixtures/durable/definitions.js';
+import { chainCrew, chainFlow, deliveryFlow, refundCrew } from '../fixtures/durable/definitions.js';
 import { openStore } from '../fixtures/durable/stores.js';
 import { wrapStore } from '../store-helpers.js';
 import { countRuns, runLogs } from './processes.js';
@@ -24,10 +24,16 @@ function failingAt(store: Store, key: string, broken = { on: true }): Store {
   return wrapStore(store, {
     commit: (id: string, commit: RunCommit) =>
       broken.on && commit.writes.some((w) => w.key === key)
-        ? Promise.reject(new StoreUnavailableError('FailingStore', 'its disk', { code: 'SQLITE_FULL' }))
+        ? Promise.reject(diskFull())
         : store.commit(id, commit),
   });
 }
+
+/** The error of a store whose disk is full. */
+const diskFull = () => new StoreUnavailableError('FailingStore', 'its disk', { code: 'SQLITE_FULL' });
+
+/** The call id of the refund crew's call waiting for approval. */
+const APPROVAL_CALL = 'refund.1.1.0';
 
 for (const [kind, provide] of storeKinds()) {
   describe(`faults on ${kind}`, () => {
@@ -124,6 +130,42 @@ for (const [kind, provide] of storeKinds()) {
       const out = await deliveryFlow(store, log).signal('w1', 'delivery.confirmed', 'Ada');
       expect(out.trail).toEqual(['ship', 'delivery', 'close']);
       expect(countRuns(log).get('close w1')).toBe(1);
+    });
+
+    it('stops a crew whose pause for approval cannot be written; resumed, it pauses again and the tool never ran', async () => {
+      const log = freshLog();
+      const inputs = { order: 'a1', amount: 70 };
+      const error = await refundCrew(failingAt(store, 'refund'), log)
+        .kickoff({ executionId: 'a1', inputs })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'store_unavailable' });
+      const again = await refundCrew(store, log).resume('a1');
+      expect(again.status).toBe('paused');
+      expect(again.pending).toMatchObject([{ kind: 'approval', callId: APPROVAL_CALL, tool: 'refund' }]);
+      expect(countRuns(log).get('refund a1 70')).toBeUndefined();
+      const out = await refundCrew(store, log).resume('a1', {
+        approvals: { [APPROVAL_CALL]: { approve: true } },
+      });
+      expect(out.status).toBe('completed');
+      expect(countRuns(log).get('refund a1 70')).toBe(1);
+    });
+
+    it('refuses an approval whose claim or kept answers cannot be written, the run left paused; the same approval goes on once the store is back', async () => {
+      const log = freshLog();
+      await refundCrew(store, log).kickoff({ executionId: 'a2', inputs: { order: 'a2', amount: 70 } });
+      const approvals = { [APPROVAL_CALL]: { approve: true as const } };
+      const claimFails = wrapStore(store, { claimRun: () => Promise.reject(diskFull()) });
+      for (const broken of [claimFails, failingAt(store, 'answers')]) {
+        const error = await refundCrew(broken, log)
+          .resume('a2', { approvals })
+          .catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'store_unavailable' });
+        expect(await store.readRun('a2')).toMatchObject({ status: 'paused', lease: null });
+      }
+      expect(countRuns(log).get('refund a2 70')).toBeUndefined();
+      const out = await refundCrew(store, log).resume('a2', { approvals });
+      expect(out).toMatchObject({ status: 'completed', raw: 'done: refunded 70' });
+      expect(countRuns(log).get('refund a2 70')).toBe(1);
     });
 
     it('stops a run whose lease was taken at its next write (lease_lost), starting nothing more', async () => {

@@ -1,9 +1,6 @@
-import { toFailure } from '../../actors/failure.js';
 import type { ConversationPause } from '../../actors/pause.js';
-import { InvalidStateError, StoreRequiredError } from '../../errors.js';
-import type { WorkOutcome } from '../../machines/lifecycle.js';
+import { StoreRequiredError } from '../../errors.js';
 import type { CrewPending, Failure, TaskOutput, Tool } from '../../types.js';
-import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { NodeRecord } from '../engine/recorder.js';
 import type { Agent } from './agent.js';
 import type { CrewPlan } from './plan.js';
@@ -31,24 +28,6 @@ export function waitOf(failure: Failure | undefined): TaskWait | undefined {
     return { kind: 'review', output: details.output as TaskOutput };
   }
   return undefined;
-}
-
-/**
- * A failed attempt's outcome as a run with a store can keep it: an output waiting for review whose
- * structured value no store can keep (a guardrail replaced it with a function, say) fails the attempt
- * with `invalid_state` naming its path, before anything of it is written.
- */
-export function storableWait(task: string, outcome: Extract<WorkOutcome, { ok: false }>): WorkOutcome {
-  const wait = waitOf(outcome.error);
-  if (wait?.kind !== 'review' || !('structured' in wait.output)) return outcome;
-  try {
-    encodeRunValue(wait.output.structured);
-    return outcome;
-  } catch (error) {
-    if (!(error instanceof UnstorableValueError)) throw error;
-    const failure = InvalidStateError.unstorable(task, `structured${error.path}`, error.reason);
-    return { ok: false, error: toFailure(failure), finishedAt: outcome.finishedAt };
-  }
 }
 
 /** Whether a settled node waits for a human (its run paused) rather than failed. */

@@ -1,16 +1,8 @@
 import type { AnyActorRef } from 'xstate';
-import {
-  askedOf,
-  CONSULT_EXPECTED_OUTPUT,
-  type ConsultOutcome,
-  type ConsultRequest,
-  consultTask,
-  repliedOf,
-} from '../../actors/consult.js';
-import { type ConversationHooks, converse, type Speaker } from '../../actors/conversation.js';
+import { askedOf, type ConsultOutcome, type ConsultRequest, repliedOf } from '../../actors/consult.js';
+import type { ConversationHooks, Speaker } from '../../actors/conversation.js';
+import { holdCoworker } from '../../actors/coworker.js';
 import { type DelegationScope, delegationTools } from '../../actors/delegation-tools.js';
-import { toFailure } from '../../actors/failure.js';
-import { pauseOf } from '../../actors/pause.js';
 import type { AttemptHooks } from '../../actors/task-attempt.js';
 import type { Tool } from '../../types.js';
 import type { EventHub } from '../engine/event-hub.js';
@@ -71,41 +63,15 @@ export class DelegationDesk {
   }
 
   /** Holds the conversation a coworker was asked for, with its persona, tools and model. */
-  async consult(request: ConsultRequest, actorSignal: AbortSignal): Promise<ConsultOutcome> {
+  consult(request: ConsultRequest, actorSignal: AbortSignal): Promise<ConsultOutcome> {
     const caller = this.#callers.get(request);
     const signal = caller === undefined ? actorSignal : AbortSignal.any([actorSignal, caller]);
     const agent = this.#byRole.get(request.to);
     if (agent === undefined) {
-      return { ok: false, error: { message: `No agent "${request.to}" in this crew`, retryable: false } };
+      const error = { message: `No agent "${request.to}" in this crew`, retryable: false };
+      return Promise.resolve({ ok: false, error });
     }
-    try {
-      const prompt = agent.taskPrompt(consultTask(request), CONSULT_EXPECTED_OUTPUT);
-      const text = await converse(
-        this.#speaker(agent, request),
-        prompt,
-        request.context,
-        signal,
-        this.#talk(request),
-      );
-      return { ok: true, text };
-    } catch (error) {
-      signal.throwIfAborted();
-      const pause = pauseOf(error);
-      return pause === undefined
-        ? { ok: false, error: toFailure(error) }
-        : { ok: false, error: toFailure(error), pause };
-    }
-  }
-
-  /** The coworker as it speaks in a delegation: its own tools, and its own delegation tools if it may. */
-  #speaker(agent: Agent, request: ConsultRequest): Speaker {
-    if (!agent.allowDelegation) return agent;
-    const chain = [...request.chain, agent.role];
-    const tools = [
-      ...agent.tools,
-      ...delegationTools(this.#scope, { nodeId: request.nodeId, attempt: request.attempt, chain }),
-    ];
-    return Object.create(agent, { tools: { value: tools } }) as Speaker;
+    return holdCoworker(agent, request, this.#scope, signal, this.#talk(request));
   }
 
   /** Where a coworker's conversation reports: the task run's usage and events, under the coworker's role. */
@@ -117,12 +83,10 @@ export class DelegationDesk {
       onModelCall: (usage, durationMs, failure) =>
         hooks.onModelCall(nodeId, attempt, usage, durationMs, failure, to),
       onToolCall: (record) => hooks.onToolCall(nodeId, { ...record, agent: to }),
-      callScope: `${request.callId}/${to}`,
     };
     if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
     if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
     if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(nodeId, attempt);
-    if (request.resume !== undefined) talk.resume = request.resume;
     return talk;
   }
 

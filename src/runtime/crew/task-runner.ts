@@ -8,7 +8,7 @@ import {
   type TaskRunValue,
 } from '../../actors/task-attempt.js';
 import { InternalError, InvalidStateError } from '../../errors.js';
-import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
+import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { CallGate } from '../engine/budget.js';
@@ -19,7 +19,7 @@ import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import type { Agent } from './agent.js';
 import { attemptHooks } from './attempt-hooks.js';
 import { countedOn, type WaitingTasks } from './crew-answers.js';
-import { storableWait } from './crew-pause.js';
+import { waitOf } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
 import type { RunMemory } from './memory.js';
@@ -259,9 +259,9 @@ type Emitted<K extends LifecycleEmitted['type']> = Extract<LifecycleEmitted, { t
  * of it is written.
  */
 function storable(task: string, outcome: WorkOutcome): WorkOutcome {
-  if (!outcome.ok) return storableWait(task, outcome);
-  const value = outcome.output as TaskRunValue;
-  if (!('structured' in value)) return outcome;
+  // A completed run's value, or the output a paused run keeps for its review.
+  const value = outcome.ok ? (outcome.output as TaskRunValue) : reviewedOutput(outcome.error);
+  if (value === undefined || !('structured' in value)) return outcome;
   try {
     encodeRunValue(value.structured);
     return outcome;
@@ -270,6 +270,12 @@ function storable(task: string, outcome: WorkOutcome): WorkOutcome {
     const failure = InvalidStateError.unstorable(task, `structured${error.path}`, error.reason);
     return { ok: false, error: toFailure(failure), finishedAt: outcome.finishedAt };
   }
+}
+
+/** The output a failed attempt holds for a human's review, when it waits for one. */
+function reviewedOutput(failure: NodeFailure): TaskRunValue | undefined {
+  const wait = waitOf(failure);
+  return wait?.kind === 'review' ? wait.output : undefined;
 }
 
 /** What a task run's agent is asked: its persona and the task lines (`Agent.renderPrompt`). */

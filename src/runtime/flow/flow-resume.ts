@@ -43,15 +43,6 @@ export async function storedRunOf(
   return snapshot;
 }
 
-/** Refuses an answer to a run that waits for none (`not_paused`). */
-export function checkNoAnswer(
-  definition: FlowDefinition<unknown>,
-  snapshot: FlowSnapshot,
-  answer: unknown,
-): void {
-  if (answer !== undefined) throw new NotPausedError(definition.name, snapshot.id, snapshot.status);
-}
-
 /** A completed run's result as its snapshot holds it (nothing runs; `totalTimeMs` 0). */
 export function storedOutput<S>(snapshot: FlowSnapshot): FlowOutput<WithId<S>> {
   const last = snapshot.trail.at(-1);

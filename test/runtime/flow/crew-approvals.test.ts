@@ -25,9 +25,9 @@ function clerkModel(): ScriptedModel {
   });
 }
 
-/** A flow whose `pay` step kicks off a refund crew (its call waits for approval), then `notify`. */
-function refundFlow(store: Store | undefined, llm: ScriptedModel, refunded: number[], steps: string[]) {
-  const refund = defineTool({
+/** A refund tool whose calls wait for approval; `refunded` lists the amounts it refunded. */
+function refundTool(refunded: number[]) {
+  return defineTool({
     name: 'refund',
     description: 'Refund an amount',
     input: z.object({ amount: z.number() }),
@@ -37,6 +37,11 @@ function refundFlow(store: Store | undefined, llm: ScriptedModel, refunded: numb
       return `refunded ${amount}`;
     },
   });
+}
+
+/** A flow whose `pay` step kicks off a refund crew (its call waits for approval), then `notify`. */
+function refundFlow(store: Store | undefined, llm: ScriptedModel, refunded: number[], steps: string[]) {
+  const refund = refundTool(refunded);
   const clerk = new Agent({ role: 'Clerk', llm, tools: [refund] });
   const crew = new Crew({
     name: 'refunds',
@@ -142,16 +147,7 @@ describe('a crew pausing for approval inside a flow step', () => {
     const refunded: number[] = [];
     const ran: string[] = [];
     const make = () => {
-      const refund = defineTool({
-        name: 'refund',
-        description: 'Refund an amount',
-        input: z.object({ amount: z.number() }),
-        needsApproval: true,
-        execute: ({ amount }) => {
-          refunded.push(amount);
-          return `refunded ${amount}`;
-        },
-      });
+      const refund = refundTool(refunded);
       const crewOf = () =>
         new Crew({
           name: 'refunds',
