@@ -425,13 +425,37 @@ export class DuplicateRoleError extends StatecrewError<'duplicate_role'> {
   }
 }
 
+/** Where in a YAML file something is named: the file as given and its line (from 1). */
+export interface FileLine {
+  readonly file: string;
+  readonly line?: number | undefined;
+}
+
+/** `"tasks.yaml line 4: "` for a place, `""` for none. */
+function atFileLine(where: FileLine | undefined): string {
+  if (where === undefined) return '';
+  return `${where.file}${where.line === undefined ? '' : ` line ${where.line}`}: `;
+}
+
 /** A task has no agent in a process that needs one. */
 export class MissingAgentError extends StatecrewError<'missing_agent'> {
-  constructor(task: string, process: string) {
-    super('missing_agent', `Task "${task}" has no agent, which the ${process} process needs`, {
-      retryable: false,
-      details: { task, process },
-    });
+  /**
+   * @param where the file and line of the task, when a YAML file defines it (the message then also
+   *   says how to assign an agent to it)
+   */
+  constructor(task: string, process: string, where?: FileLine) {
+    const how =
+      where === undefined
+        ? ''
+        : `: give it an agent: key, pass loadCrew's assign option ({ ${task}: '<agent name>' }), or export const assign = { ${task}: '<agent name>' } from the crew's crew.ts (where CrewAI has crew.py, whose Task(config=..., agent=self.<agent>()) this is)`;
+    super(
+      'missing_agent',
+      `${atFileLine(where)}Task "${task}" has no agent, which the ${process} process needs${how}`,
+      {
+        retryable: false,
+        details: { task, process, ...where },
+      },
+    );
   }
 }
 
@@ -703,12 +727,19 @@ export class ReviewRejectedError extends StatecrewError<'review_rejected'> {
 
 /** An agent's `llm` names a provider nobody registered (`registerProvider`). */
 export class UnknownProviderError extends StatecrewError<'unknown_provider'> {
-  constructor(spec: string, provider: string, pkg: string | undefined) {
+  /**
+   * @param where the file and line that name the model, when a YAML file does (then the message
+   *   starts with them and the details hold them)
+   */
+  constructor(spec: string, provider: string, pkg: string | undefined, where?: FileLine) {
     const install = pkg === undefined ? 'install its AI SDK provider package' : `install ${pkg}`;
     super(
       'unknown_provider',
-      `Model "${spec}" names provider "${provider}", which is not registered: ${install} and call registerProvider('${provider}', (id) => fromAiSdk(...))`,
-      { retryable: false, details: { spec, provider, ...(pkg === undefined ? {} : { package: pkg }) } },
+      `${atFileLine(where)}Model "${spec}" names provider "${provider}", which is not registered: ${install} and call registerProvider('${provider}', (id) => fromAiSdk(...))`,
+      {
+        retryable: false,
+        details: { spec, provider, ...(pkg === undefined ? {} : { package: pkg }), ...where },
+      },
     );
   }
 }

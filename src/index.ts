@@ -21,6 +21,7 @@ export {
   DuplicateRoleError,
   DuplicateStepError,
   DuplicateTaskError,
+  type FileLine,
   FlowExistsError,
   FlowMismatchError,
   ForcedFailureError,

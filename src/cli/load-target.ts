@@ -24,9 +24,10 @@ const YAML_COMPANIONS = ['crew.ts', 'crew.mts', 'crew.js', 'crew.mjs'];
 
 /**
  * Loads the crew or flow a command names: a module's default export (or `exportName`), or a
- * directory holding CrewAI's `agents.yaml` and `tasks.yaml` (a `crew.ts` or `crew.js` beside them
- * may export `llm`, `models`, `tools`, `schemas` and `options` for the crew). A `.ts` module needs
- * `tsx` installed in the project.
+ * directory holding CrewAI's `agents.yaml` and `tasks.yaml`, itself or in its `config/` folder as a
+ * CrewAI project keeps them (a `crew.ts` or `crew.js` in the directory may export `llm`, `models`,
+ * `tools`, `schemas`, `assign` and `options` for the crew). A `.ts` module needs `tsx` installed in
+ * the project.
  */
 export async function loadTarget(path: string, exportName?: string): Promise<Target> {
   const file = resolve(path);
@@ -49,37 +50,48 @@ export async function loadTarget(path: string, exportName?: string): Promise<Tar
   throw new UnknownCommandTargetError(path, `export "${name}" is neither a Crew nor a flow`);
 }
 
-/** The YAML crew directory `file` names: the directory itself, or one of its two files. */
-function yamlDirOf(file: string): string | undefined {
-  const dir = statSync(file).isDirectory()
-    ? file
-    : ['agents.yaml', 'tasks.yaml'].includes(basename(file))
-      ? dirname(file)
-      : undefined;
-  if (dir === undefined) return undefined;
-  if (!existsSync(join(dir, 'agents.yaml')) || !existsSync(join(dir, 'tasks.yaml'))) {
-    if (statSync(file).isDirectory()) {
-      throw new UnknownCommandTargetError(file, 'a crew directory needs agents.yaml and tasks.yaml');
-    }
-    return undefined;
-  }
-  return dir;
+/** A YAML crew: its directory (where `crew.ts` is) and the folder of its two files. */
+interface YamlCrewDir {
+  readonly dir: string;
+  readonly yamlDir: string;
 }
 
-async function yamlTarget(dir: string): Promise<Target> {
+/**
+ * The YAML crew `file` names: a directory with the two files, or with them in `config/` (CrewAI's
+ * project layout), or one of the two files.
+ */
+function yamlDirOf(file: string): YamlCrewDir | undefined {
+  const hasBoth = (dir: string) =>
+    existsSync(join(dir, 'agents.yaml')) && existsSync(join(dir, 'tasks.yaml'));
+  if (!statSync(file).isDirectory()) {
+    if (!['agents.yaml', 'tasks.yaml'].includes(basename(file)) || !hasBoth(dirname(file))) return undefined;
+    const yamlDir = dirname(file);
+    const dir = basename(yamlDir) === 'config' && !hasBoth(dirname(yamlDir)) ? dirname(yamlDir) : yamlDir;
+    return { dir, yamlDir };
+  }
+  if (hasBoth(file)) return { dir: file, yamlDir: file };
+  if (hasBoth(join(file, 'config'))) return { dir: file, yamlDir: join(file, 'config') };
+  throw new UnknownCommandTargetError(
+    file,
+    'a crew directory needs agents.yaml and tasks.yaml (in it, or in its config folder)',
+  );
+}
+
+/** Exports of a crew's `crew.ts` that `loadCrew` takes under the same name. */
+const COMPANION_OPTIONS = ['llm', 'models', 'tools', 'schemas', 'assign'] as const;
+
+async function yamlTarget({ dir, yamlDir }: YamlCrewDir): Promise<Target> {
   const companion = YAML_COMPANIONS.map((f) => join(dir, f)).find((f) => existsSync(f));
   const parts = companion === undefined ? {} : await importModule(companion, companion);
   const options = (parts.options ?? {}) as Record<string, unknown>;
   // Named as the user would type them in error messages: relative to where the command runs.
-  const shown = relative(process.cwd(), dir) || '.';
+  const shown = relative(process.cwd(), yamlDir) || '.';
+  const named = COMPANION_OPTIONS.flatMap((key) => (parts[key] === undefined ? [] : [[key, parts[key]]]));
   const crew = loadCrew({
     ...options,
     agents: join(shown, 'agents.yaml'),
     tasks: join(shown, 'tasks.yaml'),
-    ...(parts.llm === undefined ? {} : { llm: parts.llm }),
-    ...(parts.models === undefined ? {} : { models: parts.models }),
-    ...(parts.tools === undefined ? {} : { tools: parts.tools }),
-    ...(parts.schemas === undefined ? {} : { schemas: parts.schemas }),
+    ...Object.fromEntries(named),
   } as Parameters<typeof loadCrew>[0]);
   return { kind: 'crew', crew, name: crew.name, source: { file: dir } };
 }

@@ -16,8 +16,25 @@ const PACKAGES: Readonly<Record<string, string>> = {
   mistral: '@ai-sdk/mistral',
   groq: '@ai-sdk/groq',
   xai: '@ai-sdk/xai',
+  azure: '@ai-sdk/azure',
+  'amazon-bedrock': '@ai-sdk/amazon-bedrock',
+  'google-vertex': '@ai-sdk/google-vertex',
+  cohere: '@ai-sdk/cohere',
+  deepseek: '@ai-sdk/deepseek',
+  togetherai: '@ai-sdk/togetherai',
+  fireworks: '@ai-sdk/fireworks',
   'openai-compatible': '@ai-sdk/openai-compatible',
 };
+
+/** Whether `registerProvider` has been given `name`. */
+export function isProviderRegistered(name: string): boolean {
+  return factories.has(name);
+}
+
+/** The AI SDK package that provides `name`, when it is a known one. */
+export function providerPackage(name: string): string | undefined {
+  return Object.hasOwn(PACKAGES, name) ? PACKAGES[name] : undefined;
+}
 
 /**
  * Registers what a provider name in an agent's `llm` string means. Register before a kickoff (a

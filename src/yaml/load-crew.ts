@@ -1,10 +1,12 @@
 import type { ZodType } from 'zod';
-import { ConfigError, InvalidOptionError } from '../errors.js';
+import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderError } from '../errors.js';
+import { isProviderRegistered, providerPackage } from '../models/providers.js';
 import { Agent } from '../runtime/crew/agent.js';
 import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
 import { Task } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
-import { type AgentEntry, agentSchema, parseEntry, taskSchema } from './schemas.js';
+import { providerSpecOf } from './llm-spec.js';
+import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
 import { lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
 
 /**
@@ -30,13 +32,17 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
   tools?: Readonly<Record<string, Tool>> | undefined;
   /** Names an `output_schema:` key may use. @default {} */
   schemas?: Readonly<Record<string, ZodType>> | undefined;
+  /**
+   * The agent of each task, by name: task name → agent name, as CrewAI's `crew.py` gives it
+   * (`Task(config=self.tasks_config['research_task'], agent=self.researcher())` is
+   * `assign: { research_task: 'researcher' }`). It wins over the task's `agent:` key, as `agent=`
+   * does in `crew.py`. @default {}
+   */
+  assign?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What the names of the YAML files resolve to. */
 type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas'>;
-
-/** What a `provider:model` string looks like (a provider name as `registerProvider` takes it). */
-const PROVIDER_STRING = /^[a-z0-9][a-z0-9._-]*:\S+$/i;
 
 /**
  * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
@@ -56,13 +62,88 @@ const PROVIDER_STRING = /^[a-z0-9][a-z0-9._-]*:\S+$/i;
  * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
  */
 export function loadCrew(options: LoadCrewOptions): Crew {
-  const { agents, tasks, llm, models, tools, schemas, ...crewOptions } = options;
+  const { agents, tasks, llm, models, tools, schemas, assign, ...crewOptions } = options;
   const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
   const names: Names = { llm, models, tools, schemas };
   const agentsByName = buildAgents(agentsSource, names);
-  const taskList = buildTasks(tasksSource, agentsSource.file, agentsByName, names);
+  const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
+    name,
+    entry: parseEntry(tasksSource, 'task', name, value, taskSchema),
+  }));
+  const assigned = assignAgents(entries, assignOption(assign), tasksSource, agentsSource.file, agentsByName);
+  if (crewOptions.process !== 'hierarchical')
+    requireAgents(entries, assigned, tasksSource, crewOptions.process);
+  const taskList = buildTasks(tasksSource, entries, assigned, names);
   return new Crew({ ...crewOptions, agents: [...agentsByName.values()], tasks: taskList });
+}
+
+/** A task as read from `tasks.yaml`: its name (key) and its checked entry. */
+interface NamedTask {
+  readonly name: string;
+  readonly entry: TaskEntry;
+}
+
+function assignOption(assign: unknown): Readonly<Record<string, string>> {
+  if (assign === undefined) return {};
+  const valid =
+    typeof assign === 'object' &&
+    assign !== null &&
+    !Array.isArray(assign) &&
+    Object.values(assign).every((agent) => typeof agent === 'string');
+  if (!valid) {
+    throw new InvalidOptionError('loadCrew', 'assign', 'a mapping of task names to agent names', assign);
+  }
+  return assign as Readonly<Record<string, string>>;
+}
+
+/**
+ * The agent of each task: `assign`'s, else the `agent:` key's. A name either of them gives that the
+ * files do not define is a `ConfigError`.
+ */
+function assignAgents(
+  tasks: readonly NamedTask[],
+  assign: Readonly<Record<string, string>>,
+  source: YamlSource,
+  agentsFile: string,
+  agents: ReadonlyMap<string, Agent>,
+): Map<string, Agent> {
+  const known = new Set(tasks.map((t) => t.name));
+  for (const [task, agent] of Object.entries(assign)) {
+    if (!known.has(task)) {
+      const what = `the assign option names task "${task}", which ${source.file} does not define (it has: ${[...known].join(', ')})`;
+      throw new ConfigError(source.file, undefined, what, 'assign');
+    }
+    if (!agents.has(agent)) {
+      const what = `the assign option gives task "${task}" agent "${agent}", which ${agentsFile} does not define (it has: ${[...agents.keys()].join(', ')})`;
+      throw new ConfigError(source.file, lineOf(source, [task], 'key'), what, 'assign');
+    }
+  }
+  const assigned = new Map<string, Agent>();
+  for (const { name, entry } of tasks) {
+    const agentName = Object.hasOwn(assign, name) ? assign[name] : entry.agent;
+    if (agentName === undefined) continue;
+    const agent = agents.get(agentName);
+    if (agent === undefined) {
+      const what = `task "${name}" names agent "${agentName}", which ${agentsFile} does not define`;
+      throw new ConfigError(source.file, lineOf(source, [name, 'agent']), what, 'agent');
+    }
+    assigned.set(name, agent);
+  }
+  return assigned;
+}
+
+/** `missing_agent` naming the file and line of the first task no agent was given to. */
+function requireAgents(
+  tasks: readonly NamedTask[],
+  assigned: ReadonlyMap<string, Agent>,
+  source: YamlSource,
+  process: string | undefined,
+): void {
+  const task = tasks.find((t) => !assigned.has(t.name));
+  if (task === undefined) return;
+  const where = { file: source.file, line: lineOf(source, [task.name], 'key') };
+  throw new MissingAgentError(task.name, process ?? 'sequential', where);
 }
 
 function sourceOption(option: 'agents' | 'tasks', value: unknown): string {
@@ -103,21 +184,13 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
 
 function buildTasks(
   source: YamlSource,
-  agentsFile: string,
+  entries: readonly NamedTask[],
   agents: ReadonlyMap<string, Agent>,
   names: Names,
 ): Task[] {
-  const entries = topEntries(source, 'task').map(({ name, value }) => ({
-    name,
-    entry: parseEntry(source, 'task', name, value, taskSchema),
-  }));
   const tasks = new Map<string, Task>();
   for (const { name, entry } of entries) {
-    const agent = entry.agent === undefined ? undefined : agents.get(entry.agent);
-    if (entry.agent !== undefined && agent === undefined) {
-      const what = `task "${name}" names agent "${entry.agent}", which ${agentsFile} does not define`;
-      throw new ConfigError(source.file, lineOf(source, [name, 'agent']), what, 'agent');
-    }
+    const agent = agents.get(name);
     const schema = entry.output_schema;
     const outputSchema = schema === undefined ? undefined : named(names.schemas, schema);
     if (schema !== undefined && outputSchema === undefined) {
@@ -159,10 +232,21 @@ function agentLlm(source: YamlSource, name: string, llm: string | undefined, nam
   }
   const model = named(names.models, llm);
   if (model !== undefined) return model;
-  if (PROVIDER_STRING.test(llm)) return llm;
-  const example = /^[\w.-]+\/\S+$/.test(llm) ? llm.replace('/', ':') : 'openai:gpt-4.1-mini';
-  const what = `agent "${name}" names model "${llm}", which the models option ${defines(names.models)}; a provider string reads like "${example}"`;
-  throw new ConfigError(source.file, lineOf(source, [name, 'llm']), what, 'llm');
+  const provider = providerSpecOf(llm);
+  if (provider === undefined) {
+    const what = `agent "${name}" names model "${llm}", which the models option ${defines(names.models)}; a provider string reads like "openai:gpt-4.1-mini" (or CrewAI's "openai/gpt-4.1-mini")`;
+    throw new ConfigError(source.file, lineOf(source, [name, 'llm']), what, 'llm');
+  }
+  if (!isProviderRegistered(provider.provider)) {
+    const where = { file: source.file, line: lineOf(source, [name, 'llm']) };
+    throw new UnknownProviderError(
+      provider.spec,
+      provider.provider,
+      providerPackage(provider.provider),
+      where,
+    );
+  }
+  return provider.spec;
 }
 
 function lookupTools(

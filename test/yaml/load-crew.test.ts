@@ -7,6 +7,7 @@ import {
   defineTool,
   MissingManagerError,
   ProviderModel,
+  registerProvider,
 } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing.js';
 import { type LoadCrewOptions, loadCrew } from '../../src/yaml/load-crew.js';
@@ -176,15 +177,20 @@ describe('loadCrew', () => {
       '  llm: fast',
       'c:',
       '  role: C',
-      '  llm: openai:gpt-4.1-mini',
+      '  llm: yaml-test:gpt-4.1-mini',
     );
     const tasks = yaml('t:', '  description: Do it', '  agent: a');
+    registerProvider('yaml-test', () => echoModel());
     const crew = loadCrew({ agents, tasks, llm, models: { fast } });
     const [a, b, c] = crew.agents;
     expect(a?.llm).toBe(llm);
     expect(b?.llm).toBe(fast);
     expect(c?.llm).toBeInstanceOf(ProviderModel);
-    expect(c?.llm).toMatchObject({ id: 'openai:gpt-4.1-mini', provider: 'openai', modelId: 'gpt-4.1-mini' });
+    expect(c?.llm).toMatchObject({
+      id: 'yaml-test:gpt-4.1-mini',
+      provider: 'yaml-test',
+      modelId: 'gpt-4.1-mini',
+    });
   });
 
   it('reads a folded role (CrewAI’s template) without its trailing newline, so a manager can name it', async () => {
@@ -294,11 +300,11 @@ describe('loadCrew errors', () => {
     );
   });
 
-  it('names an llm that is neither a models key nor a provider string, hinting at the colon form', () => {
-    const error = loadError({ agents: AGENTS.replace('llm: fast', 'llm: openai/gpt-4o') });
+  it('names an llm that is neither a models key nor a provider string, showing both provider forms', () => {
+    const error = loadError({ agents: AGENTS.replace('llm: fast', 'llm: my model') });
     expectConfigError(error, 'agents.yaml', 6, 'llm');
     expect(error.message).toBe(
-      'agents.yaml line 6: agent "writer" names model "openai/gpt-4o", which the models option does not define (it has: fast); a provider string reads like "openai:gpt-4o" (invalid_config)',
+      'agents.yaml line 6: agent "writer" names model "my model", which the models option does not define (it has: fast); a provider string reads like "openai:gpt-4.1-mini" (or CrewAI\'s "openai/gpt-4.1-mini") (invalid_config)',
     );
   });
 

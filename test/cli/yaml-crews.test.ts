@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, fixture } from './cli-helpers.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-crewai-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const store = `sqlite:${join(cwd, 'runs.db')}`;
+
+describe('statecrew run on a CrewAI project folder', { timeout: 60_000 }, () => {
+  it('reads config/agents.yaml and config/tasks.yaml, and the agents crew.ts assigns, with CrewAI llm strings', async () => {
+    const ran = await cli(
+      ['run', fixture('crewai-project'), '--input', 'topic=AI', '--json', '--store', store],
+      { cwd },
+    );
+    expect(ran.stderr).toContain('research_task started by AI Senior Data Researcher');
+    expect(ran.code).toBe(0);
+    const out = JSON.parse(ran.stdout) as { status: string; tasksOutput: { raw: string }[] };
+    expect(out.status).toBe('completed');
+    expect(out.tasksOutput.map((t) => t.raw)).toEqual([
+      'gpt-4o-mini as AI Senior Data Researcher: Conduct a thorough research about AI',
+      'gpt-4o-mini as AI Reporting Analyst: Review the context you got and expand each topic into a full section for a report.',
+    ]);
+  });
+
+  it('resumes a run of a CrewAI project folder from the store', async () => {
+    const ran = await cli(['run', fixture('crewai-project'), '--input', 'topic=AI', '--store', store], {
+      cwd,
+    });
+    const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
+    expect(id).not.toBe('');
+    const shown = await cli(['show', id, '--json', '--store', store], { cwd });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'completed' });
+  });
+
+  it('names the file, the line and the task with no agent, and how to assign one', async () => {
+    const ran = await cli(['run', fixture('crewai-unassigned'), '--input', 'topic=AI', '--store', store], {
+      cwd,
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toMatch(
+      /^statecrew: .*crewai-unassigned\/config\/tasks\.yaml line 1: Task "research_task" has no agent, which the sequential process needs: .*export const assign = \{ research_task: '<agent name>' \} from the crew's crew\.ts \(where CrewAI has crew\.py.* \(missing_agent\)\n$/,
+    );
+  });
+});
