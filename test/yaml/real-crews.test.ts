@@ -11,9 +11,6 @@ import { REAL_CREWS, type RealCrew } from '../fixtures/crewai/manifest.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/crewai/', import.meta.url));
 
-/** loadCrew's `assign` option: until it exists, Crew refuses it as an unknown option. */
-const ASSIGN = { feature: 'the assign option of loadCrew', error: /unknown option "assign"/ };
-
 /**
  * Crews that cannot run unchanged today, each with the feature of issue 25 it waits for and the error
  * it fails with until then. Each such crew's test expects that failure, so an entry must go as soon
@@ -23,17 +20,6 @@ const WAITING_FOR: Readonly<Record<string, { feature: string; error: RegExp }>> 
   'crewai-create-flow-content-crew': { feature: 'output_file', error: /"output_file"/ },
   // Its agents also set function_calling_llm and a task sets guardrail, which issue 25 does not name.
   'crewai-tests-config': { feature: 'verbose', error: /"verbose"/ },
-  'game-builder-crew': ASSIGN,
-  'job-posting': ASSIGN,
-  'landing-page-generator': ASSIGN,
-  'markdown-validator': ASSIGN,
-  'marketing-strategy': ASSIGN,
-  'match-profile-to-positions': ASSIGN,
-  recruitment: ASSIGN,
-  'screenplay-writer': ASSIGN,
-  'stock-analysis': ASSIGN,
-  'surprise-trip': ASSIGN,
-  'nvidia-marketing-strategy': ASSIGN,
 };
 
 /** Keys of a YAML mapping file in file order. */
@@ -72,14 +58,11 @@ function copyOf(crew: RealCrew): string {
 async function run(crew: RealCrew) {
   const dir = copyOf(crew);
   const llm = createScriptedModel((_request, call) => `Answer ${call + 1} of ${crew.name}.`);
-  // `assign` (task → agent, as the crew's code binds them) is an option loadCrew gains with issue 25;
-  // it goes in untyped until then, and only for crews that need it.
-  const assign = Object.keys(crew.assign).length === 0 ? {} : ({ assign: crew.assign } as object);
   const loaded = loadCrew({
     agents: join(dir, 'config', 'agents.yaml'),
     tasks: join(dir, 'config', 'tasks.yaml'),
     llm,
-    ...assign,
+    assign: crew.assign, // task → agent, as the crew's code binds them
   });
   const out: CrewOutput = await loaded.kickoff({ inputs: crew.inputs });
   return { dir, llm, out };
