@@ -39,6 +39,7 @@ export {
   MaxRunsError,
   MissingAgentError,
   MissingDependencyError,
+  MissingInputError,
   MissingManagerError,
   MissingRoutesError,
   ModelResponseError,
@@ -103,6 +104,7 @@ export {
   type Manager,
   type ReplayOptions,
 } from './runtime/crew/crew.js';
+export type { KickoffForEachOptions } from './runtime/crew/crew-for-each.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew/crew-run.js';
 export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew/crew-store.js';
@@ -204,6 +206,8 @@ export type {
   Llm,
   MemoryEntry,
   MemoryQuery,
+  MissingInput,
+  MissingInputPlace,
   Model,
   ModelMessage,
   ModelPrice,
