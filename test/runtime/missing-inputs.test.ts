@@ -1,3 +1,8 @@
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import {
   Agent,
@@ -7,6 +12,7 @@ import {
   type StatecrewEvent,
   Task,
 } from '../../src/index.js';
+import { traceRun } from '../../src/otel.js';
 import { echoModel } from '../helpers.js';
 
 /** A crew with placeholders in a task's texts and in its agent's persona, and JSON braces besides. */
@@ -89,6 +95,20 @@ describe('placeholders no input fills', () => {
     expect(warnings[0]?.type === 'run.warning' && warnings[0].message).toContain(
       '{audience} in task "write_task" description, agent "AI Researcher" goal',
     );
+  });
+
+  it('is marked on the run span by the OpenTelemetry bridge, with the names', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const { crew } = crewOf();
+    const run = crew.run({ inputs: { topic: 'AI' } });
+    const traced = traceRun(run, { tracer: provider.getTracer('test') });
+    await run.result;
+    await traced.done;
+    const root = exporter.getFinishedSpans().find((s) => s.name === 'crew sequential');
+    expect(root?.events.filter((e) => e.name === 'statecrew.run.warning').map((e) => e.attributes)).toEqual([
+      { 'statecrew.warning.code': 'missing_input', 'statecrew.missing_inputs': ['year', 'audience'] },
+    ]);
   });
 
   it('raises no warning when every placeholder is filled', async () => {
