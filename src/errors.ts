@@ -1,3 +1,5 @@
+import type { MissingInput, MissingInputPlace } from './types.js';
+
 /** Every stable error code statecrew uses: the contract that survives JSON, queues and stores. */
 export type StatecrewErrorCode =
   | 'aborted'
@@ -32,6 +34,7 @@ export type StatecrewErrorCode =
   | 'max_runs'
   | 'missing_agent'
   | 'missing_dependency'
+  | 'missing_input'
   | 'missing_manager'
   | 'missing_routes'
   | 'name_clash'
@@ -457,6 +460,37 @@ export class MissingAgentError extends StatecrewError<'missing_agent'> {
       },
     );
   }
+}
+
+/**
+ * A run with `strictInputs` has `{identifier}` placeholders its inputs do not fill: each is named
+ * with where it sits (`details.missingInputs`), before any model call.
+ */
+export class MissingInputError extends StatecrewError<'missing_input'> {
+  constructor(where: string, missingInputs: readonly MissingInput[]) {
+    const example = missingInputs.map((m) => `${m.name}: …`).join(', ');
+    const flag = missingInputs.map((m) => `--input ${m.name}=…`).join(' ');
+    super(
+      'missing_input',
+      `${where}: no input fills ${describeMissingInputs(missingInputs)}. Pass it in inputs ({ ${example} }; the CLI: ${flag}), or leave strictInputs off to send the braces as written`,
+      { retryable: false, details: { where, missingInputs } },
+    );
+  }
+}
+
+/**
+ * Unfilled placeholders as people read them:
+ * `{topic} in task "research" description, agent "Researcher" goal; {year} in …`.
+ */
+export function describeMissingInputs(missingInputs: readonly MissingInput[]): string {
+  return missingInputs.map((m) => `{${m.name}} in ${m.where.map(placeText).join(', ')}`).join('; ');
+}
+
+/** A place of an unfilled placeholder as people read it: `task "research" description`. */
+function placeText(place: MissingInputPlace): string {
+  if ('task' in place) return `task "${place.task}" ${place.field}`;
+  if ('agent' in place) return `agent "${place.agent}" ${place.field}`;
+  return `crew "${place.crew}" goal`;
 }
 
 /** A hierarchical crew was built without a manager. */

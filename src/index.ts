@@ -40,6 +40,7 @@ export {
   MaxRunsError,
   MissingAgentError,
   MissingDependencyError,
+  MissingInputError,
   MissingManagerError,
   MissingRoutesError,
   ModelResponseError,
@@ -104,6 +105,7 @@ export {
   type Manager,
   type ReplayOptions,
 } from './runtime/crew/crew.js';
+export type { KickoffForEachOptions } from './runtime/crew/crew-for-each.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew/crew-run.js';
 export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew/crew-store.js';
@@ -205,6 +207,8 @@ export type {
   Llm,
   MemoryEntry,
   MemoryQuery,
+  MissingInput,
+  MissingInputPlace,
   Model,
   ModelMessage,
   ModelPrice,

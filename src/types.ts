@@ -275,7 +275,28 @@ export interface CrewMetadata {
   restored?: string[];
   /** A replay: the execution it started from. */
   replayOf?: string;
+  /**
+   * The `{identifier}` placeholders the run's inputs did not fill, and where each sits; absent when
+   * every placeholder was filled (the run's `run.warning` event says the same).
+   */
+  missingInputs?: MissingInput[];
   [key: string]: unknown;
+}
+
+/**
+ * Where an unfilled placeholder sits: a task's description or expected output (by node id), an
+ * agent's persona (by its role, inputs filled), or the crew's goal (by the crew's name).
+ */
+export type MissingInputPlace =
+  | { task: string; field: 'description' | 'expectedOutput' }
+  | { agent: string; field: 'role' | 'goal' | 'backstory' }
+  | { crew: string; field: 'goal' };
+
+/** An `{identifier}` placeholder no input filled, and every place it sits. */
+export interface MissingInput {
+  /** The placeholder's name: `topic` for `{topic}`. */
+  name: string;
+  where: MissingInputPlace[];
 }
 
 /** A run's usage: the total, and apart what a hierarchical manager or a loop judge spent and what the workers did. */
@@ -455,6 +476,16 @@ export type StatecrewEvent = EventBase &
     | { type: 'flow.sleeping'; step: string; nodeId: string; wakeAt: number }
     /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
     | { type: 'store.error'; collection: string; key: string; error: string; code?: string }
+    /**
+     * Something about the run its caller should know, said once right after `run.started`:
+     * `missing_input` — placeholders no input filled (`details.missingInputs`).
+     */
+    | {
+        type: 'run.warning';
+        code: 'missing_input';
+        message: string;
+        details: { missingInputs: MissingInput[] };
+      }
     /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
     | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }
     | { type: 'run.failed'; error: string; code?: string }

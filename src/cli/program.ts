@@ -81,6 +81,10 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .option('--export <name>', 'the module export to run', undefined)
     .option('--input <key=value>', 'an input (repeatable; a JSON value, else text)', collect, [])
     .option('--inputs <file.json>', 'inputs from a JSON object file')
+    .option(
+      '--allow-missing-inputs',
+      'run a crew whose {placeholders} no input fills, with a warning (refused by default)',
+    )
     .addOption(storeOption())
     .option('--json', 'print the result as JSON (progress goes to stderr)')
     .action(async (file: string, options) => finish(await runCommand(file, options, io)));

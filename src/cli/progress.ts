@@ -92,6 +92,8 @@ function plainLine(event: StatecrewEvent): string | undefined {
       return delegationLine(event);
     case 'run.started':
       return `run ${event.runId} started (${event.process}, ${event.nodes} nodes)`;
+    case 'run.warning':
+      return `warning: ${event.message} (${event.code})`;
     case 'node.started':
       return `${event.nodeId} started${event.agent === '' ? '' : ` by ${event.agent}`} (attempt ${event.attempt})`;
     case 'node.completed':
@@ -167,6 +169,8 @@ function nameWidth(ids: Iterable<string>, columns: number | undefined): number {
 class TaskList {
   readonly #lines = new Map<string, NodeLine>();
   readonly #totals = { tokens: 0, costUsd: 0, calls: 0 };
+  /** What the run warned of (`run.warning`), shown below the nodes for as long as the list is. */
+  readonly #warnings: string[] = [];
   #status = 'running';
 
   readonly #rootId: string;
@@ -216,6 +220,9 @@ class TaskList {
       case 'flow.paused':
         this.#status = waitingText(event);
         return true;
+      case 'run.warning':
+        this.#warnings.push(`warning: ${event.message} (${event.code})`);
+        return true;
       case 'flow.sleeping':
       case 'flow.signaled':
       case 'flow.timed_out':
@@ -248,6 +255,7 @@ class TaskList {
     const rows = [...this.#lines.values()].map((l) => nodeRow(l, width, now - l.startedAt, columns));
     const { calls, tokens, costUsd } = this.#totals;
     const cost = costUsd > 0 ? ` · $${costUsd.toFixed(4)}` : '';
+    if (this.#warnings.length > 0) rows.push('', ...this.#warnings.map((w) => clipLine(w, columns)));
     rows.push('', clipLine(`${this.#status} · ${calls} model calls · ${tokens} tokens${cost}`, columns));
     return rows.join('\n');
   }

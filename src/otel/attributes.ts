@@ -57,6 +57,8 @@ export const ATTR = {
   wakeAt: 'statecrew.flow.wake_at',
   storeCollection: 'statecrew.store.collection',
   storeKey: 'statecrew.store.key',
+  warningCode: 'statecrew.warning.code',
+  missingInputs: 'statecrew.missing_inputs',
 } as const;
 
 /** The value of `error.type` when a failure has no code (the conventions' fallback). */

@@ -15,6 +15,7 @@ export type MarkedEvent = EventOf<
   | 'flow.timed_out'
   | 'flow.sleeping'
   | 'store.error'
+  | 'run.warning'
 >;
 
 /** A span event: its name and attributes. */
@@ -92,6 +93,14 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
           [ATTR.storeCollection]: event.collection,
           [ATTR.storeKey]: event.key,
           [ATTR.errorType]: event.code ?? OTHER_ERROR,
+        },
+      };
+    case 'run.warning':
+      return {
+        name: 'statecrew.run.warning',
+        attributes: {
+          [ATTR.warningCode]: event.code,
+          [ATTR.missingInputs]: event.details.missingInputs.map((m) => m.name),
         },
       };
   }

@@ -108,7 +108,8 @@ export class RunTracer {
       case 'flow.signaled':
       case 'flow.timed_out':
       case 'flow.sleeping':
-      case 'store.error': {
+      case 'store.error':
+      case 'run.warning': {
         const marked = spanEventOf(event);
         run.span.addEvent(marked.name, marked.attributes, toHrTime(event.at));
         // A paused run's span says what it waits for, and until when.

@@ -18,12 +18,15 @@ export interface RunCommandOptions {
   inputs?: string | undefined;
   store?: string | undefined;
   json?: boolean | undefined;
+  /** Runs a crew whose inputs leave `{placeholders}` unfilled, with a warning, instead of refusing it. */
+  allowMissingInputs?: boolean | undefined;
 }
 
 /**
  * `statecrew run <file>`: runs the crew or flow, showing its progress (a live list on a terminal,
  * one line per event otherwise), keeps it in a store (the `--store`, else the definition's own, else
- * the default SQLite file) and prints the result. Ctrl-C (SIGINT) or SIGTERM aborts cleanly: the run is
+ * the default SQLite file) and prints the result. A crew whose inputs leave an `{identifier}`
+ * placeholder unfilled is refused (`missing_input`) unless `--allow-missing-inputs`. Ctrl-C (SIGINT) or SIGTERM aborts cleanly: the run is
  * kept as aborted, `statecrew resume <id>` goes on with it, and the exit code is 130 or 143. Resolves
  * with the exit code.
  */
@@ -37,7 +40,7 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
   try {
     const run =
       target.kind === 'crew'
-        ? target.crew.run({ inputs, signal, store })
+        ? target.crew.run({ inputs, signal, store, strictInputs: options.allowMissingInputs !== true })
         : target.flow.run({ inputs, signal, store });
     const progress = progressFor(target, run.id, options.json === true, io);
     run.events$.subscribe({ next: (event: StatecrewEvent) => progress.event(event), error: () => {} });

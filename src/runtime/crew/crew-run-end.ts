@@ -1,5 +1,5 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
-import type { CrewOutput } from '../../types.js';
+import type { CrewOutput, MissingInput } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
 import type { RunParts, RunStage } from '../engine/run-to-end.js';
 import type { SupervisorOutput, SupervisorSetup } from '../process.js';
@@ -7,6 +7,7 @@ import type { CrewKeeper } from './crew-keeper.js';
 import { isPaused, pendingIn } from './crew-pause.js';
 import type { RunnableCrew, RunRestore } from './crew-run.js';
 import type { CrewScopeParts } from './crew-scope.js';
+import { missingInputsWarning } from './missing-inputs.js';
 import { buildCrewOutput } from './result.js';
 import { SUMMARY_NODE, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
@@ -37,6 +38,8 @@ export interface CrewRunEndParts {
   summaryActor: ActorPlacement;
   /** When the run started, for `totalTimeMs`. */
   startedAt: number;
+  /** The placeholders no input fills: `run.warning` and `metadata.missingInputs` when there are some. */
+  missingInputs: readonly MissingInput[];
 }
 
 /**
@@ -61,6 +64,7 @@ export class CrewRunEnd {
       signal,
       nodes: scope.plan.tasks.length,
       process: this.#parts.process,
+      ...(this.#parts.missingInputs.length === 0 ? {} : { started: () => this.#warnMissingInputs() }),
       complete: (output) => {
         const finished = output as SupervisorOutput;
         if (finished.error !== undefined) throw finished.error;
@@ -103,7 +107,20 @@ export class CrewRunEnd {
     if (out.status === 'paused') out.pending = pendingIn(scope.recorder.settled, plan);
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
+    const missing = this.#parts.missingInputs;
+    if (missing.length > 0) out.metadata.missingInputs = missing.map((m) => ({ ...m, where: [...m.where] }));
     return out;
+  }
+
+  /** Says once, right after `run.started`, which placeholders no input fills. */
+  #warnMissingInputs(): void {
+    const missingInputs = [...this.#parts.missingInputs];
+    this.#parts.scope.hub.emit({
+      type: 'run.warning',
+      code: 'missing_input',
+      message: missingInputsWarning(missingInputs),
+      details: { missingInputs },
+    });
   }
 
   /** After a run whose supervisor ended well and completed some task: its summary node's stage. */

@@ -4,7 +4,7 @@ import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { InvalidOptionError } from '../../errors.js';
 import { ProviderModel } from '../../models/providers.js';
 import { checkStore, type Store } from '../../stores/store.js';
-import type { CrewOutput, ModelPrice, StatecrewEvent } from '../../types.js';
+import type { CrewOutput, MissingInput, ModelPrice, StatecrewEvent } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
 import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
 import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
@@ -22,6 +22,7 @@ import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
+import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
 import { type CrewPlan, type PlanSource, planCrew } from './plan.js';
 import { SUMMARY_NODE, type SummaryNode } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
@@ -30,6 +31,12 @@ import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runne
 export interface RunOptions {
   /** Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object. @default {} */
   inputs?: Record<string, unknown> | undefined;
+  /**
+   * Refuses a run whose inputs leave an `{identifier}` placeholder unfilled (`missing_input`), before
+   * any model call; off, such a run goes on, with a `run.warning` event and `metadata.missingInputs`.
+   * @default the crew's `strictInputs`, else false
+   */
+  strictInputs?: boolean | undefined;
   /**
    * Aborting it cancels in-flight model calls and rejects the run with `RunAbortedError` (`aborted`):
    * its `cause` is the signal's reason, its `partial` the result so far.
@@ -99,6 +106,7 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly leaseMs: number | undefined;
   readonly onStoreError: StoreErrorPolicy | undefined;
   readonly maxDelegationDepth: number;
+  readonly strictInputs: boolean;
 }
 
 /** What a resumed or replayed run takes from an earlier one. */
@@ -129,7 +137,7 @@ export function startCrewRun(
   options: RunOptions,
   restore?: RunRestore,
 ): CrewRun {
-  const { inputs, plan } = checkKickoff(crew, process, options);
+  const { inputs, plan, missingInputs } = checkKickoff(crew, process, options);
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
@@ -164,6 +172,7 @@ export function startCrewRun(
     supervisor,
     summaryActor: actorPlacement(options, id, 'summary'),
     startedAt: clock.now(),
+    missingInputs,
   });
   const done = runToEnd<CrewOutput>(end.runParts(actor, runner, options.signal));
   return { id, events$: hub.events$, actor, result: done };
@@ -174,8 +183,9 @@ function checkKickoff(
   crew: RunnableCrew,
   process: CrewProcess,
   options: RunOptions,
-): { inputs: Record<string, unknown>; plan: CrewPlan } {
+): { inputs: Record<string, unknown>; plan: CrewPlan; missingInputs: MissingInput[] } {
   const inputs = checkInputs('Crew kickoff', options.inputs);
+  checkStrictInputs('Crew kickoff', options.strictInputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);
   checkStore('Crew kickoff', options.store);
@@ -184,7 +194,8 @@ function checkKickoff(
   checkCanPause(crew.name, plan, (options.store ?? crew.store) !== undefined, [crew.summary?.agent]);
   checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
   if (options.executionId !== undefined) checkRunId('Crew kickoff', 'executionId', options.executionId);
-  return { inputs, plan };
+  const missingInputs = checkMissingInputs(crew, inputs, options.strictInputs ?? crew.strictInputs);
+  return { inputs, plan, missingInputs };
 }
 
 /**

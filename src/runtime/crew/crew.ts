@@ -13,6 +13,7 @@ import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
 import { keepAnswers, keptAnswers, readAnswers } from './crew-answers.js';
+import { type KickoffForEachOptions, kickoffForEach } from './crew-for-each.js';
 import { crewMermaid } from './crew-mermaid.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
@@ -25,6 +26,7 @@ import {
 } from './crew-run.js';
 import type { StoreErrorPolicy } from './crew-store.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
+import { checkStrictInputs } from './missing-inputs.js';
 import {
   CREW_OPTIONS,
   CREW_REPLAY_OPTIONS,
@@ -122,6 +124,12 @@ export interface CrewOptions {
    * 0 refuses every delegation. @default 2
    */
   maxDelegationDepth?: number | undefined;
+  /**
+   * Refuses a run whose inputs leave an `{identifier}` placeholder unfilled (`missing_input`, naming
+   * each and where), before any model call; a kickoff's `strictInputs` wins. Off, such a run goes on
+   * with the braces as written, a `run.warning` event and `metadata.missingInputs`. @default false
+   */
+  strictInputs?: boolean | undefined;
 }
 
 /**
@@ -152,6 +160,8 @@ export class Crew {
   readonly onStoreError: StoreErrorPolicy | undefined;
   /** How deep delegations may go; see {@link CrewOptions.maxDelegationDepth}. */
   readonly maxDelegationDepth: number;
+  /** Whether a run with unfilled placeholders is refused; see {@link CrewOptions.strictInputs}. */
+  readonly strictInputs: boolean;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -200,6 +210,8 @@ export class Crew {
     this.memory = checkMemory('Crew', options.memory);
     optionalInteger('Crew', 'maxDelegationDepth', options.maxDelegationDepth, 0);
     this.maxDelegationDepth = options.maxDelegationDepth ?? 2;
+    checkStrictInputs('Crew', options.strictInputs);
+    this.strictInputs = options.strictInputs ?? false;
     processes[process].checkDefinition(this);
   }
 
@@ -254,6 +266,25 @@ export class Crew {
   /** Runs the crew to the end: `run(options).result`. */
   async kickoff(options: RunOptions = {}): Promise<CrewOutput> {
     return this.run(options).result;
+  }
+
+  /**
+   * Runs the crew once for each entry of `inputsList` (CrewAI's `kickoff_for_each`), at most
+   * `concurrency` (default 4) at once, each run with its own execution id, and resolves with every
+   * run's settled result in input order, as `Promise.allSettled` gives them: a failed run's rejection
+   * sits in its place and never stops the others. The other options are a kickoff's, shared by every
+   * run; `onRun` hears of each run as it starts. Aborting `signal` aborts the runs in flight and
+   * rejects those not started (`aborted`) without starting them.
+   *
+   * @example
+   * const results = await crew.kickoffForEach([{ topic: 'AI' }, { topic: 'ML' }], { concurrency: 2 });
+   * for (const r of results) if (r.status === 'fulfilled') console.log(r.value.raw);
+   */
+  async kickoffForEach(
+    inputsList: readonly Record<string, unknown>[],
+    options: KickoffForEachOptions = {},
+  ): Promise<PromiseSettledResult<CrewOutput>[]> {
+    return kickoffForEach(this, inputsList, options);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { FlowResumeOptions, FreeFlowOptions, StructuredFlowOptions } from '
 import type { FlowRunOptions } from '../flow/flow-run.js';
 import type { AgentOptions } from './agent.js';
 import type { CrewOptions, CrewResumeOptions, ReplayOptions } from './crew.js';
+import type { KickoffForEachOptions } from './crew-for-each.js';
 import type { RunOptions } from './crew-run.js';
 import type { TaskOptions } from './task.js';
 
@@ -33,6 +34,7 @@ export const CREW_OPTIONS = {
   executor: true,
   memory: true,
   maxDelegationDepth: true,
+  strictInputs: true,
 } as const satisfies Known<Required<CrewOptions>>;
 
 /** `new Task(options)`. */
@@ -72,6 +74,7 @@ export const AGENT_OPTIONS = {
 /** `crew.kickoff(options)`. */
 export const CREW_RUN_OPTIONS = {
   inputs: true,
+  strictInputs: true,
   signal: true,
   inspect: true,
   executionId: true,
@@ -84,6 +87,20 @@ export const CREW_RUN_OPTIONS = {
   leaseMs: true,
   onStoreError: true,
 } as const satisfies Known<Required<RunOptions>>;
+
+const {
+  inputs: _eachInputs,
+  executionId: _eachId,
+  parent: _eachParent,
+  ...SHARED_RUN_OPTIONS
+} = CREW_RUN_OPTIONS;
+
+/** `crew.kickoffForEach(list, options)`: a kickoff's options but `inputs`, `executionId` and `parent`; `concurrency`, `onRun`. */
+export const CREW_FOR_EACH_OPTIONS = {
+  ...SHARED_RUN_OPTIONS,
+  concurrency: true,
+  onRun: true,
+} as const satisfies Known<Required<KickoffForEachOptions>>;
 
 /** `crew.replay(id, options)`. */
 export const CREW_REPLAY_OPTIONS = {

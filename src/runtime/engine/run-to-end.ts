@@ -13,6 +13,8 @@ export interface RunParts<T> {
   /** How many nodes the run has, for `run.started`. */
   nodes: number;
   process: string;
+  /** Called right after `run.started`, before the supervisor starts: the run's own first words (`run.warning`). */
+  started?(): void;
   /** Sent to the supervisor right after it starts, if it waits for one (a flow's `START`). */
   startEvent?: { type: 'START' };
   /** The result from the supervisor's output; throws to reject the run. */
@@ -115,6 +117,7 @@ class RunDriver<T> {
       return;
     }
     this.#parts.hub.emit({ type: 'run.started', process: this.#parts.process, nodes: this.#parts.nodes });
+    this.#parts.started?.();
     this.#started = true;
     supervisor.start();
     if (startEvent !== undefined) supervisor.send(startEvent);
