@@ -46,6 +46,7 @@ export {
   NoStartError,
   NotPausedError,
   NoWaiterError,
+  OutputFileError,
   OutputValidationError,
   QueueUnavailableError,
   ReviewRejectedError,

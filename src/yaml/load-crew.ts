@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { ZodType } from 'zod';
 import { ConfigError, InvalidOptionError } from '../errors.js';
 import { Agent } from '../runtime/crew/agent.js';
@@ -5,7 +6,7 @@ import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
 import { Task } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
 import { type AgentEntry, agentSchema, parseEntry, taskSchema } from './schemas.js';
-import { lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
+import { isYamlPath, lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
 
 /**
  * Options of {@link loadCrew}: the two YAML sources, what the names in them mean, and every other
@@ -62,7 +63,9 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   const names: Names = { llm, models, tools, schemas };
   const agentsByName = buildAgents(agentsSource, names);
   const taskList = buildTasks(tasksSource, agentsSource.file, agentsByName, names);
-  return new Crew({ ...crewOptions, agents: [...agentsByName.values()], tasks: taskList });
+  // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
+  const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
+  return new Crew({ ...crewOptions, baseDir, agents: [...agentsByName.values()], tasks: taskList });
 }
 
 function sourceOption(option: 'agents' | 'tasks', value: unknown): string {
@@ -95,6 +98,8 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
         maxOutputTokens: entry.max_output_tokens,
         stream: entry.stream,
         allowDelegation: entry.allow_delegation,
+        // `verbose` is accepted and left out: a run's events (the CLI's live view) are its verbose output.
+        memory: entry.memory,
       }),
     );
   }
@@ -135,6 +140,9 @@ function buildTasks(
       retryDelayMs: entry.retry_delay_ms,
       timeoutMs: entry.timeout_ms,
       humanInput: entry.human_input,
+      markdown: entry.markdown,
+      outputFile: entry.output_file,
+      asyncExecution: entry.async_execution,
     });
     tasks.set(name, task);
   }

@@ -33,6 +33,8 @@ export const CREW_OPTIONS = {
   executor: true,
   memory: true,
   maxDelegationDepth: true,
+  baseDir: true,
+  allowOutsideFiles: true,
 } as const satisfies Known<Required<CrewOptions>>;
 
 /** `new Task(options)`. */
@@ -49,6 +51,9 @@ export const TASK_OPTIONS = {
   timeoutMs: true,
   tools: true,
   humanInput: true,
+  markdown: true,
+  outputFile: true,
+  asyncExecution: true,
 } as const satisfies Known<Required<TaskOptions>>;
 
 /** `new Agent(options)`. */
@@ -67,6 +72,7 @@ export const AGENT_OPTIONS = {
   temperature: true,
   maxOutputTokens: true,
   allowDelegation: true,
+  memory: true,
 } as const satisfies Known<Required<AgentOptions>>;
 
 /** `crew.kickoff(options)`. */
