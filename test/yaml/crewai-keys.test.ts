@@ -6,7 +6,7 @@ import { MARKDOWN_INSTRUCTION } from '../../src/actors/markdown.js';
 import { ConfigError, MemoryStore } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing.js';
 import { loadCrew } from '../../src/yaml/load-crew.js';
-import { echoModel, taskLine } from '../helpers.js';
+import { echoModel, gatedModel, taskLine } from '../helpers.js';
 
 const yaml = (...lines: string[]) => `${lines.join('\n')}\n`;
 
@@ -147,6 +147,50 @@ describe('CrewAI task and agent keys in YAML', () => {
     expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(ConfigError);
     expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(
       'tasks.yaml line 4: task "report": output_file must be a file path, got 3 (invalid_config)',
+    );
+  });
+
+  it('runs async_execution tasks beside each other and joins them at the next task', async () => {
+    const gate = gatedModel();
+    const tasks = yaml(
+      'research:',
+      '  description: research',
+      '  agent: researcher',
+      '  async_execution: true',
+      'facts:',
+      '  description: facts',
+      '  agent: researcher',
+      '  async_execution: true',
+      'write:',
+      '  description: write',
+      '  agent: researcher',
+      '  context: [research, facts]',
+    );
+    const run = loadCrew({ agents: AGENTS, tasks, llm: gate.model }).run();
+    await gate.whenCalled('research');
+    await gate.whenCalled('facts');
+    gate.release('research', 'r');
+    gate.release('facts', 'f');
+    await gate.whenCalled('write');
+    gate.release('write');
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(gate.model.calls.map((c) => c.context)).toEqual(['', '', 'r\nf']);
+  });
+
+  it('refuses tasks.yaml ending with two async_execution tasks', () => {
+    const tasks = yaml(
+      'a:',
+      '  description: a',
+      '  agent: researcher',
+      '  async_execution: true',
+      'b:',
+      '  description: b',
+      '  agent: researcher',
+      '  async_execution: true',
+    );
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(
+      /the crew ends with 2 asynchronous tasks \("a", "b"\)/,
     );
   });
 });
