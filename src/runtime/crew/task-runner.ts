@@ -132,6 +132,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
       : outcome.then((done) => writtenOutcome(spec.name, outputFile, done));
   }
 
+  /** The attempt's outcome before its output file is written. */
   #outcome(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
