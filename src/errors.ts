@@ -41,6 +41,7 @@ export type StatecrewErrorCode =
   | 'no_start'
   | 'no_waiter'
   | 'not_paused'
+  | 'output_file_failed'
   | 'output_invalid'
   | 'review_rejected'
   | 'queue_unavailable'
@@ -908,6 +909,20 @@ export class ConfigError extends StatecrewError<'invalid_config'> {
     super('invalid_config', `${file}${line === undefined ? '' : ` line ${line}`}: ${what}`, {
       retryable: false,
       details: { file, ...(line === undefined ? {} : { line }), ...(key === undefined ? {} : { key }) },
+    });
+  }
+}
+
+/**
+ * A task's `outputFile` could not be written: the path leaves the crew's `baseDir` (and the crew does
+ * not allow it, `allowOutsideFiles`), or the write itself failed (`cause` says why). Never retried.
+ */
+export class OutputFileError extends StatecrewError<'output_file_failed'> {
+  constructor(task: string, path: string, why: string, cause?: unknown) {
+    super('output_file_failed', `Task "${task}" cannot write its output file "${path}": ${why}`, {
+      retryable: false,
+      details: { task, path },
+      ...(cause === undefined ? {} : { cause }),
     });
   }
 }

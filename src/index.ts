@@ -48,6 +48,7 @@ export {
   NoStartError,
   NotPausedError,
   NoWaiterError,
+  OutputFileError,
   OutputValidationError,
   QueueUnavailableError,
   ReviewRejectedError,
@@ -117,6 +118,7 @@ export {
 } from './runtime/crew/execution-document.js';
 export { interpolate } from './runtime/crew/interpolate.js';
 export type { MemoryOptions } from './runtime/crew/memory.js';
+export type { OutputFiles } from './runtime/crew/output-file.js';
 export type { SummarizeOptions } from './runtime/crew/summary.js';
 export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/crew/task.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';

@@ -19,6 +19,7 @@ import {
   failureOf,
 } from './conversation-job.js';
 import { toFailure } from './failure.js';
+import { withMarkdown } from './markdown.js';
 import { AwaitingHumanError, type ConversationResume } from './pause.js';
 import { parseStructured } from './structured-output.js';
 import { withTimeLimit } from './time-limit.js';
@@ -54,6 +55,8 @@ export interface AttemptSpec {
   delegation?: { roles: string[]; maxDepth: number } | undefined;
   /** A human reviews the checked output: the attempt ends waiting for it (`awaiting_human`). */
   humanInput?: boolean | undefined;
+  /** The prompt asks for a Markdown answer (CrewAI's instruction, after the expected output). */
+  markdown?: boolean | undefined;
   /** Where this attempt's conversation goes on from (it paused for approvals), with the answers. */
   resume?: ConversationResume | undefined;
 }
@@ -135,6 +138,14 @@ export function runTaskAttempt(
   return work.then((value): WorkOutcome => ({ ok: true, output: value, finishedAt: hooks.now() }), failed);
 }
 
+/** What the task's agent is asked: its task prompt, with the Markdown instruction when the task asks for it. */
+export function attemptPrompt(
+  spec: Pick<AttemptSpec, 'agent' | 'description' | 'expectedOutput' | 'markdown'>,
+): TaskPrompt {
+  const prompt = spec.agent.taskPrompt(spec.description, spec.expectedOutput);
+  return spec.markdown === true ? withMarkdown(prompt) : prompt;
+}
+
 /** The agent's conversation on the task: its final text. */
 function conversation(
   spec: AttemptSpec,
@@ -144,7 +155,7 @@ function conversation(
 ): Promise<string> {
   let prompt: TaskPrompt;
   try {
-    prompt = spec.agent.taskPrompt(spec.description, spec.expectedOutput);
+    prompt = attemptPrompt(spec);
     if (spec.feedback !== undefined) {
       const note = `\nFeedback: your previous answer was rejected: ${spec.feedback}`;
       prompt = { ...prompt, text: prompt.text + note, task: prompt.task + note };

@@ -8,6 +8,7 @@ import type { CrewAnalysis, CrewShape } from './crew/crew-picture.js';
 import type { StoredTaskResult } from './crew/crew-store.js';
 import type { CrewPlan, PlannedTask } from './crew/plan.js';
 import type { ProcessSummary } from './crew/result.js';
+import type { Task } from './crew/task.js';
 import type { TaskRunner } from './crew/task-runner.js';
 import type { CallGate } from './engine/budget.js';
 import type { EventHub } from './engine/event-hub.js';
@@ -30,6 +31,8 @@ export interface LoopOptions {
 
 /** What a crew definition offers a process. */
 export interface CrewDefinition {
+  /** The tasks, in list order. */
+  readonly tasks: readonly Task[];
   readonly agents: readonly Agent[];
   readonly manager: ManagerLike | undefined;
   /** Task runs in flight at most, for the processes that run several at once. */

@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { ZodType } from 'zod';
 import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderError } from '../errors.js';
 import { isProviderRegistered, providerPackage } from '../models/providers.js';
@@ -7,7 +8,7 @@ import { Task } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
 import { providerSpecOf } from './llm-spec.js';
 import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
-import { lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
+import { isYamlPath, lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
 
 /**
  * Options of {@link loadCrew}: the two YAML sources, what the names in them mean, and every other
@@ -75,7 +76,9 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   if (crewOptions.process !== 'hierarchical')
     requireAgents(entries, assigned, tasksSource, crewOptions.process);
   const taskList = buildTasks(tasksSource, entries, assigned, names);
-  return new Crew({ ...crewOptions, agents: [...agentsByName.values()], tasks: taskList });
+  // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
+  const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
+  return new Crew({ ...crewOptions, baseDir, agents: [...agentsByName.values()], tasks: taskList });
 }
 
 /** A task as read from `tasks.yaml`: its name (key) and its checked entry. */
@@ -176,6 +179,8 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
         maxOutputTokens: entry.max_output_tokens,
         stream: entry.stream,
         allowDelegation: entry.allow_delegation,
+        // `verbose` is accepted and left out: a run's events (the CLI's live view) are its verbose output.
+        memory: entry.memory,
       }),
     );
   }
@@ -208,6 +213,9 @@ function buildTasks(
       retryDelayMs: entry.retry_delay_ms,
       timeoutMs: entry.timeout_ms,
       humanInput: entry.human_input,
+      markdown: entry.markdown,
+      outputFile: entry.output_file,
+      asyncExecution: entry.async_execution,
     });
     tasks.set(name, task);
   }

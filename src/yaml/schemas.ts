@@ -23,6 +23,8 @@ export const agentSchema = z.strictObject({
   max_output_tokens: z.int().min(1).optional(),
   stream: z.boolean().optional(),
   allow_delegation: z.boolean().optional(),
+  memory: z.boolean().optional(),
+  verbose: z.boolean().optional(),
 });
 
 /** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
@@ -37,6 +39,9 @@ export const taskSchema = z.strictObject({
   retry_delay_ms: count.optional(),
   timeout_ms: positive.optional(),
   human_input: z.boolean().optional(),
+  markdown: z.boolean().optional(),
+  output_file: text.optional(),
+  async_execution: z.boolean().optional(),
 });
 
 /** An agent as `agents.yaml` defines it. */
@@ -66,13 +71,16 @@ const EXPECTED: Readonly<Record<string, string>> = {
   context: 'a list of task names',
   output_schema: 'the name of a schema',
   human_input: 'true or false',
+  memory: 'true or false',
+  verbose: 'true or false',
+  markdown: 'true or false',
+  output_file: 'a file path',
+  async_execution: 'true or false',
 };
 
 /** CrewAI keys with no meaning in statecrew, and what to do instead. */
 const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
   agent: {
-    verbose: "subscribe to the run's events$ to watch it",
-    memory: 'a task reads earlier outputs through its context',
     cache: 'tools run on every call; cache inside the tool if it needs to',
     max_retry_limit: 'use max_retries',
     max_execution_time: 'use timeout_ms (milliseconds)',
@@ -81,10 +89,8 @@ const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, str
     knowledge_sources: 'give the agent a tool that looks things up',
   },
   task: {
-    async_execution: "use process: 'parallel' or 'graph'",
     output_json: 'use output_schema',
     output_pydantic: 'use output_schema',
-    output_file: "write the crew's output where you need it",
     callback: "subscribe to the run's events$",
     guardrail: 'guardrails are functions: build this task in code',
   },

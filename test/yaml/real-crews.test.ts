@@ -17,9 +17,12 @@ const FIXTURES = fileURLToPath(new URL('../fixtures/crewai/', import.meta.url));
  * as its feature lands: the map is empty when every collected crew runs unchanged.
  */
 const WAITING_FOR: Readonly<Record<string, { feature: string; error: RegExp }>> = {
-  'crewai-create-flow-content-crew': { feature: 'output_file', error: /"output_file"/ },
-  // Its agents also set function_calling_llm and a task sets guardrail, which issue 25 does not name.
-  'crewai-tests-config': { feature: 'verbose', error: /"verbose"/ },
+  // CrewAI's own test configuration: its agents set function_calling_llm (a second model for tool
+  // calls) and a task sets guardrail: as text (judged by a model), neither of which statecrew has.
+  'crewai-tests-config': {
+    feature: 'function_calling_llm and a text guardrail',
+    error: /"function_calling_llm"/,
+  },
 };
 
 /** Keys of a YAML mapping file in file order. */
@@ -28,12 +31,16 @@ function keysOf(file: string): string[] {
 }
 
 /** Tasks of a crew's tasks.yaml, each with its `agent:` when it has one. */
-function tasksOf(dir: string): { name: string; agent: string | undefined }[] {
+function tasksOf(dir: string): { name: string; agent: string | undefined; outputFile: string | undefined }[] {
   const tasks = parse(readFileSync(join(dir, 'config', 'tasks.yaml'), 'utf8')) as Record<
     string,
-    { agent?: string }
+    { agent?: string; output_file?: string }
   >;
-  return Object.entries(tasks).map(([name, task]) => ({ name, agent: task.agent }));
+  return Object.entries(tasks).map(([name, task]) => ({
+    name,
+    agent: task.agent,
+    outputFile: task.output_file,
+  }));
 }
 
 /** Everything a model call was sent, as one text. */
@@ -105,6 +112,11 @@ describe('real CrewAI crews, unchanged', () => {
       const { dir, llm, out } = await run(crew);
       expect(out.status).toBe('completed');
       expect(out.tasksOutput.map((task) => task.name)).toEqual(tasksOf(dir).map((task) => task.name));
+      // output_file: written beside the YAML, with what the task answered.
+      for (const task of tasksOf(dir).filter((t) => t.outputFile !== undefined)) {
+        const written = readFileSync(join(dir, 'config', task.outputFile as string), 'utf8');
+        expect(written).toBe(out.outputOf({ name: task.name })?.raw);
+      }
       const sent = llm.calls.map(sentText).join('\n');
       for (const [key, value] of Object.entries(crew.inputs)) {
         expect(sent, `{${key}} left unfilled`).not.toContain(`{${key}}`);

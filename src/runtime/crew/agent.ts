@@ -7,6 +7,7 @@ import {
 import { InvalidOptionError } from '../../errors.js';
 import { isModel } from '../../models/call.js';
 import { ProviderModel } from '../../models/providers.js';
+import { createResultsTool } from '../../models/results-tool.js';
 import type { Llm, Tool } from '../../types.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import { interpolate } from './interpolate.js';
@@ -59,6 +60,12 @@ export interface AgentOptions {
    * replies (bounded by the crew's `maxDelegationDepth`). @default false
    */
   allowDelegation?: boolean | undefined;
+  /**
+   * Lets it look up what earlier task runs of the run produced (CrewAI's agent `memory`): it is granted
+   * `createResultsTool()` (unless it has a tool named `results`), and a crew it works in keeps an
+   * execution memory even without the crew's `memory` option. @default false
+   */
+  memory?: boolean | undefined;
 }
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
@@ -102,6 +109,8 @@ export class Agent implements Speaker {
   readonly maxOutputTokens: number | undefined;
   /** Whether it may hand work to its coworkers (`delegate_work`, `ask_question`). */
   readonly allowDelegation: boolean;
+  /** Whether it reads the run's execution memory; see {@link AgentOptions.memory}. */
+  readonly memory: boolean;
   /** What its rate limit is kept under (the copies `withInputs` makes share it). */
   readonly rateKey: object = {};
 
@@ -126,7 +135,13 @@ export class Agent implements Speaker {
     this.goal = options.goal ?? '';
     this.backstory = options.backstory ?? '';
     this.llm = llm;
-    this.tools = options.tools ?? [];
+    if (options.memory !== undefined && typeof options.memory !== 'boolean') {
+      throw new InvalidOptionError(where, 'memory', 'true or false', options.memory);
+    }
+    this.memory = options.memory === true;
+    const tools = options.tools ?? [];
+    this.tools =
+      this.memory && !tools.some((t) => t.name === 'results') ? [...tools, createResultsTool()] : tools;
     this.maxIter = options.maxIter ?? 10;
     this.stream = options.stream === true;
     optionalPositive(where, 'maxRpm', options.maxRpm);

@@ -69,6 +69,8 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     outputSchema: task.outputSchema,
     ...(task.tools.length === 0 ? {} : { tools: task.tools }),
     ...(task.humanInput ? { humanInput: true } : {}),
+    ...(task.markdown ? { markdown: true } : {}),
+    ...(planned.outputFile === undefined ? {} : { outputFile: planned.outputFile }),
     guardrail: task.guardrail === undefined ? undefined : [task.guardrail].flat(),
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),

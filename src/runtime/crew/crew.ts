@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import type { ManagerFunctions } from '../../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
@@ -34,6 +35,7 @@ import {
   CREW_RUN_OPTIONS,
   checkOptionKeys,
 } from './option-keys.js';
+import { checkOutputFile, type OutputFiles } from './output-file.js';
 import { planCrew } from './plan.js';
 import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
 import { Task } from './task.js';
@@ -130,6 +132,16 @@ export interface CrewOptions {
    * with the braces as written, a `run.warning` event and `metadata.missingInputs`. @default false
    */
   strictInputs?: boolean | undefined;
+  /**
+   * The folder a task's relative `outputFile` resolves against (`loadCrew` sets it to the folder of the
+   * tasks YAML file). @default the working directory when the crew is made
+   */
+  baseDir?: string | undefined;
+  /**
+   * Lets a task's `outputFile` leave `baseDir` (through `..` or as an absolute path elsewhere); without
+   * it such a path is refused (`output_file_failed`). @default false
+   */
+  allowOutsideFiles?: boolean | undefined;
 }
 
 /**
@@ -162,6 +174,8 @@ export class Crew {
   readonly maxDelegationDepth: number;
   /** Whether a run with unfilled placeholders is refused; see {@link CrewOptions.strictInputs}. */
   readonly strictInputs: boolean;
+  /** Where the tasks' output files go; see {@link CrewOptions.baseDir}. */
+  readonly files: OutputFiles;
   readonly #nodeIds = new Map<Task, string>();
   readonly #positions = new Map<Task, number>();
 
@@ -207,7 +221,13 @@ export class Crew {
       throw new InvalidOptionError('Crew', 'executor', 'an executor with converse()', options.executor);
     }
     this.executor = options.executor;
-    this.memory = checkMemory('Crew', options.memory);
+    // An agent with `memory` (CrewAI's) reads the execution memory: the crew keeps one for it.
+    const agentMemory = [...this.agents, ...this.tasks.flatMap((t) => t.agent ?? [])].some((a) => a.memory);
+    this.memory = checkMemory('Crew', options.memory) ?? (agentMemory ? {} : undefined);
+    this.files = crewFiles(options);
+    for (const task of this.tasks) {
+      checkOutputFile(this.#nodeIds.get(task) as string, task.outputFile, this.files);
+    }
     optionalInteger('Crew', 'maxDelegationDepth', options.maxDelegationDepth, 0);
     this.maxDelegationDepth = options.maxDelegationDepth ?? 2;
     checkStrictInputs('Crew', options.strictInputs);
@@ -368,4 +388,16 @@ export class Crew {
     });
     for (const [name, at] of positions) if (at.length > 1) throw new DuplicateTaskError(name, at);
   }
+}
+
+/** Where a crew's output files go: its `baseDir` (absolute) and whether they may leave it. */
+function crewFiles(options: CrewOptions): OutputFiles {
+  const { baseDir, allowOutsideFiles } = options;
+  if (baseDir !== undefined && (typeof baseDir !== 'string' || baseDir === '')) {
+    throw new InvalidOptionError('Crew', 'baseDir', 'a folder path', baseDir);
+  }
+  if (allowOutsideFiles !== undefined && typeof allowOutsideFiles !== 'boolean') {
+    throw new InvalidOptionError('Crew', 'allowOutsideFiles', 'true or false', allowOutsideFiles);
+  }
+  return { baseDir: resolve(baseDir ?? '.'), allowOutsideFiles: allowOutsideFiles === true };
 }

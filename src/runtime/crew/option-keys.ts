@@ -35,6 +35,8 @@ export const CREW_OPTIONS = {
   memory: true,
   maxDelegationDepth: true,
   strictInputs: true,
+  baseDir: true,
+  allowOutsideFiles: true,
 } as const satisfies Known<Required<CrewOptions>>;
 
 /** `new Task(options)`. */
@@ -51,6 +53,9 @@ export const TASK_OPTIONS = {
   timeoutMs: true,
   tools: true,
   humanInput: true,
+  markdown: true,
+  outputFile: true,
+  asyncExecution: true,
 } as const satisfies Known<Required<TaskOptions>>;
 
 /** `new Agent(options)`. */
@@ -69,6 +74,7 @@ export const AGENT_OPTIONS = {
   temperature: true,
   maxOutputTokens: true,
   allowDelegation: true,
+  memory: true,
 } as const satisfies Known<Required<AgentOptions>>;
 
 /** `crew.kickoff(options)`. */

@@ -1,6 +1,7 @@
 import { InternalError, UnknownContextTaskError } from '../../errors.js';
 import type { Agent } from './agent.js';
 import { interpolate } from './interpolate.js';
+import { type OutputFiles, outputPath } from './output-file.js';
 import type { Task } from './task.js';
 
 /** One task as a run sees it: its node id, position, and text with the run's inputs filled in. */
@@ -17,6 +18,8 @@ export interface PlannedTask {
   contextIds: readonly string[] | undefined;
   /** The same tasks as positions in the crew's list (the plan's `tasks`). */
   contextPositions: readonly number[] | undefined;
+  /** Where its output is written once it completes (absolute, inputs filled), if anywhere. */
+  outputFile?: string | undefined;
 }
 
 /** A crew resolved for one run. */
@@ -37,12 +40,14 @@ export interface PlanSource {
   nodeIdOf(task: Task): string | undefined;
   /** The position of `task` in `tasks`, if it is one of them. */
   positionOf(task: Task): number | undefined;
+  /** Where tasks' output files go. @default the working directory, nothing outside it */
+  readonly files?: OutputFiles | undefined;
 }
 
 /**
  * Resolves a crew for one run: reads each task's current `context` list (which names tasks of the
- * crew, else `unknown_context_task`) and interpolates the inputs into descriptions, expected outputs
- * and agent personas. The crew's own objects are left untouched.
+ * crew, else `unknown_context_task`) and interpolates the inputs into descriptions, expected outputs,
+ * output file paths (one that leaves the crew's folder is `output_file_failed`) and agent personas. The crew's own objects are left untouched.
  */
 export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unknown>>): CrewPlan {
   const personas = new Map<Agent, Agent>();
@@ -55,6 +60,7 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
     return resolved;
   };
   const nodeIds = crew.tasks.map((task) => crew.nodeIdOf(task) as string);
+  const files = crew.files ?? { baseDir: process.cwd(), allowOutsideFiles: false };
   const tasks = crew.tasks.map((task, index): PlannedTask => {
     const nodeId = nodeIds[index] as string;
     const contextPositions = task.context?.map((ref) => {
@@ -71,6 +77,8 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
       agent: task.agent ? persona(task.agent) : undefined,
       contextIds: contextPositions?.map((position) => nodeIds[position] as string),
       contextPositions,
+      outputFile:
+        task.outputFile === undefined ? undefined : outputPath(nodeId, task.outputFile, inputs, files),
     };
   });
   return {

@@ -4,6 +4,7 @@ import { toFailure } from '../../actors/failure.js';
 import {
   type AttemptHooks,
   type AttemptSpec,
+  attemptPrompt,
   runTaskAttempt,
   type TaskRunValue,
 } from '../../actors/task-attempt.js';
@@ -23,6 +24,7 @@ import { waitOf } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
 import type { RunMemory } from './memory.js';
+import { writtenOutcome } from './output-file.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {
@@ -33,6 +35,8 @@ export interface TaskRunSpec extends AttemptSpec {
    * its attempts count on from them. @default 0
    */
   attemptsBefore?: number;
+  /** Where a completed run's output is written (absolute), if anywhere: a failed write fails the run. */
+  outputFile?: string | undefined;
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
@@ -116,8 +120,20 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     return { key: spec.agent, name: spec.agent.role };
   }
 
-  /** One attempt: the task's work — or, for a task whose completed result the store kept, that result. */
+  /**
+   * One attempt: the task's work — or, for a task whose completed result the store kept, that result —
+   * with the output written to the task's output file once it completed.
+   */
   attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+    const outcome = this.#outcome(spec, attemptNo, signal);
+    const { outputFile } = spec;
+    return outputFile === undefined
+      ? outcome
+      : outcome.then((done) => writtenOutcome(spec.name, outputFile, done));
+  }
+
+  /** The attempt's outcome before its output file is written. */
+  #outcome(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
       const outcome = this.#waiting?.has(spec.nodeId)
@@ -125,7 +141,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
         : runTaskAttempt(this.#granted(this.#withFeedback(spec), attemptNo), attemptNo, signal, this.#hooks);
       return this.#store === undefined ? outcome : outcome.then((done) => storable(spec.name, done));
     }
-    // Its stored output, without asking the model again.
+    // Its stored output, without asking the model again (its output file is written again, the same).
     const output: TaskRunValue = { raw: result.raw ?? '' };
     if (result.structured !== undefined) output.structured = result.structured;
     return Promise.resolve({ ok: true, output, finishedAt: this.#hub.now() });
@@ -280,7 +296,7 @@ function reviewedOutput(failure: NodeFailure): TaskRunValue | undefined {
 
 /** What a task run's agent is asked: its persona and the task lines (`Agent.renderPrompt`). */
 export function promptOf(spec: TaskRunSpec): string {
-  return spec.agent.taskPrompt(spec.description, spec.expectedOutput).text;
+  return attemptPrompt(spec).text;
 }
 
 /** A completed run's output as its result entry and `node.completed` event carry it. */

@@ -59,6 +59,25 @@ export interface TaskOptions {
    * feedback back to the agent for another attempt (counted against `maxRetries`). @default false
    */
   humanInput?: boolean | undefined;
+  /**
+   * Asks for the final answer in Markdown: CrewAI's instruction is added to the prompt after the
+   * expected output (CrewAI's `markdown`). @default false
+   */
+  markdown?: boolean | undefined;
+  /**
+   * Once the task completes, its output is written to this file (the raw text, or pretty JSON for a
+   * structured output); `{placeholders}` are filled from the run's inputs, folders are created, and a
+   * relative path resolves against the crew's `baseDir`. A path outside `baseDir` is refused unless the
+   * crew allows it (`allowOutsideFiles`); a refused or failed write fails the task (`output_file_failed`).
+   * @default none
+   */
+  outputFile?: string | undefined;
+  /**
+   * In a sequential crew, the task starts and the crew goes on to the next tasks at once; the first
+   * task that is not asynchronous waits for it (and every asynchronous task started since the last
+   * one that is not) and reads their outputs (CrewAI's `async_execution`). @default false
+   */
+  asyncExecution?: boolean | undefined;
 }
 
 /**
@@ -83,6 +102,12 @@ export class Task {
   readonly tools: readonly Tool[];
   /** Whether a human reviews each output before the task completes; see {@link TaskOptions.humanInput}. */
   readonly humanInput: boolean;
+  /** Whether the prompt asks for Markdown; see {@link TaskOptions.markdown}. */
+  readonly markdown: boolean;
+  /** Where its output is written once it completes; see {@link TaskOptions.outputFile}. */
+  readonly outputFile: string | undefined;
+  /** Whether a sequential crew goes on while it runs; see {@link TaskOptions.asyncExecution}. */
+  readonly asyncExecution: boolean;
 
   constructor(options: TaskOptions) {
     const where = `Task "${options.name ?? options.description}"`;
@@ -116,6 +141,10 @@ export class Task {
       throw new InvalidOptionError(where, 'humanInput', 'true or false', options.humanInput);
     }
     this.humanInput = options.humanInput ?? false;
+    this.markdown = optionalFlag(where, 'markdown', options.markdown);
+    this.asyncExecution = optionalFlag(where, 'asyncExecution', options.asyncExecution);
+    if (options.outputFile !== undefined) requiredText(where, 'outputFile', options.outputFile);
+    this.outputFile = options.outputFile;
     this.name = options.name;
     this.description = options.description;
     this.expectedOutput = options.expectedOutput ?? '';
@@ -127,4 +156,12 @@ export class Task {
     this.retryDelayMs = options.retryDelayMs;
     this.timeoutMs = options.timeoutMs;
   }
+}
+
+/** A boolean option, false when unset; anything else than true or false is `invalid_option`. */
+function optionalFlag(where: string, option: string, value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new InvalidOptionError(where, option, 'true or false', value);
+  }
+  return value === true;
 }

@@ -4,9 +4,11 @@ import { graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../crew/agent.js';
 import { regionsMachine } from '../crew/crew-picture.js';
 import { assertAcyclic, DagScheduler } from '../crew/dag.js';
+import type { PlannedTask } from '../crew/plan.js';
+import type { ProcessSummary } from '../crew/result.js';
 import { leafOutput } from '../crew/result.js';
 import { RunRegistry } from '../engine/run-registry.js';
-import type { CrewProcess } from '../process.js';
+import type { CrewProcess, CrewRunScope, SupervisorSetup } from '../process.js';
 import { shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
 import { analyzeGraph } from './graph-analysis.js';
@@ -45,47 +47,16 @@ export const graphProcess: CrewProcess = {
     assertAcyclic(plan.tasks);
   },
   supervisor(scope) {
-    const { plan, runner, recorder } = scope;
-    const scheduler = new DagScheduler(plan.tasks, scope.crew.maxConcurrency, plan.byNodeId);
-    const startNext = (self: AnyActorRef) => {
-      const planned = scheduler.start();
-      const ids = planned.contextIds ?? [];
-      // One dependency (the common fan-out) needs no list joined.
-      const context =
-        ids.length === 1
+    const { plan, recorder } = scope;
+    return dagSupervisor(scope, plan.tasks, plan.byNodeId, {
+      contextOf(planned) {
+        const ids = planned.contextIds ?? [];
+        // One dependency (the common fan-out) needs no list joined.
+        return ids.length === 1
           ? (recorder.contextOf(ids[0] as string) ?? '')
           : ids.map((id) => recorder.contextOf(id) ?? '').join('\n');
-      scope.startTaskNow(planned, planned.agent as Agent, context, self);
-    };
-    // Ready tasks start one queued operation each on the runner's queue, which yields to the event
-    // loop now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
-    let pumping = false;
-    const pump = (self: AnyActorRef) => {
-      pumping = false;
-      if (!scheduler.canStart) return;
-      startNext(self);
-      if (scheduler.canStart) {
-        pumping = true;
-        runner.schedule(() => pump(self));
-      }
-    };
-    const run = runs.register({
-      scheduler,
-      fill(self) {
-        if (pumping || !scheduler.canStart) return;
-        pumping = true;
-        runner.schedule(() => pump(self));
       },
-      recordFailed(nodeId, self) {
-        const blocked = scheduler.failed(nodeId);
-        if (blocked.length > 0) scope.block(blocked, nodeId, self);
-      },
-      retryNode: (nodeId) => runner.retry(nodeId),
-    });
-    return {
-      logic,
-      input: { run },
-      summarize() {
+      summarize(scheduler) {
         const leaves = scheduler.leaves();
         const isLeaf = new Set(leaves);
         const ranLeaves = plan.tasks.filter(
@@ -95,8 +66,7 @@ export const graphProcess: CrewProcess = {
         const raw = latestRaw(ranLeaves.length > 0 ? ranLeaves : plan.tasks, recorder);
         return { raw, ...leafOutput(recorder, leaves) };
       },
-      dispose: () => runs.delete(run),
-    };
+    });
   },
   toMachine: (shape) =>
     regionsMachine(
@@ -119,3 +89,63 @@ export const graphProcess: CrewProcess = {
     return analyzeGraph(shape, this.shape(shape.plan).blocksOnFailure);
   },
 };
+
+/** How a DAG supervisor reads its tasks' contexts and sums its run up. */
+export interface DagRunParts {
+  /** The context text a task run reads. */
+  contextOf(planned: PlannedTask): string;
+  /** The process's part of the result, once the run ended. */
+  summarize(scheduler: DagScheduler): ProcessSummary;
+}
+
+/**
+ * The supervisor of a DAG run over `tasks` (each one's `contextPositions` are its dependencies;
+ * `byNodeId` finds them by node id): a
+ * task starts as soon as all its dependencies completed, at most `maxConcurrency` at once, and the
+ * descendants of a failed task are blocked. The graph process runs it; so does a sequential crew
+ * with asynchronous tasks, compiled into dependencies.
+ */
+export function dagSupervisor(
+  scope: CrewRunScope,
+  tasks: readonly PlannedTask[],
+  byNodeId: ReadonlyMap<string, PlannedTask>,
+  parts: DagRunParts,
+): SupervisorSetup {
+  const { runner } = scope;
+  const scheduler = new DagScheduler(tasks, scope.crew.maxConcurrency, byNodeId);
+  const startNext = (self: AnyActorRef) => {
+    const planned = scheduler.start();
+    scope.startTaskNow(planned, planned.agent as Agent, parts.contextOf(planned), self);
+  };
+  // Ready tasks start one queued operation each on the runner's queue, which yields to the event
+  // loop now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
+  let pumping = false;
+  const pump = (self: AnyActorRef) => {
+    pumping = false;
+    if (!scheduler.canStart) return;
+    startNext(self);
+    if (scheduler.canStart) {
+      pumping = true;
+      runner.schedule(() => pump(self));
+    }
+  };
+  const run = runs.register({
+    scheduler,
+    fill(self) {
+      if (pumping || !scheduler.canStart) return;
+      pumping = true;
+      runner.schedule(() => pump(self));
+    },
+    recordFailed(nodeId, self) {
+      const blocked = scheduler.failed(nodeId);
+      if (blocked.length > 0) scope.block(blocked, nodeId, self);
+    },
+    retryNode: (nodeId) => runner.retry(nodeId),
+  });
+  return {
+    logic,
+    input: { run },
+    summarize: () => parts.summarize(scheduler),
+    dispose: () => runs.delete(run),
+  };
+}

@@ -1,13 +1,21 @@
 import type { AnyActorRef } from 'xstate';
 import { sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../crew/agent.js';
-import { chainAnalysis, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
-import { taskAt } from '../crew/plan.js';
+import { chainAnalysis, chainStates, endStates, machinePaths, regionsMachine } from '../crew/crew-picture.js';
+import { type CrewPlan, taskAt } from '../crew/plan.js';
 import { createPlainMachine } from '../engine/plain-machine.js';
 import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
-import { chainShapeEdges } from '../process-shape.js';
+import { chainShapeEdges, type ProcessShape, shapeEdge } from '../process-shape.js';
+import {
+  asyncChainSupervisor,
+  checkAsyncContext,
+  checkAsyncEnd,
+  compileAsyncChain,
+  hasAsyncTasks,
+} from './async-chain.js';
 import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
+import { analyzeGraph } from './graph-analysis.js';
 
 interface Handlers {
   startNode(index: number, self: AnyActorRef): void;
@@ -25,15 +33,37 @@ const logic = sequentialMachine.provide({
   },
 });
 
-/** Tasks in list order, each reading the context its `context` list asks for. */
+/** A sequential crew's shape when some tasks are asynchronous: its compiled dependencies. */
+function asyncShape(plan: CrewPlan): ProcessShape {
+  const { tasks } = compileAsyncChain(plan);
+  const last = plan.tasks[plan.tasks.length - 1];
+  return {
+    nodes: [],
+    edges: tasks.flatMap((t) => (t.contextIds ?? []).map((dep) => shapeEdge(dep, t.nodeId))),
+    ends: last === undefined ? [] : [last.nodeId],
+    blocksOnFailure: 'descendants',
+    synthesisLeaf: undefined,
+    repeats: false,
+  };
+}
+
+/**
+ * Tasks in list order, each reading the context its `context` list asks for. An asynchronous task
+ * (`asyncExecution`) runs beside the tasks after it until the first that is not asynchronous, which
+ * waits for it and reads its output (CrewAI's `async_execution`).
+ */
 export const sequentialProcess: CrewProcess = {
   kind: 'sequential',
-  checkDefinition() {},
+  checkDefinition(crew) {
+    checkAsyncEnd(crew.tasks);
+  },
   validate(plan) {
     validateChain(plan, 'sequential');
+    checkAsyncContext(plan);
   },
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
+    if (hasAsyncTasks(plan)) return asyncChainSupervisor(scope);
     const run = runs.register({
       startNode(index, self) {
         const planned = taskAt(plan, index);
@@ -50,12 +80,18 @@ export const sequentialProcess: CrewProcess = {
     };
   },
   toMachine(shape) {
+    if (hasAsyncTasks(shape.plan))
+      return regionsMachine(
+        'sequential',
+        shape.plan.tasks.map((t) => t.nodeId),
+      );
     const ids = shape.plan.tasks.map((t) => t.nodeId);
     const states = endStates();
     chainStates(ids, '', 'completed', states);
     return createPlainMachine({ id: 'sequential', initial: ids[0] ?? 'completed', states });
   },
   shape(plan) {
+    if (hasAsyncTasks(plan)) return asyncShape(plan);
     const ids = plan.tasks.map((t) => t.nodeId);
     return {
       nodes: [],
@@ -67,6 +103,10 @@ export const sequentialProcess: CrewProcess = {
     };
   },
   analyze(shape) {
+    if (hasAsyncTasks(shape.plan)) {
+      const plan = { ...shape.plan, ...compileAsyncChain(shape.plan) };
+      return analyzeGraph({ ...shape, plan }, 'descendants');
+    }
     const paths = machinePaths(this.toMachine(shape), 'simple');
     return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },

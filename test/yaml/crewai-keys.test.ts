@@ -1,0 +1,196 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MARKDOWN_INSTRUCTION } from '../../src/actors/markdown.js';
+import { ConfigError, MemoryStore } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing.js';
+import { loadCrew } from '../../src/yaml/load-crew.js';
+import { echoModel, gatedModel, taskLine } from '../helpers.js';
+
+const yaml = (...lines: string[]) => `${lines.join('\n')}\n`;
+
+const AGENTS = yaml(
+  'researcher:', // 1
+  '  role: Researcher', // 2
+  '  goal: Find facts', // 3
+  '  verbose: true', // 4
+  '  memory: true', // 5
+  '  allow_delegation: false', // 6
+);
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'statecrew-crewai-keys-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes a CrewAI project's config folder under the temporary folder; returns the two paths. */
+async function project(tasks: string, agents = AGENTS) {
+  const config = join(dir, 'project', 'config');
+  await mkdir(config, { recursive: true });
+  await writeFile(join(config, 'agents.yaml'), agents);
+  await writeFile(join(config, 'tasks.yaml'), tasks);
+  return { agents: join(config, 'agents.yaml'), tasks: join(config, 'tasks.yaml') };
+}
+const configDir = () => join(dir, 'project', 'config');
+
+describe('CrewAI task and agent keys in YAML', () => {
+  it('adds CrewAI’s Markdown instruction, word for word, after the expected output of a markdown task', async () => {
+    const llm = echoModel();
+    const tasks = yaml(
+      'plain:',
+      '  description: Plain one',
+      '  expected_output: text',
+      '  agent: researcher',
+      'pretty:',
+      '  description: Pretty one',
+      '  expected_output: a report',
+      '  agent: researcher',
+      '  markdown: true',
+    );
+    await loadCrew({ agents: AGENTS, tasks, llm }).kickoff();
+    const [plain, pretty] = llm.calls;
+    expect(plain?.prompt).not.toContain('Markdown');
+    expect(pretty?.prompt.endsWith(`Expected output: a report\n${MARKDOWN_INSTRUCTION}`)).toBe(true);
+    expect(MARKDOWN_INSTRUCTION).toBe(
+      [
+        'Your final answer MUST be formatted in Markdown syntax.',
+        'Follow these guidelines:',
+        '- Use # for headers',
+        '- Use ** for bold text',
+        '- Use * for italic text',
+        '- Use - or * for bullet points',
+        '- Use `code` for inline code',
+        '- Use ```language for code blocks',
+      ].join('\n'),
+    );
+  });
+
+  it('accepts verbose, and turns on the execution memory for an agent with memory: true', async () => {
+    const llm = scriptedModel((request) => {
+      const task = taskLine(request.prompt).slice('Task: '.length);
+      if (task !== 'Recall') return `fact from ${task}`;
+      const seen = request.messages.find((m) => m.role === 'tool');
+      if (seen === undefined) return { text: '', toolCalls: [{ id: 'm1', name: 'results', args: {} }] };
+      return { text: seen.content };
+    });
+    const tasks = yaml(
+      'find:',
+      '  description: Find',
+      '  agent: researcher',
+      'recall:',
+      '  description: Recall',
+      '  agent: researcher',
+    );
+    const crew = loadCrew({ agents: AGENTS, tasks, llm });
+    expect(crew.memory).toEqual({});
+    expect(crew.agents[0]?.tools.map((t) => t.name)).toEqual(['results']);
+    const out = await crew.kickoff();
+    expect(JSON.parse(out.raw)).toEqual([
+      { nodeId: 'find', task: 'find', agent: 'Researcher', raw: 'fact from Find' },
+    ]);
+  });
+
+  it('still refuses a verbose or memory that is not true or false, naming the line', () => {
+    const agents = yaml('researcher:', '  role: Researcher', '  memory: lots');
+    const tasks = yaml('find:', '  description: Find', '  agent: researcher');
+    expect(() => loadCrew({ agents, tasks, llm: echoModel() })).toThrow(
+      'agents.yaml line 3: agent "researcher": memory must be true or false, got "lots" (invalid_config)',
+    );
+  });
+
+  it('loads allow_delegation and human_input as the agents-together options', () => {
+    const agents = yaml('boss:', '  role: Boss', '  allow_delegation: true', 'helper:', '  role: Helper');
+    const tasks = yaml('plan:', '  description: Plan', '  agent: boss', '  human_input: true');
+    const crew = loadCrew({ agents, tasks, llm: echoModel(), store: new MemoryStore() });
+    expect(crew.agents.map((a) => a.allowDelegation)).toEqual([true, false]);
+    expect(crew.tasks[0]?.humanInput).toBe(true);
+  });
+
+  it('writes output_file relative to the tasks YAML’s folder, not the working directory', async () => {
+    const paths = await project(
+      yaml(
+        'report:',
+        '  description: Report on {topic}',
+        '  agent: researcher',
+        '  output_file: output/{topic}-report.md',
+      ),
+    );
+    const out = await loadCrew({ ...paths, llm: echoModel() }).kickoff({ inputs: { topic: 'ai' } });
+    expect(out.status).toBe('completed');
+    const written = await readFile(join(configDir(), 'output', 'ai-report.md'), 'utf8');
+    expect(written).toBe('Researcher: Report on ai');
+  });
+
+  it('refuses an output_file that leaves the project folder, unless allowOutsideFiles', async () => {
+    const paths = await project(
+      yaml('report:', '  description: Report', '  agent: researcher', '  output_file: ../../shared/r.md'),
+    );
+    expect(() => loadCrew({ ...paths, llm: echoModel() })).toThrow(
+      /Task "report" cannot write its output file "..\/..\/shared\/r.md": it resolves to .*, outside the crew's folder/,
+    );
+    await loadCrew({ ...paths, llm: echoModel(), allowOutsideFiles: true }).kickoff();
+    expect(await readFile(join(dir, 'shared', 'r.md'), 'utf8')).toBe('Researcher: Report');
+  });
+
+  it('resolves output_file against the working directory for YAML text, and baseDir when given', () => {
+    const tasks = yaml('report:', '  description: Report', '  agent: researcher', '  output_file: r.md');
+    expect(loadCrew({ agents: AGENTS, tasks, llm: echoModel() }).files.baseDir).toBe(process.cwd());
+    expect(loadCrew({ agents: AGENTS, tasks, llm: echoModel(), baseDir: dir }).files.baseDir).toBe(dir);
+  });
+
+  it('refuses an output_file that is not a path, naming the line', () => {
+    const tasks = yaml('report:', '  description: Report', '  agent: researcher', '  output_file: 3');
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(ConfigError);
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(
+      'tasks.yaml line 4: task "report": output_file must be a file path, got 3 (invalid_config)',
+    );
+  });
+
+  it('runs async_execution tasks beside each other and joins them at the next task', async () => {
+    const gate = gatedModel();
+    const tasks = yaml(
+      'research:',
+      '  description: research',
+      '  agent: researcher',
+      '  async_execution: true',
+      'facts:',
+      '  description: facts',
+      '  agent: researcher',
+      '  async_execution: true',
+      'write:',
+      '  description: write',
+      '  agent: researcher',
+      '  context: [research, facts]',
+    );
+    const run = loadCrew({ agents: AGENTS, tasks, llm: gate.model }).run();
+    await gate.whenCalled('research');
+    await gate.whenCalled('facts');
+    gate.release('research', 'r');
+    gate.release('facts', 'f');
+    await gate.whenCalled('write');
+    gate.release('write');
+    const out = await run.result;
+    expect(out.status).toBe('completed');
+    expect(gate.model.calls.map((c) => c.context)).toEqual(['', '', 'r\nf']);
+  });
+
+  it('refuses tasks.yaml ending with two async_execution tasks', () => {
+    const tasks = yaml(
+      'a:',
+      '  description: a',
+      '  agent: researcher',
+      '  async_execution: true',
+      'b:',
+      '  description: b',
+      '  agent: researcher',
+      '  async_execution: true',
+    );
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel() })).toThrow(
+      /the crew ends with 2 asynchronous tasks \("a", "b"\)/,
+    );
+  });
+});
