@@ -288,7 +288,7 @@ export interface CrewMetadata {
  * agent's persona (by its role, inputs filled), or the crew's goal (by the crew's name).
  */
 export type MissingInputPlace =
-  | { task: string; field: 'description' | 'expectedOutput' }
+  | { task: string; field: 'description' | 'expectedOutput' | 'outputFile' }
   | { agent: string; field: 'role' | 'goal' | 'backstory' }
   | { crew: string; field: 'goal' };
 

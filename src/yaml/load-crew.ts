@@ -156,6 +156,30 @@ function sourceOption(option: 'agents' | 'tasks', value: unknown): string {
   return value;
 }
 
+/**
+ * An agent's value of a key CrewAI names otherwise (`max_retry_limit` for `max_retries`): either
+ * name, not both.
+ */
+function oneOf(
+  source: YamlSource,
+  name: string,
+  entry: AgentEntry,
+  key: 'max_retries' | 'timeout_ms',
+  crewaiKey: 'max_retry_limit' | 'max_execution_time',
+): number | undefined {
+  if (entry[key] !== undefined && entry[crewaiKey] !== undefined) {
+    const what = `agent "${name}" sets both ${key} and ${crewaiKey} (CrewAI's name for it): keep one`;
+    throw new ConfigError(source.file, lineOf(source, [name, crewaiKey], 'key'), what, crewaiKey);
+  }
+  return entry[key] ?? entry[crewaiKey];
+}
+
+/** An agent's time limit: `timeout_ms`, or CrewAI's `max_execution_time` (seconds). */
+function agentTimeoutMs(source: YamlSource, name: string, entry: AgentEntry): number | undefined {
+  const value = oneOf(source, name, entry, 'timeout_ms', 'max_execution_time');
+  return entry.max_execution_time === undefined ? value : (value as number) * 1000;
+}
+
 function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const { name, value } of topEntries(source, 'agent')) {
@@ -171,9 +195,9 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
         llm: agentLlm(source, name, entry.llm, names),
         tools: lookupTools(source, 'agent', name, entry.tools, names.tools),
         maxIter: entry.max_iter,
-        maxRetries: entry.max_retries,
+        maxRetries: oneOf(source, name, entry, 'max_retries', 'max_retry_limit'),
         retryDelayMs: entry.retry_delay_ms,
-        timeoutMs: entry.timeout_ms,
+        timeoutMs: agentTimeoutMs(source, name, entry),
         maxRpm: entry.max_rpm,
         temperature: entry.temperature,
         maxOutputTokens: entry.max_output_tokens,

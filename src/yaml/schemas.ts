@@ -25,6 +25,8 @@ export const agentSchema = z.strictObject({
   allow_delegation: z.boolean().optional(),
   memory: z.boolean().optional(),
   verbose: z.boolean().optional(),
+  max_retry_limit: count.optional(),
+  max_execution_time: positive.optional(),
 });
 
 /** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
@@ -58,6 +60,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   tools: 'a list of tool names',
   max_iter: 'a whole number ≥ 1',
   max_retries: 'a whole number ≥ 0',
+  max_retry_limit: 'a whole number ≥ 0',
+  max_execution_time: 'a number of seconds > 0',
   retry_delay_ms: 'a whole number of milliseconds ≥ 0',
   timeout_ms: 'a number of milliseconds > 0',
   max_rpm: 'a number > 0',
@@ -82,8 +86,6 @@ const EXPECTED: Readonly<Record<string, string>> = {
 const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
   agent: {
     cache: 'tools run on every call; cache inside the tool if it needs to',
-    max_retry_limit: 'use max_retries',
-    max_execution_time: 'use timeout_ms (milliseconds)',
     function_calling_llm: "the agent's llm calls its tools",
     allow_code_execution: 'give the agent a tool that runs code',
     knowledge_sources: 'give the agent a tool that looks things up',

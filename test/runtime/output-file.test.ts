@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,23 @@ describe('a task output file', () => {
     expect(llm.calls).toHaveLength(0);
   });
 
+  it('names a path placeholder no input fills among the missing inputs, and refuses it when strict', async () => {
+    const llm = scriptedModel(() => 'notes');
+    const task = new Task({
+      name: 'notes',
+      description: 'Write',
+      agent: new Agent({ role: 'Writer', llm }),
+      outputFile: 'notes-{day}.md',
+    });
+    const crew = new Crew({ tasks: [task], baseDir: dir });
+    const out = await crew.kickoff();
+    expect(out.metadata.missingInputs).toEqual([
+      { name: 'day', where: [{ task: 'notes', field: 'outputFile' }] },
+    ]);
+    await expect(crew.kickoff({ strictInputs: true })).rejects.toMatchObject({ code: 'missing_input' });
+    expect(llm.calls).toHaveLength(1);
+  });
+
   it('writes outside baseDir when the crew allows it', async () => {
     const task = new Task({ name: 'out', description: 'Out', agent: writer, outputFile: '../outside.md' });
     const inner = join(dir, 'inner');
@@ -100,6 +117,7 @@ describe('a task output file', () => {
     expect(out.failures.first).toMatchObject({ code: 'output_file_failed', retryable: false });
     expect(out.nodes.find((n) => n.nodeId === 'first')?.attempts).toBe(1);
     expect(out.metadata.blocked).toEqual(['second']);
+    expect(await readdir(dir)).toEqual(['taken']);
   });
 
   it('writes the same file again when a resumed run restores the completed task', async () => {

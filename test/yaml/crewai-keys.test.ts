@@ -102,6 +102,27 @@ describe('CrewAI task and agent keys in YAML', () => {
     );
   });
 
+  it('reads CrewAI’s max_retry_limit as max_retries and max_execution_time (seconds) as timeout_ms', () => {
+    const agents = yaml(
+      'a:',
+      '  role: A',
+      '  max_retry_limit: 1',
+      '  max_execution_time: 90',
+      'b:',
+      '  role: B',
+    );
+    const tasks = yaml('t:', '  description: Do it', '  agent: a');
+    const crew = loadCrew({ agents, tasks, llm: echoModel() });
+    expect(crew.agents.map((a) => [a.maxRetries, a.timeoutMs])).toEqual([
+      [1, 90_000],
+      [undefined, undefined],
+    ]);
+    const both = yaml('a:', '  role: A', '  timeout_ms: 5000', '  max_execution_time: 5');
+    expect(() => loadCrew({ agents: both, tasks, llm: echoModel() })).toThrow(
+      'agents.yaml line 4: agent "a" sets both timeout_ms and max_execution_time (CrewAI\'s name for it): keep one (invalid_config)',
+    );
+  });
+
   it('loads allow_delegation and human_input as the agents-together options', () => {
     const agents = yaml('boss:', '  role: Boss', '  allow_delegation: true', 'helper:', '  role: Helper');
     const tasks = yaml('plan:', '  description: Plan', '  agent: boss', '  human_input: true');

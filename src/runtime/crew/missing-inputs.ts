@@ -34,6 +34,7 @@ function* textsOf(
     const nodeId = crew.nodeIdOf(task) ?? task.name ?? '';
     yield [task.description, { task: nodeId, field: 'description' }];
     yield [task.expectedOutput, { task: nodeId, field: 'expectedOutput' }];
+    if (task.outputFile !== undefined) yield [task.outputFile, { task: nodeId, field: 'outputFile' }];
   }
   const agents = new Set([...crew.agents, ...crew.tasks.flatMap((t) => t.agent ?? [])]);
   for (const agent of agents) {
@@ -46,7 +47,8 @@ function* textsOf(
 }
 
 /**
- * Every `{identifier}` placeholder of the crew's task descriptions and expected outputs, its agents'
+ * Every `{identifier}` placeholder of the crew's task descriptions, expected outputs and output file
+ * paths, its agents'
  * roles, goals and backstories, and its goal that `inputs` has no own key for, in the order they first
  * appear, each with every place it sits.
  *

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { toFailure } from '../../actors/failure.js';
 import type { TaskRunValue } from '../../actors/task-attempt.js';
@@ -53,17 +53,22 @@ export function checkOutputFile(task: string, template: string | undefined, file
 /**
  * `outcome` once its output is written to `path` (the raw text, or pretty JSON for a structured
  * output; folders created): a completed outcome becomes a failure (`output_file_failed`, never retried)
- * when the write fails. Writing the same output again (a resumed run) leaves the same file.
+ * when the write fails. Writing the same output again (a resumed run) leaves the same file; the file
+ * appears whole or not at all.
  */
 export async function writtenOutcome(task: string, path: string, outcome: WorkOutcome): Promise<WorkOutcome> {
   if (!outcome.ok) return outcome;
   const value = outcome.output as TaskRunValue;
   const text = value.structured !== undefined ? `${JSON.stringify(value.structured, null, 2)}\n` : value.raw;
+  // Written beside it and renamed: a process killed mid-write never leaves half a file at `path`.
+  const partial = `${path}.${process.pid}.partial`;
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text, 'utf8');
+    await writeFile(partial, text, 'utf8');
+    await rename(partial, path);
     return outcome;
   } catch (error) {
+    await rm(partial, { force: true }).catch(() => undefined);
     const why = `the write failed: ${error instanceof Error ? error.message : String(error)}`;
     const failure = new OutputFileError(task, path, why, error);
     return { ok: false, error: toFailure(failure), finishedAt: outcome.finishedAt };
