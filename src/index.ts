@@ -118,9 +118,19 @@ export {
 } from './runtime/crew/execution-document.js';
 export { interpolate } from './runtime/crew/interpolate.js';
 export type { MemoryOptions } from './runtime/crew/memory.js';
+export {
+  type ModelGuardrailOptions,
+  modelGuardrail,
+} from './runtime/crew/model-guardrail.js';
 export type { OutputFiles } from './runtime/crew/output-file.js';
 export type { SummarizeOptions } from './runtime/crew/summary.js';
-export { type Guardrail, type GuardrailVerdict, Task, type TaskOptions } from './runtime/crew/task.js';
+export {
+  type Guardrail,
+  type GuardrailContext,
+  type GuardrailVerdict,
+  Task,
+  type TaskOptions,
+} from './runtime/crew/task.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export {
   createRunner,

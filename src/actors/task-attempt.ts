@@ -2,9 +2,11 @@ import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import { pricedUsage } from '../models/usage.js';
+import type { GuardrailContext } from '../runtime/crew/task.js';
 import type {
   AttemptMemory,
   Failure,
+  Llm,
   ModelPrice,
   TaskOutput,
   Tool,
@@ -40,7 +42,7 @@ export interface AttemptSpec {
   agent: AttemptAgent;
   outputSchema: ZodType | undefined;
   /** The task's guardrails, in order (none: an empty list or undefined). */
-  guardrail: readonly ((output: TaskOutput) => unknown)[] | undefined;
+  guardrail: readonly ((output: TaskOutput, context: GuardrailContext) => unknown)[] | undefined;
   /** Attempts allowed in all: a rejection on the last one is `guardrail_failed`. @default 1 */
   maxAttempts?: number;
   /** Why the previous attempt's output was rejected: the agent is told. */
@@ -131,7 +133,9 @@ export function runTaskAttempt(
     );
   }
   const run = (attemptSignal: AbortSignal) =>
-    conversation(spec, attemptNo, attemptSignal, hooks).then((raw) => checked(spec, raw, attemptNo));
+    conversation(spec, attemptNo, attemptSignal, hooks).then((raw) =>
+      checked(spec, raw, attemptNo, guardrailContext(spec, attemptNo, attemptSignal, hooks)),
+    );
   const { timeoutMs } = spec;
   const expired = () => new TaskTimeoutError(spec.name, timeoutMs as number);
   const work = timeoutMs === undefined ? run(signal) : withTimeLimit(signal, timeoutMs, expired, run);
@@ -164,26 +168,66 @@ function conversation(
   } catch (error) {
     return Promise.reject(error);
   }
+  const talk = countedTalk(spec, attemptNo, signal, hooks);
+  // Unique in the run and stable once stored: a paused call is answered by its id.
+  talk.callScope = `${spec.nodeId}.${attemptNo}`;
+  if (spec.resume !== undefined) talk.resume = spec.resume;
+  if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);
+  const { onDelta } = hooks;
+  if (onDelta !== undefined && (spec.agent.stream === true || hooks.stream === true)) {
+    talk.onDelta = (delta) => onDelta(spec.nodeId, attemptNo, delta);
+  }
+  if (hooks.executor !== undefined) return remoteConversation(spec, attemptNo, prompt, signal, hooks, talk);
+  return converse(speakerOf(spec), prompt, spec.context, signal, talk);
+}
+
+/**
+ * Where the attempt's model calls report: counted under its node and attempt, priced, within the
+ * run's budget and the agent's rate limit.
+ */
+function countedTalk(
+  spec: AttemptSpec,
+  attemptNo: number,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+): ConversationHooks {
   // Built with assignments, not spreads: this runs once per attempt on every task's path.
   const talk: ConversationHooks = {
     now: hooks.now,
     onModelCall: (usage, durationMs, failure) =>
       hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
     onToolCall: (record) => hooks.onToolCall(spec.nodeId, record),
-    // Unique in the run and stable once stored: a paused call is answered by its id.
-    callScope: `${spec.nodeId}.${attemptNo}`,
   };
-  if (spec.resume !== undefined) talk.resume = spec.resume;
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
-  if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
-  const { waitTurn, onDelta } = hooks;
+  const { waitTurn } = hooks;
   if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);
-  if (onDelta !== undefined && (spec.agent.stream === true || hooks.stream === true)) {
-    talk.onDelta = (delta) => onDelta(spec.nodeId, attemptNo, delta);
-  }
-  if (hooks.executor !== undefined) return remoteConversation(spec, attemptNo, prompt, signal, hooks, talk);
-  return converse(speakerOf(spec), prompt, spec.context, signal, talk);
+  return talk;
+}
+
+/**
+ * What the attempt's guardrails may use: its signal, and one-question model calls (the agent's model
+ * unless another is named) counted as the attempt's own.
+ */
+function guardrailContext(
+  spec: AttemptSpec,
+  attemptNo: number,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+): GuardrailContext {
+  return {
+    signal,
+    ask(question, options = {}) {
+      const speaker: Speaker = {
+        role: `${spec.agent.role} (guardrail)`,
+        llm: (options.llm as Llm | undefined) ?? spec.agent.llm,
+        tools: [],
+        maxIter: 1,
+      };
+      const prompt: TaskPrompt = { text: question, system: options.system ?? '', task: question };
+      return converse(speaker, prompt, '', signal, countedTalk(spec, attemptNo, signal, hooks));
+    },
+  };
 }
 
 /**
@@ -269,7 +313,12 @@ function isRateLimited(agent: AttemptAgent): boolean {
  * The value of a task's output once its schema parsed it and its guardrail accepted it; with
  * `humanInput`, the attempt then ends waiting for a human's review of it (`awaiting_human`).
  */
-async function checked(spec: AttemptSpec, raw: string, attemptNo: number): Promise<TaskRunValue> {
+async function checked(
+  spec: AttemptSpec,
+  raw: string,
+  attemptNo: number,
+  context: GuardrailContext,
+): Promise<TaskRunValue> {
   const value: TaskRunValue = { raw };
   if (spec.outputSchema) value.structured = parseStructured(spec.name, raw, spec.outputSchema);
   const outputOf = (): TaskOutput => ({
@@ -281,7 +330,7 @@ async function checked(spec: AttemptSpec, raw: string, attemptNo: number): Promi
   });
   for (const guardrail of spec.guardrail ?? []) {
     const output = outputOf();
-    const verdict = readVerdict(await guardrail(output));
+    const verdict = readVerdict(await guardrail(output, context));
     if (!verdict.ok) {
       if (attemptNo >= (spec.maxAttempts ?? 1))
         throw new GuardrailFailedError(spec.name, verdict.reason, attemptNo);

@@ -4,7 +4,8 @@ import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderErro
 import { isProviderRegistered, providerPackage } from '../models/providers.js';
 import { Agent } from '../runtime/crew/agent.js';
 import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
-import { Task } from '../runtime/crew/task.js';
+import { modelGuardrail } from '../runtime/crew/model-guardrail.js';
+import { type Guardrail, Task } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
 import { providerSpecOf } from './llm-spec.js';
 import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
@@ -34,6 +35,11 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
   /** Names an `output_schema:` key may use. @default {} */
   schemas?: Readonly<Record<string, ZodType>> | undefined;
   /**
+   * Names a `guardrail:` key may use. A `guardrail:` that is no key here is a condition a model
+   * judges (CrewAI's text guardrail; see `modelGuardrail`). @default {}
+   */
+  guardrails?: Readonly<Record<string, Guardrail>> | undefined;
+  /**
    * The agent of each task, by name: task name → agent name, as CrewAI's `crew.py` gives it
    * (`Task(config=self.tasks_config['research_task'], agent=self.researcher())` is
    * `assign: { research_task: 'researcher' }`). It wins over the task's `agent:` key, as `agent=`
@@ -43,7 +49,7 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
 }
 
 /** What the names of the YAML files resolve to. */
-type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas'>;
+type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails'>;
 
 /**
  * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
@@ -63,10 +69,10 @@ type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas'>;
  * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
  */
 export function loadCrew(options: LoadCrewOptions): Crew {
-  const { agents, tasks, llm, models, tools, schemas, assign, ...crewOptions } = options;
+  const { agents, tasks, llm, models, tools, schemas, guardrails, assign, ...crewOptions } = options;
   const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
-  const names: Names = { llm, models, tools, schemas };
+  const names: Names = { llm, models, tools, schemas, guardrails };
   const agentsByName = buildAgents(agentsSource, names);
   const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
     name,
@@ -184,6 +190,9 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const { name, value } of topEntries(source, 'agent')) {
     const entry: AgentEntry = parseEntry(source, 'agent', name, value, agentSchema);
+    // Checked as llm is, and not called: statecrew's agents call tools through their llm.
+    const toolModel = entry.function_calling_llm;
+    if (toolModel !== undefined) namedModel(source, name, 'function_calling_llm', toolModel, names);
     agents.set(
       name,
       new Agent({
@@ -240,6 +249,7 @@ function buildTasks(
       markdown: entry.markdown,
       outputFile: entry.output_file,
       asyncExecution: entry.async_execution,
+      guardrail: taskGuardrail(entry.guardrail, names),
     });
     tasks.set(name, task);
   }
@@ -262,15 +272,26 @@ function agentLlm(source: YamlSource, name: string, llm: string | undefined, nam
     const what = `agent "${name}" has no llm: give it an llm key or pass loadCrew's llm option`;
     throw new ConfigError(source.file, lineOf(source, [name], 'key'), what, 'llm');
   }
+  return namedModel(source, name, 'llm', llm, names);
+}
+
+/** The model an agent's `llm:` (or `function_calling_llm:`) key names: a models key, else a provider. */
+function namedModel(
+  source: YamlSource,
+  name: string,
+  key: 'llm' | 'function_calling_llm',
+  llm: string,
+  names: Names,
+): Llm | string {
   const model = named(names.models, llm);
   if (model !== undefined) return model;
   const provider = providerSpecOf(llm);
   if (provider === undefined) {
     const what = `agent "${name}" names model "${llm}", which the models option ${defines(names.models)}; a provider string reads like "openai:gpt-4.1-mini" (or CrewAI's "openai/gpt-4.1-mini")`;
-    throw new ConfigError(source.file, lineOf(source, [name, 'llm']), what, 'llm');
+    throw new ConfigError(source.file, lineOf(source, [name, key]), what, key);
   }
   if (!isProviderRegistered(provider.provider)) {
-    const where = { file: source.file, line: lineOf(source, [name, 'llm']) };
+    const where = { file: source.file, line: lineOf(source, [name, key]) };
     throw new UnknownProviderError(
       provider.spec,
       provider.provider,
@@ -279,6 +300,12 @@ function agentLlm(source: YamlSource, name: string, llm: string | undefined, nam
     );
   }
   return provider.spec;
+}
+
+/** A task's `guardrail:`: a guardrails key's function, else a condition a model judges. */
+function taskGuardrail(guardrail: string | undefined, names: Names): Guardrail | undefined {
+  if (guardrail === undefined) return undefined;
+  return named(names.guardrails, guardrail) ?? modelGuardrail(guardrail);
 }
 
 function lookupTools(

@@ -27,6 +27,7 @@ export const agentSchema = z.strictObject({
   verbose: z.boolean().optional(),
   max_retry_limit: count.optional(),
   max_execution_time: positive.optional(),
+  function_calling_llm: text.optional(),
 });
 
 /** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
@@ -44,6 +45,7 @@ export const taskSchema = z.strictObject({
   markdown: z.boolean().optional(),
   output_file: text.optional(),
   async_execution: z.boolean().optional(),
+  guardrail: text.optional(),
 });
 
 /** An agent as `agents.yaml` defines it. */
@@ -62,6 +64,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   max_retries: 'a whole number ≥ 0',
   max_retry_limit: 'a whole number ≥ 0',
   max_execution_time: 'a number of seconds > 0',
+  function_calling_llm: 'a model name',
+  guardrail: 'a condition the output must meet, or the name of a guardrail',
   retry_delay_ms: 'a whole number of milliseconds ≥ 0',
   timeout_ms: 'a number of milliseconds > 0',
   max_rpm: 'a number > 0',
@@ -86,7 +90,6 @@ const EXPECTED: Readonly<Record<string, string>> = {
 const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
   agent: {
     cache: 'tools run on every call; cache inside the tool if it needs to',
-    function_calling_llm: "the agent's llm calls its tools",
     allow_code_execution: 'give the agent a tool that runs code',
     knowledge_sources: 'give the agent a tool that looks things up',
   },
@@ -94,7 +97,6 @@ const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, str
     output_json: 'use output_schema',
     output_pydantic: 'use output_schema',
     callback: "subscribe to the run's events$",
-    guardrail: 'guardrails are functions: build this task in code',
   },
 };
 

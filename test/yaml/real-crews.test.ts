@@ -11,20 +11,6 @@ import { REAL_CREWS, type RealCrew } from '../fixtures/crewai/manifest.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/crewai/', import.meta.url));
 
-/**
- * Crews that cannot run unchanged today, each with the feature of issue 25 it waits for and the error
- * it fails with until then. Each such crew's test expects that failure, so an entry must go as soon
- * as its feature lands: the map is empty when every collected crew runs unchanged.
- */
-const WAITING_FOR: Readonly<Record<string, { feature: string; error: RegExp }>> = {
-  // CrewAI's own test configuration: its agents set function_calling_llm (a second model for tool
-  // calls) and a task sets guardrail: as text (judged by a model), neither of which statecrew has.
-  'crewai-tests-config': {
-    feature: 'function_calling_llm and a text guardrail',
-    error: /"function_calling_llm"/,
-  },
-};
-
 /** Keys of a YAML mapping file in file order. */
 function keysOf(file: string): string[] {
   return Object.keys(parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
@@ -64,11 +50,15 @@ function copyOf(crew: RealCrew): string {
 /** Loads the crew unchanged from a copy of its folder and runs it with a model that answers at once. */
 async function run(crew: RealCrew) {
   const dir = copyOf(crew);
-  const llm = createScriptedModel((_request, call) => `Answer ${call + 1} of ${crew.name}.`);
+  // A text guardrail's judge (its agent's role, marked) accepts; every agent answers at once.
+  const llm = createScriptedModel((request, call) =>
+    request.agent.endsWith('(guardrail)') ? 'YES' : `Answer ${call + 1} of ${crew.name}.`,
+  );
   const loaded = loadCrew({
     agents: join(dir, 'config', 'agents.yaml'),
     tasks: join(dir, 'config', 'tasks.yaml'),
     llm,
+    models: Object.fromEntries((crew.models ?? []).map((name) => [name, llm])), // the code's @llm names
     assign: crew.assign, // task → agent, as the crew's code binds them
   });
   const out: CrewOutput = await loaded.kickoff({ inputs: crew.inputs });
@@ -101,13 +91,6 @@ describe('real CrewAI crews, unchanged', () => {
   });
 
   for (const crew of REAL_CREWS) {
-    const waiting = WAITING_FOR[crew.name];
-    if (waiting !== undefined) {
-      it(`${crew.name} waits for ${waiting.feature}: it fails with that error today`, async () => {
-        await expect(run(crew)).rejects.toThrow(waiting.error);
-      });
-      continue;
-    }
     it(`${crew.name} runs: one output per task in tasks.yaml order, every placeholder filled`, async () => {
       const { dir, llm, out } = await run(crew);
       expect(out.status).toBe('completed');
