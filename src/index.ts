@@ -126,7 +126,6 @@ export type { OutputFiles } from './runtime/crew/output-file.js';
 export type { SummarizeOptions } from './runtime/crew/summary.js';
 export {
   type Guardrail,
-  type GuardrailContext,
   type GuardrailVerdict,
   Task,
   type TaskOptions,
@@ -216,6 +215,7 @@ export type {
   EmbeddingModel,
   ExecutionLogEntry,
   Failure,
+  GuardrailContext,
   Llm,
   MemoryEntry,
   MemoryQuery,

@@ -575,3 +575,17 @@ export interface AttemptMemory {
   entries(): MemoryEntry[];
   lookup(query: MemoryQuery, signal: AbortSignal): Promise<MemoryEntry[]>;
 }
+
+/**
+ * What a guardrail may use besides the output: the attempt's signal, and a model to ask (its calls
+ * count in the run's usage and budget like the agent's own, under the task's node).
+ */
+export interface GuardrailContext {
+  /** Aborted when the run is cancelled or the attempt times out. */
+  readonly signal: AbortSignal;
+  /**
+   * Asks a model one question and resolves with its answer: the task's agent's model unless `llm`
+   * names another.
+   */
+  ask(question: string, options?: { llm?: Llm | undefined; system?: string | undefined }): Promise<string>;
+}

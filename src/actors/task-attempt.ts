@@ -2,10 +2,10 @@ import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { WorkOutcome } from '../machines/lifecycle.js';
 import { pricedUsage } from '../models/usage.js';
-import type { GuardrailContext } from '../runtime/crew/task.js';
 import type {
   AttemptMemory,
   Failure,
+  GuardrailContext,
   Llm,
   ModelPrice,
   TaskOutput,

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import { InvalidOptionError } from '../../errors.js';
-import type { Llm, TaskOutput, Tool } from '../../types.js';
+import type { GuardrailContext, TaskOutput, Tool } from '../../types.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import type { Agent } from './agent.js';
 import { checkOptionKeys, TASK_OPTIONS } from './option-keys.js';
@@ -15,20 +15,6 @@ export type GuardrailVerdict =
   | string
   | { ok: true; value?: unknown }
   | { ok: false; reason: string };
-
-/**
- * What a guardrail may use besides the output: the attempt's signal, and a model to ask (its calls
- * count in the run's usage and budget like the agent's own, under the task's node).
- */
-export interface GuardrailContext {
-  /** Aborted when the run is cancelled or the attempt times out. */
-  readonly signal: AbortSignal;
-  /**
-   * Asks a model one question and resolves with its answer: the task's agent's model unless `llm`
-   * names another.
-   */
-  ask(question: string, options?: { llm?: Llm | undefined; system?: string | undefined }): Promise<string>;
-}
 
 /**
  * Checks a task's output before it is accepted. A rejection fails the attempt (`guardrail_rejected`)
