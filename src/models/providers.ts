@@ -23,6 +23,10 @@ const PACKAGES: Readonly<Record<string, string>> = {
   deepseek: '@ai-sdk/deepseek',
   togetherai: '@ai-sdk/togetherai',
   fireworks: '@ai-sdk/fireworks',
+  perplexity: '@ai-sdk/perplexity',
+  cerebras: '@ai-sdk/cerebras',
+  ollama: 'ollama-ai-provider-v2',
+  openrouter: '@openrouter/ai-sdk-provider',
   'openai-compatible': '@ai-sdk/openai-compatible',
 };
 

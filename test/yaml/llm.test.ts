@@ -95,5 +95,9 @@ describe("llm: in CrewAI's forms", () => {
     );
     expect(e.message).toContain('install @ai-sdk/anthropic');
     expect(e.message).toContain("registerProvider('anthropic'");
+    const local = yaml('a:', '  role: A', '  llm: ollama/llama3');
+    expect(() => loadCrew({ agents: local, tasks: TASKS })).toThrow(
+      /^agents\.yaml line 3: Model "ollama:llama3" names provider "ollama", which is not registered: install ollama-ai-provider-v2/,
+    );
   });
 });
