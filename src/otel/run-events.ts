@@ -50,6 +50,47 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
     case 'delegation.replied':
       return delegationEvent(event);
     case 'flow.route':
+    case 'flow.round':
+    case 'flow.paused':
+    case 'flow.resumed':
+    case 'flow.signaled':
+    case 'flow.timed_out':
+    case 'flow.sleeping':
+      return flowEvent(event);
+    case 'store.error':
+      return {
+        name: 'statecrew.store.error',
+        attributes: {
+          [ATTR.storeCollection]: event.collection,
+          [ATTR.storeKey]: event.key,
+          [ATTR.errorType]: event.code ?? OTHER_ERROR,
+        },
+      };
+    case 'run.warning':
+      return {
+        name: 'statecrew.run.warning',
+        attributes: {
+          [ATTR.warningCode]: event.code,
+          [ATTR.missingInputs]: event.details.missingInputs.map((m) => m.name),
+        },
+      };
+  }
+}
+
+/** A flow's moment marked on the run's span: a route, a round, a pause and what ends it, a sleep. */
+function flowEvent(
+  event: EventOf<
+    | 'flow.route'
+    | 'flow.round'
+    | 'flow.paused'
+    | 'flow.resumed'
+    | 'flow.signaled'
+    | 'flow.timed_out'
+    | 'flow.sleeping'
+  >,
+): SpanEvent {
+  switch (event.type) {
+    case 'flow.route':
       return {
         name: 'statecrew.flow.route',
         attributes: { [ATTR.router]: event.router, [ATTR.route]: event.label },
@@ -84,23 +125,6 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
           [ATTR.stepName]: event.step,
           [ATTR.nodeId]: event.nodeId,
           [ATTR.wakeAt]: timeText(event.wakeAt),
-        },
-      };
-    case 'store.error':
-      return {
-        name: 'statecrew.store.error',
-        attributes: {
-          [ATTR.storeCollection]: event.collection,
-          [ATTR.storeKey]: event.key,
-          [ATTR.errorType]: event.code ?? OTHER_ERROR,
-        },
-      };
-    case 'run.warning':
-      return {
-        name: 'statecrew.run.warning',
-        attributes: {
-          [ATTR.warningCode]: event.code,
-          [ATTR.missingInputs]: event.details.missingInputs.map((m) => m.name),
         },
       };
   }
