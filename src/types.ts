@@ -284,8 +284,8 @@ export interface CrewMetadata {
 }
 
 /**
- * Where an unfilled placeholder sits: a task's description or expected output (by node id), an
- * agent's persona (by its role, inputs filled), or the crew's goal (by the crew's name).
+ * Where an unfilled placeholder sits: a task's description, expected output or output file path (by
+ * node id), an agent's persona (by its role, inputs filled), or the crew's goal (by the crew's name).
  */
 export type MissingInputPlace =
   | { task: string; field: 'description' | 'expectedOutput' | 'outputFile' }
