@@ -32,6 +32,7 @@ export type StatecrewErrorCode =
   | 'lease_lost'
   | 'max_iterations'
   | 'max_runs'
+  | 'mcp_unavailable'
   | 'missing_agent'
   | 'missing_dependency'
   | 'missing_input'
@@ -965,6 +966,21 @@ export class QueueUnavailableError extends StatecrewError<'queue_unavailable'> {
       retryable: true,
       cause,
       details: { queue },
+    });
+  }
+}
+
+/**
+ * An MCP server cannot be reached: its process did not start or exited, it did not answer in time
+ * (`connectTimeoutMs`, `callTimeoutMs`), or its connection closed and one reconnect failed. Retryable:
+ * a later attempt connects again. `details.server` names the server, `details.reason` what failed.
+ */
+export class McpUnavailableError extends StatecrewError<'mcp_unavailable'> {
+  constructor(server: string, reason: string, cause?: unknown) {
+    super('mcp_unavailable', `MCP server "${server}" is unavailable: ${reason}`, {
+      retryable: true,
+      cause,
+      details: { server, reason },
     });
   }
 }

@@ -517,12 +517,41 @@ export interface Tool<TArgs = unknown> {
   name: string;
   description: string;
   parameters?: import('zod').ZodType<TArgs>;
+  /**
+   * The arguments' JSON Schema as the model sees it, for a tool without a zod `parameters` (a tool an
+   * MCP server describes): `execute` checks the arguments against it itself.
+   */
+  inputSchema?: Record<string, unknown>;
   execute(args: TArgs, context: ToolContext): unknown;
   /**
    * Whether a call waits for a human's approval before it runs: the crew run pauses (it needs a store)
    * until `crew.resume(id, { approvals })` answers it. A function decides per call. @default false
    */
   needsApproval?: boolean | ApprovalCheck<TArgs>;
+}
+
+/**
+ * Something granted like a tool that yields tools once opened (an MCP server, `statecrew/mcp`): a run
+ * opens it when a conversation first needs it, at most once per `key`, and closes the session when
+ * the run settles.
+ */
+export interface ToolSource {
+  readonly kind: 'tool-source';
+  /** What it is called in messages (a server's name). */
+  readonly name: string;
+  /** Sources with the same key share one session in a run (a subset of a server shares its connection). */
+  readonly key: object;
+  /** Opens a session: rejects (`mcp_unavailable`, …) when it cannot. */
+  open(signal: AbortSignal): Promise<ToolSourceSession>;
+  /** The tools of an open session that this source grants. */
+  grant(session: ToolSourceSession): readonly Tool[];
+}
+
+/** An open {@link ToolSource}: its tools, until it is closed. */
+export interface ToolSourceSession {
+  readonly tools: readonly Tool[];
+  /** Ends the session (a child process stops, a connection closes); never rejects. */
+  close(): Promise<void>;
 }
 
 /**

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { describeThrown, MaxIterationsError, ModelResponseError, StatecrewError } from '../errors.js';
+import {
+  describeThrown,
+  MaxIterationsError,
+  McpUnavailableError,
+  ModelResponseError,
+  StatecrewError,
+} from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, pricedUsage, usageOfCall } from '../models/usage.js';
 import type {
@@ -15,18 +21,22 @@ import type {
   ToolCall,
   ToolCallRecord,
   ToolContext,
+  ToolSource,
   ToolSpec,
   Usage,
 } from '../types.js';
 import { toFailure } from './failure.js';
 import { AwaitingHumanError, CallWaits, type ConversationPause, type ConversationResume } from './pause.js';
 import { ToolRefusal } from './tool-refusal.js';
+import { ToolSessions } from './tool-sessions.js';
 
 /** What a conversation needs to know about the agent holding it. */
 export interface Speaker {
   readonly role: string;
   readonly llm: Llm;
   readonly tools: readonly Tool[];
+  /** Sources of more tools (MCP servers), opened through `hooks.toolSessions` before the first model call. */
+  readonly toolSources?: readonly ToolSource[];
   /** Model calls allowed in one conversation. */
   readonly maxIter: number;
   /** Whether the model is asked to stream its text (each delta to `hooks.onDelta`). */
@@ -65,6 +75,11 @@ export interface ConversationHooks {
   callScope?: string;
   /** Goes on from where a paused conversation stopped, with answers to its waiting calls. */
   resume?: ConversationResume;
+  /**
+   * The run's open tool sources, which the speaker's `toolSources` are opened through (once per run);
+   * without it, a conversation opens its own and closes them when it ends.
+   */
+  toolSessions?: ToolSessions;
   now(): number;
 }
 
@@ -156,7 +171,29 @@ interface Talk {
  * that waits for approval stops it with {@link AwaitingHumanError} carrying where it stood; given
  * `hooks.resume`, it goes on from there.
  */
-async function modelConversation(
+function modelConversation(
+  speaker: Speaker,
+  prompt: TaskPrompt,
+  context: string,
+  signal: AbortSignal,
+  hooks: ConversationHooks,
+): Promise<string> {
+  const sources = speaker.toolSources ?? [];
+  if (sources.length === 0) return toolConversation(speaker, prompt, context, signal, hooks);
+  const own = hooks.toolSessions === undefined ? new ToolSessions() : undefined;
+  const sessions = hooks.toolSessions ?? (own as ToolSessions);
+  const held = sessions.toolsOf(sources, signal).then((opened) => {
+    // A tool the speaker names itself wins over a source's tool of the same name.
+    const names = new Set(speaker.tools.map((t) => t.name));
+    const tools = [...speaker.tools, ...opened.filter((t) => !names.has(t.name))];
+    const expanded = Object.create(speaker, { tools: { value: tools }, toolSources: { value: [] } });
+    return toolConversation(expanded as Speaker, prompt, context, signal, hooks);
+  });
+  return own === undefined ? held : held.finally(() => own.close());
+}
+
+/** {@link modelConversation} once the speaker's tool sources are opened. */
+async function toolConversation(
   speaker: Speaker,
   prompt: TaskPrompt,
   context: string,
@@ -331,9 +368,11 @@ async function runTool(
     if (error instanceof CallWaits) throw error;
     if (error instanceof ToolRefusal)
       return { tool: call.name, args: call.args, error: error.message, code: error.code };
-    // A tool that says the work cannot succeed (a non-retryable StatecrewError) fails the attempt;
-    // anything else it throws is an observation the model can react to.
-    if (error instanceof StatecrewError && !error.retryable) throw error;
+    // A tool that says the work cannot succeed (a non-retryable StatecrewError) fails the attempt, and
+    // so does a tool source that cannot be reached (a later attempt connects again); anything else it
+    // throws is an observation the model can react to.
+    if (error instanceof StatecrewError && (!error.retryable || error instanceof McpUnavailableError))
+      throw error;
     return {
       tool: call.name,
       args: call.args,
@@ -418,7 +457,9 @@ function canonicalJson(value: unknown): string {
 }
 
 function toSpec(tool: Tool): ToolSpec {
-  const parameters = tool.parameters ? z.toJSONSchema(tool.parameters) : { type: 'object', properties: {} };
+  const parameters =
+    tool.inputSchema ??
+    (tool.parameters ? z.toJSONSchema(tool.parameters) : { type: 'object', properties: {} });
   return {
     name: tool.name,
     description: tool.description,

@@ -11,6 +11,7 @@ import type {
   TaskOutput,
   Tool,
   ToolCallRecord,
+  ToolSource,
   Usage,
 } from '../types.js';
 import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
@@ -25,6 +26,7 @@ import { withMarkdown } from './markdown.js';
 import { AwaitingHumanError, type ConversationResume } from './pause.js';
 import { parseStructured } from './structured-output.js';
 import { withTimeLimit } from './time-limit.js';
+import type { ToolSessions } from './tool-sessions.js';
 
 /** An agent as a task attempt needs it. */
 export interface AttemptAgent extends Speaker {
@@ -50,6 +52,8 @@ export interface AttemptSpec {
   timeoutMs: number | undefined;
   /** Tools the task grants its runs besides the agent's (by name, over the agent's). */
   tools?: readonly Tool[] | undefined;
+  /** Tool sources (MCP servers) the task grants its runs besides the agent's. */
+  toolSources?: readonly ToolSource[] | undefined;
   /**
    * On an executor elsewhere: the crew's roles and depth bound when the agent may delegate (the
    * worker grants the delegation tools). In this process the tools come in `tools` instead.
@@ -98,6 +102,8 @@ export interface AttemptHooks {
   runId?: string;
   /** Who held a remote conversation (a worker's name). */
   onWorker?(nodeId: string, worker: string): void;
+  /** The run's tool sources, each opened once when a conversation first needs it. */
+  toolSessions?: ToolSessions;
   /** The run's execution memory as an attempt's tools see it (the crew keeps one). */
   memoryFor?(nodeId: string, attempt: number): AttemptMemory;
   /** A delegation asked or answered inside a conversation held elsewhere (a worker's). */
@@ -200,6 +206,7 @@ function countedTalk(
   };
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
+  if (hooks.toolSessions !== undefined) talk.toolSessions = hooks.toolSessions;
   const { waitTurn } = hooks;
   if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);
   return talk;
@@ -284,13 +291,21 @@ async function remoteConversation(
   return outcome.text;
 }
 
-/** The agent as it speaks in this task: with the task's tools added to its own (a task's tool wins by name). */
+/**
+ * The agent as it speaks in this task: with the task's tools added to its own (a task's tool wins by
+ * name), and the task's tool sources after its own.
+ */
 function speakerOf(spec: AttemptSpec): Speaker {
-  const { agent, tools } = spec;
-  if (tools === undefined || tools.length === 0) return agent;
+  const { agent, tools, toolSources } = spec;
+  const noTools = tools === undefined || tools.length === 0;
+  if (noTools && (toolSources === undefined || toolSources.length === 0)) return agent;
   const granted = new Map(agent.tools.map((t) => [t.name, t]));
-  for (const tool of tools) granted.set(tool.name, tool);
-  return Object.create(agent, { tools: { value: [...granted.values()] } }) as Speaker;
+  for (const tool of tools ?? []) granted.set(tool.name, tool);
+  const sources = [...(agent.toolSources ?? []), ...(toolSources ?? [])];
+  return Object.create(agent, {
+    tools: { value: [...granted.values()] },
+    toolSources: { value: sources },
+  }) as Speaker;
 }
 
 /** A task's output schema as JSON Schema, converted once per schema. */

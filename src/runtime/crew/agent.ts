@@ -8,8 +8,9 @@ import { InvalidOptionError } from '../../errors.js';
 import { isModel } from '../../models/call.js';
 import { ProviderModel } from '../../models/providers.js';
 import { createResultsTool } from '../../models/results-tool.js';
-import type { Llm, Tool } from '../../types.js';
+import type { Llm, Tool, ToolSource } from '../../types.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
+import { grantedTools } from './granted-tools.js';
 import { interpolate } from './interpolate.js';
 import { AGENT_OPTIONS, checkOptionKeys } from './option-keys.js';
 
@@ -26,8 +27,11 @@ export interface AgentOptions {
    * (`'openai:gpt-4.1-mini'`) resolved through {@link registerProvider}.
    */
   llm: Llm | string;
-  /** Tools its model may call. @default [] */
-  tools?: readonly Tool[] | undefined;
+  /**
+   * Tools its model may call, and tool sources that yield tools once opened (MCP servers from
+   * `statecrew/mcp`: each is opened once per run, when a task first needs it). @default []
+   */
+  tools?: readonly (Tool | ToolSource)[] | undefined;
   /** Model calls allowed in one task attempt (tool rounds included). @default 10 */
   maxIter?: number | undefined;
   /** Retries after a failed attempt, for tasks that set none. @default 2 */
@@ -98,6 +102,8 @@ export class Agent implements Speaker {
   readonly backstory: string;
   readonly llm: Llm;
   readonly tools: readonly Tool[];
+  /** The tool sources among its `tools` option (MCP servers), opened by the run that needs them. */
+  readonly toolSources: readonly ToolSource[];
   readonly maxIter: number;
   readonly maxRetries: number | undefined;
   /** Delay before the first retry, for tasks that set none; see {@link AgentOptions.retryDelayMs}. */
@@ -139,7 +145,8 @@ export class Agent implements Speaker {
       throw new InvalidOptionError(where, 'memory', 'true or false', options.memory);
     }
     this.memory = options.memory === true;
-    const tools = options.tools ?? [];
+    const { tools, sources } = grantedTools(where, options.tools);
+    this.toolSources = sources;
     this.tools =
       this.memory && !tools.some((t) => t.name === 'results') ? [...tools, createResultsTool()] : tools;
     this.maxIter = options.maxIter ?? 10;

@@ -24,6 +24,7 @@ export function attemptHooks(
     ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
     ...(options.stream === true ? { stream: true } : {}),
     ...(priceOf === undefined ? {} : { priceOf }),
+    ...(options.toolSessions === undefined ? {} : { toolSessions: options.toolSessions }),
     ...(options.memory === undefined
       ? {}
       : {

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
+import { ToolSessions } from '../../actors/tool-sessions.js';
 import { InvalidOptionError } from '../../errors.js';
 import { ProviderModel } from '../../models/providers.js';
 import { checkStore, type Store } from '../../stores/store.js';
@@ -152,6 +153,8 @@ export function startCrewRun(
     gate,
     plan,
   });
+  const toolSessions = new ToolSessions();
+  runnerOptions.toolSessions = toolSessions;
   const runner = createTaskRunner(hub, recorder, clock, runnerOptions);
   const reached = restore?.reached ?? NOTHING_REACHED;
   const scope = { plan, runner, recorder, hub, crew, restored, reached, gate, waiting: restore?.waiting };
@@ -174,8 +177,24 @@ export function startCrewRun(
     startedAt: clock.now(),
     missingInputs,
   });
-  const done = runToEnd<CrewOutput>(end.runParts(actor, runner, options.signal));
+  const done = closedAfter(runToEnd<CrewOutput>(end.runParts(actor, runner, options.signal)), toolSessions);
   return { id, events$: hub.events$, actor, result: done };
+}
+
+/**
+ * The run's result once its tool sources are closed too (completed, failed, aborted or paused: no MCP
+ * server's process outlives the run). Marked handled, as `runToEnd`'s is.
+ */
+function closedAfter<T>(result: Promise<T>, sessions: ToolSessions): Promise<T> {
+  const closed = result.then(
+    (value) => sessions.close().then(() => value),
+    (error: unknown) =>
+      sessions.close().then(() => {
+        throw error;
+      }),
+  );
+  closed.catch(() => {});
+  return closed;
 }
 
 /** Refuses bad inputs and configuration before any call; the run's inputs and plan. */

@@ -68,6 +68,7 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     agent,
     outputSchema: task.outputSchema,
     ...(task.tools.length === 0 ? {} : { tools: task.tools }),
+    ...(task.toolSources.length === 0 ? {} : { toolSources: task.toolSources }),
     ...(task.humanInput ? { humanInput: true } : {}),
     ...(task.markdown ? { markdown: true } : {}),
     ...(planned.outputFile === undefined ? {} : { outputFile: planned.outputFile }),

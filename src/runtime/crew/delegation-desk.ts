@@ -87,6 +87,7 @@ export class DelegationDesk {
     if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
     if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
     if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(nodeId, attempt);
+    if (hooks.toolSessions !== undefined) talk.toolSessions = hooks.toolSessions;
     return talk;
   }
 

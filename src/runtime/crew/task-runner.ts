@@ -8,6 +8,7 @@ import {
   runTaskAttempt,
   type TaskRunValue,
 } from '../../actors/task-attempt.js';
+import type { ToolSessions } from '../../actors/tool-sessions.js';
 import { InternalError, InvalidStateError } from '../../errors.js';
 import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
@@ -66,6 +67,8 @@ export interface TaskRunnerOptions {
   delegation?: DelegationOptions | undefined;
   /** Runs a resumed run found waiting for a human, and the answers they go on with. */
   waiting?: WaitingTasks | undefined;
+  /** The run's tool sources (MCP servers), opened once each when a task first needs them. */
+  toolSessions?: ToolSessions | undefined;
 }
 
 /**

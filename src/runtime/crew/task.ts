@@ -1,8 +1,9 @@
 import type { ZodType } from 'zod';
 import { InvalidOptionError } from '../../errors.js';
-import type { GuardrailContext, TaskOutput, Tool } from '../../types.js';
+import type { GuardrailContext, TaskOutput, Tool, ToolSource } from '../../types.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import type { Agent } from './agent.js';
+import { grantedTools } from './granted-tools.js';
 import { checkOptionKeys, TASK_OPTIONS } from './option-keys.js';
 
 /**
@@ -52,9 +53,10 @@ export interface TaskOptions {
   timeoutMs?: number | undefined;
   /**
    * Tools granted to this task's runs besides the agent's own (one with the name of an agent's tool
-   * replaces it for this task). @default []
+   * replaces it for this task), and tool sources (MCP servers from `statecrew/mcp`, or a subset:
+   * `server.tools(['read_file'])`). @default []
    */
-  tools?: readonly Tool[] | undefined;
+  tools?: readonly (Tool | ToolSource)[] | undefined;
   /**
    * A human reviews each output (once its schema and guardrails accepted it) before the task
    * completes: the run pauses (`status: 'paused'`, `pending: [{ kind: 'review', nodeId, output }]`;
@@ -103,6 +105,8 @@ export class Task {
   readonly retryDelayMs: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly tools: readonly Tool[];
+  /** The tool sources among its `tools` option (MCP servers), opened by the run that needs them. */
+  readonly toolSources: readonly ToolSource[];
   /** Whether a human reviews each output before the task completes; see {@link TaskOptions.humanInput}. */
   readonly humanInput: boolean;
   /** Whether the prompt asks for Markdown; see {@link TaskOptions.markdown}. */
@@ -132,14 +136,9 @@ export class Task {
         options.guardrail,
       );
     }
-    const tools = options.tools ?? [];
-    if (
-      !Array.isArray(tools) ||
-      tools.some((t) => typeof t?.name !== 'string' || typeof t.execute !== 'function')
-    ) {
-      throw new InvalidOptionError(where, 'tools', 'a list of tools (defineTool)', options.tools);
-    }
+    const { tools, sources } = grantedTools(where, options.tools);
     this.tools = tools;
+    this.toolSources = sources;
     if (options.humanInput !== undefined && typeof options.humanInput !== 'boolean') {
       throw new InvalidOptionError(where, 'humanInput', 'true or false', options.humanInput);
     }

@@ -1,0 +1,157 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { describeThrown, McpUnavailableError } from '../errors.js';
+import type { McpCallResult } from './observation.js';
+import type { McpServerConfig } from './options.js';
+import { createTransport, type ServerTransport } from './transport.js';
+
+/** What statecrew calls itself when it introduces itself to a server. */
+const CLIENT_INFO = { name: 'statecrew', version: '1' };
+
+/**
+ * One connection to an MCP server: opened with {@link McpConnection.connect}; a connection that
+ * closed (the server died) is opened again on the next call, once — if that fails, the call is
+ * `mcp_unavailable`. {@link McpConnection.close} ends it for good (the child process stops).
+ */
+export class McpConnection {
+  readonly #config: McpServerConfig;
+  #client: Client | undefined;
+  #transport: ServerTransport | undefined;
+  #closed = false;
+  #reconnecting: Promise<void> | undefined;
+
+  constructor(config: McpServerConfig) {
+    this.#config = config;
+  }
+
+  /** The server's name. */
+  get server(): string {
+    return this.#config.spec.name;
+  }
+
+  /** The server's process id while it is connected (a stdio server), for tests and diagnostics. */
+  get pid(): number | undefined {
+    return this.#client === undefined ? undefined : this.#transport?.pid();
+  }
+
+  /** Starts (or reaches) the server and initializes the session, within `connectTimeoutMs`. */
+  async connect(signal?: AbortSignal): Promise<void> {
+    if (this.#closed) throw new McpUnavailableError(this.server, 'its connection was closed');
+    const transport = createTransport(this.#config.spec);
+    const client = new Client(CLIENT_INFO);
+    client.onclose = () => {
+      if (this.#client === client) this.#client = undefined;
+    };
+    this.#transport = transport;
+    this.#client = client;
+    const { connectTimeoutMs } = this.#config;
+    try {
+      await client.connect(transport.transport, { timeout: connectTimeoutMs, ...signalOption(signal) });
+    } catch (error) {
+      this.#client = undefined;
+      await client.close().catch(() => {});
+      signal?.throwIfAborted();
+      throw new McpUnavailableError(this.server, this.#whyConnectFailed(error, transport), error);
+    }
+    // Closed while it connected: it must not outlive its owner.
+    if (this.#closed) await client.close().catch(() => {});
+  }
+
+  /** Every tool the server lists (all pages). */
+  async listTools(signal?: AbortSignal): Promise<McpTool[]> {
+    const client = this.#live();
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#request(
+        () => client.listTools(cursor === undefined ? {} : { cursor }, this.#options(signal, 'connect')),
+        'listing its tools',
+      );
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /** Calls tool `name` (the server's own name), reconnecting once first if the server had gone. */
+  async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    if (this.#client === undefined && !this.#closed) await this.#reconnect(signal);
+    const client = this.#live();
+    return this.#request(
+      () => client.callTool({ name, arguments: args }, undefined, this.#options(signal, 'call')),
+      `calling tool "${name}"`,
+    );
+  }
+
+  /** Connects again after the server went; calls that find it gone meanwhile share the attempt. */
+  #reconnect(signal: AbortSignal): Promise<void> {
+    if (this.#reconnecting === undefined) {
+      const attempt = this.connect(signal).catch((error: unknown) => {
+        signal.throwIfAborted();
+        const why =
+          error instanceof McpUnavailableError ? String(error.details.reason) : describeThrown(error);
+        throw new McpUnavailableError(
+          this.server,
+          `its connection closed and reconnecting failed: ${why}`,
+          error,
+        );
+      });
+      this.#reconnecting = attempt.finally(() => {
+        this.#reconnecting = undefined;
+      });
+    }
+    return this.#reconnecting;
+  }
+
+  /** Ends the connection for good: the child process stops. Never rejects. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  #live(): Client {
+    if (this.#client === undefined)
+      throw new McpUnavailableError(
+        this.server,
+        this.#closed ? 'its connection was closed' : 'it is not connected',
+      );
+    return this.#client;
+  }
+
+  #options(signal: AbortSignal | undefined, kind: 'connect' | 'call') {
+    const timeout = kind === 'connect' ? this.#config.connectTimeoutMs : this.#config.callTimeoutMs;
+    return { ...signalOption(signal), ...(timeout === undefined ? { timeout: 2 ** 31 - 1 } : { timeout }) };
+  }
+
+  /** A request to the server: a lost connection or a timeout is `mcp_unavailable`; other errors pass. */
+  async #request<T>(send: () => Promise<T>, doing: string): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      if (error.code === ErrorCode.RequestTimeout) {
+        const limit = doing.startsWith('calling') ? 'callTimeoutMs' : 'connectTimeoutMs';
+        throw new McpUnavailableError(this.server, `it did not answer in time ${doing} (${limit})`, error);
+      }
+      if (error.code === ErrorCode.ConnectionClosed)
+        throw new McpUnavailableError(this.server, `its connection closed while ${doing}`, error);
+      throw error;
+    }
+  }
+
+  /** Why connecting failed, in words: the process's last words, a timeout, or the error. */
+  #whyConnectFailed(error: unknown, transport: ServerTransport): string {
+    const stderr = transport.stderr();
+    const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+    const what = timedOut
+      ? `it did not initialize within ${this.#config.connectTimeoutMs} ms (connectTimeoutMs)`
+      : `connecting failed: ${describeThrown(error)}`;
+    return stderr === '' ? what : `${what}; it said: ${stderr.split('\n').slice(-3).join(' / ')}`;
+  }
+}
+
+function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}

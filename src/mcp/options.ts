@@ -1,0 +1,125 @@
+import { InvalidOptionError } from '../errors.js';
+
+/** An MCP server started as a child process, spoken to over its stdin and stdout. */
+export interface McpStdioServer {
+  /** What its tools are named after (`<name>_<tool>`) and what errors call it. */
+  name: string;
+  /** The program to start (`npx`, `node`, a path). */
+  command: string;
+  /** @default [] */
+  args?: readonly string[] | undefined;
+  /** Variables added to the safe default environment (`PATH`, `HOME`, …) the process gets. @default {} */
+  env?: Readonly<Record<string, string>> | undefined;
+  /** @default this process's working directory */
+  cwd?: string | undefined;
+}
+
+/** An MCP server reached over streamable HTTP. */
+export interface McpHttpServer {
+  /** What its tools are named after (`<name>_<tool>`) and what errors call it. */
+  name: string;
+  /** Its MCP endpoint (`http://localhost:3000/mcp`). */
+  url: string;
+  /** Headers sent with every request (an `Authorization` token). @default {} */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Where an MCP server is: a command to start, or a URL. */
+export type McpServerSpec = McpStdioServer | McpHttpServer;
+
+/** Options of {@link mcpServer}. */
+export interface McpServerOptions {
+  /** Only these of the server's own tool names are granted. @default every tool */
+  include?: readonly string[] | undefined;
+  /** These of the server's own tool names are never granted. @default [] */
+  exclude?: readonly string[] | undefined;
+  /** What its tools' names start with (`<prefix>_<tool>`); `''`: the server's own names. @default the server's name */
+  prefix?: string | undefined;
+  /** How long starting and initializing the server may take, in ms (`mcp_unavailable` after). @default 10000 */
+  connectTimeoutMs?: number | undefined;
+  /** How long one tool call may take, in ms (`mcp_unavailable` after). @default no limit */
+  callTimeoutMs?: number | undefined;
+}
+
+/** A server's description and options, checked. */
+export interface McpServerConfig {
+  spec: McpServerSpec;
+  include: readonly string[] | undefined;
+  exclude: readonly string[];
+  prefix: string;
+  connectTimeoutMs: number;
+  callTimeoutMs: number | undefined;
+}
+
+const SPEC_KEYS = new Set(['name', 'command', 'args', 'env', 'cwd', 'url', 'headers']);
+const OPTION_KEYS = new Set(['include', 'exclude', 'prefix', 'connectTimeoutMs', 'callTimeoutMs']);
+
+/** Checks what `mcpServer` was given: anything wrong is `invalid_option` naming the option. */
+export function checkServerConfig(spec: McpServerSpec, options: McpServerOptions): McpServerConfig {
+  if (typeof spec !== 'object' || spec === null)
+    throw new InvalidOptionError('mcpServer', 'server', 'an object with a name and a command or url', spec);
+  const name: unknown = spec.name;
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new InvalidOptionError('mcpServer', 'name', 'a non-empty string', name);
+  const where = `mcpServer "${name}"`;
+  checkKeys(where, spec, SPEC_KEYS);
+  checkKeys(where, options, OPTION_KEYS);
+  checkTransport(where, spec);
+  const { include, exclude, prefix, connectTimeoutMs = 10_000, callTimeoutMs } = options;
+  if (include !== undefined) checkNames(where, 'include', include);
+  if (exclude !== undefined) checkNames(where, 'exclude', exclude);
+  if (prefix !== undefined && typeof prefix !== 'string')
+    throw new InvalidOptionError(where, 'prefix', 'a string', prefix);
+  checkMs(where, 'connectTimeoutMs', connectTimeoutMs);
+  if (callTimeoutMs !== undefined) checkMs(where, 'callTimeoutMs', callTimeoutMs);
+  return {
+    spec,
+    include,
+    exclude: exclude ?? [],
+    prefix: prefix ?? name,
+    connectTimeoutMs,
+    callTimeoutMs,
+  };
+}
+
+/** Refuses a spec that is neither a command nor a URL, or whose fields have the wrong types. */
+function checkTransport(where: string, spec: McpServerSpec): void {
+  const hasCommand = 'command' in spec && spec.command !== undefined;
+  const hasUrl = 'url' in spec && spec.url !== undefined;
+  if (hasCommand === hasUrl)
+    throw new InvalidOptionError(where, 'command', 'either a command or a url (one of them)', spec);
+  if ('url' in spec && hasUrl) {
+    if (typeof spec.url !== 'string' || !URL.canParse(spec.url))
+      throw new InvalidOptionError(where, 'url', 'an http(s) URL', spec.url);
+    if (spec.headers !== undefined) checkStrings(where, 'headers', spec.headers);
+    return;
+  }
+  const stdio = spec as McpStdioServer;
+  if (typeof stdio.command !== 'string' || stdio.command === '')
+    throw new InvalidOptionError(where, 'command', 'a non-empty string', stdio.command);
+  if (stdio.args !== undefined) checkNames(where, 'args', stdio.args);
+  if (stdio.env !== undefined) checkStrings(where, 'env', stdio.env);
+  if (stdio.cwd !== undefined && typeof stdio.cwd !== 'string')
+    throw new InvalidOptionError(where, 'cwd', 'a string', stdio.cwd);
+}
+
+function checkKeys(where: string, given: object, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(given ?? {})) {
+    if (!known.has(key)) throw InvalidOptionError.unknown(where, key, [...known], undefined);
+  }
+}
+
+function checkNames(where: string, option: string, value: unknown): void {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new InvalidOptionError(where, option, 'a list of strings', value);
+}
+
+function checkStrings(where: string, option: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.values(value).some((v) => typeof v !== 'string'))
+    throw new InvalidOptionError(where, option, 'an object of string values', value);
+}
+
+function checkMs(where: string, option: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw new InvalidOptionError(where, option, 'a positive integer of milliseconds', value);
+}
