@@ -50,13 +50,12 @@ export function checkKnown(
   own: readonly string[],
 ): void {
   const unknown = (names ?? []).filter((name) => !own.includes(name));
-  if (unknown.length > 0)
-    throw new InvalidOptionError(
-      `mcpServer "${config.spec.name}"`,
-      option,
-      `names of the server's tools (${own.join(', ')})`,
-      unknown,
-    );
+  if (unknown.length === 0) return;
+  const where = `mcpServer "${config.spec.name}"`;
+  const listed = unknown.map((name) => `"${name}"`).join(', ');
+  throw new InvalidOptionError(where, option, "names of the server's tools", unknown, {
+    message: `${where}: option "${option}" names tools the server does not have: ${listed} (it has ${own.join(', ')})`,
+  });
 }
 
 /** One server tool as a statecrew tool: its schema checks the arguments, its result is an observation. */
