@@ -19,6 +19,8 @@ export class McpConnection {
   #transport: ServerTransport | undefined;
   #closed = false;
   #reconnecting: Promise<void> | undefined;
+  /** Resolves once the current connection's transport closed (its child process exited). */
+  #ended: Promise<void> | undefined;
 
   constructor(config: McpServerConfig) {
     this.#config = config;
@@ -39,9 +41,14 @@ export class McpConnection {
     if (this.#closed) throw new McpUnavailableError(this.server, 'its connection was closed');
     const transport = createTransport(this.#config.spec);
     const client = new Client(CLIENT_INFO);
-    client.onclose = () => {
-      if (this.#client === client) this.#client = undefined;
-    };
+    // Called once the transport closed: for stdio, once the child process exited.
+    const ended = new Promise<void>((resolve) => {
+      client.onclose = () => {
+        if (this.#client === client) this.#client = undefined;
+        resolve();
+      };
+    });
+    this.#ended = ended;
     this.#transport = transport;
     this.#client = client;
     const { connectTimeoutMs } = this.#config;
@@ -49,12 +56,12 @@ export class McpConnection {
       await client.connect(transport.transport, { timeout: connectTimeoutMs, ...signalOption(signal) });
     } catch (error) {
       this.#client = undefined;
-      await client.close().catch(() => {});
+      await closed(client, transport.spawned() ? ended : undefined);
       signal?.throwIfAborted();
       throw new McpUnavailableError(this.server, this.#whyConnectFailed(error, transport), error);
     }
     // Closed while it connected: it must not outlive its owner.
-    if (this.#closed) await client.close().catch(() => {});
+    if (this.#closed) await closed(client, ended);
   }
 
   /** Every tool the server lists (all pages). */
@@ -108,7 +115,7 @@ export class McpConnection {
     this.#closed = true;
     const client = this.#client;
     this.#client = undefined;
-    await client?.close().catch(() => {});
+    if (client !== undefined) await closed(client, this.#transport?.spawned() ? this.#ended : undefined);
   }
 
   #live(): Client {
@@ -150,6 +157,25 @@ export class McpConnection {
       : `connecting failed: ${describeThrown(error)}`;
     return stderr === '' ? what : `${what}; it said: ${stderr.split('\n').slice(-3).join(' / ')}`;
   }
+}
+
+/** How long closing waits for a child process to exit after the SDK's own SIGTERM and SIGKILL. */
+const EXIT_WAIT_MS = 5000;
+
+/**
+ * Closes `client` and waits until its transport closed (`ended`: the child process exited), however
+ * the SDK's close went (a failed connect has closed it already, without waiting), within a bound.
+ */
+async function closed(client: Client, ended: Promise<void> | undefined): Promise<void> {
+  await client.close().catch(() => {});
+  if (ended === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, EXIT_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([ended, bound]);
+  clearTimeout(timer);
 }
 
 function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal } {

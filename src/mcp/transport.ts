@@ -12,6 +12,8 @@ export interface ServerTransport {
   transport: Transport;
   /** The child process's id (stdio), while it runs. */
   pid(): number | undefined;
+  /** Whether a child process was started (stdio), even if it has exited since: closing waits for it. */
+  spawned(): boolean;
   /** The end of what the child process wrote to stderr (stdio), to say why it stopped. */
   stderr(): string;
 }
@@ -21,7 +23,7 @@ export function createTransport(spec: McpServerSpec): ServerTransport {
   if ('url' in spec && spec.url !== undefined) {
     const init = spec.headers === undefined ? {} : { requestInit: { headers: { ...spec.headers } } };
     const transport = new StreamableHTTPClientTransport(new URL(spec.url), init);
-    return { transport, pid: () => undefined, stderr: () => '' };
+    return { transport, pid: () => undefined, spawned: () => false, stderr: () => '' };
   }
   return stdioTransport(spec as McpStdioServer);
 }
@@ -36,9 +38,21 @@ function stdioTransport(spec: McpStdioServer): ServerTransport {
     // why it stopped.
     stderr: 'pipe',
   });
+  let spawned = false;
+  const start = transport.start.bind(transport);
+  // Its start resolves once the process spawned; a command that cannot start rejects instead.
+  transport.start = () =>
+    start().then(() => {
+      spawned = true;
+    });
   let tail = '';
   (transport.stderr as Readable | null)?.on('data', (chunk: Buffer | string) => {
     tail = (tail + chunk.toString()).slice(-STDERR_TAIL);
   });
-  return { transport, pid: () => transport.pid ?? undefined, stderr: () => tail.trim() };
+  return {
+    transport,
+    pid: () => transport.pid ?? undefined,
+    spawned: () => spawned,
+    stderr: () => tail.trim(),
+  };
 }
