@@ -23,8 +23,10 @@ export interface ServedRun {
   name: string;
   /** The run's execution id (a flow's: its state id). */
   id: string;
-  /** The store the run is kept in, if any. */
+  /** The store the call named for the run (`store` of the server), if any. */
   store: Store | undefined;
+  /** Resolves (never rejects) once the run ended, whichever way. */
+  settled: Promise<void>;
 }
 
 /** What every call of one server shares. */
@@ -135,6 +137,10 @@ export async function callServed(
     name,
     id: run.id,
     store,
+    settled: run.result.then(
+      () => undefined,
+      () => undefined,
+    ),
   });
   const [note, out] = await Promise.allSettled([noted, run.result]);
   await progress;
