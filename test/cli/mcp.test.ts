@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,17 +37,24 @@ async function stdioClient(args: readonly string[]) {
     stderr: 'pipe',
   });
   let stderr = '';
+  const waiting: { text: string; resolve: () => void }[] = [];
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    for (const w of waiting.filter((w) => stderr.includes(w.text))) w.resolve();
   });
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, pid: transport.pid as number, stderr: () => stderr };
+  /** Resolves once stderr holds `text` (stderr and stdout are separate pipes: no order between them). */
+  const whenLogged = (text: string) =>
+    stderr.includes(text)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiting.push({ text, resolve }));
+  return { client, pid: transport.pid as number, whenLogged };
 }
 
 describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
   it('lists the exported crews and flows, calls a crew with progress, a failing crew, and a flow that pauses', async () => {
-    const { client, pid, stderr } = await stdioClient(['--store', store]);
+    const { client, pid, whenLogged } = await stdioClient(['--store', store]);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['fragile', 'invoice', 'refunds', 'research']);
@@ -69,7 +76,7 @@ describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
       });
       expect(seen.map((p) => p.progress)).toEqual([1, 2, 3]);
       // The module's console.log went to stderr: stdout carried the protocol alone.
-      expect(stderr()).toContain('answering research owls');
+      await whenLogged('answering research owls');
 
       const failed = await call(client, 'fragile', {});
       expect(failed.isError).toBe(true);
@@ -165,5 +172,24 @@ describe('statecrew mcp --http', { timeout: 60_000 }, () => {
     expect(await closed).toBe(0);
     expect(stderr).toContain('statecrew mcp: stopping');
     expect(alive(child.pid as number)).toBe(false);
+  });
+});
+
+describe('the statecrew command', () => {
+  it('loads the MCP SDK only when the mcp command runs', () => {
+    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
+    const program = fileURLToPath(new URL('../../src/cli/program.ts', import.meta.url));
+    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, program], {
+      encoding: 'utf8',
+    });
+    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
+    expect(loaded).not.toContain('@modelcontextprotocol/sdk');
+    const command = fileURLToPath(new URL('../../src/cli/commands/mcp.ts', import.meta.url));
+    const serving = execFileSync(process.execPath, ['--import', 'tsx', script, command], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(serving.trim().split('\n').at(-1) as string)).toMatchObject({
+      loaded: expect.arrayContaining(['@modelcontextprotocol/sdk']),
+    });
   });
 });
