@@ -133,6 +133,45 @@ describe('createMcpServer', () => {
     expect(seen[0]?.message).toBe('research completed');
   });
 
+  it('reports the settled steps of a flow as progress, without a total (routers decide what runs)', async () => {
+    const client = await connect({ flows: { refunds: refunds() }, store: new MemoryStore() });
+    const seen: Progress[] = [];
+    await client.callTool({ name: 'refunds', arguments: { amount: 40 } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    });
+    expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([
+      [1, undefined, 'check completed'],
+      [2, undefined, 'size completed'],
+      [3, undefined, 'pay completed'],
+    ]);
+  });
+
+  it('aborts the runs in flight when its signal aborts: the call ends as an aborted error', async () => {
+    let started: () => void = () => {};
+    const modelStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const hanging = scriptedModel((request) => () => {
+      started();
+      return new Promise<string>((_, reject) => {
+        request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true });
+      });
+    });
+    const agent = new Agent({ role: 'Writer', goal: 'write', llm: hanging });
+    const crew = new Crew({
+      name: 'slow',
+      tasks: [new Task({ name: 'draft', description: 'draft', agent })],
+    });
+    const stop = new AbortController();
+    const client = await connect({ crews: { slow: crew }, signal: stop.signal });
+    const pending = call(client, 'slow', {});
+    await modelStarted;
+    stop.abort(new Error('shutting down'));
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error: { code: 'aborted' } });
+  });
+
   it('returns a failed crew run as isError naming the failure and its code', async () => {
     const broken = createScriptedModel([new Error('provider down')]);
     const agent = new Agent({ role: 'Writer', goal: 'write', llm: broken });
