@@ -130,18 +130,13 @@ export async function callServed(
   }
   const progress = reportProgress(run.id, run.events$, extra, total);
   const name = served.kind === 'crew' ? served.crew.name : served.flow.name;
-  const noted = settings.onRun?.({
-    kind: served.kind,
-    key: served.key,
-    tool: served.tool,
-    name,
-    id: run.id,
-    store,
-    settled: run.result.then(
-      () => undefined,
-      () => undefined,
-    ),
-  });
+  const settled = run.result.then(
+    () => undefined,
+    () => undefined,
+  );
+  const heard = { kind: served.kind, key: served.key, tool: served.tool, name, id: run.id, store, settled };
+  // Through a promise: an `onRun` that throws becomes this call's error, never the server's.
+  const noted = Promise.resolve().then(() => settings.onRun?.(heard));
   const [note, out] = await Promise.allSettled([noted, run.result]);
   await progress;
   if (out.status === 'rejected') return errorResult(out.reason, run.id);

@@ -3,17 +3,22 @@ import { isStatecrewError } from '../errors.js';
 import type { FlowOutput } from '../runtime/flow/flow-run.js';
 import type { CrewOutput, Failure } from '../types.js';
 
-/** Structured content as JSON carries it: no functions, no `undefined`, no cycles. */
+/** Structured content as JSON carries it: no functions, no `undefined`, bigints as text. */
 function plain(value: unknown): Record<string, unknown> {
-  const seen = new WeakSet<object>();
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'object' && v !== null) {
+  const bigints = (_key: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, bigints);
+  } catch {
+    // A cycle: each object is written once, where it is first met.
+    const seen = new WeakSet<object>();
+    text = JSON.stringify(value, (key, v: unknown) => {
+      if (typeof v !== 'object' || v === null) return bigints(key, v);
       if (seen.has(v)) return undefined;
       seen.add(v);
-    }
-    return v;
-  });
+      return v;
+    });
+  }
   return text === undefined ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
