@@ -170,7 +170,7 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
 }
 
-/** `runner` and `worker`: the commands that serve until stopped. */
+/** `runner`, `worker` and `mcp`: the commands that serve until stopped. */
 function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('runner')
@@ -199,5 +199,26 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
     .action(async (file: string, options) => {
       const { workerCommand } = await import('./commands/worker.js');
       finish(await workerCommand(file, options, io));
+    });
+
+  program
+    .command('mcp')
+    .description(
+      'serve the crews and flows a module exports as MCP tools, over stdio (or streamable HTTP with --http)',
+    )
+    .argument('<file>', 'a module exporting crews and flows')
+    .option('--export <name>', 'serve only this export')
+    .option(
+      '--http <port>',
+      'serve streamable HTTP at http://127.0.0.1:<port>/mcp instead of stdio (0: a free port)',
+    )
+    .option(
+      '--store <store>',
+      'keep every call as a durable run: sqlite[:path], memory, postgres://… or redis://…',
+    )
+    .action(async (file: string, options) => {
+      // The MCP SDK loads only for this command.
+      const { mcpCommand } = await import('./commands/mcp.js');
+      finish(await mcpCommand(file, options, io));
     });
 }

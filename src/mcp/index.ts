@@ -5,4 +5,5 @@
 export { McpUnavailableError } from '../errors.js';
 export type { McpHttpServer, McpServerOptions, McpServerSpec, McpStdioServer } from './options.js';
 export { McpPool, type McpPoolOptions, mcpPool } from './pool.js';
+export * from './serve.js';
 export { McpServer, mcpServer } from './server.js';

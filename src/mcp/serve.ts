@@ -1,0 +1,93 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InvalidOptionError } from '../errors.js';
+import type { Crew } from '../runtime/crew/crew.js';
+import type { Store } from '../stores/store.js';
+import { type CallExtra, callServed, type ServableFlow, type Served, type ServedRun } from './serve-call.js';
+import {
+  crewDescription,
+  crewInputSchema,
+  flowDescription,
+  flowInputSchema,
+  toolNames,
+} from './serve-schema.js';
+
+export type { ServableFlow, ServedRun } from './serve-call.js';
+
+/** Options of {@link createMcpServer}. */
+export interface McpServeOptions {
+  /** The crews to serve, by key: each becomes a tool named after its key. @default {} */
+  crews?: Readonly<Record<string, Crew>> | undefined;
+  /** The flows to serve, by key: each becomes a tool named after its key. @default {} */
+  flows?: Readonly<Record<string, ServableFlow>> | undefined;
+  /**
+   * Where the runs the tools start are kept (durable runs, resumable by their execution id; a flow
+   * with a human step needs one). @default each definition's own store, else none
+   */
+  store?: Store | undefined;
+  /** The server's name, as the client's `initialize` sees it. @default 'statecrew' */
+  name?: string | undefined;
+  /** The server's version. @default '0.1.0' */
+  version?: string | undefined;
+  /** Aborting it aborts every run in flight (each ends as an `aborted` error result). */
+  signal?: AbortSignal | undefined;
+  /** Called as soon as a tool call started a run (a store then already holds its id). */
+  onRun?: ((run: ServedRun) => void | Promise<void>) | undefined;
+}
+
+const WHERE = 'createMcpServer';
+
+/** The served definitions, each with its tool name; `invalid_option` for what is no crew or flow. */
+function servedOf(options: McpServeOptions): Served[] {
+  const crews = Object.entries(options.crews ?? {});
+  const flows = Object.entries(options.flows ?? {});
+  for (const [key, crew] of crews) {
+    if (typeof crew?.run !== 'function' || !Array.isArray(crew.tasks)) {
+      throw new InvalidOptionError(WHERE, `crews.${key}`, 'a Crew', crew);
+    }
+  }
+  for (const [key, flow] of flows) {
+    if (typeof flow?.run !== 'function' || typeof flow.definition?.steps !== 'object') {
+      throw new InvalidOptionError(WHERE, `flows.${key}`, 'a flow (createFlow)', flow);
+    }
+  }
+  const names = toolNames(
+    WHERE,
+    [...crews, ...flows].map(([key]) => key),
+  );
+  const tool = (key: string) => names.get(key) as string;
+  return [
+    ...crews.map(([key, crew]): Served => ({ kind: 'crew', crew, key, tool: tool(key) })),
+    ...flows.map(([key, flow]): Served => ({ kind: 'flow', flow, key, tool: tool(key) })),
+  ];
+}
+
+/**
+ * An MCP server (the SDK's `McpServer`) with one tool per crew and per flow: a crew's tool takes one
+ * string per `{placeholder}` of its tasks and agents, a flow's the fields of its zod state (any
+ * properties for a free state). Calling a tool runs a kickoff — a durable run with `store` — and
+ * returns its result: the crew's `raw` as text with `{ status, executionId, raw, tasks }` as
+ * structured content, or the flow's output with `{ status, executionId, state, output, trail }`; a
+ * failed run is an `isError` result naming each failure's code; a paused flow run returns its
+ * `pending` and how to resume it. A call with a progress token gets `notifications/progress` as nodes
+ * settle. Connect it to any SDK transport; keys become tool names (`[A-Za-z0-9_-]`, at most 64
+ * characters), and two keys that become the same name are refused (`invalid_option`).
+ *
+ * @example
+ * const server = createMcpServer({ crews: { research: crew }, flows: { refunds }, store: new SqliteStore() });
+ * await server.connect(new StdioServerTransport());
+ */
+export function createMcpServer(options: McpServeOptions = {}): McpServer {
+  const served = servedOf(options);
+  const server = new McpServer({ name: options.name ?? 'statecrew', version: options.version ?? '0.1.0' });
+  const settings = { store: options.store, signal: options.signal, onRun: options.onRun };
+  for (const item of served) {
+    const config =
+      item.kind === 'crew'
+        ? { description: crewDescription(item.crew), inputSchema: crewInputSchema(item.crew) }
+        : { description: flowDescription(item.flow), inputSchema: flowInputSchema(item.flow) };
+    server.registerTool(item.tool, config, (args: unknown, extra: CallExtra) =>
+      callServed(item, (args ?? {}) as Record<string, unknown>, extra, settings),
+    );
+  }
+  return server;
+}

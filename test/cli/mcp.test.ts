@@ -1,0 +1,195 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, cli } from './cli-helpers.js';
+
+const served = fileURLToPath(new URL('../fixtures/mcp/served.ts', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-mcp-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const store = `sqlite:${join(cwd, 'runs.db')}`;
+
+/** Whether process `pid` still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+/** `statecrew mcp` over stdio, driven by the SDK's own client. */
+async function stdioClient(args: readonly string[]) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', served, ...args],
+    cwd,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  const waiting: { text: string; resolve: () => void }[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const w of waiting.filter((w) => stderr.includes(w.text))) w.resolve();
+  });
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(transport);
+  /** Resolves once stderr holds `text` (stderr and stdout are separate pipes: no order between them). */
+  const whenLogged = (text: string) =>
+    stderr.includes(text)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiting.push({ text, resolve }));
+  return { client, pid: transport.pid as number, whenLogged };
+}
+
+describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
+  it('lists the exported crews and flows, calls a crew with progress, a failing crew, and a flow that pauses', async () => {
+    const { client, pid, whenLogged } = await stdioClient(['--store', store]);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['fragile', 'invoice', 'refunds', 'research']);
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(byName.research?.inputSchema).toMatchObject({ required: ['topic'] });
+      expect(byName.invoice?.inputSchema).toMatchObject({
+        properties: { customer: { type: 'string' }, total: { type: 'number' } },
+        required: ['customer', 'total'],
+      });
+
+      const seen: Progress[] = [];
+      const crew = (await client.callTool({ name: 'research', arguments: { topic: 'owls' } }, undefined, {
+        onprogress: (p) => seen.push(p),
+      })) as CallToolResult;
+      expect(crew.content).toEqual([{ type: 'text', text: 'Writer: edit the draft' }]);
+      expect(crew.structuredContent).toMatchObject({
+        status: 'completed',
+        tasks: [{ name: 'research' }, { name: 'write' }, { name: 'edit' }],
+      });
+      expect(seen.map((p) => p.progress)).toEqual([1, 2, 3]);
+      // The module's console.log went to stderr: stdout carried the protocol alone.
+      await whenLogged('answering research owls');
+
+      const failed = await call(client, 'fragile', {});
+      expect(failed.isError).toBe(true);
+      expect(JSON.stringify(failed.content)).toContain('provider down');
+
+      const paused = await call(client, 'refunds', { amount: 480 });
+      const { executionId } = paused.structuredContent as { executionId: string };
+      expect(paused.structuredContent).toMatchObject({
+        status: 'paused',
+        pending: { step: 'approval', prompt: 'Approve $480?' },
+      });
+      // Another process answers: the run noted where its definition is.
+      const resumed = await cli(['resume', executionId, '--route', 'approved', '--json', '--store', store], {
+        cwd,
+      });
+      expect(resumed.stderr).toBe('');
+      expect(JSON.parse(resumed.stdout)).toMatchObject({
+        status: 'completed',
+        state: { paid: true, amount: 480 },
+      });
+    } finally {
+      await client.close();
+    }
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('serves only --export, and stops cleanly (exit 0) when its stdin closes', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp', served, '--export', 'refunds'], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toContain('statecrew mcp: serving refunds over stdio');
+    expect(stderr).toContain('statecrew mcp: stopping');
+    expect(stdout).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('refuses a module that exports no crew or flow, with one line naming the code', async () => {
+    const ran = await cli(['mcp', fileURLToPath(new URL('../fixtures/mcp/none.ts', import.meta.url))], {
+      cwd,
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/^statecrew: .*\(unknown_command_target\)\n$/);
+    const badPort = await cli(['mcp', served, '--http', 'x'], { cwd });
+    expect(badPort.stderr).toMatch(
+      /^statecrew: option "--http" must be a port number .*\(invalid_option\)\n$/,
+    );
+  });
+});
+
+describe('statecrew mcp --http', { timeout: 60_000 }, () => {
+  it('serves streamable HTTP at /mcp: lists tools, calls a crew and a flow that pauses; SIGTERM stops it', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp', served, '--http', '0', '--store', store], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (found !== null) resolve(found[1] as string);
+      });
+      child.on('close', () => reject(new Error(`exited before listening: ${stderr}`)));
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['fragile', 'invoice', 'refunds', 'research']);
+      const crew = await call(client, 'research', { topic: 'bats' });
+      expect(crew.structuredContent).toMatchObject({ status: 'completed', raw: 'Writer: edit the draft' });
+      const paused = await call(client, 'refunds', { amount: 900 });
+      expect(paused.structuredContent).toMatchObject({ status: 'paused', pending: { step: 'approval' } });
+      const typed = await call(client, 'invoice', { customer: 'ACME', total: 12 });
+      expect(typed.content).toEqual([{ type: 'text', text: 'billed ACME $12' }]);
+      const invalid = await call(client, 'invoice', { customer: 'ACME', total: -1 });
+      expect(invalid.isError).toBe(true);
+    } finally {
+      await client.close();
+      child.kill('SIGTERM');
+    }
+    expect(await closed).toBe(0);
+    expect(stderr).toContain('statecrew mcp: stopping');
+    expect(alive(child.pid as number)).toBe(false);
+  });
+});
+
+describe('the statecrew command', () => {
+  it('loads the MCP SDK only when the mcp command runs', () => {
+    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
+    const program = fileURLToPath(new URL('../../src/cli/program.ts', import.meta.url));
+    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, program], {
+      encoding: 'utf8',
+    });
+    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
+    expect(loaded).not.toContain('@modelcontextprotocol/sdk');
+    const command = fileURLToPath(new URL('../../src/cli/commands/mcp.ts', import.meta.url));
+    const serving = execFileSync(process.execPath, ['--import', 'tsx', script, command], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(serving.trim().split('\n').at(-1) as string)).toMatchObject({
+      loaded: expect.arrayContaining(['@modelcontextprotocol/sdk']),
+    });
+  });
+});
