@@ -78,7 +78,7 @@ function yamlDirOf(file: string): YamlCrewDir | undefined {
 }
 
 /** Exports of a crew's `crew.ts` that `loadCrew` takes under the same name. */
-const COMPANION_OPTIONS = ['llm', 'models', 'tools', 'schemas', 'guardrails', 'assign'] as const;
+const COMPANION_OPTIONS = ['llm', 'models', 'tools', 'schemas', 'guardrails', 'mcps', 'assign'] as const;
 
 async function yamlTarget({ dir, yamlDir }: YamlCrewDir): Promise<Target> {
   const companion = YAML_COMPANIONS.map((f) => join(dir, f)).find((f) => existsSync(f));

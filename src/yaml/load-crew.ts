@@ -6,7 +6,8 @@ import { Agent } from '../runtime/crew/agent.js';
 import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
 import { modelGuardrail } from '../runtime/crew/model-guardrail.js';
 import { type Guardrail, Task } from '../runtime/crew/task.js';
-import type { Llm, Tool } from '../types.js';
+import type { Llm, Tool, ToolSource } from '../types.js';
+import { agentMcps } from './agent-mcps.js';
 import { providerSpecOf } from './llm-spec.js';
 import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
 import { isYamlPath, lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
@@ -40,6 +41,12 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
    */
   guardrails?: Readonly<Record<string, Guardrail>> | undefined;
   /**
+   * Names an agent's `mcps:` list may use (CrewAI's key): MCP servers from `statecrew/mcp`
+   * (`mcpServer(...)`, a pool's `server(name)`). An `mcps:` entry may also be an http(s) URL or a
+   * server written out (`name` and `command`/`args` or `url`). @default {}
+   */
+  mcps?: Readonly<Record<string, ToolSource>> | undefined;
+  /**
    * The agent of each task, by name: task name → agent name, as CrewAI's `crew.py` gives it
    * (`Task(config=self.tasks_config['research_task'], agent=self.researcher())` is
    * `assign: { research_task: 'researcher' }`). It wins over the task's `agent:` key, as `agent=`
@@ -49,7 +56,7 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
 }
 
 /** What the names of the YAML files resolve to. */
-type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails'>;
+type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails' | 'mcps'>;
 
 /**
  * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
@@ -69,10 +76,10 @@ type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'gua
  * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
  */
 export function loadCrew(options: LoadCrewOptions): Crew {
-  const { agents, tasks, llm, models, tools, schemas, guardrails, assign, ...crewOptions } = options;
+  const { agents, tasks, llm, models, tools, schemas, guardrails, mcps, assign, ...crewOptions } = options;
   const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
-  const names: Names = { llm, models, tools, schemas, guardrails };
+  const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps) };
   const agentsByName = buildAgents(agentsSource, names);
   const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
     name,
@@ -91,6 +98,35 @@ export function loadCrew(options: LoadCrewOptions): Crew {
 interface NamedTask {
   readonly name: string;
   readonly entry: TaskEntry;
+}
+
+function mcpsOption(mcps: unknown): Readonly<Record<string, ToolSource>> | undefined {
+  if (mcps === undefined) return undefined;
+  const valid =
+    typeof mcps === 'object' &&
+    mcps !== null &&
+    Object.values(mcps).every((server) => (server as Partial<ToolSource> | null)?.kind === 'tool-source');
+  if (!valid) {
+    throw new InvalidOptionError(
+      'loadCrew',
+      'mcps',
+      'a mapping of names to MCP servers (mcpServer(...))',
+      mcps,
+    );
+  }
+  return mcps as Readonly<Record<string, ToolSource>>;
+}
+
+/** An agent's tools: its `tools:` names, then the MCP servers its `mcps:` grants. */
+function agentTools(
+  source: YamlSource,
+  name: string,
+  entry: AgentEntry,
+  names: Names,
+): (Tool | ToolSource)[] | undefined {
+  const tools = lookupTools(source, 'agent', name, entry.tools, names.tools);
+  if (entry.mcps === undefined) return tools;
+  return [...(tools ?? []), ...agentMcps(source, name, entry.mcps, names.mcps)];
 }
 
 function assignOption(assign: unknown): Readonly<Record<string, string>> {
@@ -202,7 +238,7 @@ function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
         goal: entry.goal,
         backstory: entry.backstory,
         llm: agentLlm(source, name, entry.llm, names),
-        tools: lookupTools(source, 'agent', name, entry.tools, names.tools),
+        tools: agentTools(source, name, entry, names),
         maxIter: entry.max_iter,
         maxRetries: oneOf(source, name, entry, 'max_retries', 'max_retry_limit'),
         retryDelayMs: entry.retry_delay_ms,

@@ -28,6 +28,7 @@ export const agentSchema = z.strictObject({
   max_retry_limit: count.optional(),
   max_execution_time: positive.optional(),
   function_calling_llm: text.optional(),
+  mcps: z.array(z.union([text, z.record(z.string(), z.unknown())])).optional(),
 });
 
 /** The keys of a task in `tasks.yaml`: the options of `Task` that YAML can hold, in snake_case. */
@@ -65,6 +66,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   max_retry_limit: 'a whole number ≥ 0',
   max_execution_time: 'a number of seconds > 0',
   function_calling_llm: 'a model name',
+  mcps: 'a list of MCP servers: names of the mcps option, http(s) URLs, or servers written out',
   guardrail: 'a condition the output must meet, or the name of a guardrail',
   retry_delay_ms: 'a whole number of milliseconds ≥ 0',
   timeout_ms: 'a number of milliseconds > 0',
