@@ -243,6 +243,7 @@ export type {
   ToolCall,
   ToolCallRecord,
   ToolContext,
+  ToolProgress,
   ToolSource,
   ToolSourceSession,
   ToolSpec,

@@ -437,6 +437,11 @@ export type StatecrewEvent = EventBase &
         code?: string;
       }
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
+    /**
+     * A tool call still running reported how far it got (an MCP server's progress notification):
+     * `progress` grows with each report; `total` when the tool knows it.
+     */
+    | ({ type: 'tool.progress'; nodeId: string; tool: string; callId: string; agent?: string } & ToolProgress)
     | {
         type: 'flow.step';
         /** The step's name. */
@@ -502,6 +507,16 @@ export type StatecrewEvent = EventBase &
 /** The `type` of every event. */
 export type StatecrewEventType = StatecrewEvent['type'];
 
+/** How far a running tool call got, as the tool reports it (an MCP server's progress notification). */
+export interface ToolProgress {
+  /** Grows with each report of the call. */
+  progress: number;
+  /** What `progress` counts up to, when the tool knows it. */
+  total?: number;
+  /** What the tool is doing, in words. */
+  message?: string;
+}
+
 /** What a tool gets besides its arguments. */
 export interface ToolContext {
   /** Aborted when the run is cancelled or the attempt times out. */
@@ -510,6 +525,11 @@ export interface ToolContext {
   callId?: string;
   /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `createResultsTool`. */
   memory?: AttemptMemory;
+  /**
+   * Reports how far this call got while it runs, as a `tool.progress` event of the run; set when the
+   * conversation reports progress (a crew's task runs do).
+   */
+  onProgress?(progress: ToolProgress): void;
 }
 
 /** A function an agent's model may call. `parameters` (zod) validates the arguments first. */

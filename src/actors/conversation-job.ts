@@ -1,7 +1,7 @@
 import { InvalidOptionError, UnknownAgentError, UnknownToolError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { isModel } from '../models/call.js';
-import type { DelegationReplied, Failure, Tool, ToolCallRecord, Usage } from '../types.js';
+import type { DelegationReplied, Failure, Tool, ToolCallRecord, ToolProgress, Usage } from '../types.js';
 import type { DelegationAsked } from './consult.js';
 import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
@@ -59,6 +59,8 @@ export type ConversationProgress =
       agent?: string;
     }
   | { type: 'tool.call'; record: ToolCallRecord }
+  /** A running tool call's progress (`agent`: a coworker's call, in a delegation). */
+  | { type: 'tool.progress'; tool: string; callId: string; progress: ToolProgress; agent?: string }
   /** A delegation asked (`delegation`) or answered (`delegation.replied`) inside the conversation. */
   | { type: 'delegation'; event: DelegationAsked }
   | { type: 'delegation.replied'; event: DelegationReplied }

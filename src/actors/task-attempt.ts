@@ -11,6 +11,7 @@ import type {
   TaskOutput,
   Tool,
   ToolCallRecord,
+  ToolProgress,
   ToolSource,
   Usage,
 } from '../types.js';
@@ -96,6 +97,8 @@ export interface AttemptHooks {
     agent?: string,
   ): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
+  /** A running tool call reported progress (`agent`: a coworker's call); unset, tools get no `onProgress`. */
+  onToolProgress?(nodeId: string, tool: string, callId: string, progress: ToolProgress, agent?: string): void;
   /** Holds the conversations elsewhere (a queue of workers) instead of in this process. */
   executor?: ConversationExecutor;
   /** The run's id, which a remote conversation carries. */
@@ -207,7 +210,9 @@ function countedTalk(
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
   if (hooks.toolSessions !== undefined) talk.toolSessions = hooks.toolSessions;
-  const { waitTurn } = hooks;
+  const { onToolProgress, waitTurn } = hooks;
+  if (onToolProgress !== undefined)
+    talk.onToolProgress = (tool, callId, progress) => onToolProgress(spec.nodeId, tool, callId, progress);
   if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);
   return talk;
 }
@@ -283,7 +288,10 @@ async function remoteConversation(
           progress.agent,
         );
     } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
-    else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
+    else if (progress.type === 'tool.progress') {
+      const { tool, callId, progress: report, agent } = progress;
+      hooks.onToolProgress?.(spec.nodeId, tool, callId, report, agent);
+    } else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
     else hooks.onDelegation?.(progress);
   });
   if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
