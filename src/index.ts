@@ -73,6 +73,7 @@ export {
   UnknownCommandTargetError,
   UnknownContextTaskError,
   UnknownDefinitionError,
+  UnknownMcpServerError,
   UnknownProviderError,
   UnknownRouteError,
   UnknownRouterError,

@@ -561,8 +561,15 @@ export interface ToolSource {
   readonly name: string;
   /** Sources with the same key share one session in a run (a subset of a server shares its connection). */
   readonly key: object;
+  /**
+   * The source's own names of the tools this grant covers (`server.tools([...])`); unset: every tool
+   * it allows. A conversation held on a worker is sent the source's name and these.
+   */
+  readonly subset?: readonly string[] | undefined;
   /** Opens a session: rejects (`mcp_unavailable`, …) when it cannot. */
   open(signal: AbortSignal): Promise<ToolSourceSession>;
+  /** The same source granting only `names` (its own tool names), sharing its session. */
+  tools?(names: readonly string[]): ToolSource;
   /** The tools of an open session that this source grants. */
   grant(session: ToolSourceSession): readonly Tool[];
 }

@@ -256,47 +256,58 @@ async function remoteConversation(
 ): Promise<string> {
   talk.beforeCall?.();
   await talk.waitTurn?.();
+  const speaker = speakerOf(spec);
   const job: ConversationJob = {
     executionId: hooks.runId ?? '',
     nodeId: spec.nodeId,
     attempt: attemptNo,
     agent: spec.agent.role,
-    tools: speakerOf(spec).tools.map((t) => t.name),
+    tools: speaker.tools.map((t) => t.name),
     system: prompt.system,
     task: prompt.task,
     text: prompt.text,
     context: spec.context,
   };
   if (prompt.schema !== undefined) job.schema = prompt.schema;
+  // MCP servers go by name: the worker calls them through its own connections, none is opened here.
+  const sources = speaker.toolSources ?? [];
+  if (sources.length > 0)
+    job.sources = sources.map(({ name, subset }) =>
+      subset === undefined ? { name } : { name, tools: [...subset] },
+    );
   if (spec.delegation !== undefined) job.delegation = spec.delegation;
   if (talk.callScope !== undefined) job.callScope = talk.callScope;
   if (talk.resume !== undefined) job.resume = talk.resume;
   if (talk.onDelta !== undefined) job.stream = true;
   if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;
-  const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, (progress) => {
+  const report = remoteReport(spec, attemptNo, hooks, talk);
+  const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, report);
+  if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
+  if (!outcome.ok) throw failureOf(outcome);
+  return outcome.text;
+}
+
+/** Where a remote conversation's progress goes: the attempt's hooks, as if it had run here. */
+function remoteReport(
+  spec: AttemptSpec,
+  attemptNo: number,
+  hooks: AttemptHooks,
+  talk: ConversationHooks,
+): (progress: ConversationProgress) => void {
+  return (progress) => {
     if (progress.type === 'model.call') {
       const price = progress.modelId === undefined ? undefined : talk.priceOf?.(progress.modelId);
       const usage = pricedUsage({ ...progress.usage }, price);
-      if (progress.agent === undefined) talk.onModelCall?.(usage, progress.durationMs, progress.failure);
-      else
-        hooks.onModelCall(
-          spec.nodeId,
-          attemptNo,
-          usage,
-          progress.durationMs,
-          progress.failure,
-          progress.agent,
-        );
+      const { durationMs, failure, agent } = progress;
+      if (agent === undefined) talk.onModelCall?.(usage, durationMs, failure);
+      else hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure, agent);
     } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
     else if (progress.type === 'tool.progress') {
       const { tool, callId, progress: report, agent } = progress;
       hooks.onToolProgress?.(spec.nodeId, tool, callId, report, agent);
     } else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
     else hooks.onDelegation?.(progress);
-  });
-  if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
-  if (!outcome.ok) throw failureOf(outcome);
-  return outcome.text;
+  };
 }
 
 /**
