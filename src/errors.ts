@@ -62,6 +62,7 @@ export type StatecrewErrorCode =
   | 'unknown_command_target'
   | 'unknown_context_task'
   | 'unknown_definition'
+  | 'unknown_mcp_server'
   | 'unknown_provider'
   | 'unknown_tool'
   | 'unknown_route'
@@ -956,6 +957,18 @@ export class UnknownToolError extends StatecrewError<'unknown_tool'> {
       retryable: false,
       details: { tool, agent },
     });
+  }
+}
+
+/** A worker was asked for an MCP server (a tool source) its registry does not hold. */
+export class UnknownMcpServerError extends StatecrewError<'unknown_mcp_server'> {
+  constructor(server: string, agent: string, known: readonly string[]) {
+    const holds = known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ');
+    super(
+      'unknown_mcp_server',
+      `This worker's registry holds no MCP server "${server}" for agent "${agent}" (it holds ${holds})`,
+      { retryable: false, details: { server, agent, known: [...known] } },
+    );
   }
 }
 

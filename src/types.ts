@@ -437,6 +437,11 @@ export type StatecrewEvent = EventBase &
         code?: string;
       }
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
+    /**
+     * A tool call still running reported how far it got (an MCP server's progress notification):
+     * `progress` grows with each report; `total` when the tool knows it.
+     */
+    | ({ type: 'tool.progress'; nodeId: string; tool: string; callId: string; agent?: string } & ToolProgress)
     | {
         type: 'flow.step';
         /** The step's name. */
@@ -502,6 +507,16 @@ export type StatecrewEvent = EventBase &
 /** The `type` of every event. */
 export type StatecrewEventType = StatecrewEvent['type'];
 
+/** How far a running tool call got, as the tool reports it (an MCP server's progress notification). */
+export interface ToolProgress {
+  /** Grows with each report of the call. */
+  progress: number;
+  /** What `progress` counts up to, when the tool knows it. */
+  total?: number;
+  /** What the tool is doing, in words. */
+  message?: string;
+}
+
 /** What a tool gets besides its arguments. */
 export interface ToolContext {
   /** Aborted when the run is cancelled or the attempt times out. */
@@ -510,6 +525,11 @@ export interface ToolContext {
   callId?: string;
   /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `createResultsTool`. */
   memory?: AttemptMemory;
+  /**
+   * Reports how far this call got while it runs, as a `tool.progress` event of the run; set when the
+   * conversation reports progress (a crew's task runs do).
+   */
+  onProgress?(progress: ToolProgress): void;
 }
 
 /** A function an agent's model may call. `parameters` (zod) validates the arguments first. */
@@ -541,8 +561,15 @@ export interface ToolSource {
   readonly name: string;
   /** Sources with the same key share one session in a run (a subset of a server shares its connection). */
   readonly key: object;
+  /**
+   * The source's own names of the tools this grant covers (`server.tools([...])`); unset: every tool
+   * it allows. A conversation held on a worker is sent the source's name and these.
+   */
+  readonly subset?: readonly string[] | undefined;
   /** Opens a session: rejects (`mcp_unavailable`, …) when it cannot. */
   open(signal: AbortSignal): Promise<ToolSourceSession>;
+  /** The same source granting only `names` (its own tool names), sharing its session. */
+  tools?(names: readonly string[]): ToolSource;
   /** The tools of an open session that this source grants. */
   grant(session: ToolSourceSession): readonly Tool[];
 }

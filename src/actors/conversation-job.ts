@@ -1,12 +1,21 @@
-import { InvalidOptionError, UnknownAgentError, UnknownToolError } from '../errors.js';
+import { InvalidOptionError, UnknownAgentError, UnknownMcpServerError, UnknownToolError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { isModel } from '../models/call.js';
-import type { DelegationReplied, Failure, Tool, ToolCallRecord, Usage } from '../types.js';
+import type {
+  DelegationReplied,
+  Failure,
+  Tool,
+  ToolCallRecord,
+  ToolProgress,
+  ToolSource,
+  Usage,
+} from '../types.js';
 import type { DelegationAsked } from './consult.js';
 import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
 import { progressHooks } from './job-progress.js';
 import type { ConversationResume } from './pause.js';
+import type { ToolSessions } from './tool-sessions.js';
 import { workerDelegation } from './worker-delegation.js';
 
 /**
@@ -22,6 +31,11 @@ export interface ConversationJob {
   agent: string;
   /** The tools granted to this run (the agent's and the task's), by name. */
   tools: string[];
+  /**
+   * The MCP servers (tool sources) granted to this run, by name, each with the subset of its tools
+   * (its own names) when the grant names one: the worker calls them through its own connections.
+   */
+  sources?: { name: string; tools?: string[] }[];
   /** The persona: the model's system message. */
   system: string;
   /** The task lines (and any feedback on the previous attempt). */
@@ -59,6 +73,8 @@ export type ConversationProgress =
       agent?: string;
     }
   | { type: 'tool.call'; record: ToolCallRecord }
+  /** A running tool call's progress (`agent`: a coworker's call, in a delegation). */
+  | { type: 'tool.progress'; tool: string; callId: string; progress: ToolProgress; agent?: string }
   /** A delegation asked (`delegation`) or answered (`delegation.replied`) inside the conversation. */
   | { type: 'delegation'; event: DelegationAsked }
   | { type: 'delegation.replied'; event: DelegationReplied }
@@ -89,12 +105,17 @@ export interface ConversationExecutor {
 export interface AgentRegistry {
   agents: readonly Speaker[] | Readonly<Record<string, Speaker>>;
   tools?: readonly Tool[] | Readonly<Record<string, Tool>> | undefined;
+  /** MCP servers (`mcpServer(...)` of `statecrew/mcp`) the jobs may name, by their names. */
+  mcps?: readonly ToolSource[] | Readonly<Record<string, ToolSource>> | undefined;
 }
 
-/** A registry's lookup tables: agents by role (or key), tools by name (or key). */
+/** A registry's lookup tables: agents by role (or key), tools and MCP servers by name (or key). */
 export interface ResolvedRegistry {
   agents: ReadonlyMap<string, Speaker>;
   tools: ReadonlyMap<string, Tool>;
+  sources: ReadonlyMap<string, ToolSource>;
+  /** Where the servers' connections are held (a worker's, until it closes); unset: per conversation. */
+  sessions?: ToolSessions;
 }
 
 /** A registry as lookup tables. Two agents with one role, or two tools with one name, are refused. */
@@ -114,18 +135,32 @@ export function resolveRegistry(registry: AgentRegistry): ResolvedRegistry {
     }
     agents.set(name, agent);
   }
-  const tools = new Map<string, Tool>();
-  const toolList = registry.tools ?? [];
-  const named = Array.isArray(toolList)
-    ? (toolList as readonly Tool[]).map((t) => [t.name, t] as const)
-    : Object.entries(toolList as Readonly<Record<string, Tool>>);
-  for (const [name, tool] of named) {
-    if (tools.has(name)) {
-      throw new InvalidOptionError('registry', 'tools', 'tools with distinct names', `two named "${name}"`);
-    }
-    tools.set(name, tool);
+  const tools = byName<Tool>(registry.tools, 'tools');
+  const sources = byName<ToolSource>(registry.mcps, 'mcps');
+  for (const source of sources.values()) {
+    if (source?.kind !== 'tool-source')
+      throw new InvalidOptionError('registry', 'mcps', 'MCP servers (mcpServer(...))', source);
   }
-  return { agents, tools };
+  return { agents, tools, sources };
+}
+
+/** A list (by each item's name) or a record (by key) as a map; two of one name are refused. */
+function byName<T extends { name: string }>(
+  items: readonly T[] | Readonly<Record<string, T>> | undefined,
+  option: 'tools' | 'mcps',
+): Map<string, T> {
+  const map = new Map<string, T>();
+  const named = Array.isArray(items)
+    ? (items as readonly T[]).map((t) => [t?.name, t] as const)
+    : Object.entries((items ?? {}) as Readonly<Record<string, T>>);
+  for (const [name, item] of named) {
+    if (map.has(name)) {
+      const what = option === 'tools' ? 'tools' : 'MCP servers';
+      throw new InvalidOptionError('registry', option, `${what} with distinct names`, `two named "${name}"`);
+    }
+    map.set(name, item);
+  }
+  return map;
 }
 
 /**
@@ -150,6 +185,7 @@ export async function holdConversation(
       speaker = workerDelegation(job, job.delegation, speaker, registry, report);
     if (job.callScope !== undefined) hooks.callScope = job.callScope;
     if (job.resume !== undefined) hooks.resume = job.resume;
+    if (registry.sessions !== undefined) hooks.toolSessions = registry.sessions;
     const text = await withDeadline(job.deadline, signal, (s) =>
       converse(speaker, prompt, job.context, s, hooks),
     );
@@ -160,7 +196,7 @@ export async function holdConversation(
   }
 }
 
-/** The job's agent, speaking with the job's tools. */
+/** The job's agent, speaking with the job's tools and MCP servers. */
 function speakerFor(job: ConversationJob, registry: ResolvedRegistry): Speaker {
   const agent = registry.agents.get(job.agent);
   if (agent === undefined) throw new UnknownAgentError(job.agent, [...registry.agents.keys()]);
@@ -170,7 +206,27 @@ function speakerFor(job: ConversationJob, registry: ResolvedRegistry): Speaker {
     if (tool === undefined) throw new UnknownToolError(name, job.agent);
     return tool;
   });
-  return Object.create(agent, { tools: { value: tools } }) as Speaker;
+  const toolSources = sourcesFor(job, agent, registry);
+  return Object.create(agent, { tools: { value: tools }, toolSources: { value: toolSources } }) as Speaker;
+}
+
+/**
+ * The job's MCP servers: the registry's of each name (else the agent's own), narrowed to the subset
+ * the job names. A server the worker does not hold is `unknown_mcp_server`.
+ */
+function sourcesFor(job: ConversationJob, agent: Speaker, registry: ResolvedRegistry): ToolSource[] {
+  const own = new Map((agent.toolSources ?? []).map((s) => [s.name, s]));
+  return (job.sources ?? []).map(({ name, tools }) => {
+    const source = registry.sources.get(name) ?? own.get(name);
+    if (source === undefined) {
+      const known = new Set([...registry.sources.keys(), ...own.keys()]);
+      throw new UnknownMcpServerError(name, job.agent, [...known]);
+    }
+    if (tools === undefined) return source;
+    if (source.tools === undefined)
+      throw new InvalidOptionError(`MCP server "${name}"`, 'tools', 'a source that grants subsets', tools);
+    return source.tools(tools);
+  });
 }
 
 /** Runs `work` with a signal that also aborts at `deadline` (epoch ms). */

@@ -21,6 +21,7 @@ import type {
   ToolCall,
   ToolCallRecord,
   ToolContext,
+  ToolProgress,
   ToolSource,
   ToolSpec,
   Usage,
@@ -66,6 +67,8 @@ export interface ConversationHooks {
   /** A model call ended; `failure` is set when it threw (then `usage` is zero). */
   onModelCall?(usage: Usage, durationMs: number, failure?: Failure): void;
   onToolCall?(record: ToolCallRecord): void;
+  /** A running tool call reported how far it got; set, every tool call gets `onProgress`. */
+  onToolProgress?(tool: string, callId: string, progress: ToolProgress): void;
   /** The run's execution memory, handed to the tools. */
   memory?: AttemptMemory;
   /**
@@ -347,6 +350,8 @@ async function runTool(
   }
   const context: ToolContext = { signal, callId };
   if (hooks.memory !== undefined) context.memory = hooks.memory;
+  const { onToolProgress } = hooks;
+  if (onToolProgress !== undefined) context.onProgress = progressReport(call.name, callId, onToolProgress);
   if (resumed?.from.nested !== undefined) {
     resumeOfCall.set(context, { from: resumed.from.nested, approvals: resumed.approvals });
   } else if (resumed !== undefined) {
@@ -379,6 +384,21 @@ async function runTool(
       error: describeThrown(error),
     };
   }
+}
+
+/** A call's `onProgress`: reports in plain data (what a tool gives is copied; odd values are dropped). */
+function progressReport(
+  tool: string,
+  callId: string,
+  report: NonNullable<ConversationHooks['onToolProgress']>,
+): (progress: ToolProgress) => void {
+  return (progress) => {
+    if (typeof progress?.progress !== 'number') return;
+    const copy: ToolProgress = { progress: progress.progress };
+    if (typeof progress.total === 'number') copy.total = progress.total;
+    if (typeof progress.message === 'string') copy.message = progress.message;
+    report(tool, callId, copy);
+  };
 }
 
 /** Whether this call of `tool` waits for approval: its `needsApproval`, a flag or a check of the call. */

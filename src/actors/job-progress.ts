@@ -24,5 +24,7 @@ export function progressHooks(
       }),
     onToolCall: (record) =>
       report({ type: 'tool.call', record: agent === undefined ? record : { ...record, agent } }),
+    onToolProgress: (tool, callId, progress) =>
+      report({ type: 'tool.progress', tool, callId, progress, ...(agent === undefined ? {} : { agent }) }),
   };
 }

@@ -11,6 +11,7 @@ import type {
   TaskOutput,
   Tool,
   ToolCallRecord,
+  ToolProgress,
   ToolSource,
   Usage,
 } from '../types.js';
@@ -96,6 +97,8 @@ export interface AttemptHooks {
     agent?: string,
   ): void;
   onToolCall(nodeId: string, record: ToolCallRecord): void;
+  /** A running tool call reported progress (`agent`: a coworker's call); unset, tools get no `onProgress`. */
+  onToolProgress?(nodeId: string, tool: string, callId: string, progress: ToolProgress, agent?: string): void;
   /** Holds the conversations elsewhere (a queue of workers) instead of in this process. */
   executor?: ConversationExecutor;
   /** The run's id, which a remote conversation carries. */
@@ -207,7 +210,9 @@ function countedTalk(
   if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
   if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
   if (hooks.toolSessions !== undefined) talk.toolSessions = hooks.toolSessions;
-  const { waitTurn } = hooks;
+  const { onToolProgress, waitTurn } = hooks;
+  if (onToolProgress !== undefined)
+    talk.onToolProgress = (tool, callId, progress) => onToolProgress(spec.nodeId, tool, callId, progress);
   if (waitTurn !== undefined && isRateLimited(spec.agent)) talk.waitTurn = () => waitTurn(spec.agent, signal);
   return talk;
 }
@@ -251,44 +256,58 @@ async function remoteConversation(
 ): Promise<string> {
   talk.beforeCall?.();
   await talk.waitTurn?.();
+  const speaker = speakerOf(spec);
   const job: ConversationJob = {
     executionId: hooks.runId ?? '',
     nodeId: spec.nodeId,
     attempt: attemptNo,
     agent: spec.agent.role,
-    tools: speakerOf(spec).tools.map((t) => t.name),
+    tools: speaker.tools.map((t) => t.name),
     system: prompt.system,
     task: prompt.task,
     text: prompt.text,
     context: spec.context,
   };
   if (prompt.schema !== undefined) job.schema = prompt.schema;
+  // MCP servers go by name: the worker calls them through its own connections, none is opened here.
+  const sources = speaker.toolSources ?? [];
+  if (sources.length > 0)
+    job.sources = sources.map(({ name, subset }) =>
+      subset === undefined ? { name } : { name, tools: [...subset] },
+    );
   if (spec.delegation !== undefined) job.delegation = spec.delegation;
   if (talk.callScope !== undefined) job.callScope = talk.callScope;
   if (talk.resume !== undefined) job.resume = talk.resume;
   if (talk.onDelta !== undefined) job.stream = true;
   if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;
-  const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, (progress) => {
-    if (progress.type === 'model.call') {
-      const price = progress.modelId === undefined ? undefined : talk.priceOf?.(progress.modelId);
-      const usage = pricedUsage({ ...progress.usage }, price);
-      if (progress.agent === undefined) talk.onModelCall?.(usage, progress.durationMs, progress.failure);
-      else
-        hooks.onModelCall(
-          spec.nodeId,
-          attemptNo,
-          usage,
-          progress.durationMs,
-          progress.failure,
-          progress.agent,
-        );
-    } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
-    else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
-    else hooks.onDelegation?.(progress);
-  });
+  const report = remoteReport(spec, attemptNo, hooks, talk);
+  const outcome = await (hooks.executor as ConversationExecutor).converse(job, signal, report);
   if (outcome.worker !== undefined) hooks.onWorker?.(spec.nodeId, outcome.worker);
   if (!outcome.ok) throw failureOf(outcome);
   return outcome.text;
+}
+
+/** Where a remote conversation's progress goes: the attempt's hooks, as if it had run here. */
+function remoteReport(
+  spec: AttemptSpec,
+  attemptNo: number,
+  hooks: AttemptHooks,
+  talk: ConversationHooks,
+): (progress: ConversationProgress) => void {
+  return (progress) => {
+    if (progress.type === 'model.call') {
+      const price = progress.modelId === undefined ? undefined : talk.priceOf?.(progress.modelId);
+      const usage = pricedUsage({ ...progress.usage }, price);
+      const { durationMs, failure, agent } = progress;
+      if (agent === undefined) talk.onModelCall?.(usage, durationMs, failure);
+      else hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure, agent);
+    } else if (progress.type === 'tool.call') talk.onToolCall?.(progress.record);
+    else if (progress.type === 'tool.progress') {
+      const { tool, callId, progress: report, agent } = progress;
+      hooks.onToolProgress?.(spec.nodeId, tool, callId, report, agent);
+    } else if (progress.type === 'model.delta') talk.onDelta?.(progress.delta);
+    else hooks.onDelegation?.(progress);
+  };
 }
 
 /**

@@ -63,5 +63,8 @@ function coworkerOutcome(
     return Promise.resolve({ ok: false, error: toFailure(error) });
   }
   const modelId = isModel(agent.llm) ? agent.llm.id : undefined;
-  return holdCoworker(agent, request, scope, signal, progressHooks(report, modelId, request.to));
+  const hooks = progressHooks(report, modelId, request.to);
+  // The coworker's own MCP servers go through the worker's connections too.
+  if (registry.sessions !== undefined) hooks.toolSessions = registry.sessions;
+  return holdCoworker(agent, request, scope, signal, hooks);
 }

@@ -217,6 +217,10 @@ class TaskList {
       case 'delegation.replied':
         this.#of(event).note = `${event.to} answered`;
         return true;
+      case 'tool.progress':
+        this.#of(event).note =
+          `${event.tool} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}`;
+        return true;
       case 'flow.paused':
         this.#status = waitingText(event);
         return true;

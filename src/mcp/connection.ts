@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { describeThrown, McpUnavailableError } from '../errors.js';
+import type { ToolProgress } from '../types.js';
 import type { McpCallResult } from './observation.js';
 import type { McpServerConfig } from './options.js';
+import { ProgressRoutes } from './progress.js';
 import { createTransport, type ServerTransport } from './transport.js';
 
 /** What statecrew calls itself when it introduces itself to a server. */
@@ -19,6 +21,7 @@ export class McpConnection {
   #transport: ServerTransport | undefined;
   #closed = false;
   #reconnecting: Promise<void> | undefined;
+  readonly #progress = new ProgressRoutes();
   /** Resolves once the current connection's transport closed (its child process exited). */
   #ended: Promise<void> | undefined;
 
@@ -51,6 +54,7 @@ export class McpConnection {
     this.#ended = ended;
     this.#transport = transport;
     this.#client = client;
+    this.#progress.listen(client);
     const { connectTimeoutMs } = this.#config;
     try {
       await client.connect(transport.transport, { timeout: connectTimeoutMs, ...signalOption(signal) });
@@ -80,14 +84,33 @@ export class McpConnection {
     return tools;
   }
 
-  /** Calls tool `name` (the server's own name), reconnecting once first if the server had gone. */
-  async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls tool `name` (the server's own name), reconnecting once first if the server had gone. Given
+   * `onProgress`, the call carries a progress token and the server's progress notifications go to it.
+   */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (progress: ToolProgress) => void,
+  ): Promise<McpCallResult> {
     if (this.#client === undefined && !this.#closed) await this.#reconnect(signal);
     const client = this.#live();
-    return this.#request(
-      () => client.callTool({ name, arguments: args }, undefined, this.#options(signal, 'call')),
-      `calling tool "${name}"`,
-    );
+    const options = this.#options(signal, 'call');
+    if (onProgress === undefined)
+      return this.#request(
+        () => client.callTool({ name, arguments: args }, undefined, options),
+        `calling tool "${name}"`,
+      );
+    const progressToken = this.#progress.add(onProgress);
+    try {
+      return await this.#request(
+        () => client.callTool({ name, arguments: args, _meta: { progressToken } }, undefined, options),
+        `calling tool "${name}"`,
+      );
+    } finally {
+      this.#progress.delete(progressToken);
+    }
   }
 
   /** Connects again after the server went; calls that find it gone meanwhile share the attempt. */

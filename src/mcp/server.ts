@@ -35,6 +35,11 @@ export class McpServer implements ToolSource {
     this.#subset = subset;
   }
 
+  /** The server's own names of the tools this grant covers; unset: every tool it allows. */
+  get subset(): readonly string[] | undefined {
+    return this.#subset;
+  }
+
   /** Connects (or, from a pool, reuses the pool's connection). */
   open(signal: AbortSignal): Promise<ToolSourceSession> {
     return this.#opener(signal);

@@ -74,7 +74,7 @@ function mcpTool(
       const checked = validate?.(args ?? {});
       if (checked !== undefined && !checked.valid)
         throw new Error(`invalid arguments: ${checked.errorMessage}`);
-      const result = await connection.call(listed.name, args ?? {}, context.signal);
+      const result = await connection.call(listed.name, args ?? {}, context.signal, context.onProgress);
       const text = observationOf(result);
       if (result.isError === true)
         throw new McpToolError(`MCP server "${config.spec.name}" reported an error: ${text}`);

@@ -121,12 +121,20 @@ async function makeParts(
   return { queue, events };
 }
 
-/** Sends each waiting job's streamed text as it comes, and its calls and outcome once it ended. */
+/** Whether a job's progress goes over the queue as it happens (else with its result). */
+export function isLive(progress: ConversationProgress): boolean {
+  return progress.type === 'model.delta' || progress.type === 'tool.progress';
+}
+
+/**
+ * Sends each waiting job's streamed text and tools' progress as they come, and its calls and outcome
+ * once it ended.
+ */
 function followJobs(events: QueueEvents, waiting: Map<string, WaitingJob>): void {
   events.on('progress', ({ jobId, data }) => {
     const progress = data as ConversationProgress;
-    // Streamed text is shown as it comes; calls are recorded from the result.
-    if (typeof progress === 'object' && progress?.type === 'model.delta')
+    // Streamed text and progress are shown as they come; calls are recorded from the result.
+    if (typeof progress === 'object' && progress !== null && isLive(progress))
       waiting.get(jobId)?.report(progress);
   });
   events.on('completed', ({ jobId, returnvalue }) => {
@@ -134,7 +142,7 @@ function followJobs(events: QueueEvents, waiting: Map<string, WaitingJob>): void
     if (pending === undefined) return;
     waiting.delete(jobId);
     const result = returnvalue as unknown as JobResult;
-    for (const progress of result.progress) if (progress.type !== 'model.delta') pending.report(progress);
+    for (const progress of result.progress) if (!isLive(progress)) pending.report(progress);
     pending.resolve(result.outcome);
   });
   events.on('failed', ({ jobId, failedReason }) => {

@@ -8,12 +8,13 @@ import {
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
+import { ToolSessions } from '../actors/tool-sessions.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
 import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
-import type { JobResult } from './executor-connection.js';
+import { isLive, type JobResult } from './executor-connection.js';
 import { runProcessor, runQueueName } from './run-queue.js';
 
 /** Options of {@link createWorker}. */
@@ -54,16 +55,20 @@ export interface QueueWorker {
 /**
  * Holds the conversations a queue executor sends, with the agents and tools of its registry, found by
  * name (an agent's name is its role; functions are never sent over the queue). A job whose agent or
- * tool it does not hold fails with `unknown_agent` / `unknown_tool`, not retried. Several workers, in
- * as many processes and machines as you like, share one queue; a job whose worker died is taken over
- * by another (BullMQ's stalled-job recovery).
+ * tool it does not hold fails with `unknown_agent` / `unknown_tool`, not retried. MCP servers a job
+ * names are called through the worker's own connections (its `mcps`, or an agent's own servers): one
+ * per server, opened when a job first needs it, closed by `close`. Several workers, in as many
+ * processes and machines as you like, share one queue; a job whose worker died is taken over by
+ * another (BullMQ's stalled-job recovery).
  *
  * @example
  * const worker = createWorker({ connection: 'redis://127.0.0.1:6379', queue: 'research', agents: [researcher, writer], tools: [search] });
  */
 export function createWorker(options: WorkerOptions): QueueWorker {
   const o = resolveQueueOptions('createWorker', options);
-  const registry = resolveRegistry(options);
+  // The MCP servers' connections: each opened when a job first needs it, closed when the worker closes.
+  const sessions = new ToolSessions();
+  const registry = { ...resolveRegistry(options), sessions };
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const processor = conversationProcessor(registry, name);
   const tuning = {
@@ -104,25 +109,28 @@ export function createWorker(options: WorkerOptions): QueueWorker {
     async close() {
       closing.abort();
       const made = await started.catch(() => undefined);
-      if (made === undefined) return;
-      made.subscriber.disconnect();
-      await Promise.all([
-        made.conversations.close(),
-        made.runs?.close(),
-        ...made.runners.map((runner) => runner.close()),
-      ]);
+      if (made !== undefined) {
+        made.subscriber.disconnect();
+        await Promise.all([
+          made.conversations.close(),
+          made.runs?.close(),
+          ...made.runners.map((runner) => runner.close()),
+        ]);
+      }
+      // After the jobs in flight finished: their servers' processes stop.
+      await sessions.close();
     },
   };
 }
 
-/** The processor of conversation jobs: holds each conversation, sending model deltas as job progress. */
+/** The processor of conversation jobs: holds each conversation, sending deltas and tools' progress as job progress. */
 function conversationProcessor(registry: ReturnType<typeof resolveRegistry>, name: string) {
   return async (job: Job<ConversationJob>, _token?: string, signal?: AbortSignal): Promise<JobResult> => {
     const progress: ConversationProgress[] = [];
     let sent = Promise.resolve();
     const report = (p: ConversationProgress) => {
       progress.push(p);
-      if (p.type === 'model.delta') sent = sent.then(() => job.updateProgress(p)).catch(() => {});
+      if (isLive(p)) sent = sent.then(() => job.updateProgress(p)).catch(() => {});
     };
     const outcome = await holdConversation(
       job.data,

@@ -2,7 +2,7 @@ import type { Speaker } from '../../actors/conversation.js';
 import { UnknownCommandTargetError } from '../../errors.js';
 import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
-import type { Tool } from '../../types.js';
+import type { Tool, ToolSource } from '../../types.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { openStore } from '../store-option.js';
@@ -24,26 +24,7 @@ export interface WorkerCommandOptions {
  */
 export async function workerCommand(file: string, options: WorkerCommandOptions, io: CliIo): Promise<number> {
   const module = await loadModule(file);
-  const definitions: Record<string, Crew | Flow<object>> = {};
-  const agents = new Map<string, Speaker>();
-  const tools = new Map<string, Tool>();
-  const addAgent = (agent: Speaker) => {
-    agents.set(agent.role, agent);
-    for (const tool of agent.tools) tools.set(tool.name, tool);
-  };
-  for (const value of Object.values(module)) {
-    if (isFlow(value)) definitions[value.name] = value;
-    else if (isCrew(value)) {
-      definitions[value.name] = value;
-      for (const agent of value.agents) addAgent(agent);
-      for (const task of value.tasks) {
-        if (task.agent !== undefined) addAgent(task.agent);
-        for (const tool of task.tools) tools.set(tool.name, tool);
-      }
-    }
-  }
-  for (const agent of (module.agents as Speaker[] | undefined) ?? []) addAgent(agent);
-  for (const tool of (module.tools as Tool[] | undefined) ?? []) tools.set(tool.name, tool);
+  const { definitions, agents, tools, mcps } = registryOf(module);
   const { createWorker } = await import('../../queue/index.js').catch(() => {
     throw new UnknownCommandTargetError(
       'statecrew worker',
@@ -57,6 +38,7 @@ export async function workerCommand(file: string, options: WorkerCommandOptions,
     concurrency: Number(options.concurrency),
     agents: [...agents.values()],
     tools: [...tools.values()],
+    mcps: Object.fromEntries(mcps),
     definitions,
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(store === undefined ? {} : { store }),
@@ -73,4 +55,40 @@ export async function workerCommand(file: string, options: WorkerCommandOptions,
   await worker.close();
   await store?.close();
   return 0;
+}
+
+/**
+ * What a module's worker holds: its crews and flows by name, and the agents, tools and MCP servers
+ * (by name) of the crews, with the module's `agents` and `tools` exports.
+ */
+function registryOf(module: Record<string, unknown>) {
+  const definitions: Record<string, Crew | Flow<object>> = {};
+  const agents = new Map<string, Speaker>();
+  const tools = new Map<string, Tool>();
+  /** MCP servers granted to the crews' tasks and agents, by name: reached through the worker's connections. */
+  const mcps = new Map<string, ToolSource>();
+  // A whole server wins over a subset of it (a job asks for the subset it was granted).
+  const addSource = (source: ToolSource) => {
+    if (!mcps.has(source.name) || source.subset === undefined) mcps.set(source.name, source);
+  };
+  const addAgent = (agent: Speaker) => {
+    agents.set(agent.role, agent);
+    for (const tool of agent.tools) tools.set(tool.name, tool);
+    for (const source of agent.toolSources ?? []) addSource(source);
+  };
+  for (const value of Object.values(module)) {
+    if (isFlow(value)) definitions[value.name] = value;
+    else if (isCrew(value)) {
+      definitions[value.name] = value;
+      for (const agent of value.agents) addAgent(agent);
+      for (const task of value.tasks) {
+        if (task.agent !== undefined) addAgent(task.agent);
+        for (const tool of task.tools) tools.set(tool.name, tool);
+        for (const source of task.toolSources) addSource(source);
+      }
+    }
+  }
+  for (const agent of (module.agents as Speaker[] | undefined) ?? []) addAgent(agent);
+  for (const tool of (module.tools as Tool[] | undefined) ?? []) tools.set(tool.name, tool);
+  return { definitions, agents, tools, mcps };
 }

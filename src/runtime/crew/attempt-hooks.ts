@@ -64,6 +64,21 @@ export function attemptHooks(
       hub.publish(event);
     },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
+    onToolProgress(nodeId, tool, callId, progress, agent) {
+      if (!hub.observed) return;
+      const at = hub.now();
+      const event: StatecrewEvent = {
+        type: 'tool.progress',
+        runId: hub.runId,
+        at,
+        nodeId,
+        tool,
+        callId,
+        ...progress,
+      };
+      if (agent !== undefined) event.agent = agent;
+      hub.publish(event);
+    },
     onDelegation: (progress) =>
       hub.emit(
         progress.type === 'delegation'

@@ -88,6 +88,9 @@ export class DelegationDesk {
     if (hooks.priceOf !== undefined) talk.priceOf = hooks.priceOf;
     if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(nodeId, attempt);
     if (hooks.toolSessions !== undefined) talk.toolSessions = hooks.toolSessions;
+    const { onToolProgress } = hooks;
+    if (onToolProgress !== undefined)
+      talk.onToolProgress = (tool, callId, progress) => onToolProgress(nodeId, tool, callId, progress, to);
     return talk;
   }
 
