@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,5 +44,29 @@ describe('statecrew run on a CrewAI project folder', { timeout: 60_000 }, () => 
     expect(ran.stderr).toMatch(
       /^statecrew: .*crewai-unassigned\/config\/tasks\.yaml line 1: Task "research_task" has no agent, which the sequential process needs: .*export const assign = \{ research_task: '<agent name>' \} from the crew's crew\.ts \(where CrewAI has crew\.py.* \(missing_agent\)\n$/,
     );
+  });
+});
+
+describe('statecrew run on a YAML crew whose agent has mcps:', { timeout: 60_000 }, () => {
+  it('reaches the MCP server its crew.ts exports under mcps, and leaves no server process behind', async () => {
+    const notes = mkdtempSync(join(tmpdir(), 'statecrew-cli-notes-'));
+    try {
+      writeFileSync(join(notes, 'monday.md'), 'standup');
+      const ran = await cli(['run', fixture('mcp-crew'), '--input', `folder=${notes}`, '--json'], {
+        cwd,
+        env: { NOTES_DIR: notes },
+      });
+      expect(ran.stderr).not.toContain('statecrew:');
+      expect(ran.code).toBe(0);
+      const out = JSON.parse(ran.stdout) as { status: string; raw: string };
+      expect(out).toMatchObject({ status: 'completed', raw: 'The folder holds: [FILE] monday.md' });
+      // The server was started with the notes folder as its root: no process with it is left.
+      const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(notes));
+      expect(left).toEqual([]);
+    } finally {
+      rmSync(notes, { recursive: true, force: true });
+    }
   });
 });
