@@ -116,7 +116,7 @@ export class SqliteStore implements Store {
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {
     const text = this.#checked(collection, executionId, key, value);
-    this.#use(() =>
+    this.#write(() =>
       this.#records(collection).put.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now()),
     );
   }
@@ -128,7 +128,7 @@ export class SqliteStore implements Store {
     value: JsonValue,
   ): Promise<boolean> {
     const text = this.#checked(collection, executionId, key, value);
-    const { changes } = this.#use(() =>
+    const { changes } = this.#write(() =>
       this.#records(collection).insert.run(executionId, key, STORE_FORMAT_VERSION, text, Date.now()),
     );
     return changes === 1;
@@ -160,7 +160,7 @@ export class SqliteStore implements Store {
   async createRun(head: RunHead): Promise<boolean> {
     this.#open.check();
     checkHead(NAME, head);
-    return this.#use(() => this.#heads().create.run(headRow(head)).changes === 1);
+    return this.#write(() => this.#heads().create.run(headRow(head)).changes === 1);
   }
 
   async readRun(id: string): Promise<RunHead | undefined> {
@@ -179,13 +179,13 @@ export class SqliteStore implements Store {
       ...leaseColumns(claim.lease),
       updated_at: Date.now(),
     };
-    return this.#use(() => this.#heads().claim.run(change).changes === 1);
+    return this.#write(() => this.#heads().claim.run(change).changes === 1);
   }
 
   async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
     this.#open.use('flow_runs', id);
     checkRenewal(NAME, expiresAt);
-    return this.#use(() => this.#heads().renew.run(expiresAt, id, token).changes === 1);
+    return this.#write(() => this.#heads().renew.run(expiresAt, id, token).changes === 1);
   }
 
   async commit(id: string, commit: RunCommit): Promise<boolean> {
@@ -257,6 +257,16 @@ export class SqliteStore implements Store {
       }
       throw error;
     }
+  }
+
+  /**
+   * One write statement under BEGIN IMMEDIATE: the write lock is taken first, waiting up to the busy
+   * timeout. Run deferred, a statement that reads before it writes gets SQLITE_BUSY at once (no wait)
+   * when another process committed since its read began — two processes on one file would then fail
+   * writes at random under load.
+   */
+  #write<T>(statement: () => T): T {
+    return this.#use(() => this.#connection().transaction(statement).immediate());
   }
 
   #records(collection: StoreCollection): RecordStatements {
