@@ -132,6 +132,7 @@ export {
   Task,
   type TaskOptions,
 } from './runtime/crew/task.js';
+export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export {
   createRunner,

@@ -8,7 +8,7 @@ import { encodeValue, type RecordWrite, STORE_COLLECTIONS, type StoreCollection 
  * The tables of a {@link PostgresStore} schema and the SQL it runs on them. Version 1 had the record
  * tables; version 2 adds `runs` (one head per run). A version-1 schema is upgraded in place.
  */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** The SQL of one collection's records ($1 execution id, $2 key, then version, value, updated_at). */
 export interface RecordSql {
@@ -190,7 +190,8 @@ function commitSql(name: (table: string) => string, fence: string): string {
 
 /**
  * Makes sure `schema` holds the current tables: nothing to do (and no right to create anything
- * needed) when it does; otherwise creates them, or upgrades a version-1 schema, in one transaction.
+ * needed) when it does; otherwise creates them, or upgrades an older schema (the tables added since
+ * are created), in one transaction.
  * A schema of a newer version is refused (`snapshot_version`).
  */
 export async function setUpSchema(pool: Pool, schema: string): Promise<void> {
@@ -221,9 +222,9 @@ async function schemaVersion(db: Pool | PoolClient, schema: string): Promise<str
   return /^[0-9]+$/.test(value) ? Number(value) : value;
 }
 
-/** A schema this code can create or upgrade: none yet, or version 1. */
+/** A schema this code can create or upgrade: none yet, version 1, or version 2 (before `run_events`). */
 function checkUpgradable(schema: string, version: string | number | undefined): void {
-  if (version !== undefined && version !== 1) {
+  if (version !== undefined && version !== 1 && version !== 2) {
     throw new SnapshotVersionError(`PostgreSQL schema "${schema}" (its store_meta schema_version)`, version);
   }
 }

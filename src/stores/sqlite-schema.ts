@@ -8,7 +8,7 @@ import { STORE_COLLECTIONS, STORE_FORMAT_VERSION, type StoreCollection } from '.
  * `AUTOINCREMENT` (its counter was one more page written by every commit; `seq` still only grows
  * while a record of its run exists). Older files are upgraded in place.
  */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
 
 /** The statements on one collection's records. */
 export interface RecordStatements {
@@ -107,16 +107,22 @@ export function migrate(db: BetterSqlite3.Database, path: string): void {
   db.transaction(() => {
     const version = read();
     if (version === SQLITE_SCHEMA_VERSION) return;
-    if (version !== 0 && version !== 1 && version !== 2) {
+    if (version !== 0 && version !== 1 && version !== 2 && version !== 3) {
       throw new SnapshotVersionError(`SQLite file ${path} (its user_version)`, version);
     }
     for (const collection of STORE_COLLECTIONS) {
-      if (version === 0) db.exec(recordTable(collection));
-      else renumberRecords(db, collection);
+      if ((version === 1 || version === 2) && hasTable(db, collection)) renumberRecords(db, collection);
+      // IF NOT EXISTS: a new file's tables, and the collections added since the file's version.
+      db.exec(recordTable(collection));
     }
     db.exec(RUNS_TABLE);
     db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** Whether the file has a table of that name. */
+function hasTable(db: BetterSqlite3.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 /** Rebuilds a collection's table of an older file without `AUTOINCREMENT`, every record keeping its `seq`. */

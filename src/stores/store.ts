@@ -13,8 +13,10 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  *   `flow_runs`          a flow run's snapshot (key `run`)
  *   `crew_task_results`  one record per completed task run of a crew (key: the node id)
  *   `crew_executions`    a crew run's document, written when it ends (key `run`)
+ *   `run_events`         a run's kept events (`events: 'store'`), one record per event, keyed by its
+ *                        sequence number (see `readEvents`)
  */
-export const STORE_COLLECTIONS = ['flow_runs', 'crew_task_results', 'crew_executions'] as const;
+export const STORE_COLLECTIONS = ['flow_runs', 'crew_task_results', 'crew_executions', 'run_events'] as const;
 
 /** One of {@link STORE_COLLECTIONS}. */
 export type StoreCollection = (typeof STORE_COLLECTIONS)[number];

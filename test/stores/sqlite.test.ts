@@ -62,11 +62,30 @@ describe('SqliteStore', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     db.close();
     const again = new SqliteStore({ path: file });
     expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });
     await again.close();
+  });
+
+  it('upgrades a version-3 file (before run_events): its records kept, events kept from then on', async () => {
+    const file = join(root, 'v3', 'db.sqlite');
+    const store = new SqliteStore({ path: file });
+    await store.put('crew_task_results', 'e', 'first', 'a');
+    await store.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE "run_events"');
+    db.pragma('user_version = 3');
+    db.close();
+    const upgraded = new SqliteStore({ path: file });
+    expect((await upgraded.list('crew_task_results', 'e')).map((r) => r.value)).toEqual(['a']);
+    await upgraded.put('run_events', 'e', '1', { type: 'run.started' });
+    expect((await upgraded.list('run_events', 'e')).map((r) => r.key)).toEqual(['1']);
+    await upgraded.close();
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    check.close();
   });
 
   it.each([1, 2])(
@@ -120,7 +139,7 @@ describe('SqliteStore', () => {
       ).toBe(true);
       await upgraded.close();
       const check = new Database(file, { readonly: true });
-      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      expect(check.pragma('user_version', { simple: true })).toBe(4);
       const sql = check
         .prepare("SELECT sql FROM sqlite_master WHERE name = 'crew_task_results'")
         .pluck()

@@ -1,6 +1,6 @@
 import { InvalidInputsError, RunExistsError } from '../../errors.js';
 import type { JsonValue } from '../../stores/store.js';
-import type { CrewOutput } from '../../types.js';
+import type { CrewOutput, StatecrewEvent } from '../../types.js';
 import { encodeAt } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { EventHub } from '../engine/event-hub.js';
@@ -51,7 +51,13 @@ export class CrewKeeper {
   /** Claims the run (a new one: its id and inputs) and starts renewing its lease. */
   async ready(): Promise<void> {
     if (!this.parts.claimed) await this.#claimNew();
+    this.owner.journal?.listen(this.parts.hub.events$);
     this.owner.startHeartbeat((lost) => this.#halt(lost));
+  }
+
+  /** Hears the run's last event before its end is written: a run that keeps its events writes it then. */
+  closing(event: StatecrewEvent): void {
+    this.owner.journal?.close(event);
   }
 
   /** Stores a settled task run; resolves once it landed or failed (never rejects). */
@@ -81,7 +87,8 @@ export class CrewKeeper {
     ]);
     if (results.length > 0 || document !== undefined)
       throw new RunExistsError(what, id, 'crew', this.parts.crew);
-    if (await this.owner.create('crew', this.parts.crew, { inputs: this.#inputs })) return;
+    const data = { inputs: this.#inputs, ...(this.owner.keepEvents ? { events: 'store' } : {}) };
+    if (await this.owner.create('crew', this.parts.crew, data)) return;
     const head = await store.readRun(id);
     throw new RunExistsError(what, id, head?.kind ?? 'crew', head?.name ?? this.parts.crew);
   }

@@ -1,5 +1,5 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
-import type { CrewOutput, MissingInput } from '../../types.js';
+import type { CrewOutput, MissingInput, StatecrewEvent } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
 import type { RunParts, RunStage } from '../engine/run-to-end.js';
 import type { SupervisorOutput, SupervisorSetup } from '../process.js';
@@ -79,6 +79,7 @@ export class CrewRunEnd {
             ready: keeper.ready(),
             halted: keeper.halted,
             finish: (out: CrewOutput) => keeper.finish(out, startedAt),
+            closing: (event: StatecrewEvent) => keeper.closing(event),
             // An aborted run is kept as such, with what it got to: `resume` goes on with it.
             keepAborted: (out: CrewOutput) => keeper.finish(out, startedAt, true).catch(() => {}),
           }),

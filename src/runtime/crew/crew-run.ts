@@ -7,7 +7,7 @@ import { ProviderModel } from '../../models/providers.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import type { CrewOutput, MissingInput, ModelPrice, StatecrewEvent } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
-import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
+import { checkEventsOption, DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
 import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
@@ -78,6 +78,12 @@ export interface RunOptions {
    * @default the crew's `onStoreError`, else 'stop'
    */
   onStoreError?: StoreErrorPolicy | undefined;
+  /**
+   * `'store'`: the run keeps every event it publishes (but `model.delta`) in its store, numbered, in
+   * the commits of its records; `readEvents(store, id)` reads them back, and a resume goes on keeping
+   * them. Needs a store.
+   */
+  events?: 'store' | undefined;
 }
 
 /** A crew run in progress. */
@@ -249,13 +255,16 @@ function crewKeeper(
   const store = options.store ?? crew.store;
   return store === undefined
     ? undefined
-    : new CrewKeeper(restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock), {
-        crew: crew.name,
-        hub,
-        policy: storeErrorPolicy(crew, options),
-        inputs,
-        claimed: restore?.owner !== undefined,
-      });
+    : new CrewKeeper(
+        restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock, keepEvents(options)),
+        {
+          crew: crew.name,
+          hub,
+          policy: storeErrorPolicy(crew, options),
+          inputs,
+          claimed: restore?.owner !== undefined,
+        },
+      );
 }
 
 /** What the run's task runner is wired to. */
@@ -325,6 +334,11 @@ export function crewLeaseMs(
   const leaseMs = options.leaseMs ?? crew.leaseMs ?? DEFAULT_LEASE_MS;
   optionalInteger('Crew kickoff', 'leaseMs', leaseMs, 10);
   return leaseMs;
+}
+
+/** Whether a run keeps its events in its store (`events: 'store'`; `invalid_option` for another value). */
+export function keepEvents(options: { events?: unknown }): boolean {
+  return checkEventsOption('Crew kickoff', options.events) && options.events === 'store';
 }
 
 /** What a failed write does: the option's policy, else the crew's, else `stop`. */

@@ -22,6 +22,7 @@ import {
   type CrewRun,
   checkStoreErrorPolicy,
   crewLeaseMs,
+  keepEvents,
   type RunOptions,
   startCrewRun,
 } from './crew-run.js';
@@ -327,7 +328,7 @@ export class Crew {
     const { approvals, reviews, onRun, ...rest } = options;
     const answers = readAnswers(`Crew "${this.name}" resume`, approvals, reviews);
     const clock = toClock(options.clock);
-    const owner = new RunOwner(store, executionId, crewLeaseMs(this, options), clock);
+    const owner = new RunOwner(store, executionId, crewLeaseMs(this, options), clock, keepEvents(options));
     const { inputs } = await claimCrewRun(this, owner, clock, answers);
     if (answers !== undefined) {
       try {

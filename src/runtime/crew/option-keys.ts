@@ -92,6 +92,7 @@ export const CREW_RUN_OPTIONS = {
   store: true,
   leaseMs: true,
   onStoreError: true,
+  events: true,
 } as const satisfies Known<Required<RunOptions>>;
 
 const {
@@ -144,6 +145,7 @@ export const FLOW_RUN_OPTIONS = {
   store: true,
   from: true,
   leaseMs: true,
+  events: true,
 } as const satisfies Known<Required<FlowRunOptions>>;
 
 const { inputs: _inputs, from: _from, ...RESUMED_FLOW_OPTIONS } = FLOW_RUN_OPTIONS;

@@ -218,12 +218,13 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     this.#recorder.completed(emitted.nodeId, output, emitted.durationMs);
     const result = this.#restored?.get(emitted.nodeId);
     if (result !== undefined) this.#recorder.restored(emitted.nodeId, result);
-    if (this.#store !== undefined) this.#stored(emitted.nodeId, spec);
     if (hub.observed) {
       const { nodeId, attempts, durationMs } = emitted;
       const at = hub.now();
       hub.publish({ type: 'node.completed', runId: hub.runId, at, nodeId, attempts, durationMs, output });
     }
+    // After the event: a run that keeps its events commits it with the record.
+    if (this.#store !== undefined) this.#stored(emitted.nodeId, spec);
   }
 
   #failed(emitted: Emitted<'node.failed'>, spec: TaskRunSpec | undefined): void {

@@ -1,4 +1,4 @@
-import { LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
+import { InvalidOptionError, LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
 import type {
   JsonValue,
   RecordWrite,
@@ -9,10 +9,17 @@ import type {
   StoredRunStatus,
 } from '../../stores/store.js';
 import type { Clock } from '../engine/clock.js';
+import { EventJournal } from './event-journal.js';
+import { lastStoredSeq } from './event-record.js';
 import { dropToken, holdToken, ownerIdentity } from './identity.js';
 
 /** How long a run's lease lasts without renewal, in ms, unless told otherwise. */
 export const DEFAULT_LEASE_MS = 15_000;
+
+/** Whether a run's head data asks for its events to be kept (`events: 'store'`). */
+export function keepsEvents(data: JsonValue): boolean {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && data.events === 'store';
+}
 
 /** A change a commit makes to the run's head besides its records. */
 export interface HeadChange {
@@ -31,6 +38,11 @@ export class RunOwner {
   readonly token = globalThis.crypto.randomUUID();
   /** Set once the lease was found taken by another owner. */
   lost: LeaseLostError | undefined;
+  /**
+   * The run's kept events, when it keeps them (its head's data says `events: 'store'`): set by the
+   * claim, written with every commit.
+   */
+  journal: EventJournal | undefined;
   #heartbeat: unknown;
   #holding = false;
   /** Whether a commit gave the lease up already. */
@@ -41,6 +53,8 @@ export class RunOwner {
     readonly id: string,
     readonly leaseMs: number,
     private readonly clock: Clock,
+    /** Keep the run's events (`events: 'store'`) even when its head does not ask for it. */
+    readonly keepEvents = false,
   ) {}
 
   /** The lease this owner writes: its identity, token and a fresh expiry. */
@@ -64,7 +78,10 @@ export class RunOwner {
       updatedAt: now,
     };
     const created = await this.#call(() => this.store.createRun(head));
-    if (created) this.#hold();
+    if (created) {
+      this.#hold();
+      if (this.keepEvents || keepsEvents(data)) this.journal = new EventJournal(0);
+    }
     return created;
   }
 
@@ -72,7 +89,11 @@ export class RunOwner {
   async take(head: RunHead): Promise<boolean> {
     const claim = { status: 'running' as const, lease: this.lease() };
     const taken = await this.#call(() => this.store.claimRun(head.id, head.version, claim));
-    if (taken) this.#hold();
+    if (taken) {
+      this.#hold();
+      if (this.keepEvents || keepsEvents(head.data))
+        this.journal = new EventJournal(await this.#call(() => lastStoredSeq(this.store, this.id)));
+    }
     return taken;
   }
 
@@ -82,14 +103,19 @@ export class RunOwner {
    */
   async commit(writes: readonly RecordWrite[], change: HeadChange = {}): Promise<void> {
     if (this.lost !== undefined) throw this.lost;
+    const events = this.journal?.drain() ?? [];
     const committed = await this.#call(() =>
       this.store.commit(this.id, {
         token: this.token,
-        writes,
+        writes: events.length === 0 ? writes : [...writes, ...events],
         status: change.status,
         release: change.release,
       }),
-    );
+    ).catch((error: unknown) => {
+      this.journal?.landed(false);
+      throw error;
+    });
+    this.journal?.landed(committed);
     if (!committed) {
       this.lost = new LeaseLostError(this.id);
       throw this.lost;
@@ -111,7 +137,7 @@ export class RunOwner {
     this.#released = true;
     const commit = {
       token: this.token,
-      writes: [],
+      writes: this.journal?.drain() ?? [],
       release: true,
       ...(status === undefined ? {} : { status }),
     };
@@ -170,4 +196,11 @@ export class RunOwner {
       throw new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
     }
   }
+}
+
+/** Checks a run's `events` option: undefined, or `'store'` (`invalid_option` otherwise). */
+export function checkEventsOption(where: string, events: unknown): events is 'store' | undefined {
+  if (events !== undefined && events !== 'store')
+    throw new InvalidOptionError(where, 'events', "'store' (keep the run's events in its store)", events);
+  return true;
 }

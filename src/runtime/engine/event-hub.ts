@@ -30,9 +30,19 @@ export class EventHub {
    * when someone listens.
    */
   emit(event: UnstampedEvent): void {
+    this.emitStamped(this.stamp(event));
+  }
+
+  /** Stamps `event` (in place) without recording or publishing it: {@link emitStamped} does that later. */
+  stamp(event: UnstampedEvent): StatecrewEvent {
     const stamped = event as StatecrewEvent;
     stamped.runId = this.runId;
     stamped.at = this.now();
+    return stamped;
+  }
+
+  /** Records and publishes an event {@link stamp} made. */
+  emitStamped(stamped: StatecrewEvent): void {
     this.reduce(stamped);
     if (this.#subject.observed) this.#subject.next(stamped);
   }

@@ -1,6 +1,6 @@
 import { type AnyActorRef, toPromise } from 'xstate';
 import { describeThrown, RunAbortedError, StatecrewError } from '../../errors.js';
-import type { RunStatus } from '../../types.js';
+import type { RunStatus, StatecrewEvent } from '../../types.js';
 import type { EventHub } from './event-hub.js';
 
 /** What `runToEnd` drives: a created (not started) supervisor and what belongs to its run. */
@@ -25,6 +25,12 @@ export interface RunParts<T> {
   halted?: Promise<never>;
   /** Work that must be done before the run resolves with `result` (writing its document to a store). */
   finish?(result: T): Promise<void>;
+  /**
+   * Hears the run's last event (`run.completed`, or an abort's `run.failed`), stamped, before
+   * `finish` or `keepAborted` writes the run's end: a run that keeps its events writes it with them.
+   * It is published once that write is done.
+   */
+  closing?(event: StatecrewEvent): void;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
   partial(output: unknown): T;
   /** Keeps an aborted run in its store (as aborted, to be resumed); the rejection waits for it. Must not reject. */
@@ -143,19 +149,19 @@ class RunDriver<T> {
   async #complete(output: unknown): Promise<void> {
     if (this.#settled || this.#aborting) return;
     let completed: Completed<T>;
+    let last: StatecrewEvent;
     try {
       completed = this.#parts.complete(output);
+      const { status, totalTimeMs } = completed;
+      last = this.#parts.hub.stamp({ type: 'run.completed', status, totalTimeMs });
+      this.#parts.closing?.(last);
       await this.#parts.finish?.(completed.result);
     } catch (error) {
       this.#fail(error);
       return;
     }
     if (this.#settled || this.#aborting) return;
-    this.#parts.hub.emit({
-      type: 'run.completed',
-      status: completed.status,
-      totalTimeMs: completed.totalTimeMs,
-    });
+    this.#parts.hub.emitStamped(last);
     this.#end();
     this.#resolve(completed.result);
   }
@@ -169,26 +175,37 @@ class RunDriver<T> {
     const output: unknown = this.#started ? parts.supervisor.getSnapshot().output : undefined;
     const partial = parts.partial(output);
     const error = new RunAbortedError(parts.hub.runId, parts.signal?.reason, partial);
-    const kept = parts.keepAborted?.(partial);
-    if (kept === undefined) this.#fail(error);
-    else
-      kept.then(
-        () => this.#fail(error),
-        () => this.#fail(error),
-      );
+    if (parts.keepAborted === undefined) {
+      this.#fail(error);
+      return;
+    }
+    const last = this.#failedEvent(error);
+    parts.closing?.(last);
+    parts.keepAborted(partial).then(
+      () => this.#fail(error, last),
+      () => this.#fail(error, last),
+    );
   }
 
-  /** Ends the run with `run.failed` and rejects with `error` (the first failure wins). */
-  #fail(error: unknown): void {
+  /**
+   * Ends the run with `run.failed` (`last`: the one {@link closing} heard already) and rejects with
+   * `error` (the first failure wins).
+   */
+  #fail(error: unknown, last?: StatecrewEvent): void {
     if (this.#settled) return;
     this.#stop();
-    this.#parts.hub.emit({
+    this.#parts.hub.emitStamped(last ?? this.#failedEvent(error));
+    this.#end();
+    this.#reject(error);
+  }
+
+  /** The `run.failed` event of `error`, stamped. */
+  #failedEvent(error: unknown): StatecrewEvent {
+    return this.#parts.hub.stamp({
       type: 'run.failed',
       error: describeThrown(error),
       ...(error instanceof StatecrewError ? { code: error.code } : {}),
     });
-    this.#end();
-    this.#reject(error);
   }
 
   /** Stops the stage in progress, handing its live runs over to its supervisor (`ABORT`). */

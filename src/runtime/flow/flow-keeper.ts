@@ -1,5 +1,7 @@
+import type { Observable } from 'rxjs';
 import { FlowExistsError, InvalidInputsError, InvalidStateError } from '../../errors.js';
 import type { JsonValue } from '../../stores/store.js';
+import type { StatecrewEvent } from '../../types.js';
 import { RUN_KEY } from '../crew/crew-store.js';
 import { encodeAt } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
@@ -33,6 +35,8 @@ export interface FlowKeeperParts {
     | undefined;
   /** Stops the run with `error`: a commit failed, or the lease was lost. */
   halt(error: unknown): void;
+  /** The run's events: kept in the store when the run keeps them. */
+  events$: Observable<StatecrewEvent>;
 }
 
 /** A step run's values in their stored form, made when the step finished. */
@@ -79,7 +83,7 @@ export class FlowKeeper {
 
   /** What the run's head keeps besides its status: the inputs it started with. */
   get headData(): JsonValue {
-    return { inputs: this.#inputs };
+    return { inputs: this.#inputs, ...(this.owner.keepEvents ? { events: 'store' } : {}) };
   }
 
   /** Claims a new run's id (`flow_exists` when a run holds it), writes its first header, starts the heartbeat. */
@@ -96,6 +100,7 @@ export class FlowKeeper {
 
   /** Writes the first header of a run this owner holds, and starts the heartbeat. */
   async start(): Promise<void> {
+    this.owner.journal?.listen(this.parts.events$);
     this.#writer.header(this.#header('running'));
     await this.#writer.commit();
     if (this.#writer.failure !== undefined) throw this.#writer.failure;
@@ -147,6 +152,11 @@ export class FlowKeeper {
   /** Commits what a supervisor transition staged, if anything; `hold` keeps the run from starting more meanwhile. */
   afterTransition(hold: (commit: Promise<void>) => void): void {
     if (this.#writer.staged) hold(this.#writer.commit({}, (error) => this.parts.halt(error)));
+  }
+
+  /** Hears the run's last event before its end is written: a run that keeps its events writes it then. */
+  closing(event: StatecrewEvent): void {
+    this.owner.journal?.close(event);
   }
 
   /** Writes the last header with the run's status and gives the lease up; rejects when that failed. */

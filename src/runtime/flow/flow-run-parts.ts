@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../../types.js';
-import { RunOwner } from '../durable/run-owner.js';
+import { checkEventsOption, RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
@@ -50,6 +50,7 @@ export interface FlowRunParts<S> {
 export interface WiringOptions {
   clock?: ClockOption | undefined;
   leaseMs?: number | undefined;
+  events?: 'store' | undefined;
 }
 
 /**
@@ -69,7 +70,8 @@ export function wireFlowRun<S>(
   const hub = new EventHub(state.id, clock.now, (event) => recorder.apply(event));
   const outputs = recorder.outputsView();
   const links = new FlowRunLinks();
-  const keeper = keeperOf(definition, kickoff, { clock, recorder, links, leaseMs: options.leaseMs }, seed);
+  const { leaseMs, events } = options;
+  const keeper = keeperOf(definition, kickoff, { clock, recorder, links, hub, leaseMs, events }, seed);
   const results: MemoryEntry[] = [];
   const handled = handledSteps(definition.steps);
   const crewWaits = new FlowCrewWaits(seed?.resume?.pending, seed?.answers);
@@ -127,13 +129,22 @@ function promptOf<S>(step: StepDefinition<S>, context: HumanPromptContext<S>): s
 function keeperOf<S>(
   definition: FlowDefinition<S>,
   kickoff: FlowKickoff<S>,
-  run: { clock: Clock; recorder: FlowRecorder; links: FlowRunLinks; leaseMs: number | undefined },
+  run: {
+    clock: Clock;
+    recorder: FlowRecorder;
+    links: FlowRunLinks;
+    hub: EventHub;
+    leaseMs?: number | undefined;
+    events?: 'store' | undefined;
+  },
   seed: FlowRunSeed | undefined,
 ): FlowKeeper | undefined {
   const { store, state, inputs } = kickoff;
   if (store === undefined) return undefined;
   const { clock, links } = run;
-  const owner = seed?.owner ?? new RunOwner(store, state.id, leaseMsOf(definition, run), clock);
+  const keepEvents =
+    checkEventsOption(`Flow "${definition.name}" kickoff`, run.events) && run.events === 'store';
+  const owner = seed?.owner ?? new RunOwner(store, state.id, leaseMsOf(definition, run), clock, keepEvents);
   return new FlowKeeper(owner, {
     flow: definition.name,
     id: state.id,
@@ -143,6 +154,7 @@ function keeperOf<S>(
     inputs,
     waiting: () => links.waiting(),
     halt: (error) => links.halt(error),
+    events$: run.hub.events$,
     stored: seed?.resume,
   });
 }

@@ -49,6 +49,12 @@ export interface FlowRunOptions {
    * @default the flow's `leaseMs`, else 15000
    */
   leaseMs?: number | undefined;
+  /**
+   * `'store'`: the run keeps every event it publishes (but `model.delta`) in its store, numbered, in
+   * the commits of its steps; `readEvents(store, id)` reads them back, and a resume goes on keeping
+   * them. Needs a store.
+   */
+  events?: 'store' | undefined;
 }
 
 /** The result of a flow run. */
@@ -178,6 +184,7 @@ function runFlowToEnd<S>(
             links.markClaimed();
           })(),
           finish: (out: FlowOutput<S>) => keeper.finish(out.status),
+          closing: (event: StatecrewEvent) => keeper.closing(event),
         }),
   });
 }
