@@ -133,6 +133,7 @@ export {
   type TaskOptions,
 } from './runtime/crew/task.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
+export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export {
   createRunner,

@@ -1,8 +1,9 @@
 import { type Observable, Subject, type Subscription } from 'rxjs';
-import type { JsonValue, RecordWrite } from '../../stores/store.js';
+import type { JsonValue, RecordWrite, Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { type StoredEvent, storedEventKey } from './event-record.js';
 import { TextIndex } from './event-texts.js';
+import { forgetJournal, registerJournal } from './live-journals.js';
 
 /** The events a journal leaves out: a streamed piece of text is in the output it ends in. */
 const LIVE_ONLY: ReadonlySet<StatecrewEvent['type']> = new Set(['model.delta']);
@@ -12,10 +13,13 @@ const LIVE_ONLY: ReadonlySet<StatecrewEvent['type']> = new Set(['model.delta']);
  * as it comes (after the last number the store holds, for a resumed run), holds it until the run's
  * next commit, and hands the commit its records — so the log lands with the records it tells of, one
  * commit per step as before. A long text is stored once: a later event that repeats it points to the
- * first (see `readEvents`).
+ * first (see `readEvents`). While the run runs, `followEvents` finds it by its store and id.
  */
 export class EventJournal {
   #seq: number;
+  readonly #firstSeq: number;
+  /** Every event numbered here, in order (`since`); the last ones not committed yet are `#held`. */
+  readonly #taken: StoredEvent[] = [];
   #held: StoredEvent[] = [];
   readonly #texts = new TextIndex();
   readonly #numbered = new Subject<StoredEvent>();
@@ -23,9 +27,27 @@ export class EventJournal {
   #closing: StatecrewEvent | undefined;
   #subscription: Subscription | undefined;
 
-  /** @param lastSeq the highest number the store holds for the run (0 for a new run). */
-  constructor(lastSeq: number) {
+  /**
+   * @param lastSeq the highest number the store holds for the run (0 for a new run).
+   * @param place the run's store and id, where `followEvents` finds the journal while it listens.
+   */
+  constructor(
+    lastSeq: number,
+    private readonly place?: { store: Store; id: string },
+  ) {
     this.#seq = lastSeq;
+    this.#firstSeq = lastSeq + 1;
+  }
+
+  /** The number of the first event this journal takes: what comes before is in the store. */
+  get firstSeq(): number {
+    return this.#firstSeq;
+  }
+
+  /** The events this journal numbered after `after`, in order. */
+  since(after: number): readonly StoredEvent[] {
+    const from = Math.max(0, after - this.#firstSeq + 1);
+    return this.#taken.slice(from);
   }
 
   /** Each kept event with its number, as the journal takes it (no replay: see {@link held}). */
@@ -41,10 +63,11 @@ export class EventJournal {
   /** Takes every event `events$` publishes from now on, until it completes. */
   listen(events$: Observable<StatecrewEvent>): void {
     this.#subscription?.unsubscribe();
+    if (this.place !== undefined) registerJournal(this.place.store, this.place.id, this);
     this.#subscription = events$.subscribe({
       next: (event) => this.#take(event),
-      complete: () => this.#numbered.complete(),
-      error: () => this.#numbered.complete(),
+      complete: () => this.stop(),
+      error: () => this.stop(),
     });
   }
 
@@ -84,6 +107,7 @@ export class EventJournal {
   stop(): void {
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
+    if (this.place !== undefined) forgetJournal(this.place.store, this.place.id, this);
     this.#numbered.complete();
   }
 
@@ -91,6 +115,7 @@ export class EventJournal {
     if (LIVE_ONLY.has(event.type) || event === this.#closing) return;
     this.#seq += 1;
     const numbered = { seq: this.#seq, event };
+    this.#taken.push(numbered);
     this.#held.push(numbered);
     this.#numbered.next(numbered);
   }

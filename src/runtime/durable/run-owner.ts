@@ -80,7 +80,7 @@ export class RunOwner {
     const created = await this.#call(() => this.store.createRun(head));
     if (created) {
       this.#hold();
-      if (this.keepEvents || keepsEvents(data)) this.journal = new EventJournal(0);
+      if (this.keepEvents || keepsEvents(data)) this.journal = new EventJournal(0, this);
     }
     return created;
   }
@@ -92,7 +92,7 @@ export class RunOwner {
     if (taken) {
       this.#hold();
       if (this.keepEvents || keepsEvents(head.data))
-        this.journal = new EventJournal(await this.#call(() => lastStoredSeq(this.store, this.id)));
+        this.journal = new EventJournal(await this.#call(() => lastStoredSeq(this.store, this.id)), this);
     }
     return taken;
   }

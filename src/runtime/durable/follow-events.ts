@@ -1,0 +1,158 @@
+import { InvalidOptionError } from '../../errors.js';
+import { checkStore, type Store } from '../../stores/store.js';
+import type { EventJournal } from './event-journal.js';
+import { readEvents, type StoredEvent } from './event-record.js';
+import { liveJournal, whenJournal } from './live-journals.js';
+
+/** Options of {@link followEvents}. */
+export interface FollowEventsOptions {
+  /** Only the events numbered after this one (an SSE client's `Last-Event-ID`). @default 0 */
+  after?: number | undefined;
+  /** Ends the stream (it then returns without an error). */
+  signal?: AbortSignal | undefined;
+  /**
+   * How often the store is read for a run that runs in another process, in ms (a run of this
+   * process is followed as it publishes). @default 500
+   */
+  pollMs?: number | undefined;
+}
+
+/**
+ * A run's kept events (it runs with `events: 'store'`), from the start or after `after`, then live
+ * until the run settles or pauses: each once, in order, numbered as `readEvents` numbers them. A run
+ * of this process is followed as it publishes; a run elsewhere (another server, a worker) by reading
+ * the store every `pollMs`. A run not stored yet is waited for. Ends when `signal` aborts.
+ *
+ * @example
+ * for await (const { seq, event } of followEvents(store, 'refund-42')) console.log(seq, event.type);
+ */
+export async function* followEvents(
+  store: Store,
+  id: string,
+  options: FollowEventsOptions = {},
+): AsyncGenerator<StoredEvent, void, undefined> {
+  const { after = 0, signal, pollMs = 500 } = options;
+  checkFollowOptions(store, after, pollMs);
+  let last = after;
+  while (signal?.aborted !== true) {
+    const journal = liveJournal(store, id);
+    if (journal !== undefined) {
+      for await (const stored of followJournal(journal, store, id, last, signal)) {
+        last = stored.seq;
+        yield stored;
+      }
+      continue;
+    }
+    const head = await store.readRun(id);
+    // What the head's last change committed is in the store: read after the head.
+    for (const stored of await readEvents(store, id, { after: last })) {
+      last = stored.seq;
+      yield stored;
+    }
+    if (head !== undefined && head.status !== 'running') return;
+    // A run of this process that starts keeping its events meanwhile is followed at once.
+    const journalOf = whenJournal(store, id);
+    await Promise.race([pause(pollMs, signal), journalOf.registered]);
+    journalOf.cancel();
+  }
+}
+
+function checkFollowOptions(store: Store, after: number, pollMs: number): void {
+  if (store === undefined) throw new InvalidOptionError('followEvents', 'store', 'a Store', store);
+  checkStore('followEvents', store);
+  if (!Number.isInteger(after) || after < 0)
+    throw new InvalidOptionError('followEvents', 'after', 'a whole number ≥ 0 (an event number)', after);
+  if (!Number.isInteger(pollMs) || pollMs < 1)
+    throw new InvalidOptionError('followEvents', 'pollMs', 'a whole number of ms ≥ 1', pollMs);
+}
+
+/**
+ * The events of a run this process runs, after `after`: those of its earlier segments from the
+ * store, those its journal numbered so far, then each as it is numbered, until the run's events end.
+ */
+async function* followJournal(
+  journal: EventJournal,
+  store: Store,
+  id: string,
+  after: number,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StoredEvent, void, undefined> {
+  const live = new LiveQueue(journal, signal);
+  try {
+    let last = after;
+    if (after < journal.firstSeq - 1) {
+      for (const stored of await readEvents(store, id, { after })) {
+        if (stored.seq >= journal.firstSeq) break;
+        last = stored.seq;
+        yield stored;
+      }
+    }
+    for (const stored of journal.since(last)) {
+      last = stored.seq;
+      yield stored;
+    }
+    for await (const stored of live) {
+      if (stored.seq <= last) continue;
+      last = stored.seq;
+      yield stored;
+    }
+  } finally {
+    live.close();
+  }
+}
+
+/** A journal's numbered events as they come, buffered until read; ends with the journal's events. */
+class LiveQueue implements AsyncIterable<StoredEvent> {
+  readonly #buffer: StoredEvent[] = [];
+  #ended = false;
+  #wake: (() => void) | undefined;
+  readonly #subscription;
+  readonly #onAbort = () => this.#end();
+
+  constructor(
+    journal: EventJournal,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.#subscription = journal.numbered$.subscribe({
+      next: (stored) => {
+        this.#buffer.push(stored);
+        this.#wake?.();
+      },
+      complete: () => this.#end(),
+    });
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StoredEvent, void, undefined> {
+    while (true) {
+      const next = this.#buffer.shift();
+      if (next !== undefined) yield next;
+      else if (this.#ended) return;
+      else await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  close(): void {
+    this.#subscription.unsubscribe();
+    this.signal?.removeEventListener('abort', this.#onAbort);
+    this.#end();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#wake?.();
+  }
+}
+
+/** Waits `ms` on the host's timers, or until `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
