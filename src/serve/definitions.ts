@@ -103,7 +103,7 @@ export class Catalog {
     }
     if (this.#byName.has(served.name)) {
       throw new InvalidOptionError(WHERE, at, 'a name no other served definition has', served.name, {
-        message: `${WHERE}: two served definitions are named "${served.name}": stored runs are found by name, rename one`,
+        message: `${WHERE}: ${at} is named "${served.name}" like another served definition: stored runs are found by name, rename one`,
       });
     }
     this.#byName.set(served.name, served);

@@ -14,5 +14,6 @@ export {
 export type { ServedFlow, ServedList, ServedResumeOptions, StartedRun } from './definitions.js';
 export type { DefinitionView } from './describe.js';
 export type { ErrorBody } from './http-errors.js';
+export { type Listening, type ListenOptions, listen } from './listen.js';
 export type { RunPage, RunSummary } from './run-views.js';
 export { createServer, DEFAULT_BODY_LIMIT, type ServeOptions, type StatecrewServer } from './server.js';
