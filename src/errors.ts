@@ -25,6 +25,7 @@ export type StatecrewErrorCode =
   | 'invalid_inputs'
   | 'invalid_model_response'
   | 'invalid_option'
+  | 'invalid_request'
   | 'invalid_state'
   | 'judge_failed'
   | 'judge_unparseable'
@@ -42,8 +43,10 @@ export type StatecrewErrorCode =
   | 'no_start'
   | 'no_waiter'
   | 'not_paused'
+  | 'not_running'
   | 'output_file_failed'
   | 'output_invalid'
+  | 'payload_too_large'
   | 'review_rejected'
   | 'queue_unavailable'
   | 'route_coverage'
@@ -62,13 +65,15 @@ export type StatecrewErrorCode =
   | 'unknown_command_target'
   | 'unknown_context_task'
   | 'unknown_definition'
+  | 'unknown_endpoint'
   | 'unknown_mcp_server'
   | 'unknown_provider'
   | 'unknown_tool'
   | 'unknown_route'
   | 'unknown_router'
   | 'unknown_trigger'
-  | 'unknown_worker';
+  | 'unknown_worker'
+  | 'unauthorized';
 
 /** Options every {@link StatecrewError} accepts. */
 export interface StatecrewErrorOptions {
@@ -1000,10 +1005,11 @@ export class McpUnavailableError extends StatecrewError<'mcp_unavailable'> {
 
 /** A worker was asked to run a crew or flow its definitions do not hold. */
 export class UnknownDefinitionError extends StatecrewError<'unknown_definition'> {
-  constructor(name: string, known: readonly string[]) {
+  /** `holder`: who was asked, as the message names it (`This worker`, `This server`). */
+  constructor(name: string, known: readonly string[], holder = 'This worker') {
     super(
       'unknown_definition',
-      `This worker holds no crew or flow named "${name}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
+      `${holder} holds no crew or flow named "${name}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
       { retryable: false, details: { name, known: [...known] } },
     );
   }
@@ -1046,6 +1052,66 @@ export class InternalError extends StatecrewError<'internal_error'> {
     super('internal_error', `${what}: this is a bug in statecrew (in ${where}), please report it`, {
       retryable: false,
       details: { ...details, where },
+    });
+  }
+}
+
+/** One problem of a request, at its place: `body.definition`, `query.limit`, `params.id`. */
+export interface RequestIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * An HTTP request's body, query or path parameters do not fit what the route takes: the message
+ * names every field that is wrong, `details.issues` lists them with their paths.
+ */
+export class InvalidRequestError extends StatecrewError<'invalid_request'> {
+  constructor(route: string, issues: readonly RequestIssue[]) {
+    super('invalid_request', `${route}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+      retryable: false,
+      details: { route, issues: issues.map((i) => ({ ...i })) },
+    });
+  }
+}
+
+/** An HTTP request came without the bearer token the server takes, or with another one. */
+export class UnauthorizedError extends StatecrewError<'unauthorized'> {
+  constructor(reason: 'missing' | 'wrong') {
+    const what =
+      reason === 'missing'
+        ? 'This server needs a bearer token: send the header "Authorization: Bearer <token>"'
+        : 'The bearer token sent is not the one this server takes';
+    super('unauthorized', what, { retryable: false, details: { reason } });
+  }
+}
+
+/** An HTTP request's body is larger than the server takes. */
+export class PayloadTooLargeError extends StatecrewError<'payload_too_large'> {
+  constructor(limit: number) {
+    super('payload_too_large', `The request body is larger than this server takes (${limit} bytes)`, {
+      retryable: false,
+      details: { limit },
+    });
+  }
+}
+
+/** An HTTP request named a path or method the server does not serve. */
+export class UnknownEndpointError extends StatecrewError<'unknown_endpoint'> {
+  constructor(method: string, path: string) {
+    super('unknown_endpoint', `This server serves no ${method} ${path}: GET /openapi.json lists its routes`, {
+      retryable: false,
+      details: { method, path },
+    });
+  }
+}
+
+/** A run was asked to stop, but nothing runs it now: it is paused or it ended. */
+export class NotRunningError extends StatecrewError<'not_running'> {
+  constructor(id: string, status: string) {
+    super('not_running', `Run "${id}" is ${status}: nothing runs it, so there is nothing to abort`, {
+      retryable: false,
+      details: { id, status },
     });
   }
 }

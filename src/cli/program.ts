@@ -170,7 +170,7 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
 }
 
-/** `runner`, `worker` and `mcp`: the commands that serve until stopped. */
+/** `runner`, `worker`, `serve` and `mcp`: the commands that serve until stopped. */
 function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('runner')
@@ -201,6 +201,8 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
       finish(await workerCommand(file, options, io));
     });
 
+  addServeCommand(program, io, finish);
+
   program
     .command('mcp')
     .description(
@@ -220,5 +222,32 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
       // The MCP SDK loads only for this command.
       const { mcpCommand } = await import('./commands/mcp.js');
       finish(await mcpCommand(file, options, io));
+    });
+}
+
+/** `serve`: crews and flows over HTTP. */
+function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
+  program
+    .command('serve')
+    .description(
+      'serve the crews and flows a module exports over HTTP: start, list, read, resume and abort runs',
+    )
+    .argument('[file]', 'a module exporting crews and flows')
+    .option('--port <port>', 'the port (0: a free one, printed)', '8787')
+    .option('--host <host>', 'the address to listen on', '127.0.0.1')
+    .option(
+      '--store <store>',
+      'where runs are kept: sqlite[:path], memory, postgres://… or redis://…',
+      'sqlite',
+    )
+    .option('--queue <url>', 'submit runs to the BullMQ run queue on this Redis (statecrew worker runs them)')
+    .option('--token <token>', 'the bearer token requests must carry (else STATECREW_TOKEN)')
+    .option('--insecure-no-auth', 'serve without a token (127.0.0.1 only)')
+    .option('--cors <origin>', 'the browser origin allowed to call it')
+    .option('--no-runner', 'do not resume runs whose process died, nor fire deadlines and schedules')
+    .action(async (file: string | undefined, options) => {
+      // Hono loads only for this command.
+      const { serveCommand } = await import('./commands/serve.js');
+      finish(await serveCommand(file, options, io));
     });
 }

@@ -1,8 +1,5 @@
-import { z } from 'zod';
 import { InvalidOptionError } from '../errors.js';
 import type { Crew } from '../runtime/crew/crew.js';
-import { findMissingInputs } from '../runtime/crew/missing-inputs.js';
-import type { MissingInputPlace } from '../types.js';
 import type { ServableFlow } from './serve-call.js';
 
 /** The longest tool name providers accept. */
@@ -34,40 +31,6 @@ export function toolNames(where: string, keys: readonly string[]): Map<string, s
     byName.set(name, key);
   }
   return new Map(Array.from(byName, ([name, key]) => [key, name]));
-}
-
-/** Where a placeholder sits, as a person reads it: `task research (description)`. */
-function placeText(place: MissingInputPlace): string {
-  if ('task' in place) return `task ${place.task} (${place.field})`;
-  if ('agent' in place) return `agent ${place.agent} (${place.field})`;
-  return `the crew's ${place.field}`;
-}
-
-/** A crew's input schema: one required string per `{placeholder}` of its tasks, agents and goal. */
-export function crewInputSchema(crew: Crew): z.ZodObject {
-  const shape: Record<string, z.ZodString> = {};
-  for (const input of findMissingInputs(crew, {})) {
-    shape[input.name] = z
-      .string()
-      .describe(`Fills {${input.name}} in ${input.where.map(placeText).join(', ')}`);
-  }
-  return z.object(shape);
-}
-
-/**
- * A flow's input schema: its zod state schema when it declares one (the inputs must fit it, as a
- * kickoff checks), else an object of any properties merged into its initial state.
- */
-export function flowInputSchema(flow: ServableFlow): z.ZodType {
-  const { state } = flow.definition;
-  if (state.kind === 'schema') return state.schema;
-  return z.looseObject({}).describe(`Merged into the initial state ${describeState(state.initial)}`);
-}
-
-/** A free state's keys, for its tool's schema description. */
-function describeState(initial: object): string {
-  const keys = Object.keys(initial);
-  return keys.length === 0 ? '(empty)' : `(keys: ${keys.join(', ')})`;
 }
 
 /** A crew tool's description: its goal (else its name), then its tasks. */

@@ -1,15 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InvalidOptionError } from '../errors.js';
 import type { Crew } from '../runtime/crew/crew.js';
+import { crewInputSchema, flowInputSchema } from '../runtime/input-schema.js';
 import type { Store } from '../stores/store.js';
 import { type CallExtra, callServed, type ServableFlow, type Served, type ServedRun } from './serve-call.js';
-import {
-  crewDescription,
-  crewInputSchema,
-  flowDescription,
-  flowInputSchema,
-  toolNames,
-} from './serve-schema.js';
+import { crewDescription, flowDescription, toolNames } from './serve-schema.js';
 
 export type { ServableFlow, ServedRun } from './serve-call.js';
 

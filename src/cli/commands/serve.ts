@@ -1,0 +1,97 @@
+import { InvalidOptionError } from '../../errors.js';
+import type { Crew } from '../../runtime/crew/crew.js';
+import type { Flow } from '../../runtime/flow/flow.js';
+import { listen } from '../../serve/listen.js';
+import { createServer } from '../../serve/server.js';
+import { isCrew, isFlow, loadModule } from '../load-target.js';
+import type { CliIo } from '../output.js';
+import { openStore } from '../store-option.js';
+
+/** Options of `statecrew serve`. */
+export interface ServeCommandOptions {
+  port: string;
+  host: string;
+  store?: string | undefined;
+  queue?: string | undefined;
+  token?: string | undefined;
+  insecureNoAuth?: boolean | undefined;
+  cors?: string | undefined;
+  runner?: boolean | undefined;
+}
+
+/** `--port`: a whole number from 0 (any free port) to 65535. */
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidOptionError('statecrew serve', '--port', 'a port number from 0 to 65535', text);
+  }
+  return port;
+}
+
+/** The token: `--token`, else STATECREW_TOKEN; none only with `--insecure-no-auth` on 127.0.0.1. */
+function tokenOf(options: ServeCommandOptions, env: CliIo['env']): string | undefined {
+  const token = options.token ?? (env.STATECREW_TOKEN === '' ? undefined : env.STATECREW_TOKEN);
+  if (token !== undefined) return token;
+  if (options.insecureNoAuth !== true) {
+    throw new InvalidOptionError('statecrew serve', '--token', 'a bearer token', undefined, {
+      message:
+        'statecrew serve: needs a bearer token: --token <token> or STATECREW_TOKEN (or --insecure-no-auth on 127.0.0.1)',
+    });
+  }
+  if (options.host !== '127.0.0.1') {
+    throw new InvalidOptionError(
+      'statecrew serve',
+      '--insecure-no-auth',
+      'used with --host 127.0.0.1',
+      options.host,
+      {
+        message: `statecrew serve: --insecure-no-auth serves 127.0.0.1 only, not --host ${options.host}: give a --token`,
+      },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * `statecrew serve [file]`: serves the crews and flows a module exports over HTTP (`createServer`),
+ * every run kept in `--store`, until Ctrl-C or SIGTERM, which close the server, its runner and the
+ * store. Prints the URL and how to authenticate. Resolves with the exit code.
+ */
+export async function serveCommand(
+  file: string | undefined,
+  options: ServeCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  const port = portOf(options.port);
+  const token = tokenOf(options, io.env);
+  const module = file === undefined ? {} : await loadModule(file);
+  const values = Object.values(module);
+  const crews = values.filter((value): value is Crew => isCrew(value));
+  const flows = values.filter((value): value is Flow<object> => isFlow(value));
+  const store = await openStore(options.store ?? 'sqlite');
+  const server = createServer({
+    crews,
+    flows,
+    store,
+    ...(token === undefined ? { insecureNoAuth: true } : { token }),
+    ...(options.cors === undefined ? {} : { cors: options.cors }),
+    ...(options.queue === undefined ? {} : { queue: options.queue }),
+    ...(options.runner === false ? { runner: false as const } : {}),
+  });
+  const listening = await listen(server, { port, hostname: options.host });
+  const names = [...crews, ...flows].map((d) => d.name).join(', ') || '(none)';
+  io.stdout.write(`statecrew serve: listening on ${listening.url} (serving ${names})\n`);
+  io.stdout.write(
+    token === undefined
+      ? 'statecrew serve: no authentication (--insecure-no-auth): anyone on this machine can call it\n'
+      : `statecrew serve: send "Authorization: Bearer <token>" (the token of --token or STATECREW_TOKEN); routes: ${listening.url}/openapi.json\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.stdout.write('statecrew serve: stopping\n');
+  await listening.close();
+  await store.close();
+  return 0;
+}

@@ -1,0 +1,19 @@
+/**
+ * `statecrew/serve`: crews and flows served over HTTP, on Hono.
+ *
+ * @example
+ * import { createServer } from 'statecrew/serve';
+ */
+export {
+  InvalidRequestError,
+  NotRunningError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnknownEndpointError,
+} from '../errors.js';
+export type { ServedFlow, ServedList, ServedResumeOptions, StartedRun } from './definitions.js';
+export type { DefinitionView } from './describe.js';
+export type { ErrorBody } from './http-errors.js';
+export { type Listening, type ListenOptions, listen } from './listen.js';
+export type { RunPage, RunSummary } from './run-views.js';
+export { createServer, DEFAULT_BODY_LIMIT, type ServeOptions, type StatecrewServer } from './server.js';

@@ -1,0 +1,87 @@
+import type { Observable } from 'rxjs';
+import type { StatecrewEvent } from '../types.js';
+
+/** A run this server runs now, as the routes that follow it read it. */
+export interface LiveRun {
+  /** Every event of the run from the moment the server started (or resumed) it; completes at its end. */
+  events$: Observable<StatecrewEvent>;
+  /** Resolves (never rejects) once the run settled, paused or was aborted, and left the registry. */
+  done: Promise<void>;
+}
+
+/** A live run with what stops it. */
+interface Entry extends LiveRun {
+  kind: 'crew' | 'flow';
+  definition: string;
+  controller: AbortController;
+}
+
+/**
+ * The runs started or resumed in this process, by id: each with its abort controller and its event
+ * stream, until it settles. The event routes subscribe to live runs through it; `abort` stops one.
+ */
+export class LiveRuns {
+  readonly #runs = new Map<string, Entry>();
+
+  /** The live run `id`, if this process runs it now. */
+  get(id: string): LiveRun | undefined {
+    const entry = this.#runs.get(id);
+    return entry === undefined ? undefined : { events$: entry.events$, done: entry.done };
+  }
+
+  /** Whether this process runs `id` now. */
+  has(id: string): boolean {
+    return this.#runs.has(id);
+  }
+
+  /** The ids of the live runs. */
+  ids(): string[] {
+    return [...this.#runs.keys()];
+  }
+
+  /**
+   * Tracks a run from its start until `result` settles (whichever way): `controller` aborts it.
+   * A run already tracked under `id` is replaced (its entry was about to leave).
+   */
+  track(
+    id: string,
+    run: {
+      kind: 'crew' | 'flow';
+      definition: string;
+      events$: Observable<StatecrewEvent>;
+      result: Promise<unknown>;
+    },
+    controller: AbortController,
+  ): LiveRun {
+    const done = run.result.then(
+      () => undefined,
+      () => undefined,
+    );
+    const entry: Entry = {
+      kind: run.kind,
+      definition: run.definition,
+      events$: run.events$,
+      done,
+      controller,
+    };
+    this.#runs.set(id, entry);
+    void done.then(() => {
+      if (this.#runs.get(id) === entry) this.#runs.delete(id);
+    });
+    return { events$: entry.events$, done };
+  }
+
+  /** Aborts live run `id` and resolves once it settled; false when this process does not run it. */
+  async abort(id: string, reason: unknown): Promise<boolean> {
+    const entry = this.#runs.get(id);
+    if (entry === undefined) return false;
+    entry.controller.abort(reason);
+    await entry.done;
+    return true;
+  }
+
+  /** Aborts every live run and resolves once all settled. */
+  async abortAll(reason: unknown): Promise<void> {
+    await Promise.all(this.ids().map((id) => this.abort(id, reason)));
+  }
+}

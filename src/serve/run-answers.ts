@@ -1,0 +1,125 @@
+import {
+  InvalidRequestError,
+  NotRunningError,
+  RunLockedError,
+  RunNotFoundError,
+  UnknownDefinitionError,
+} from '../errors.js';
+import type { CrewAnswerInput } from '../runtime/flow/crew-steps.js';
+import type { HumanAnswerInput } from '../runtime/flow/flow-resume.js';
+import type { RunHead, Store } from '../stores/store.js';
+import type { Catalog, ServedDefinition, ServedResumeOptions, StartedRun } from './definitions.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunRef } from './run-starter.js';
+import { summaryOf } from './run-views.js';
+
+/** What the answering routes work with. */
+export interface AnswerDesk {
+  store: Store;
+  catalog: Catalog;
+  live: LiveRuns;
+}
+
+/** An answer as a resume takes it: a flow's human answer, crew answers, or nothing. */
+export type ResumeAnswer = HumanAnswerInput | CrewAnswerInput | undefined;
+
+/** The stored head of run `id` and the served definition it is a run of. */
+async function servedRunOf(
+  desk: AnswerDesk,
+  route: string,
+  id: string,
+): Promise<[RunHead, ServedDefinition]> {
+  const head = await desk.store.readRun(id);
+  if (head === undefined) throw new RunNotFoundError(route, id);
+  const served = desk.catalog.get(head.name);
+  if (served.kind !== head.kind) {
+    const known = desk.catalog.list().map((d) => d.name);
+    throw new UnknownDefinitionError(`${head.kind} ${head.name}`, known, 'This server');
+  }
+  return [head, served];
+}
+
+/**
+ * Runs `goOn` (a resume or a signal, given the options that track it) and resolves once the run was
+ * claimed and started here, tracked as live until it settles; rejects with what refused it first
+ * (`not_paused`, `run_locked`, `answer_required`, `no_waiter`…). A run that had ended resolves at once.
+ */
+async function goOnTracked(
+  desk: AnswerDesk,
+  served: ServedDefinition,
+  goOn: (options: ServedResumeOptions) => Promise<unknown>,
+): Promise<void> {
+  const controller = new AbortController();
+  let heard: (run: StartedRun) => void = () => {};
+  const started = new Promise<StartedRun>((resolve) => {
+    heard = resolve;
+  });
+  const result = goOn({
+    store: desk.store,
+    signal: controller.signal,
+    onRun: (run) => {
+      desk.live.track(run.id, { kind: served.kind, definition: served.name, ...run, result }, controller);
+      heard(run);
+    },
+  });
+  await Promise.race([started, result]);
+}
+
+/** `POST /runs/:id/resume`: goes on with stored run `id` here, with `answer`. */
+export async function resumeRun(desk: AnswerDesk, id: string, answer: ResumeAnswer): Promise<RunRef> {
+  const route = 'POST /runs/:id/resume';
+  const [, served] = await servedRunOf(desk, route, id);
+  if (served.kind === 'crew') {
+    if (answer !== undefined && 'route' in answer) {
+      throw new InvalidRequestError(route, [
+        { path: 'body.route', message: 'a crew run takes { approvals } or { reviews }, not a route' },
+      ]);
+    }
+    const crewAnswers = (answer ?? {}) as CrewAnswerInput;
+    const answers = {
+      ...(crewAnswers.approvals === undefined ? {} : { approvals: crewAnswers.approvals }),
+      ...(crewAnswers.reviews === undefined ? {} : { reviews: crewAnswers.reviews }),
+    };
+    await goOnTracked(desk, served, (options) => served.crew.resume(id, { ...options, ...answers }));
+  } else {
+    await goOnTracked(desk, served, (options) => served.flow.resume(id, answer, options));
+  }
+  return { id, definition: served.name, kind: served.kind };
+}
+
+/** `POST /runs/:id/signal`: sends `event` with `payload` to stored flow run `id`, which goes on here. */
+export async function signalRun(
+  desk: AnswerDesk,
+  id: string,
+  event: string,
+  payload: unknown,
+): Promise<RunRef> {
+  const route = 'POST /runs/:id/signal';
+  const [, served] = await servedRunOf(desk, route, id);
+  if (served.kind === 'crew') {
+    throw new InvalidRequestError(route, [
+      { path: 'params.id', message: `run "${id}" is a crew run: only flow runs take signals` },
+    ]);
+  }
+  await goOnTracked(desk, served, (options) => served.flow.signal(id, event, payload, options));
+  return { id, definition: served.name, kind: served.kind };
+}
+
+/**
+ * `POST /runs/:id/abort`: aborts run `id` when this process runs it, and resolves once it is kept as
+ * aborted; `run_locked` when another owner runs it, `not_running` when nothing does.
+ */
+export async function abortRun(desk: AnswerDesk, id: string, now: number = Date.now()) {
+  const route = 'POST /runs/:id/abort';
+  const aborted = await desk.live.abort(id, new Error(`aborted by ${route}`));
+  const head = await desk.store.readRun(id);
+  if (head === undefined) throw new RunNotFoundError(route, id);
+  if (!aborted) {
+    const { lease } = head;
+    if (lease !== null && lease.expiresAt > now)
+      throw new RunLockedError(route, id, lease.owner, lease.expiresAt);
+    throw new NotRunningError(id, head.status);
+  }
+  const { id: runId, definition, kind, status } = summaryOf(head);
+  return { id: runId, definition, kind, status };
+}

@@ -1,0 +1,107 @@
+import { filter, firstValueFrom, map, merge, from as observableFrom } from 'rxjs';
+import { z } from 'zod';
+import { RunExistsError } from '../errors.js';
+import type { QueueOptions } from '../queue/connection.js';
+import type { RunQueue } from '../queue/run-queue.js';
+import { crewInputSchema } from '../runtime/input-schema.js';
+import type { Store } from '../stores/store.js';
+import type { ServedDefinition, StartedRun } from './definitions.js';
+import { parseRequest } from './http-errors.js';
+import type { LiveRuns } from './live-runs.js';
+
+/** A run the server started or submitted: its id, definition and kind. */
+export interface RunRef {
+  id: string;
+  definition: string;
+  kind: 'crew' | 'flow';
+}
+
+/**
+ * Resolves once `run` holds its id in the store (its `run.started`) or ended; rejects with what
+ * stopped it before that (the id taken, the store out of reach, inputs refused).
+ */
+export function whenStarted(run: StartedRun): Promise<void> {
+  const started = run.events$.pipe(
+    filter((event) => event.type === 'run.started' && event.runId === run.id),
+    map(() => undefined),
+  );
+  const ended = observableFrom(run.result.then(() => undefined));
+  return firstValueFrom(merge(started, ended), { defaultValue: undefined });
+}
+
+/** Tracks `run` as live until it settles, and resolves once it started (see {@link whenStarted}). */
+export async function trackStarted(
+  live: LiveRuns,
+  served: ServedDefinition,
+  run: StartedRun,
+  controller: AbortController,
+): Promise<RunRef> {
+  // Subscribed before anything else happens: the run's first event must not be missed.
+  const started = whenStarted(run);
+  live.track(run.id, { kind: served.kind, definition: served.name, ...run }, controller);
+  await started;
+  return { id: run.id, definition: served.name, kind: served.kind };
+}
+
+/** Where runs start: here (over the store), or on the run queue of a fleet of workers. */
+export class RunStarter {
+  readonly #store: Store;
+  readonly #live: LiveRuns;
+  readonly #queueOptions: QueueOptions | undefined;
+  #queue: Promise<RunQueue> | undefined;
+
+  constructor(store: Store, live: LiveRuns, queue: QueueOptions | undefined) {
+    this.#store = store;
+    this.#live = live;
+    this.#queueOptions = queue;
+  }
+
+  /** Starts (or submits) a run of `served` with `inputs`, under `id` when given. */
+  async start(
+    served: ServedDefinition,
+    inputs: Record<string, unknown>,
+    id: string | undefined,
+  ): Promise<RunRef> {
+    if (served.kind === 'crew') {
+      const schema = z.object({ inputs: crewInputSchema(served.crew) });
+      parseRequest('POST /runs', 'body', schema, { inputs });
+    }
+    if (this.#queueOptions !== undefined) return this.#submit(served, inputs, id);
+    const controller = new AbortController();
+    const { signal } = controller;
+    const store = this.#store;
+    const run: StartedRun =
+      served.kind === 'crew'
+        ? served.crew.run({ inputs, store, signal, ...(id === undefined ? {} : { executionId: id }) })
+        : served.flow.run({ inputs: id === undefined ? inputs : { ...inputs, id }, store, signal });
+    return trackStarted(this.#live, served, run, controller);
+  }
+
+  /** Submits a run to the queue: a worker holding the definition runs it, over its store. */
+  async #submit(
+    served: ServedDefinition,
+    inputs: Record<string, unknown>,
+    id: string | undefined,
+  ): Promise<RunRef> {
+    if (id !== undefined) {
+      const head = await this.#store.readRun(id);
+      if (head !== undefined) throw new RunExistsError('POST /runs', id, head.kind, head.name);
+    }
+    const queue = await this.#openQueue();
+    const submitted = await queue.submitRun(served.name, inputs, id === undefined ? {} : { id });
+    return { id: submitted.id, definition: served.name, kind: served.kind };
+  }
+
+  #openQueue(): Promise<RunQueue> {
+    const options = this.#queueOptions ?? {};
+    // BullMQ loads only for a server that submits runs.
+    this.#queue ??= import('../queue/run-queue.js').then(({ createRunQueue }) => createRunQueue(options));
+    return this.#queue;
+  }
+
+  /** Closes the run queue, if one was opened. */
+  async close(): Promise<void> {
+    const queue = await this.#queue?.catch(() => undefined);
+    await queue?.close();
+  }
+}

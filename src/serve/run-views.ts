@@ -1,0 +1,124 @@
+import { InvalidRequestError, RunNotFoundError } from '../errors.js';
+import { storedInputs, storedPending } from '../runtime/crew/crew-resume.js';
+import { ExecutionDocument } from '../runtime/crew/execution-document.js';
+import { loadSnapshot } from '../runtime/flow/flow-store.js';
+import { runInfo } from '../runtime/flow/snapshot.js';
+import { type RunHead, type Store, type StoredRunStatus, toJson } from '../stores/store.js';
+import type { LiveRuns } from './live-runs.js';
+
+/** A run as `GET /runs` lists it. */
+export interface RunSummary {
+  id: string;
+  definition: string;
+  kind: 'crew' | 'flow';
+  status: StoredRunStatus;
+  createdAt: string;
+  updatedAt: string;
+  owner: string | null;
+}
+
+/** A page of runs, and where the next one starts (null on the last page). */
+export interface RunPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
+
+/** What `GET /runs` filters and pages by. */
+export interface RunQuery {
+  status?: StoredRunStatus | undefined;
+  definition?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A head as a run summary. */
+export function summaryOf(head: RunHead): RunSummary {
+  return {
+    id: head.id,
+    definition: head.name,
+    kind: head.kind,
+    status: head.status,
+    createdAt: iso(head.createdAt),
+    updatedAt: iso(head.updatedAt),
+    owner: head.lease?.owner ?? null,
+  };
+}
+
+/** Where a page ended: the last run's creation time and id, which order the runs. */
+interface Position {
+  createdAt: number;
+  id: string;
+}
+
+/** Newest first; runs created in the same millisecond by id, descending. */
+function newestFirst(a: Position, b: Position): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** A position as an opaque cursor. */
+function cursorOf(position: Position): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+}
+
+/** The position a cursor names; `invalid_request` for a cursor this server did not give. */
+function positionOf(cursor: string): Position {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'number' && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // Not JSON: refused below like any other cursor this server did not give.
+  }
+  throw new InvalidRequestError('GET /runs', [
+    { path: 'query.cursor', message: 'is not a cursor this server gave (pass nextCursor as it came)' },
+  ]);
+}
+
+/** One page of the stored runs, newest first, filtered by status and definition. */
+export async function listRuns(store: Store, query: RunQuery): Promise<RunPage> {
+  const after = query.cursor === undefined ? undefined : positionOf(query.cursor);
+  const heads = await store.listRuns(query.status === undefined ? {} : { statuses: [query.status] });
+  const sorted = heads
+    .filter((head) => query.definition === undefined || head.name === query.definition)
+    .sort(newestFirst)
+    .filter((head) => after === undefined || newestFirst(after, head) < 0);
+  const page = sorted.slice(0, query.limit);
+  const last = page.at(-1);
+  const more = sorted.length > page.length && last !== undefined;
+  return { runs: page.map(summaryOf), nextCursor: more ? cursorOf(last) : null };
+}
+
+/**
+ * `GET /runs/:id`: the run's summary, its inputs, whether this server runs it now, and what its kind
+ * keeps: a flow's stored state, trail, outputs and pending steps; a crew's execution document and
+ * what it waits for.
+ */
+export async function runDetail(store: Store, live: LiveRuns, id: string): Promise<Record<string, unknown>> {
+  const head = await store.readRun(id);
+  if (head === undefined) throw new RunNotFoundError('GET /runs/:id', id);
+  const base = {
+    ...summaryOf(head),
+    live: live.has(id),
+    inputs: toJson(storedInputs(head) ?? null),
+  };
+  if (head.kind === 'flow') {
+    const snapshot = await loadSnapshot(store, id);
+    const info = snapshot === undefined ? undefined : runInfo(snapshot);
+    return {
+      ...base,
+      ...(info === undefined ? {} : { flow: toJson(info) }),
+      pending: toJson(info?.waiting ?? []),
+    };
+  }
+  const [document, pending] = await Promise.all([
+    ExecutionDocument.fromStore(store, id),
+    storedPending(store, id),
+  ]);
+  return {
+    ...base,
+    ...(document === undefined ? {} : { execution: toJson(document.toJSON()) }),
+    pending: toJson(pending),
+  };
+}
