@@ -21,7 +21,11 @@ ${DOM_SCRIPT}${DETAILS_SCRIPT}${VIEWPORT_SCRIPT}${SEARCH_SCRIPT}${FAILURES_SCRIP
   bindToolbar();
   bindChoosing();
   document.addEventListener('statecrew:refresh', refresh);
-  window.addEventListener('resize', () => (view.fitted ? fitView() : applyView()));
+  window.addEventListener('resize', () => {
+    sizeBox();
+    if (view.fitted) fitView();
+    else applyView();
+  });
   refresh();
 })();
 `;
