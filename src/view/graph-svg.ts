@@ -1,5 +1,12 @@
 import { classToken, escapeHtml } from './escape.js';
-import { clip, type GraphLayout, type PlacedEdge, type PlacedNode, type Point } from './layout.js';
+import {
+  clip,
+  type GraphLayout,
+  type PlacedEdge,
+  type PlacedFold,
+  type PlacedNode,
+  type Point,
+} from './layout.js';
 import type { ViewNode } from './model.js';
 
 const n = (value: number) => Math.round(value * 10) / 10;
@@ -19,7 +26,37 @@ function pathOf(points: readonly Point[]): string {
   return parts.join(' ');
 }
 
-function edgeSvg({ edge, points, labelAt }: PlacedEdge): string {
+/** How far a corner of a straight-run path is rounded, at most. */
+const CORNER = 6;
+
+/** A path of straight runs through the points, each corner rounded (the runs of a folded rank's corridors). */
+function orthogonalPathOf(points: readonly Point[]): string {
+  const [first, ...rest] = points;
+  if (first === undefined) return '';
+  const parts = [`M${n(first.x)},${n(first.y)}`];
+  let from = first;
+  rest.forEach((corner, i) => {
+    const next = rest[i + 1];
+    if (next === undefined) {
+      parts.push(`L${n(corner.x)},${n(corner.y)}`);
+      return;
+    }
+    const before = Math.hypot(corner.x - from.x, corner.y - from.y);
+    const after = Math.hypot(next.x - corner.x, next.y - corner.y);
+    const r = Math.min(CORNER, before / 2, after / 2);
+    const at = (to: Point, length: number) =>
+      length === 0
+        ? corner
+        : { x: corner.x + ((to.x - corner.x) * r) / length, y: corner.y + ((to.y - corner.y) * r) / length };
+    const into = at(from, before);
+    const out = at(next, after);
+    parts.push(`L${n(into.x)},${n(into.y)}`, `Q${n(corner.x)},${n(corner.y)} ${n(out.x)},${n(out.y)}`);
+    from = corner;
+  });
+  return parts.join(' ');
+}
+
+function edgeSvg({ edge, points, labelAt, orthogonal }: PlacedEdge): string {
   const kind = edge.kind === undefined ? '' : classToken(edge.kind);
   const classes = ['edge', edge.taken ? 'taken' : 'idle', edge.back === true ? 'back' : '', kind].filter(
     Boolean,
@@ -27,7 +64,7 @@ function edgeSvg({ edge, points, labelAt }: PlacedEdge): string {
   const marker = !edge.taken ? 'arrow-idle' : edge.kind === 'failure' ? 'arrow-failure' : 'arrow-taken';
   const parts = [
     `<g class="${classes.join(' ')}" data-from="${escapeHtml(edge.from)}" data-to="${escapeHtml(edge.to)}">`,
-    `<path d="${pathOf(points)}" marker-end="url(#${marker})"/>`,
+    `<path d="${orthogonal === true ? orthogonalPathOf(points) : pathOf(points)}" marker-end="url(#${marker})"/>`,
   ];
   if (edge.label !== undefined && labelAt !== undefined) {
     const text = clip(edge.label, 32);
@@ -79,19 +116,31 @@ const DEFS = [
   '</defs>',
 ].join('');
 
+/** A folded rank's background: the box its rows and their corridors share. */
+function foldSvg(fold: PlacedFold): string {
+  const what = `${fold.count} nodes of one rank, folded into ${fold.rows} rows`;
+  return [
+    `<rect class="fold" x="${n(fold.x - fold.width / 2)}" y="${n(fold.y - fold.height / 2)}"`,
+    ` width="${n(fold.width)}" height="${n(fold.height)}" rx="12"><title>${what}</title></rect>`,
+  ].join('');
+}
+
 /**
- * The picture as inline SVG: edges first (taken ones highlighted, route labels on them, failure and
- * timeout edges drawn apart), then a box
- * per node coloured by status, each a `data-node` element the page's script makes clickable. Every
- * text is escaped.
+ * The picture as inline SVG: folded ranks' backgrounds, edges (taken ones highlighted, route labels
+ * on them, failure and timeout edges drawn apart), then a box per node coloured by status, each a
+ * focusable `data-node` element the page's script makes clickable. Its `viewBox` is the whole
+ * picture, its size in `data-width` and `data-height`: the page fits, zooms and pans it by moving
+ * the `viewBox`. Every text is escaped.
  */
 export function graphSvg(laid: GraphLayout, title: string, hasRun: boolean): string {
   const width = Math.max(laid.width, 120);
   const height = Math.max(laid.height, 60);
   return [
     `<svg class="graph${hasRun ? ' has-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}"`,
-    ` width="${width}" height="${height}" role="group" aria-label="${escapeHtml(title)}">`,
+    ` width="${width}" height="${height}" data-width="${width}" data-height="${height}"`,
+    ` preserveAspectRatio="xMidYMid meet" role="group" aria-label="${escapeHtml(title)}">`,
     DEFS,
+    `<g class="folds">${laid.folds.map(foldSvg).join('')}</g>`,
     '<g class="edges">',
     ...laid.edges.map(edgeSvg),
     '</g><g class="nodes">',

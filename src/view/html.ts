@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { graphSvg } from './graph-svg.js';
 import { lanesEnd, lanesSvg } from './lanes-svg.js';
-import { clip, layoutGraph } from './layout.js';
+import { clip, type LayoutOptions, layoutGraph } from './layout.js';
 import { type RunView, VIEW_STATUSES } from './model.js';
+import { layoutOptionsOf, type RenderRunViewOptions } from './options.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { formatMs, timelineEnd, timelineSvg } from './timeline-svg.js';
@@ -95,23 +96,59 @@ function statusClass(status: NonNullable<RunView['status']>): string {
   return 'failed';
 }
 
+/** The zoom buttons, the search box and its count: every one reachable by Tab. */
+const GRAPH_TOOLBAR = [
+  '<div class="toolbar" role="toolbar" aria-label="Graph controls">',
+  '<input type="search" id="graph-search" placeholder="Find a node: name, agent or id" aria-label="Find a node by name, agent or id" autocomplete="off" spellcheck="false">',
+  '<output id="search-count" for="graph-search" aria-live="polite"></output>',
+  '<button type="button" data-zoom="out" aria-label="Zoom out" title="Zoom out (−)">−</button>',
+  '<output id="zoom-level" aria-live="polite">100%</output>',
+  '<button type="button" data-zoom="in" aria-label="Zoom in" title="Zoom in (+)">+</button>',
+  '<button type="button" data-zoom="fit" aria-label="Fit the graph to its box" title="Fit (0)">Fit</button>',
+  '</div>',
+].join('');
+
+/** The graph's card: its toolbar, its legend, and the picture in a box the page fits, zooms and pans. */
+function graphCard(view: RunView, options: LayoutOptions): string {
+  const laid = layoutGraph(view.nodes, view.edges, options);
+  const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
+  return [
+    `<section class="card graph-card"><div class="card-head"><h2>Graph</h2>${GRAPH_TOOLBAR}</div>`,
+    legend(view),
+    '<div id="graph-viewport" class="viewport" tabindex="0" aria-label="Graph: drag or use the arrow keys to pan, + and − to zoom, 0 to fit; Tab reaches its nodes">',
+    graphSvg(laid, title, view.status !== undefined),
+    '</div>',
+    '<p class="hint">Drag or use the arrow keys to pan · Ctrl/⌘ + wheel, + or − to zoom · 0 fits · Tab reaches each node, Enter opens it</p>',
+    '</section>',
+  ].join('');
+}
+
+/** The failed and blocked nodes, each a button to its node: the page's script fills it from the data. */
+const FAILURES_CARD = [
+  '<section id="failures" class="card failures-card" aria-labelledby="failures-title" hidden>',
+  '<h2 id="failures-title">Failed and blocked</h2><ul class="failures"></ul>',
+  '</section>',
+].join('');
+
 /**
  * One self-contained HTML page of a run view: the graph as inline SVG laid out now (statuses
- * coloured, the executed path highlighted, route labels on the edges, a legend), a timeline of the
- * node runs, and a panel that shows a clicked node's prompt, context, output, usage, cost and error.
- * It needs no network: inline style, one small inline script, allowed by hash in a strict
- * Content-Security-Policy. Every text is escaped; node details travel in a JSON block with `<`, `>`,
- * `&`, U+2028 and U+2029 escaped and reach the page through `textContent` only.
+ * coloured, the executed path highlighted, route labels on the edges, a legend; a rank of more than
+ * `maxRowNodes` nodes folded into rows), fitted to its box at load, with zoom, pan and a search box;
+ * a list of the failed and blocked nodes; a timeline of the node runs; and a panel that shows a
+ * chosen node's prompt, context, output, usage, cost and error. Graph, details and timeline each
+ * have their own area. It needs no network: inline style, one small inline script, allowed by hash
+ * in a strict Content-Security-Policy. Every text is escaped; node details travel in a JSON block
+ * with `<`, `>`, `&`, U+2028 and U+2029 escaped and reach the page through `textContent` only.
+ * A wrong option throws `invalid_option`.
  *
  * @example
- * const html = renderRunView(toCrewView(crew, { output, events }));
+ * const html = renderRunView(toCrewView(crew, { output, events }), { maxRowNodes: 16 });
  * await writeFile('run.html', html);
  */
-export function renderRunView(view: RunView): string {
-  const laid = layoutGraph(view.nodes, view.edges);
+export function renderRunView(view: RunView, options?: RenderRunViewOptions): string {
+  const layout = layoutOptionsOf(options, 'renderRunView');
   // The timeline and the agents' lanes share one time scale.
   const end = timelineEnd(view.timeline, Math.max(view.totals.timeMs ?? 0, lanesEnd(view.lanes)));
-  const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -126,11 +163,11 @@ export function renderRunView(view: RunView): string {
     '<body>',
     `<header><div><h1>${escapeHtml(view.name)}</h1>${meta(view)}</div>${totals(view)}</header>`,
     '<main>',
-    `<section class="card graph-card"><h2>Graph</h2>${legend(view)}`,
-    `<div class="scroll">${graphSvg(laid, title, view.status !== undefined)}</div></section>`,
+    graphCard(view, layout),
+    `<div class="side">${FAILURES_CARD}`,
     '<aside id="panel" class="card" aria-live="polite">',
-    '<h2>Details</h2><p class="hint">Click a node or a timeline bar to see its prompt, context, output, usage, cost and error.</p>',
-    '</aside>',
+    '<h2>Details</h2><p class="hint">Click a node or a timeline bar (or focus it and press Enter) to see its prompt, context, output, usage, cost and error.</p>',
+    '</aside></div>',
     '<section class="card timeline-card"><h2>Timeline</h2>',
     `<div class="scroll">${timelineSvg(view.timeline, end)}</div></section>`,
     lanesCard(view, end),

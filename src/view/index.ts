@@ -26,6 +26,7 @@ export {
   type ViewTotals,
   type ViewWait,
 } from './model.js';
+export type { RenderRunViewOptions } from './options.js';
 export { writeRunView } from './write.js';
 
 export { toCrewView, toFlowView };

@@ -1,47 +1,19 @@
-import { Graph, layout } from '@dagrejs/dagre';
+import { clip } from './clip.js';
 import { crossings } from './crossings.js';
+import { runDagre } from './dagre-run.js';
+import { expandLayout } from './expand.js';
+import { planFolds, type Size } from './fold.js';
 import type { ViewEdge, ViewNode } from './model.js';
+import type { GraphLayout } from './picture.js';
+import { reduceGraph } from './reduce.js';
 
-/** A point of the picture, in SVG user units. */
-export interface Point {
-  x: number;
-  y: number;
-}
-
-/** A node placed on the picture: its centre and size. */
-export interface PlacedNode extends Point {
-  node: ViewNode;
-  width: number;
-  height: number;
-  /** The second line under the label: its kind and agent. */
-  caption: string;
-}
-
-/** An edge routed on the picture, with where its label goes. */
-export interface PlacedEdge {
-  edge: ViewEdge;
-  points: Point[];
-  labelAt: Point | undefined;
-}
-
-/** A laid-out picture. */
-export interface GraphLayout {
-  width: number;
-  height: number;
-  nodes: PlacedNode[];
-  edges: PlacedEdge[];
-}
+export { clip } from './clip.js';
+export type { GraphLayout, PlacedEdge, PlacedFold, PlacedNode, Point } from './picture.js';
 
 const NODE_HEIGHT = 46;
 /** Rough advance widths of the picture's fonts (13px labels, 11px captions), for sizing boxes. */
 const LABEL_CHAR = 7.6;
 const CAPTION_CHAR = 6.3;
-const MAX_LABEL = 40;
-
-/** A label cut to fit a node box. */
-export function clip(text: string, max = MAX_LABEL): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
 
 const KIND_CAPTIONS: Readonly<Record<string, string>> = {
   task: 'task',
@@ -83,62 +55,21 @@ export function captionOf(node: ViewNode): string {
   return clip(detail === undefined ? kind : `${kind} · ${detail}`);
 }
 
-interface NodeLabel {
-  width: number;
-  height: number;
-  x?: number;
-  y?: number;
+/** A node's box: wide enough for its label and its caption. */
+export function boxOf(node: ViewNode): Size & { caption: string } {
+  const caption = captionOf(node);
+  const width = Math.max(96, clip(node.label).length * LABEL_CHAR + 28, caption.length * CAPTION_CHAR + 24);
+  return { width: Math.round(width), height: NODE_HEIGHT, caption };
 }
 
-interface EdgeLabel {
-  width?: number;
-  height?: number;
-  labelpos?: 'c';
-  points?: Point[];
-  x?: number;
-  y?: number;
+/** How to lay a picture out. */
+export interface LayoutOptions {
+  /** The most nodes side by side in a rank: a rank with more is folded into rows. */
+  maxRowNodes: number;
 }
 
-/** One dagre run: in the list order of the nodes and edges, or in the order dagre finds best. */
-function runDagre(nodes: readonly ViewNode[], edges: readonly ViewEdge[], keepOrder: boolean): GraphLayout {
-  const g = new Graph<Record<string, unknown>, NodeLabel, EdgeLabel>({ multigraph: true });
-  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 46, edgesep: 14, marginx: 16, marginy: 16 });
-  const captions = new Map<string, string>();
-  for (const node of nodes) {
-    const caption = captionOf(node);
-    captions.set(node.id, caption);
-    const width = Math.max(96, clip(node.label).length * LABEL_CHAR + 28, caption.length * CAPTION_CHAR + 24);
-    g.setNode(node.id, { width: Math.round(width), height: NODE_HEIGHT });
-  }
-  edges.forEach((edge, i) => {
-    if (!g.hasNode(edge.from) || !g.hasNode(edge.to)) return;
-    const label: EdgeLabel =
-      edge.label === undefined
-        ? {}
-        : { width: clip(edge.label, 32).length * CAPTION_CHAR + 12, height: 18, labelpos: 'c' };
-    g.setEdge(edge.from, edge.to, label, `e${i}`);
-  });
-  layout(g, { disableOptimalOrderHeuristic: keepOrder });
-  const placedNodes = nodes.map((node): PlacedNode => {
-    const at = g.node(node.id);
-    const caption = captions.get(node.id) ?? '';
-    return { node, x: at.x ?? 0, y: at.y ?? 0, width: at.width, height: at.height, caption };
-  });
-  const placedEdges = edges.flatMap((edge, i): PlacedEdge[] => {
-    const at = g.edge({ v: edge.from, w: edge.to, name: `e${i}` });
-    if (at === undefined) return [];
-    const labelAt =
-      edge.label !== undefined && at.x !== undefined && at.y !== undefined ? { x: at.x, y: at.y } : undefined;
-    return [{ edge, points: at.points ?? [], labelAt }];
-  });
-  const size = g.graph();
-  return {
-    width: Math.ceil(Number(size.width ?? 0)),
-    height: Math.ceil(Number(size.height ?? 0)),
-    nodes: placedNodes,
-    edges: placedEdges,
-  };
-}
+/** Folded into rows past this many nodes in a rank, unless told otherwise. */
+export const DEFAULT_MAX_ROW_NODES = 12;
 
 /** Past this many edges, counting crossings costs more than it is worth: dagre's order is kept. */
 const CROSSING_CHECK_LIMIT = 200;
@@ -146,12 +77,22 @@ const CROSSING_CHECK_LIMIT = 200;
 /**
  * Lays out a view's nodes and edges top to bottom with dagre, at generation time: the page that
  * shows it computes nothing. Edge labels get their own room, so route names never cover a node.
- * Siblings stay in list order (tasks as the crew lists them, steps as the flow defines them) unless
- * dagre's own ordering crosses fewer edges.
+ * A rank with more than `maxRowNodes` nodes (a wide fan-out) is folded into rows, its edges run
+ * along corridors between the rows and columns. Siblings stay in list order (tasks as the crew
+ * lists them, steps as the flow defines them) unless dagre's own ordering crosses fewer edges.
  */
-export function layoutGraph(nodes: readonly ViewNode[], edges: readonly ViewEdge[]): GraphLayout {
-  const best = runDagre(nodes, edges, false);
+export function layoutGraph(
+  nodes: readonly ViewNode[],
+  edges: readonly ViewEdge[],
+  options: LayoutOptions = { maxRowNodes: DEFAULT_MAX_ROW_NODES },
+): GraphLayout {
+  const boxes = new Map(nodes.map((node) => [node.id, boxOf(node)]));
+  const ids = nodes.map((node) => node.id);
+  const present = edges.filter((edge) => boxes.has(edge.from) && boxes.has(edge.to));
+  const folds = planFolds(ids, present, boxes, options.maxRowNodes);
+  const reduced = reduceGraph(nodes, edges, boxes, folds);
+  const best = expandLayout(reduced, runDagre(reduced, false));
   if (edges.length > CROSSING_CHECK_LIMIT) return best;
-  const ordered = runDagre(nodes, edges, true);
+  const ordered = expandLayout(reduced, runDagre(reduced, true));
   return crossings(ordered.edges) <= crossings(best.edges) ? ordered : best;
 }

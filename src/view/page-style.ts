@@ -35,14 +35,41 @@ h3 { font-size: 12px; margin: 14px 0 4px; text-transform: uppercase; letter-spac
 .totals div { display: flex; flex-direction: column; }
 .totals dt { font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 .totals dd { margin: 0; font-weight: 600; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) 400px; gap: 16px; padding: 16px 24px 24px; align-items: start; }
-.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; }
-.graph-card { grid-column: 1; }
-.timeline-card { grid-column: 1 / span 2; }
-#panel { grid-column: 2; grid-row: 1; position: sticky; top: 12px; max-height: calc(100vh - 24px); overflow: auto; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) 400px; grid-template-rows: auto auto auto 1fr; grid-template-areas: "graph side" "timeline side" "lanes side" ". side"; gap: 16px; padding: 16px 24px 24px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; min-width: 0; }
+.graph-card { grid-area: graph; }
+.timeline-card { grid-area: timeline; }
+.lanes-card { grid-area: lanes; }
+.side { grid-area: side; align-self: start; position: sticky; top: 12px; max-height: calc(100vh - 24px); display: flex; flex-direction: column; gap: 16px; min-height: 0; }
+.failures-card { flex: 0 1 auto; max-height: 38%; overflow: auto; }
+.failures-card[hidden] { display: none; }
+#panel { flex: 1 1 auto; min-height: 160px; overflow: auto; }
 .scroll { overflow: auto; }
-.graph-card .scroll { display: flex; justify-content: safe center; padding: 4px 0; }
-.graph-card .scroll svg { flex: none; }
+.timeline-card .scroll { max-height: 70vh; }
+.timeline-card svg.timeline, .lanes-card svg.lanes { width: 100%; height: auto; min-width: 720px; }
+.card-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px; margin: 0 0 8px; }
+.card-head h2 { margin: 0; }
+.toolbar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.toolbar input { font: inherit; font-size: 13px; width: 240px; padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; }
+.toolbar button { font: inherit; font-size: 14px; min-width: 32px; padding: 2px 10px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--ink); cursor: pointer; }
+.toolbar button:hover { background: #f1f3f4; }
+.toolbar output { font-size: 12px; color: var(--muted); min-width: 44px; text-align: center; font-variant-numeric: tabular-nums; }
+#search-count { min-width: 0; }
+.viewport { position: relative; height: calc(100vh - 250px); min-height: 220px; overflow: hidden; border: 1px solid #eceff1; border-radius: 8px; background: #fcfcfd; cursor: grab; touch-action: none; }
+.viewport.panning { cursor: grabbing; user-select: none; }
+.viewport svg.graph { display: block; width: 100%; height: 100%; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.viewport:focus-visible { outline-offset: -3px; }
+.fold { fill: #f4f6f8; stroke: #e3e6e8; }
+.graph.searching .node:not(.match) { opacity: .35; }
+.node.match .box { stroke: #f9ab00; stroke-width: 4; }
+.node.current-match .box { stroke: #e37400; stroke-width: 5; }
+ul.failures { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 4px; }
+button.failure { display: flex; flex-direction: column; gap: 2px; width: 100%; text-align: left; font: inherit; font-size: 13px; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--ink); cursor: pointer; }
+button.failure:hover { background: #f8f9fa; }
+.failure-head { display: flex; gap: 8px; align-items: center; }
+.failure-head strong { overflow-wrap: anywhere; }
+.failure-reason { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 0 0 8px; padding: 0; list-style: none; font-size: 12px; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 5px; }
 .swatch { display: inline-block; width: 14px; height: 14px; border: 2px solid; border-radius: 4px; }
@@ -50,11 +77,13 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 400px; gap: 16px; pa
 .swatch.path { width: 22px; height: 0; border: 0; border-top: 3px solid var(--accent); border-radius: 0; }
 svg text { font-family: inherit; }
 .node { cursor: pointer; outline: none; }
+.node:focus-visible .box { stroke: var(--accent); stroke-width: 5; }
+.node:focus-visible { filter: drop-shadow(0 0 4px rgba(26, 115, 232, .8)); }
 .node .box { stroke-width: 2; }
 .node.status-not-run .box, .node.status-waiting .box { stroke-dasharray: 5 3; }
 .node .label { font-size: 13px; font-weight: 600; fill: var(--ink); }
 .node .caption { font-size: 11px; fill: var(--muted); }
-.node:hover .box, .node:focus-visible .box { stroke-width: 3; }
+.node:hover .box { stroke-width: 3; }
 .node.selected .box { stroke: var(--ink); stroke-width: 3.5; }
 .kind-manager .box, .kind-judge .box, .kind-synthesis .box { stroke-width: 3; }
 .edge path { fill: none; stroke: #9aa0a6; stroke-width: 1.6; }
@@ -70,7 +99,9 @@ svg text { font-family: inherit; }
 .edge.taken .edge-label { fill: var(--accent); font-weight: 600; }
 .row { cursor: pointer; outline: none; }
 .row-bg { fill: transparent; }
-.row:hover .row-bg, .row:focus-visible .row-bg, .row.selected .row-bg { fill: #f1f3f4; }
+.row:hover .row-bg, .row.selected .row-bg { fill: #f1f3f4; }
+.row:focus-visible .row-bg { fill: #e8f0fe; stroke: var(--accent); stroke-width: 2; }
+.message:focus-visible .message-label { fill: var(--accent); }
 .row-label { font-size: 12px; fill: var(--ink); }
 .tick { stroke: #eceff1; }
 .tick-label { font-size: 10px; fill: var(--muted); }
@@ -88,7 +119,7 @@ svg text { font-family: inherit; }
 pre { margin: 0; padding: 8px 10px; background: #f8f9fa; border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.45 "DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace; max-height: 320px; overflow: auto; }
 pre.error { background: #fce8e6; border-color: #f6aea9; }
 ul.notes { margin: 4px 0 0; padding-left: 18px; }
-@media (max-width: 1000px) { main { grid-template-columns: 1fr; } #panel { grid-column: 1; grid-row: auto; position: static; max-height: none; } .timeline-card { grid-column: 1; } }
+@media (max-width: 1000px) { main { grid-template-columns: minmax(0, 1fr); grid-template-rows: none; grid-template-areas: "graph" "side" "timeline" "lanes"; } .side { position: static; max-height: none; } .failures-card { max-height: 40vh; } }
 .graph .edge.failure path { stroke: #e8a29c; stroke-dasharray: 6 4; }
 .graph .edge.failure.taken path { stroke: #d93025; stroke-dasharray: none; }
 .graph .edge.failure .edge-label { fill: #d93025; }
@@ -99,7 +130,6 @@ ul.notes { margin: 4px 0 0; padding-left: 18px; }
 .graph .node.handled .box { stroke-dasharray: 7 3; }
 .swatch.handled { border-style: dashed; }
 .swatch.path.failure { border-top-color: #d93025; }
-.lanes-card { grid-column: 1 / span 2; }
 .agent-totals { padding-left: 20px; border-left: 1px solid var(--line); }
 .agent-totals dt { text-transform: none; letter-spacing: 0; }
 .lane-line { stroke: #e8eaed; stroke-width: 1; }

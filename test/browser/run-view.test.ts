@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Crew, type ModelResponse, type StatecrewEvent, Task } from '../../src/index.js';
@@ -8,26 +7,18 @@ import { createScriptedModel } from '../../src/models/scripted.js';
 import { scriptedModel } from '../../src/testing.js';
 import { crewView, type RunView, writeRunView } from '../../src/view/index.js';
 import { taskLine } from '../helpers.js';
+import {
+  ARTIFACTS,
+  CHROMIUM,
+  FLAGS,
+  hasChromium,
+  missingChromium,
+  optedOut,
+  warnSkipped,
+} from './chromium.js';
 
-/** Debian's Chromium (`apt-get install -y chromium`); CI installs it when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
-const hasChromium = existsSync(CHROMIUM);
-const optedOut = process.env.STATECREW_NO_BROWSER === '1';
-if (optedOut) {
-  console.warn(
-    `Skipping the run view's browser test: STATECREW_NO_BROWSER=1${hasChromium ? '' : ` and ${CHROMIUM} is missing`}.`,
-  );
-}
+if (optedOut) warnSkipped("the run view's browser test");
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const PAYLOAD = [
   'Three findings.',
   '<script>window.__xss=1</script>',
@@ -132,12 +123,7 @@ describe.skipIf(optedOut)('the run view in Chromium', () => {
 
   /** The opened page; each test fails with the reason when Chromium is missing. */
   const page = (): Page => {
-    if (!hasChromium) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" ` +
-          '(.ci/run does), or set STATECREW_NO_BROWSER=1 to skip this test.',
-      );
-    }
+    if (!hasChromium) throw missingChromium();
     if (opened === undefined) throw new Error('The run view did not open in Chromium');
     return opened;
   };

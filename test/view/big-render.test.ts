@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing.js';
+import { renderRunView, toCrewView } from '../../src/view/index.js';
+
+describe('the run view of a big run', () => {
+  it('renders a 500-node run in well under a second, every node drawn and folded into rows', async () => {
+    const agent = new Agent({ role: 'Checker', llm: scriptedModel(() => 'ok') });
+    const tasks = Array.from(
+      { length: 500 },
+      (_, i) => new Task({ name: `check-${i}`, description: `Check item ${i}`, agent }),
+    );
+    const crew = new Crew({ name: 'checks', tasks, process: 'parallel' });
+    const run = crew.run();
+    const events: StatecrewEvent[] = [];
+    run.events$.subscribe((e) => events.push(e));
+    const view = toCrewView(crew, { output: await run.result, events });
+    expect(view.nodes.length).toBeGreaterThanOrEqual(500);
+    const started = performance.now();
+    const html = renderRunView(view);
+    const took = performance.now() - started;
+    expect(took).toBeLessThan(1000);
+    expect(html.match(/<g class="node /g)).toHaveLength(view.nodes.length);
+    expect(html).toContain('<title>500 nodes of one rank, folded into 42 rows</title>');
+  }, 60_000);
+});
