@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type Progress,
+  ProgressNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, cli } from './cli-helpers.js';
 
@@ -65,9 +69,17 @@ describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
         required: ['customer', 'total'],
       });
 
+      // Heard by a handler of our own, not the SDK's `onprogress`: the SDK hands notifications over
+      // on a later microtask but a response at once, so one read that holds the last progress
+      // notifications and the result (a loaded machine) drops them once the result is in.
       const seen: Progress[] = [];
-      const crew = (await client.callTool({ name: 'research', arguments: { topic: 'owls' } }, undefined, {
-        onprogress: (p) => seen.push(p),
+      client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+        if (n.params.progressToken === 'owls') seen.push(n.params);
+      });
+      const crew = (await client.callTool({
+        name: 'research',
+        arguments: { topic: 'owls' },
+        _meta: { progressToken: 'owls' },
       })) as CallToolResult;
       expect(crew.content).toEqual([{ type: 'text', text: 'Writer: edit the draft' }]);
       expect(crew.structuredContent).toMatchObject({
