@@ -22,6 +22,8 @@ export interface ServedResumeOptions {
   store: Store;
   signal: AbortSignal;
   onRun: (run: StartedRun) => void;
+  /** Runs served keep their events, so `/runs/:id/events` can replay them. */
+  events: 'store';
 }
 
 /**
@@ -34,7 +36,12 @@ export interface ServedFlow extends RecoverableFlow {
     readonly steps: readonly StepShape[];
     readonly state: { kind: 'free'; initial: object } | { kind: 'schema'; schema: ZodType };
   };
-  run(options: { inputs: Record<string, unknown>; store: Store; signal: AbortSignal }): StartedRun;
+  run(options: {
+    inputs: Record<string, unknown>;
+    store: Store;
+    signal: AbortSignal;
+    events: 'store';
+  }): StartedRun;
   resume(
     id: string,
     answer: HumanAnswerInput | CrewAnswerInput | undefined,

@@ -56,6 +56,7 @@ async function goOnTracked(
   });
   const result = goOn({
     store: desk.store,
+    events: 'store',
     signal: controller.signal,
     onRun: (run) => {
       desk.live.track(run.id, { kind: served.kind, definition: served.name, ...run, result }, controller);

@@ -72,8 +72,19 @@ export class RunStarter {
     const store = this.#store;
     const run: StartedRun =
       served.kind === 'crew'
-        ? served.crew.run({ inputs, store, signal, ...(id === undefined ? {} : { executionId: id }) })
-        : served.flow.run({ inputs: id === undefined ? inputs : { ...inputs, id }, store, signal });
+        ? served.crew.run({
+            inputs,
+            store,
+            signal,
+            events: 'store',
+            ...(id === undefined ? {} : { executionId: id }),
+          })
+        : served.flow.run({
+            inputs: id === undefined ? inputs : { ...inputs, id },
+            store,
+            signal,
+            events: 'store',
+          });
     return trackStarted(this.#live, served, run, controller);
   }
 

@@ -11,6 +11,7 @@ import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog, type ServedFlow, type ServedList } from './definitions.js';
+import { eventRoutes } from './event-routes.js';
 import { errorResponse } from './http-errors.js';
 import { LiveRuns } from './live-runs.js';
 import { openApiRoutes } from './openapi.js';
@@ -77,7 +78,7 @@ const SERVE_OPTIONS = {
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The route groups every server is made of, in mounting order; `/openapi.json` documents them all. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [definitionRoutes, runRoutes, answerRoutes];
+const ROUTE_GROUPS: readonly RouteGroup[] = [definitionRoutes, runRoutes, answerRoutes, eventRoutes];
 
 /** The live runs of each server: what routes mounted later (event streams) follow. */
 const liveRunsOf = new WeakMap<StatecrewServer, LiveRuns>();

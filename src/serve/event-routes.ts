@@ -1,0 +1,63 @@
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import { RunNotFoundError } from '../errors.js';
+import { afterOf, aguiWriter, type EventWriter, statecrewWriter, streamRunEvents } from './event-stream.js';
+import { parseRequest } from './http-errors.js';
+import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
+import { errorSchema, runParamsSchema } from './schemas.js';
+
+const error = (description: string) => ({ description, schema: errorSchema });
+const afterQuery = z.object({
+  after: z
+    .string()
+    .optional()
+    .describe('Only events numbered after this one (else the Last-Event-ID header)'),
+});
+const STREAM = 'text/event-stream: the events kept so far, then live until the run settles or pauses';
+
+/** The event streams of a run: statecrew's own, and the AG-UI protocol's. */
+export const eventRoutes: RouteGroup = {
+  specs: [
+    {
+      method: 'get',
+      path: '/runs/{id}/events',
+      summary:
+        "A run's events as server-sent events, from the start or after Last-Event-ID (each message: one event's JSON; its id: the event's number)",
+      params: runParamsSchema,
+      query: afterQuery,
+      responses: {
+        200: { description: STREAM },
+        400: error(`${COMMON_ERRORS[400]} (invalid_option: a bad after or Last-Event-ID)`),
+        401: error(COMMON_ERRORS[401]),
+        404: error('No such run (run_not_found)'),
+      },
+    },
+    ...(['get', 'post'] as const).map((method) => ({
+      method,
+      path: '/runs/{id}/agui',
+      summary:
+        'The same run as AG-UI protocol events (server-sent), for AG-UI clients; a POST body is ignored',
+      params: runParamsSchema,
+      responses: {
+        200: { description: STREAM },
+        401: error(COMMON_ERRORS[401]),
+        404: error('No such run (run_not_found)'),
+      },
+    })),
+  ],
+  mount(app: Hono, context: ServeContext) {
+    const serve = (route: string, writerOf: (id: string) => EventWriter) => async (c: Context) => {
+      const { id } = parseRequest(route, 'params', runParamsSchema, c.req.param());
+      const after = afterOf(c);
+      if (context.live.get(id) === undefined && (await context.store.readRun(id)) === undefined)
+        throw new RunNotFoundError(route, id);
+      return streamRunEvents(c, context.store, id, after, writerOf(id));
+    };
+    app.get(
+      '/runs/:id/events',
+      serve('GET /runs/:id/events', () => statecrewWriter),
+    );
+    app.get('/runs/:id/agui', serve('GET /runs/:id/agui', aguiWriter));
+    app.post('/runs/:id/agui', serve('POST /runs/:id/agui', aguiWriter));
+  },
+};

@@ -1,0 +1,70 @@
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { InvalidOptionError } from '../errors.js';
+import type { StoredEvent } from '../runtime/durable/event-record.js';
+import { followEvents } from '../runtime/durable/follow-events.js';
+import type { Store } from '../stores/store.js';
+import { AguiTranslator } from './agui-events.js';
+
+/** How often an idle stream says it is alive (a comment line), in ms. */
+const KEEP_ALIVE_MS = 15_000;
+
+/** How an event stream writes each kept event. */
+export type EventWriter = (stream: SSEStreamingApi, stored: StoredEvent) => Promise<void>;
+
+/**
+ * The first event number a client wants after: its `Last-Event-ID` header (a reconnecting
+ * `EventSource`), else the `after` query parameter, else 0. Anything but a whole number ≥ 0 is
+ * `invalid_option`, naming where it came from.
+ */
+export function afterOf(c: Context): number {
+  const header = c.req.header('last-event-id');
+  const query = c.req.query('after');
+  const [where, text] = header !== undefined ? ['Last-Event-ID', header] : ['after', query];
+  if (text === undefined || text === '') return 0;
+  const after = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(after))
+    throw new InvalidOptionError(`GET ${c.req.path}`, where, 'a whole number ≥ 0 (an event number)', text);
+  return after;
+}
+
+/**
+ * A server-sent event stream of run `id`'s kept events after `after`: what is stored, then live until
+ * the run settles or pauses (see `followEvents`), each written by `write`; it ends when the client
+ * goes away, and says it is alive while the run is quiet.
+ */
+export function streamRunEvents(
+  c: Context,
+  store: Store,
+  id: string,
+  after: number,
+  write: EventWriter,
+): Response {
+  return streamSSE(c, async (stream) => {
+    const controller = new AbortController();
+    stream.onAbort(() => controller.abort());
+    const alive = setInterval(() => {
+      void stream.write(': alive\n\n').catch(() => controller.abort());
+    }, KEEP_ALIVE_MS);
+    try {
+      for await (const stored of followEvents(store, id, { after, signal: controller.signal })) {
+        await write(stream, stored);
+      }
+    } finally {
+      clearInterval(alive);
+    }
+  });
+}
+
+/** Writes a statecrew event: its JSON (with `type`) as the data, its number as the SSE id. */
+export const statecrewWriter: EventWriter = (stream, { seq, event }) =>
+  stream.writeSSE({ id: String(seq), data: JSON.stringify(event) });
+
+/** A writer of the AG-UI events of one run's kept events, in order. */
+export function aguiWriter(threadId: string): EventWriter {
+  const translator = new AguiTranslator(threadId);
+  return async (stream, stored) => {
+    for (const event of translator.translate(stored))
+      await stream.writeSSE({ id: String(stored.seq), data: JSON.stringify(event) });
+  };
+}
