@@ -149,6 +149,26 @@ describe('a run that keeps its events (events: store)', () => {
     expect(step?.event).toMatchObject({ output: { big: '12', self: '[circular]' } });
   });
 
+  it('gives a claim back when the store cannot say where the log stands: the run stays paused, and resumes later', async () => {
+    const memory = new MemoryStore();
+    await approvalFlow(memory).kickoff({ inputs: { id: 'stuck' }, events: 'store' });
+    let failing = true;
+    const flaky = wrapStore(memory, {
+      list: (collection, id) =>
+        failing && collection === 'run_events'
+          ? Promise.reject(new Error('connection reset'))
+          : memory.list(collection, id),
+    });
+    expect(await codeOf(approvalFlow(flaky).resume('stuck', { route: 'approved' }))).toBe(
+      'store_unavailable',
+    );
+    expect(await memory.readRun('stuck')).toMatchObject({ status: 'paused', lease: null });
+    failing = false;
+    expect((await approvalFlow(flaky).resume('stuck', { route: 'approved' })).status).toBe('completed');
+    const events = await readEvents(memory, 'stuck');
+    expect(seqs(events)).toEqual(numbered(events.length));
+  });
+
   it('is removed with its run by prune', async () => {
     const store = new MemoryStore();
     await approvalFlow(store).kickoff({ inputs: { id: 'old' }, events: 'store' });

@@ -91,8 +91,7 @@ export class RunOwner {
     const taken = await this.#call(() => this.store.claimRun(head.id, head.version, claim));
     if (taken) {
       this.#hold();
-      if (this.keepEvents || keepsEvents(head.data))
-        this.journal = new EventJournal(await this.#call(() => lastStoredSeq(this.store, this.id)), this);
+      if (this.keepEvents || keepsEvents(head.data)) await this.#openJournal(head.status);
     }
     return taken;
   }
@@ -180,6 +179,19 @@ export class RunOwner {
     if (this.#heartbeat !== undefined) this.clock.clearTimeout(this.#heartbeat);
     this.#heartbeat = undefined;
     dropToken(this.token);
+  }
+
+  /**
+   * Goes on with the stored run's kept events after their last number. A store that cannot say gives
+   * the claim back (the head as it was) and rejects.
+   */
+  async #openJournal(status: StoredRunStatus): Promise<void> {
+    try {
+      this.journal = new EventJournal(await this.#call(() => lastStoredSeq(this.store, this.id)), this);
+    } catch (error) {
+      await this.releaseQuietly(status);
+      throw error;
+    }
   }
 
   #hold(): void {
