@@ -7,7 +7,7 @@ import { ProviderModel } from '../../models/providers.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import type { CrewOutput, MissingInput, ModelPrice, StatecrewEvent } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
-import { checkEventsOption, DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
+import { DEFAULT_LEASE_MS, keepsEventsOption, RunOwner } from '../durable/run-owner.js';
 import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
@@ -338,7 +338,7 @@ export function crewLeaseMs(
 
 /** Whether a run keeps its events in its store (`events: 'store'`; `invalid_option` for another value). */
 export function keepEvents(options: { events?: unknown }): boolean {
-  return checkEventsOption('Crew kickoff', options.events) && options.events === 'store';
+  return keepsEventsOption('Crew kickoff', options.events);
 }
 
 /** What a failed write does: the option's policy, else the crew's, else `stop`. */

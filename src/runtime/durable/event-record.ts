@@ -39,9 +39,7 @@ export async function readEvents(
 ): Promise<StoredEvent[]> {
   if (store === undefined) throw new InvalidOptionError('readEvents', 'store', 'a Store', store);
   checkStore('readEvents', store);
-  const after = options.after ?? 0;
-  if (!Number.isInteger(after) || after < 0)
-    throw new InvalidOptionError('readEvents', 'after', 'a whole number ≥ 0 (an event number)', after);
+  const after = checkAfter('readEvents', options.after ?? 0);
   const records = await store.list('run_events', id);
   const compact = new Map(records.map((record) => [seqOf(id, record.key), record.value]));
   const full = expandTexts(compact);
@@ -62,4 +60,11 @@ function seqOf(id: string, key: string): number {
   if (!Number.isSafeInteger(seq) || seq < 1)
     throw new CorruptSnapshotError('run_events', id, key, 'its key is not an event number');
   return seq;
+}
+
+/** An `after` option: a whole number ≥ 0 (an event number), else `invalid_option` naming `where`. */
+export function checkAfter(where: string, after: number): number {
+  if (!Number.isInteger(after) || after < 0)
+    throw new InvalidOptionError(where, 'after', 'a whole number ≥ 0 (an event number)', after);
+  return after;
 }

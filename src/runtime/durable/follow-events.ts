@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import type { EventJournal } from './event-journal.js';
-import { readEvents, type StoredEvent } from './event-record.js';
+import { checkAfter, readEvents, type StoredEvent } from './event-record.js';
 import { liveJournal, whenJournal } from './live-journals.js';
 
 /** Options of {@link followEvents}. */
@@ -60,8 +60,7 @@ export async function* followEvents(
 function checkFollowOptions(store: Store, after: number, pollMs: number): void {
   if (store === undefined) throw new InvalidOptionError('followEvents', 'store', 'a Store', store);
   checkStore('followEvents', store);
-  if (!Number.isInteger(after) || after < 0)
-    throw new InvalidOptionError('followEvents', 'after', 'a whole number ≥ 0 (an event number)', after);
+  checkAfter('followEvents', after);
   if (!Number.isInteger(pollMs) || pollMs < 1)
     throw new InvalidOptionError('followEvents', 'pollMs', 'a whole number of ms ≥ 1', pollMs);
 }

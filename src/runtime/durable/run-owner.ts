@@ -17,7 +17,7 @@ import { dropToken, holdToken, ownerIdentity } from './identity.js';
 export const DEFAULT_LEASE_MS = 15_000;
 
 /** Whether a run's head data asks for its events to be kept (`events: 'store'`). */
-export function keepsEvents(data: JsonValue): boolean {
+function keepsEvents(data: JsonValue): boolean {
   return typeof data === 'object' && data !== null && !Array.isArray(data) && data.events === 'store';
 }
 
@@ -210,9 +210,9 @@ export class RunOwner {
   }
 }
 
-/** Checks a run's `events` option: undefined, or `'store'` (`invalid_option` otherwise). */
-export function checkEventsOption(where: string, events: unknown): events is 'store' | undefined {
+/** Whether a run's `events` option keeps its events: `'store'` yes, undefined no, else `invalid_option`. */
+export function keepsEventsOption(where: string, events: unknown): boolean {
   if (events !== undefined && events !== 'store')
     throw new InvalidOptionError(where, 'events', "'store' (keep the run's events in its store)", events);
-  return true;
+  return events === 'store';
 }

@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../../types.js';
-import { checkEventsOption, RunOwner } from '../durable/run-owner.js';
+import { keepsEventsOption, RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
@@ -142,8 +142,7 @@ function keeperOf<S>(
   const { store, state, inputs } = kickoff;
   if (store === undefined) return undefined;
   const { clock, links } = run;
-  const keepEvents =
-    checkEventsOption(`Flow "${definition.name}" kickoff`, run.events) && run.events === 'store';
+  const keepEvents = keepsEventsOption(`Flow "${definition.name}" kickoff`, run.events);
   const owner = seed?.owner ?? new RunOwner(store, state.id, leaseMsOf(definition, run), clock, keepEvents);
   return new FlowKeeper(owner, {
     flow: definition.name,

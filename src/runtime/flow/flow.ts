@@ -9,7 +9,7 @@ import {
 } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
-import { checkEventsOption, RunOwner } from '../durable/run-owner.js';
+import { keepsEventsOption, RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
@@ -294,8 +294,7 @@ export class Flow<S> {
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'resume a run');
     const clock = toClock(options.clock ?? this.clock);
-    const keepEvents =
-      checkEventsOption(`Flow "${this.name}" resume`, options.events) && options.events === 'store';
+    const keepEvents = keepsEventsOption(`Flow "${this.name}" resume`, options.events);
     const owner = new RunOwner(store, id, leaseMsOf(definition, options), clock, keepEvents);
     const claim = await claimFlowRun(definition, owner, clock, request);
     if (claim.kind === 'completed') return claim.output as FlowOutput<WithId<S>>;
