@@ -169,6 +169,37 @@ describe('a run that keeps its events (events: store)', () => {
     expect(seqs(events)).toEqual(numbered(events.length));
   });
 
+  it('loses only the events of a write the store failed: the run goes on (onStoreError continue), later events read back whole', async () => {
+    const memory = new MemoryStore();
+    let failed = false;
+    const flaky = wrapStore(memory, {
+      commit: (id, commit) => {
+        if (!failed && commit.writes.some((w) => w.collection === 'crew_task_results')) {
+          failed = true;
+          return Promise.reject(new Error('disk full'));
+        }
+        return memory.commit(id, commit);
+      },
+    });
+    const crew = researchCrew(flaky);
+    const run = crew.run({
+      inputs: { topic: 'queues' },
+      executionId: 'lossy',
+      events: 'store',
+      onStoreError: 'continue',
+    });
+    const seen: StatecrewEvent[] = [];
+    run.events$.subscribe((event) => seen.push(event));
+    expect((await run.result).status).toBe('completed');
+    const stored = await readEvents(memory, 'lossy');
+    const json = seen.map(asJson);
+    // What landed is what events$ showed, in order, with the failed commit's events missing.
+    expect(stored.length).toBeLessThan(seen.length);
+    for (const { seq, event } of stored) expect(event).toEqual(json[seq - 1]);
+    expect(JSON.stringify(stored)).not.toContain('$statecrew.same');
+    expect(stored.at(-1)?.event).toMatchObject({ type: 'run.completed', status: 'completed' });
+  });
+
   it('is removed with its run by prune', async () => {
     const store = new MemoryStore();
     await approvalFlow(store).kickoff({ inputs: { id: 'old' }, events: 'store' });
