@@ -13,6 +13,12 @@ export interface RunStoreOption {
   store?: Store;
 }
 
+/** What the queue passes a run it starts or resumes: where it is kept, and whether it keeps its events. */
+export interface QueuedRunOptions extends RunStoreOption {
+  /** `'store'` when the job asks the run to keep its events in its store. */
+  events?: 'store';
+}
+
 /**
  * What the queue needs of a crew (any `Crew`) to run it whole on a worker: its name and store, a
  * kickoff under the job's id, and `resume` — the worker's, when the run is already stored, and its
@@ -22,9 +28,9 @@ export interface QueueableCrew {
   readonly name: string;
   readonly store: Store | undefined;
   kickoff(
-    options: { executionId: string; inputs: Record<string, unknown> } & RunStoreOption,
+    options: { executionId: string; inputs: Record<string, unknown> } & QueuedRunOptions,
   ): Promise<RunEnd>;
-  resume(executionId: string, options: RunStoreOption | RecoveryOptions): Promise<RunEnd>;
+  resume(executionId: string, options: QueuedRunOptions | RecoveryOptions): Promise<RunEnd>;
 }
 
 /**
@@ -34,8 +40,8 @@ export interface QueueableCrew {
 export interface QueueableFlow {
   readonly name: string;
   readonly store: Store | undefined;
-  kickoff(options: { inputs: Record<string, unknown> } & RunStoreOption): Promise<RunEnd>;
-  resume(id: string, answer: undefined, options: RunStoreOption | RecoveryOptions): Promise<RunEnd>;
+  kickoff(options: { inputs: Record<string, unknown> } & QueuedRunOptions): Promise<RunEnd>;
+  resume(id: string, answer: undefined, options: QueuedRunOptions | RecoveryOptions): Promise<RunEnd>;
   getRun(id: string, options?: RunStoreOption): Promise<unknown>;
 }
 

@@ -5,7 +5,14 @@
  * import { createQueueExecutor, createWorker } from 'statecrew/queue';
  */
 export type { QueueConnection, QueueOptions } from './connection.js';
-export type { QueueableCrew, QueueableFlow, RunDefinitions, RunEnd, RunStoreOption } from './definitions.js';
+export type {
+  QueueableCrew,
+  QueueableFlow,
+  QueuedRunOptions,
+  RunDefinitions,
+  RunEnd,
+  RunStoreOption,
+} from './definitions.js';
 export type { JobResult } from './executor-connection.js';
 export { createQueueExecutor, type QueueExecutor } from './queue-executor.js';
 export {
@@ -13,6 +20,7 @@ export {
   type RunJob,
   type RunJobResult,
   type RunQueue,
+  type SubmitRunOptions,
   type SubmittedRun,
 } from './run-queue.js';
 export { createWorker, type QueueWorker, type WorkerOptions } from './worker.js';

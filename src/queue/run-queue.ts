@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
-import { StatecrewError, UnknownDefinitionError } from '../errors.js';
+import { InvalidOptionError, StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { type JsonValue, type Store, toJson } from '../stores/store.js';
 import {
@@ -14,11 +14,44 @@ import {
 import { isFlow, type RunDefinitions } from './definitions.js';
 import { resumeWhenFree } from './locked-run.js';
 
-/** A whole run on the queue: which definition, its inputs, and its execution id. */
+/** A whole run on the queue: which definition, its inputs, its execution id, and whether it keeps its events. */
 export interface RunJob {
   name: string;
   inputs: Record<string, unknown>;
   id: string;
+  /** `'store'`: the worker runs it with `events: 'store'` (a job without it keeps none). */
+  events?: 'store';
+}
+
+/** Options of {@link RunQueue.submitRun}. */
+export interface SubmitRunOptions {
+  /** The run's execution id. @default a new UUID */
+  id?: string | undefined;
+  /** `'store'`: the run keeps its events in its store (`readEvents`, `followEvents`), as `kickoff` does. */
+  events?: 'store' | undefined;
+}
+
+const SUBMIT_RUN_OPTIONS = { id: true, events: true } as const satisfies Readonly<
+  Record<keyof SubmitRunOptions, true>
+>;
+
+/**
+ * Whether a submitted run keeps its events: `events: 'store'` yes, none no; an option `submitRun`
+ * does not know, or another `events`, is `invalid_option` naming `submitRun`.
+ */
+function keepsEvents(options: SubmitRunOptions): boolean {
+  const known = Object.keys(SUBMIT_RUN_OPTIONS);
+  for (const key of Object.keys(options))
+    if (!known.includes(key)) throw InvalidOptionError.unknown('submitRun', key, known, undefined);
+  const { events } = options;
+  if (events !== undefined && events !== 'store')
+    throw new InvalidOptionError(
+      'submitRun',
+      'events',
+      "'store' (keep the run's events in its store)",
+      events,
+    );
+  return events === 'store';
 }
 
 /** How a whole run ended, as the worker that ran it tells. */
@@ -50,7 +83,7 @@ export function runProcessor(
   stop: AbortSignal = new AbortController().signal,
 ) {
   return async (job: Job<RunJob>): Promise<RunJobResult> => {
-    const { name, inputs, id } = job.data;
+    const { name, inputs, id, events } = job.data;
     const definition = definitions[name];
     const base = { id, name, worker };
     if (definition === undefined) {
@@ -58,7 +91,11 @@ export function runProcessor(
       return { ...base, kind: undefined, status: 'failed', output: null, failure };
     }
     const kept = store ?? definition.store;
-    const stored = kept === undefined ? {} : { store: kept };
+    // A job submitted before runs could keep their events has no `events`: its run keeps none.
+    const stored = {
+      ...(kept === undefined ? {} : { store: kept }),
+      ...(events === undefined ? {} : { events }),
+    };
     // A run its store already holds (its worker died; another took the job over) is resumed.
     const held = (error: unknown) =>
       error instanceof StatecrewError && (error.code === 'flow_exists' || error.code === 'run_exists');
@@ -101,9 +138,15 @@ export interface SubmittedRun {
 export interface RunQueue {
   /**
    * Enqueues a run of the crew or flow named `name` with `inputs`, for any worker that holds that
-   * definition; resolves once it is on the queue. The run's id is `options.id`, else a new UUID.
+   * definition; resolves once it is on the queue. The run's id is `options.id`, else a new UUID;
+   * `events: 'store'` keeps its events in the worker's store (a resumed or recovered run keeps them
+   * too). An option it does not know, or another `events`, rejects with `invalid_option`.
    */
-  submitRun(name: string, inputs?: Record<string, unknown>, options?: { id?: string }): Promise<SubmittedRun>;
+  submitRun(
+    name: string,
+    inputs?: Record<string, unknown>,
+    options?: SubmitRunOptions,
+  ): Promise<SubmittedRun>;
   close(): Promise<void>;
 }
 
@@ -162,10 +205,12 @@ export function createRunQueue(options: QueueOptions = {}): RunQueue {
   };
   return {
     async submitRun(name, inputs = {}, submit = {}) {
+      const keep = keepsEvents(submit);
       const { queue } = await open();
       const id = submit.id ?? randomUUID();
       const result = new Promise<RunJobResult>((resolve) => waiting.set(id, resolve));
-      await queue.add('run', { name, inputs, id } satisfies RunJob, {
+      const job: RunJob = { name, inputs, id, ...(keep ? { events: 'store' as const } : {}) };
+      await queue.add('run', job, {
         jobId: id,
         attempts: 1,
         removeOnComplete: true,

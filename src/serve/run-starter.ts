@@ -99,7 +99,11 @@ export class RunStarter {
       if (head !== undefined) throw new RunExistsError('POST /runs', id, head.kind, head.name);
     }
     const queue = await this.#openQueue();
-    const submitted = await queue.submitRun(served.name, inputs, id === undefined ? {} : { id });
+    // The run keeps its events in the store, so GET /runs/:id/events replays it like a run of this server.
+    const submitted = await queue.submitRun(served.name, inputs, {
+      events: 'store',
+      ...(id === undefined ? {} : { id }),
+    });
     return { id: submitted.id, definition: served.name, kind: served.kind };
   }
 
