@@ -55,7 +55,7 @@ function operationOf(spec: RouteSpec, secured: boolean) {
           },
         }),
     responses,
-    ...(secured ? {} : { security: [] }),
+    ...(secured && spec.open !== true ? {} : { security: [] }),
   };
 }
 

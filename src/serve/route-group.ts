@@ -30,6 +30,8 @@ export interface RouteSpec {
   query?: z.ZodObject;
   body?: z.ZodType;
   responses: Readonly<Record<number, ResponseSpec>>;
+  /** Served without the token (the studio page alone). @default false */
+  open?: boolean;
 }
 
 /**

@@ -18,6 +18,8 @@ import { openApiRoutes } from './openapi.js';
 import type { RouteGroup, ServeContext } from './route-group.js';
 import { runRoutes } from './run-routes.js';
 import { RunStarter } from './run-starter.js';
+import { isOpenRoute, studioRoutes } from './studio/routes.js';
+import { viewRoutes } from './view-routes.js';
 
 /** Options of {@link createServer}. */
 export interface ServeOptions {
@@ -78,7 +80,14 @@ const SERVE_OPTIONS = {
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The route groups every server is made of, in mounting order; `/openapi.json` documents them all. */
-const ROUTE_GROUPS: readonly RouteGroup[] = [definitionRoutes, runRoutes, answerRoutes, eventRoutes];
+const ROUTE_GROUPS: readonly RouteGroup[] = [
+  definitionRoutes,
+  runRoutes,
+  answerRoutes,
+  eventRoutes,
+  viewRoutes,
+  studioRoutes,
+];
 
 /** The live runs of each server: what routes mounted later (event streams) follow. */
 const liveRunsOf = new WeakMap<StatecrewServer, LiveRuns>();
@@ -150,7 +159,7 @@ function useMiddleware(app: Hono, options: ServeOptions, token: string | undefin
       }),
     );
   }
-  if (token !== undefined) app.use(bearerAuth(token));
+  if (token !== undefined) app.use(bearerAuth(token, isOpenRoute));
   app.use(bodyLimit({ maxSize: limit, onError: (c) => errorResponse(c, new PayloadTooLargeError(limit)) }));
   app.onError((error, c) => errorResponse(c, error));
   app.notFound((c) => errorResponse(c, new UnknownEndpointError(c.req.method, c.req.path)));

@@ -113,7 +113,7 @@ export function storedCrewFacts(doc: ExecutionDocumentData, synthesisLeafOf: Syn
   return {
     id: doc.executionId,
     status: doc.status,
-    finished: doc.status !== 'interrupted',
+    finished: doc.status !== 'interrupted' && doc.status !== 'paused',
     runs,
     blocked: undefined,
     delegations: [],
@@ -178,7 +178,7 @@ function goingFacts(
   return {
     id: events[0]?.runId,
     status: facts.status ?? (events.length > 0 ? 'running' : undefined),
-    finished: facts.status !== undefined,
+    finished: facts.status !== undefined && facts.status !== 'paused',
     runs,
     blocked: facts.blocked,
     delegations: facts.delegations,

@@ -227,7 +227,8 @@ function storedFacts(source: FlowRunInfo | FlowSnapshot): FlowRunFacts {
   return {
     id: source.id,
     status: source.status,
-    finished: source.status !== 'running',
+    // A paused run goes on once answered: the steps it did not reach may still run.
+    finished: source.status !== 'running' && source.status !== 'paused',
     runs,
     emitted: snapshot === undefined ? emittedOf(source.trail, source.outputs) : new Set(snapshot.emitted),
     pending,
@@ -260,7 +261,7 @@ export function flowRunFacts(source: FlowViewSource): FlowRunFacts {
   return {
     id,
     status,
-    finished: status !== undefined && status !== 'running',
+    finished: status !== undefined && status !== 'running' && status !== 'paused',
     runs,
     emitted: new Set([...(output?.emitted ?? []), ...eventEmitted(events)]),
     pending: output?.waiting ?? (output?.pending === undefined ? [] : [output.pending]),

@@ -108,19 +108,27 @@ const GRAPH_TOOLBAR = [
   '</div>',
 ].join('');
 
-/** The graph's card: its toolbar, its legend, and the picture in a box the page fits, zooms and pans. */
-function graphCard(view: RunView, options: LayoutOptions): string {
-  const laid = layoutGraph(view.nodes, view.edges, options);
-  const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
+/**
+ * The graph's card around a legend and a picture (either may be empty: a live page fills them in):
+ * its toolbar, and the box the page fits, zooms and pans.
+ */
+export function graphCardShell(legendHtml: string, pictureHtml: string): string {
   return [
     `<section class="card graph-card"><div class="card-head"><h2>Graph</h2>${GRAPH_TOOLBAR}</div>`,
-    legend(view),
+    legendHtml,
     '<div id="graph-viewport" class="viewport" tabindex="0" aria-label="Graph: drag or use the arrow keys to pan, + and − to zoom, 0 to fit; Tab reaches its nodes">',
-    graphSvg(laid, title, view.status !== undefined),
+    pictureHtml,
     '</div>',
     '<p class="hint">Drag or use the arrow keys to pan · Ctrl/⌘ + wheel, + or − to zoom · 0 fits · Tab reaches each node, Enter opens it</p>',
     '</section>',
   ].join('');
+}
+
+/** The graph's card: its toolbar, its legend, and the picture in a box the page fits, zooms and pans. */
+function graphCard(view: RunView, options: LayoutOptions): string {
+  const laid = layoutGraph(view.nodes, view.edges, options);
+  const title = `${view.name} — ${view.kind === 'crew' ? `${view.process ?? ''} crew` : 'flow'}`;
+  return graphCardShell(legend(view), graphSvg(laid, title, view.status !== undefined));
 }
 
 /** The failed and blocked nodes, each a button to its node: the page's script fills it from the data. */
@@ -129,6 +137,18 @@ const FAILURES_CARD = [
   '<h2 id="failures-title">Failed and blocked</h2><ul class="failures"></ul>',
   '</section>',
 ].join('');
+
+/** The hint the details panel shows until a node is chosen. */
+export const PANEL_HINT =
+  '<h2>Details</h2><p class="hint">Click a node or a timeline bar (or focus it and press Enter) to see its prompt, context, output, usage, cost and error.</p>';
+
+/** The side column: the failed and blocked nodes, and the details panel. */
+export const SIDE_HTML = `<div class="side">${FAILURES_CARD}<aside id="panel" class="card" aria-live="polite">${PANEL_HINT}</aside></div>`;
+
+/** The timeline's card around its picture. */
+export function timelineCardShell(pictureHtml: string): string {
+  return `<section class="card timeline-card"><h2>Timeline</h2><div class="scroll">${pictureHtml}</div></section>`;
+}
 
 /**
  * One self-contained HTML page of a run view: the graph as inline SVG laid out now (statuses
@@ -164,12 +184,8 @@ export function renderRunView(view: RunView, options?: RenderRunViewOptions): st
     `<header><div><h1>${escapeHtml(view.name)}</h1>${meta(view)}</div>${totals(view)}</header>`,
     '<main>',
     graphCard(view, layout),
-    `<div class="side">${FAILURES_CARD}`,
-    '<aside id="panel" class="card" aria-live="polite">',
-    '<h2>Details</h2><p class="hint">Click a node or a timeline bar (or focus it and press Enter) to see its prompt, context, output, usage, cost and error.</p>',
-    '</aside></div>',
-    '<section class="card timeline-card"><h2>Timeline</h2>',
-    `<div class="scroll">${timelineSvg(view.timeline, end)}</div></section>`,
+    SIDE_HTML,
+    timelineCardShell(timelineSvg(view.timeline, end)),
     lanesCard(view, end),
     '</main>',
     `<script type="application/json" id="run-data">${jsonForScript(view)}</script>`,

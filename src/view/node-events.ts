@@ -69,7 +69,8 @@ export function foldNodeEvents(events: readonly StatecrewEvent[]): Map<string, V
         if (entry === undefined) break;
         settle(entry, event.at, false);
         if (event.willRetry) break;
-        entry.run.status = 'failed';
+        // A node that stopped to wait for a human (a tool call to approve, its output to review) paused.
+        entry.run.status = event.code === 'awaiting_human' ? 'paused' : 'failed';
         entry.run.durationMs = event.durationMs;
         entry.run.error = event.error;
         if (event.code !== undefined) entry.run.code = event.code;

@@ -27,6 +27,9 @@ const ROUTES: [string, string][] = [
   ['POST', '/runs/x/signal'],
   ['POST', '/runs/x/abort'],
   ['GET', '/openapi.json'],
+  ['GET', '/runs/x/view'],
+  ['GET', '/runs/x/events'],
+  ['POST', '/runs/x/agui'],
 ];
 
 describe('the bearer token', () => {

@@ -122,5 +122,8 @@ export const CONTROLS_SCRIPT = `
     runSearch();
     if (view.fitted) fitView();
     else applyView();
+    // New data redraws the chosen node's details (a live page: its run went on).
+    const chosen = state.selected;
+    if (chosen && state.nodes.has(chosen.id)) select(chosen.id, chosen.runId, chosen.message);
   };
 `;

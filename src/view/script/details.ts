@@ -164,6 +164,7 @@ export const DETAILS_SCRIPT = `
   const select = (id, runId, message) => {
     const node = state.nodes.get(id);
     if (!node) return;
+    state.selected = { id, runId, message };
     for (const e of document.querySelectorAll('[data-node]')) {
       e.classList.toggle('selected', e.getAttribute('data-node') === id);
     }

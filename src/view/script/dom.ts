@@ -4,7 +4,7 @@
  * `textContent` only; `token` keeps a class name to letters, digits and dashes.
  */
 export const DOM_SCRIPT = `
-  const state = { data: {}, nodes: new Map() };
+  const state = { data: {}, nodes: new Map(), selected: null };
   const byId = (id) => document.getElementById(id);
   const loadData = () => {
     const source = byId('run-data');

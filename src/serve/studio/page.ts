@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { graphCardShell, SIDE_HTML, timelineCardShell } from '../../view/html.js';
+import { PAGE_SCRIPT } from '../../view/page-script.js';
+import { PAGE_STYLE } from '../../view/page-style.js';
+import { STUDIO_SCRIPT } from './script.js';
+import { STUDIO_STYLE } from './style.js';
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The studio's policy: only the run view's and its own style sheets and scripts (allowed by hash),
+ * requests to this server alone, no frames, no forms sent anywhere. (The run view's style sheet also
+ * sits in each run page the studio parses: allowing it keeps the parse quiet.)
+ */
+const PAGE_POLICY = [
+  "default-src 'none'",
+  `script-src ${sha256(PAGE_SCRIPT)} ${sha256(STUDIO_SCRIPT)}`,
+  `style-src ${sha256(PAGE_STYLE)} ${sha256(STUDIO_STYLE)}`,
+  'img-src data:',
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** The policy the studio is served with: the page's, and no page may frame it (a header-only rule). */
+export const STUDIO_POLICY = `${PAGE_POLICY}; frame-ancestors 'none'`;
+
+const STATUS_OPTIONS = ['', 'running', 'paused', 'completed', 'partial', 'failed', 'aborted']
+  .map((status) => `<option value="${status}">${status === '' ? 'all' : status}</option>`)
+  .join('');
+
+/** The token form: shown when the server answers 401. */
+const TOKEN_CARD = [
+  '<section id="token-card" class="card side-card" hidden aria-labelledby="token-title">',
+  '<h2 id="token-title">This server needs its token</h2>',
+  '<form id="token-form"><label class="field"><span class="field-name">Bearer token (kept in this tab only)</span>',
+  '<input id="token-input" type="password" autocomplete="off" required></label>',
+  '<output id="token-error" class="form-error" role="alert" hidden></output>',
+  '<button type="submit" class="primary">Use it</button></form></section>',
+].join('');
+
+/** The left column: starting a run, and the runs. */
+const SIDE_COLUMN = [
+  '<nav class="studio-side" aria-label="Runs">',
+  '<section class="card side-card" aria-labelledby="start-title"><h2 id="start-title">Start a run</h2>',
+  '<form id="start-form"><label class="field"><span class="field-name">Crew or flow</span><select id="start-definition"></select></label>',
+  '<div id="start-inputs"></div>',
+  '<output id="start-error" class="form-error" role="alert" hidden></output>',
+  '<button id="start-button" type="submit" class="primary">Start</button></form></section>',
+  '<section class="card side-card" aria-labelledby="runs-title"><h2 id="runs-title">Runs',
+  `<select id="runs-status" aria-label="Show runs with this status">${STATUS_OPTIONS}</select></h2>`,
+  '<output id="runs-error" class="form-error" role="alert" hidden></output>',
+  '<p id="runs-empty" class="hint" hidden>No runs yet: start one.</p>',
+  '<ul id="run-list"></ul></section>',
+  '</nav>',
+].join('');
+
+/** The open run: its head and actions, what it waits for, and the run view's cards. */
+const RUN_COLUMN = [
+  '<div class="studio-run">',
+  '<p id="run-empty" class="hint">Choose a run, or start one.</p>',
+  '<div id="run-area" hidden>',
+  '<section class="card run-head" aria-label="Run"><div id="run-header" class="run-header"></div>',
+  '<div class="run-actions"><output id="run-live" aria-live="polite"></output>',
+  '<button id="run-resume" type="button" class="secondary" hidden>Resume</button>',
+  '<button id="run-abort" type="button" class="secondary" hidden>Abort</button></div>',
+  '<output id="run-error" class="form-error" role="alert" hidden></output></section>',
+  '<section id="waits" class="card waits" aria-labelledby="waits-title" hidden>',
+  '<h2 id="waits-title">Waiting for you</h2><div id="wait-forms"></div></section>',
+  '<main>',
+  graphCardShell('<div id="run-legend"></div>', ''),
+  SIDE_HTML,
+  timelineCardShell(''),
+  '<section id="run-lanes" class="card lanes-card" hidden></section>',
+  '</main></div></div>',
+].join('');
+
+/**
+ * The studio: one self-contained page (no network but this server's routes, inline style and two
+ * inline scripts allowed by hash) that lists runs live, opens one as the run view's graph, timeline
+ * and details following its events, answers what a paused run waits for, and starts runs.
+ */
+export const STUDIO_PAGE = [
+  '<!doctype html>',
+  '<html lang="en">',
+  '<head>',
+  '<meta charset="utf-8">',
+  `<meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">`,
+  '<meta name="viewport" content="width=device-width, initial-scale=1">',
+  '<meta name="referrer" content="no-referrer">',
+  '<title>statecrew studio</title>',
+  `<style>${PAGE_STYLE}</style>`,
+  `<style>${STUDIO_STYLE}</style>`,
+  '</head>',
+  '<body>',
+  '<header class="studio-bar"><h1>statecrew <span class="muted">studio</span></h1></header>',
+  TOKEN_CARD,
+  `<div class="studio">${SIDE_COLUMN}${RUN_COLUMN}</div>`,
+  '<script type="application/json" id="run-data">{}</script>',
+  `<script>${PAGE_SCRIPT}</script>`,
+  `<script>${STUDIO_SCRIPT}</script>`,
+  '</body>',
+  '</html>',
+  '',
+].join('\n');

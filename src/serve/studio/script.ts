@@ -1,0 +1,20 @@
+import { ANSWERS_SCRIPT } from './script/answers.js';
+import { API_SCRIPT } from './script/api.js';
+import { BOOT_SCRIPT } from './script/boot.js';
+import { RUN_PANE_SCRIPT } from './script/run-pane.js';
+import { RUNS_SCRIPT } from './script/runs.js';
+import { START_SCRIPT } from './script/start.js';
+
+/**
+ * The studio's script, put together from its parts, beside the run view's own (which draws the open
+ * run): it talks to the server's routes with the user's token, lists runs, opens one and follows its
+ * events, and answers and starts runs through forms. Like the run view's, it builds every element
+ * with `createElement` and sets text with `textContent`; what the server drew it takes from a parsed
+ * page, whose scripts never run. Its text is fixed: the page's policy allows it by hash.
+ */
+export const STUDIO_SCRIPT = `
+(() => {
+  'use strict';
+${API_SCRIPT}${RUNS_SCRIPT}${RUN_PANE_SCRIPT}${ANSWERS_SCRIPT}${START_SCRIPT}${BOOT_SCRIPT}
+})();
+`;

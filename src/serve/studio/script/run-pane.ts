@@ -1,0 +1,142 @@
+/**
+ * The open run: its page from `GET /runs/:id/view` parsed (never run: a parsed document's scripts do
+ * not execute) and its header, legend, graph, timeline, lanes and data moved into the studio's own
+ * run view, which then redraws (`statecrew:refresh`; `fresh` for the first page of another run, so it fits). Its
+ * events stream in from `GET /runs/:id/events` after the last one seen: each schedules a redraw (at
+ * most one in flight, one queued), and a dropped stream reconnects from where it stopped. When the
+ * stream ends (the run settled or paused) the run's detail says what it waits for.
+ */
+export const RUN_PANE_SCRIPT = `
+  const REDRAW_AFTER_MS = 200;
+  const RECONNECT_AFTER_MS = 2000;
+  const pane = { id: null, generation: 0, lastSeq: 0, stream: null, timer: null, busy: false, again: false, fresh: false, detail: null };
+  const runPath = (id, tail) => '/runs/' + encodeURIComponent(id) + (tail || '');
+  const moveChildren = (target, source) => {
+    target.replaceChildren(...(source ? Array.from(source.childNodes, (n) => document.importNode(n, true)) : []));
+  };
+  const applyPage = (html, fresh) => {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    moveChildren($('run-header'), doc.querySelector('header'));
+    const legend = doc.querySelector('.graph-card .legend');
+    $('run-legend').replaceChildren(...(legend ? [document.importNode(legend, true)] : []));
+    moveChildren($('graph-viewport'), doc.getElementById('graph-viewport'));
+    moveChildren(document.querySelector('#run-area .timeline-card .scroll'), doc.querySelector('.timeline-card .scroll'));
+    const lanes = doc.querySelector('.lanes-card');
+    moveChildren($('run-lanes'), lanes);
+    $('run-lanes').hidden = !lanes;
+    const data = doc.getElementById('run-data');
+    $('run-data').textContent = data ? data.textContent : '{}';
+    document.dispatchEvent(new CustomEvent('statecrew:refresh', { detail: { fresh } }));
+  };
+  const redraw = async () => {
+    if (pane.busy) { pane.again = true; return; }
+    pane.busy = true;
+    const generation = pane.generation;
+    try {
+      const html = await api.page(runPath(pane.id, '/view'));
+      if (generation === pane.generation) {
+        applyPage(html, pane.fresh);
+        pane.fresh = false;
+      }
+      showError($('run-error'), null);
+    } catch (error) {
+      if (generation === pane.generation) showError($('run-error'), error);
+    } finally {
+      pane.busy = false;
+      if (pane.again) {
+        pane.again = false;
+        scheduleRedraw();
+      }
+    }
+  };
+  const scheduleRedraw = () => {
+    if (pane.timer !== null) return;
+    pane.timer = setTimeout(() => {
+      pane.timer = null;
+      redraw();
+    }, REDRAW_AFTER_MS);
+  };
+  const setLive = (text) => { $('run-live').textContent = text; };
+  const onMessage = (message) => {
+    const seq = Number(message.id);
+    if (seq > pane.lastSeq) pane.lastSeq = seq;
+    let type = '';
+    try { type = JSON.parse(message.data).type; } catch (_) { type = ''; }
+    setLive('live · event ' + seq + (type ? ' · ' + type : ''));
+    scheduleRedraw();
+  };
+  const follow = async () => {
+    if (pane.stream) pane.stream.abort();
+    const controller = new AbortController();
+    const generation = pane.generation;
+    pane.stream = controller;
+    setLive('connecting…');
+    try {
+      await followStream(runPath(pane.id, '/events?after=' + pane.lastSeq), controller.signal, onMessage);
+      if (controller.signal.aborted || generation !== pane.generation) return;
+      await Promise.all([redraw(), loadDetail(), loadRuns()]);
+    } catch (error) {
+      if (controller.signal.aborted || generation !== pane.generation) return;
+      setLive('stream lost · reconnecting');
+      if (error.status === undefined || error.status >= 500) setTimeout(() => { if (generation === pane.generation) follow(); }, RECONNECT_AFTER_MS);
+      else showError($('run-error'), error);
+    }
+  };
+  const loadDetail = async () => {
+    const id = pane.id;
+    try {
+      const detail = await api.get(runPath(id));
+      if (id !== pane.id) return;
+      pane.detail = detail;
+      renderActions(detail);
+      renderWaits(detail);
+      if (detail.status !== 'running') setLive(detail.status === 'paused' ? 'paused · waiting for an answer' : 'ended · ' + detail.status);
+    } catch (error) {
+      if (id === pane.id) showError($('run-error'), error);
+    }
+  };
+  const resetPanel = () => {
+    $('panel').replaceChildren(make('h2', '', 'Details'), make('p', 'hint', 'Click a node or a timeline bar (or focus it and press Enter) to see its prompt, context, output, usage, cost and error.'));
+  };
+  const openRun = async (id) => {
+    if (pane.stream) pane.stream.abort();
+    clearTimeout(pane.timer);
+    Object.assign(pane, { id, generation: pane.generation + 1, lastSeq: 0, stream: null, timer: null, fresh: true, detail: null });
+    for (const item of document.querySelectorAll('[data-run-id]')) item.toggleAttribute('aria-current', item.getAttribute('data-run-id') === id);
+    $('run-empty').hidden = id !== null;
+    $('run-area').hidden = id === null;
+    if (id === null) return;
+    resetPanel();
+    $('waits').hidden = true;
+    showError($('run-error'), null);
+    await Promise.all([redraw(), loadDetail()]);
+    follow();
+  };
+  const runOfHash = () => {
+    const match = /^#run=(.+)$/.exec(location.hash);
+    if (!match) return null;
+    try { return decodeURIComponent(match[1]); } catch (_) { return null; }
+  };
+  const renderActions = (detail) => {
+    $('run-abort').hidden = detail.status !== 'running';
+    $('run-resume').hidden = !(detail.status === 'aborted' || (detail.status === 'running' && detail.owner === null));
+  };
+  const act = async (path, body, output) => {
+    const where = output || $('run-error');
+    try {
+      await api.post(runPath(pane.id, path), body);
+      showError(where, null);
+    } catch (error) {
+      showError(where, error);
+      return false;
+    }
+    await Promise.all([loadDetail(), loadRuns()]);
+    follow();
+    return true;
+  };
+  const bindRunPane = () => {
+    $('run-abort').addEventListener('click', () => act('/abort'));
+    $('run-resume').addEventListener('click', () => act('/resume', {}));
+    window.addEventListener('hashchange', () => openRun(runOfHash()));
+  };
+`;

@@ -1,0 +1,54 @@
+/**
+ * The studio's own style, after the run view's: a bar, a column of runs and the start form beside
+ * the open run, forms for what a paused run waits for. At 1,400 × 900 the graph keeps most of the
+ * screen; below 1,100 px wide the runs column goes above the run.
+ */
+export const STUDIO_STYLE = `
+.studio-bar { padding: 10px 20px; align-items: center; justify-content: space-between; }
+.studio-bar h1 { font-size: 17px; }
+.studio-bar .muted { color: var(--muted); font-weight: 400; }
+.studio { display: grid; grid-template-columns: 290px minmax(0, 1fr); gap: 0; min-height: calc(100vh - 50px); }
+.studio-side { padding: 16px 0 16px 16px; display: flex; flex-direction: column; gap: 16px; min-width: 0; }
+.studio-run { min-width: 0; }
+.studio-run main { grid-template-columns: minmax(0, 1fr) 340px; padding-top: 12px; }
+.studio-run .viewport { height: calc(100vh - 330px); }
+#run-empty { padding: 32px 24px; }
+.run-head { margin: 16px 24px 0; display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: center; justify-content: space-between; }
+.run-header { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: baseline; }
+.run-actions { display: flex; gap: 8px; align-items: center; }
+#run-live { font-size: 12px; color: var(--muted); }
+.waits { margin: 12px 24px 0; border-color: #9334e6; }
+#wait-forms { display: flex; flex-wrap: wrap; gap: 12px 24px; }
+.wait-form { flex: 1 1 360px; display: flex; flex-direction: column; gap: 8px; }
+.wait-form h3 { margin: 0; }
+.prompt { margin: 0; font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; }
+.routes, .choice { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
+.crew-item { border: 1px solid var(--line); border-radius: 8px; display: flex; flex-direction: column; gap: 6px; }
+.shown summary { cursor: pointer; color: var(--muted); font-size: 12px; }
+.shown pre { max-height: 180px; overflow: auto; margin: 4px 0 0; padding: 6px 8px; background: #f8f9fa; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+.field { display: flex; flex-direction: column; gap: 3px; font-size: 13px; }
+.field-name { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+.field input[type="text"], .field input[type="number"], .field input[type="password"], .field textarea, .field select { font: inherit; font-size: 13px; padding: 4px 8px; border: 1px solid var(--line); border-radius: 6px; width: 100%; }
+.field input[type="checkbox"] { align-self: flex-start; }
+.field textarea { resize: vertical; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+button.primary, button.secondary { font: inherit; font-size: 13px; padding: 4px 12px; border-radius: 6px; cursor: pointer; border: 1px solid var(--accent); }
+button.primary { background: var(--accent); color: #fff; }
+button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
+button:disabled { opacity: .6; cursor: progress; }
+.form-error { color: #d93025; font-size: 13px; overflow-wrap: anywhere; }
+.form-error[hidden] { display: none; }
+.side-card h2 { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
+.side-card form { display: flex; flex-direction: column; gap: 8px; }
+#runs-status { font: inherit; font-size: 12px; }
+#run-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 4px; max-height: calc(100vh - 360px); overflow: auto; }
+.run-item { display: flex; flex-direction: column; gap: 2px; width: 100%; text-align: left; font: inherit; font-size: 13px; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--ink); cursor: pointer; }
+.run-item:hover { background: #f8f9fa; }
+.run-item[aria-current] { border-color: var(--accent); background: #e8f0fe; }
+.run-item-head { display: flex; gap: 8px; align-items: center; min-width: 0; }
+.run-item-head strong { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.run-id { font-size: 11px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.run-time { font-size: 11px; color: var(--muted); }
+#token-card { margin: 16px 24px 0; max-width: 520px; }
+[hidden] { display: none !important; }
+@media (max-width: 1100px) { .studio { grid-template-columns: minmax(0, 1fr); } .studio-side { padding: 16px 16px 0; } }
+`;

@@ -1,0 +1,209 @@
+import { mkdir } from 'node:fs/promises';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, Crew, createFlow, Task } from '../../src/index.js';
+import { createServer, type Listening, listen, type StatecrewServer } from '../../src/serve/index.js';
+import { createScriptedModel } from '../../src/testing.js';
+import { TOKEN, tempStore } from '../serve/serve-helpers.js';
+import {
+  ARTIFACTS,
+  CHROMIUM,
+  FLAGS,
+  hasChromium,
+  missingChromium,
+  optedOut,
+  warnSkipped,
+} from './chromium.js';
+
+if (optedOut) warnSkipped("the studio's browser test");
+
+const HOSTILE = [
+  'Three findings.',
+  '<script>window.__xss=1</script>',
+  '<img src=x onerror="window.__xss=2">',
+  '</script><!-- the end -->',
+].join('\n');
+const HOSTILE_PROMPT = 'Publish it? <img src=x onerror="window.__xss=3">';
+
+/** A gate the test opens: the flow's first step waits on it, so the test sees it running. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open: () => open() };
+}
+
+/** A flow that drafts (held by `held` until the test opens it), asks a human, then publishes or discards. */
+function reviewFlow(held: Promise<void>) {
+  return createFlow({ name: 'review', initialState: { title: '' } })
+    .start('draft', async ({ state }) => {
+      await held;
+      return `draft of ${state.title} ${HOSTILE}`;
+    })
+    .human('approve', 'draft', { routes: ['yes', 'no'], prompt: HOSTILE_PROMPT })
+    .listen('publish', 'yes', ({ payload }) => `published: ${JSON.stringify(payload)}`)
+    .listen('discard', 'no', () => 'discarded');
+}
+
+/** A crew of one task whose model answers with hostile HTML. */
+function hostileCrew() {
+  const llm = createScriptedModel(() => HOSTILE);
+  const analyst = new Agent({ role: 'Analyst <b>x</b>', goal: 'find', backstory: 'sharp', llm });
+  const task = new Task({ name: 'research', description: 'Research {topic}', agent: analyst });
+  return new Crew({ name: 'market', tasks: [task] });
+}
+
+/** A parallel crew of `n` tasks: a wide run to fit. */
+function wideCrew(n: number) {
+  const llm = createScriptedModel((request) => `done: ${request.prompt.length}`);
+  const agent = new Agent({ role: 'Worker', goal: 'work', backstory: 'busy', llm });
+  const tasks = Array.from(
+    { length: n },
+    (_, i) => new Task({ name: `t${i}`, description: `Task number ${i}`, agent }),
+  );
+  return new Crew({ name: 'wide', tasks, process: 'parallel' });
+}
+
+describe.skipIf(optedOut)('the studio in Chromium', () => {
+  let browser: Browser | undefined;
+  let opened: Page | undefined;
+  let server: StatecrewServer;
+  let listening: Listening;
+  let temp: ReturnType<typeof tempStore>;
+  const draftGate = gate();
+  const problems: string[] = [];
+  const dialogs: string[] = [];
+  const outside: string[] = [];
+
+  const page = (): Page => {
+    if (!hasChromium) throw missingChromium();
+    if (opened === undefined) throw new Error('The studio did not open in Chromium');
+    return opened;
+  };
+  const node = (id: string) => page().locator(`#graph-viewport svg.graph [data-node="${id}"]`);
+  const statusOf = (id: string) => node(id).getAttribute('data-status');
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    temp = tempStore();
+    server = createServer({
+      flows: [reviewFlow(draftGate.opened)],
+      crews: [hostileCrew(), wideCrew(500)],
+      store: temp.store,
+      token: TOKEN,
+      runner: false,
+    });
+    listening = await listen(server, { port: 0 });
+    await mkdir(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    opened = tab;
+    tab.on('request', (request) => {
+      if (!request.url().startsWith(listening.url)) outside.push(request.url());
+    });
+    tab.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    tab.on('pageerror', (error) => problems.push(error.message));
+    tab.on('console', (message) => {
+      // A 401 before the token is given is the studio asking for it; anything else is a problem.
+      if (message.type() === 'error' && !message.text().includes('401')) problems.push(message.text());
+    });
+    await tab.goto(`${listening.url}/`);
+  }, 60_000);
+
+  afterAll(async () => {
+    draftGate.open();
+    await browser?.close();
+    await server?.close();
+    await listening?.close();
+    await temp?.dispose();
+  });
+
+  it('asks for the token the server needs, then lists the definitions', async () => {
+    await expect.poll(() => page().locator('#token-card').isVisible()).toBe(true);
+    await page().locator('#token-input').fill(TOKEN);
+    await page().locator('#token-input').press('Enter');
+    await expect
+      .poll(() => page().locator('#start-definition option').allTextContents())
+      .toEqual(['market · sequential crew', 'wide · parallel crew', 'review · flow']);
+    expect(await page().locator('#token-card').isVisible()).toBe(false);
+  });
+
+  it('starts a flow from the form and watches its nodes change live', async () => {
+    await page().locator('#start-definition').selectOption('review');
+    await page().locator('#start-inputs textarea[name="inputs-json"]').fill('{"title": "otters"}');
+    await page().locator('#start-button').click();
+    await expect.poll(() => page().evaluate('location.hash')).toMatch(/^#run=/);
+    await expect.poll(() => statusOf('draft'), { timeout: 20_000 }).toBe('running');
+    expect(await statusOf('approve')).toBe('waiting');
+    draftGate.open();
+    await expect.poll(() => statusOf('draft'), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf('approve'), { timeout: 20_000 }).toBe('paused');
+    await expect.poll(() => page().locator('#waits').isVisible()).toBe(true);
+    expect(await page().locator('#wait-forms .prompt').textContent()).toBe(HOSTILE_PROMPT);
+    await page().screenshot({ path: `${ARTIFACTS}studio-paused.png` });
+  });
+
+  it('answers the human step through its form, and the run completes', async () => {
+    await page().locator('#wait-forms textarea[name="feedback"]').fill('ship it');
+    await page().locator('#wait-forms button[value="yes"]').click();
+    await expect.poll(() => statusOf('publish'), { timeout: 20_000 }).toBe('completed');
+    expect(await statusOf('discard')).toBe('not-run');
+    await expect.poll(() => page().locator('#run-header .badge').textContent()).toBe('completed');
+    await expect.poll(() => page().locator('#waits').isVisible()).toBe(false);
+    const current = page().locator('.run-item[aria-current] [data-status]');
+    await expect.poll(() => current.textContent(), { timeout: 10_000 }).toBe('completed');
+    await node('publish').click();
+    await expect
+      .poll(() => page().locator('#panel').textContent())
+      .toContain('published: {"route":"yes","feedback":"ship it"}');
+  });
+
+  it('shows hostile model output as text and runs none of it', async () => {
+    await page().locator('#start-definition').selectOption('market');
+    await page().locator('#start-inputs input[name="topic"]').fill('<img src=x onerror="window.__xss=4">');
+    await page().locator('#start-button').click();
+    await expect.poll(() => statusOf('research'), { timeout: 20_000 }).toBe('completed');
+    await node('research').click();
+    await expect
+      .poll(() => page().locator('#panel').textContent())
+      .toContain('<img src=x onerror="window.__xss=2">');
+    expect(await page().locator('#run-list').textContent()).toContain('market');
+    expect(await page().evaluate('typeof window.__xss')).toBe('undefined');
+    expect(await page().locator('#graph-viewport img, #panel img, #run-header img').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(outside).toEqual([]);
+  });
+
+  it('opens a run of 500 tasks fitted to its box, with zoom and search', async () => {
+    const tab = page();
+    const response = await fetch(`${listening.url}/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ definition: 'wide', inputs: {} }),
+    });
+    const { id } = (await response.json()) as { id: string };
+    await tab.evaluate(`location.hash = '#run=' + encodeURIComponent(${JSON.stringify(id)})`);
+    const nodes = page().locator('#graph-viewport svg.graph [data-node]');
+    await expect.poll(() => nodes.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(500);
+    await expect
+      .poll(() => page().locator('#run-header .badge').textContent(), { timeout: 30_000 })
+      .toBe('completed');
+    const box = await page().locator('#graph-viewport').boundingBox();
+    expect(box?.width).toBeLessThanOrEqual(1400);
+    expect((box?.y ?? 900) + (box?.height ?? 0)).toBeLessThanOrEqual(900);
+    const scale = Number(await page().locator('#graph-viewport svg.graph').getAttribute('data-scale'));
+    expect(scale).toBeLessThan(1);
+    await page().locator('#graph-search').fill('t499');
+    await expect.poll(() => page().locator('#search-count').textContent()).toContain('1');
+    await page().screenshot({ path: `${ARTIFACTS}studio-wide.png` });
+  });
+
+  it('had no script errors and no request beyond its server', () => {
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+  });
+});
