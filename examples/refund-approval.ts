@@ -15,12 +15,15 @@ import { isMain } from './main.js';
 /** Refunds up to this amount are paid without asking anyone. */
 const THRESHOLD = 100;
 
-/** The refund flow over a store: check, route by size, a human approves large refunds, then pay or decline. */
-export function refundFlow(store: SqliteStore) {
+/**
+ * The refund flow: check, route by size, a human approves large refunds, then pay or decline. Over
+ * `store` when given (a server passes its own to each run).
+ */
+export function refundFlow(store?: SqliteStore) {
   return createFlow({
     name: 'refund-approval',
     initialState: { customer: '', amount: 0, paid: false, note: '' },
-    store,
+    ...(store === undefined ? {} : { store }),
   })
     .start('check', ({ state }) => `${state.customer} asks for $${state.amount}`)
     .router('size', 'check', ({ state }) => (state.amount > THRESHOLD ? 'large' : 'small'), {

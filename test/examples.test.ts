@@ -7,8 +7,11 @@ import { orderSaga } from '../examples/order-saga.js';
 import { pressRelease } from '../examples/press-release-loop.js';
 import { refundFlow } from '../examples/refund-approval.js';
 import { researchCrews } from '../examples/research-crew.js';
+import * as studio from '../examples/studio.js';
 import { support } from '../examples/support-triage-flow.js';
 import { MemoryStore, SqliteStore } from '../src/index.js';
+import { createServer } from '../src/serve/index.js';
+import { liveRuns } from '../src/serve/server.js';
 import { forEachPath, routeCoverage } from '../src/testing.js';
 
 const crews = { ...researchCrews(), dueDiligence, pressRelease };
@@ -99,6 +102,42 @@ describe('the examples, proven', () => {
       expect(out.output).toBe('order of Ada closed: delivered, signed by Ada');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the studio module serves its definitions: a large refund started over HTTP pauses, and its answer pays it', async () => {
+    const store = new MemoryStore();
+    const server = createServer({
+      crews: [studio.research],
+      flows: [studio.refunds, studio.support],
+      store,
+      insecureNoAuth: true,
+      runner: false,
+    });
+    const post = (path: string, body: unknown) =>
+      server.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      const names = (
+        (await (await server.request('/definitions')).json()) as { definitions: { name: string }[] }
+      ).definitions.map((d) => d.name);
+      expect(names).toEqual(['research', 'refund-approval', 'support-triage']);
+      const started = await post('/runs', {
+        definition: 'refund-approval',
+        inputs: { customer: 'Ada', amount: 250 },
+      });
+      const { id } = (await started.json()) as { id: string };
+      await liveRuns(server).get(id)?.done;
+      expect((await store.readRun(id))?.status).toBe('paused');
+      expect((await post(`/runs/${id}/resume`, { route: 'approved' })).status).toBe(202);
+      await liveRuns(server).get(id)?.done;
+      expect((await store.readRun(id))?.status).toBe('completed');
+    } finally {
+      await server.close();
+      await store.close();
     }
   });
 });

@@ -178,6 +178,21 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     expect(outside).toEqual([]);
   });
 
+  it('is reachable by keyboard: Tab from the status filter reaches a run, Enter opens it', async () => {
+    await page().locator('#runs-status').focus();
+    await page().keyboard.press('Tab');
+    const focused = await page().evaluate(
+      "document.activeElement && document.activeElement.getAttribute('data-run-id')",
+    );
+    expect(typeof focused).toBe('string');
+    await page().evaluate("location.hash = ''");
+    await page().keyboard.press('Enter');
+    await expect
+      .poll(() => page().evaluate('location.hash'))
+      .toBe(`#run=${encodeURIComponent(String(focused))}`);
+    await expect.poll(() => page().locator('#run-area').isVisible()).toBe(true);
+  });
+
   it('opens a run of 500 tasks fitted to its box, with zoom and search', async () => {
     const tab = page();
     const response = await fetch(`${listening.url}/runs`, {

@@ -81,6 +81,7 @@ export async function serveCommand(
   const listening = await listen(server, { port, hostname: options.host });
   const names = [...crews, ...flows].map((d) => d.name).join(', ') || '(none)';
   io.stdout.write(`statecrew serve: listening on ${listening.url} (serving ${names})\n`);
+  io.stdout.write(`statecrew serve: the studio is at ${listening.url}/\n`);
   io.stdout.write(
     token === undefined
       ? 'statecrew serve: no authentication (--insecure-no-auth): anyone on this machine can call it\n'

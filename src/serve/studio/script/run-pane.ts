@@ -7,9 +7,11 @@
  * stream ends (the run settled or paused) the run's detail says what it waits for.
  */
 export const RUN_PANE_SCRIPT = `
+  // A redraw waits at least this long after an event, and twice as long as the last page took, so a
+  // big run's page (500 nodes: ~1 MB) never keeps the server busy.
   const REDRAW_AFTER_MS = 200;
   const RECONNECT_AFTER_MS = 2000;
-  const pane = { id: null, generation: 0, lastSeq: 0, stream: null, timer: null, busy: false, again: false, fresh: false, detail: null };
+  const pane = { id: null, generation: 0, lastSeq: 0, stream: null, timer: null, busy: false, again: false, fresh: false, detail: null, tookMs: 0 };
   const runPath = (id, tail) => '/runs/' + encodeURIComponent(id) + (tail || '');
   const moveChildren = (target, source) => {
     target.replaceChildren(...(source ? Array.from(source.childNodes, (n) => document.importNode(n, true)) : []));
@@ -32,8 +34,10 @@ export const RUN_PANE_SCRIPT = `
     if (pane.busy) { pane.again = true; return; }
     pane.busy = true;
     const generation = pane.generation;
+    const began = performance.now();
     try {
       const html = await api.page(runPath(pane.id, '/view'));
+      pane.tookMs = performance.now() - began;
       if (generation === pane.generation) {
         applyPage(html, pane.fresh);
         pane.fresh = false;
@@ -54,7 +58,7 @@ export const RUN_PANE_SCRIPT = `
     pane.timer = setTimeout(() => {
       pane.timer = null;
       redraw();
-    }, REDRAW_AFTER_MS);
+    }, Math.max(REDRAW_AFTER_MS, 2 * pane.tookMs));
   };
   const setLive = (text) => { $('run-live').textContent = text; };
   const onMessage = (message) => {
