@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, Task } from '../../src/index.js';
 import { createServer, type Listening, listen, type StatecrewServer } from '../../src/serve/index.js';
 import { createScriptedModel } from '../../src/testing.js';
-import { TOKEN, tempStore } from '../serve/serve-helpers.js';
+import { orderFlow, refundCrew, TOKEN, tempStore } from '../serve/serve-helpers.js';
 import {
   ARTIFACTS,
   CHROMIUM,
@@ -72,6 +72,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
   let listening: Listening;
   let temp: ReturnType<typeof tempStore>;
   const draftGate = gate();
+  const refunded: number[] = [];
   const problems: string[] = [];
   const dialogs: string[] = [];
   const outside: string[] = [];
@@ -88,8 +89,8 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     if (!hasChromium) return;
     temp = tempStore();
     server = createServer({
-      flows: [reviewFlow(draftGate.opened)],
-      crews: [hostileCrew(), wideCrew(500)],
+      flows: [reviewFlow(draftGate.opened), orderFlow()],
+      crews: [hostileCrew(), wideCrew(500), refundCrew(refunded)],
       store: temp.store,
       token: TOKEN,
       runner: false,
@@ -128,7 +129,13 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     await page().locator('#token-input').press('Enter');
     await expect
       .poll(() => page().locator('#start-definition option').allTextContents())
-      .toEqual(['market · sequential crew', 'wide · parallel crew', 'review · flow']);
+      .toEqual([
+        'market · sequential crew',
+        'wide · parallel crew',
+        'refunds · sequential crew',
+        'review · flow',
+        'order · flow',
+      ]);
     expect(await page().locator('#token-card').isVisible()).toBe(false);
   });
 
@@ -176,6 +183,47 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     expect(await page().locator('#graph-viewport img, #panel img, #run-header img').count()).toBe(0);
     expect(dialogs).toEqual([]);
     expect(outside).toEqual([]);
+  });
+
+  /** Starts a run over HTTP and opens it in the studio. */
+  const openStarted = async (definition: string, inputs: Record<string, unknown>) => {
+    const tab = page();
+    const response = await fetch(`${listening.url}/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ definition, inputs }),
+    });
+    const { id } = (await response.json()) as { id: string };
+    await tab.evaluate(`location.hash = '#run=' + encodeURIComponent(${JSON.stringify(id)})`);
+    return id;
+  };
+
+  it("refuses a crew's tool call through its approval form, and the crew goes on without it", async () => {
+    await openStarted('refunds', {});
+    await expect.poll(() => statusOf('refund'), { timeout: 20_000 }).toBe('paused');
+    const form = page().locator('#wait-forms .wait-form');
+    await expect.poll(() => form.locator('legend').textContent()).toBe('Tool call: refund by Clerk');
+    await form.locator('input[value="no"]').check();
+    await form.locator('textarea').fill('not without a receipt');
+    await form.locator('button[type="submit"]').click();
+    await expect.poll(() => statusOf('refund'), { timeout: 20_000 }).toBe('completed');
+    expect(refunded).toEqual([]);
+    await node('refund').click();
+    await expect.poll(() => page().locator('#panel').textContent()).toContain('not without a receipt');
+  });
+
+  it("signals a flow's wait step through its form with a JSON payload", async () => {
+    await openStarted('order', { item: 'kayak' });
+    await expect.poll(() => statusOf('payment'), { timeout: 20_000 }).toBe('paused');
+    const form = page().locator('#wait-forms .wait-form');
+    await form.locator('textarea[name="payload"]').fill('not json');
+    await form.locator('button[type="submit"]').click();
+    await expect.poll(() => form.locator('.form-error').textContent()).toContain('invalid_json');
+    await form.locator('textarea[name="payload"]').fill('{"paid": 42}');
+    await form.locator('button[type="submit"]').click();
+    await expect.poll(() => statusOf('ship'), { timeout: 20_000 }).toBe('completed');
+    await node('ship').click();
+    await expect.poll(() => page().locator('#panel').textContent()).toContain('shipped after {"paid":42}');
   });
 
   it('is reachable by keyboard: Tab from the status filter reaches a run, Enter opens it', async () => {
