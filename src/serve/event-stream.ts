@@ -6,6 +6,34 @@ import { followEvents } from '../runtime/durable/follow-events.js';
 import type { Store } from '../stores/store.js';
 import { AguiTranslator } from './agui-events.js';
 
+/** The longest the event streams together work in one turn of the event loop, in ms. */
+const TURN_MS = 5;
+
+/** The turn the streams share: when it began, and whether it is open. */
+const turn = { startedAt: 0, open: false };
+
+/**
+ * Lets a stream go on while the streams together have worked less than {@link TURN_MS} in this turn
+ * of the event loop, else waits for the next turn. Each stream alone yields too, but 200 streams
+ * replaying at once — each read and written as soon as the socket takes it — would otherwise hold the
+ * loop for all of them: requests, timers and lease heartbeats would wait seconds.
+ */
+async function takeTurn(): Promise<void> {
+  for (;;) {
+    const now = performance.now();
+    if (!turn.open) {
+      turn.open = true;
+      turn.startedAt = now;
+      setImmediate(() => {
+        turn.open = false;
+      });
+      return;
+    }
+    if (now - turn.startedAt <= TURN_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /** How often an idle stream says it is alive (a comment line), in ms. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -47,8 +75,10 @@ export function streamRunEvents(
       void stream.write(': alive\n\n').catch(() => controller.abort());
     }, KEEP_ALIVE_MS);
     try {
+      await takeTurn();
       for await (const stored of followEvents(store, id, { after, signal: controller.signal })) {
         await write(stream, stored);
+        await takeTurn();
       }
     } finally {
       clearInterval(alive);

@@ -43,6 +43,27 @@ function gatedFlow(store: Store) {
 const seqs = (events: StoredEvent[]) => events.map((e) => e.seq);
 
 describe('followEvents', () => {
+  it('ends a run followed live without reading its log again once it settled', async () => {
+    const store = new MemoryStore();
+    const { flow, release } = gatedFlow(store);
+    const result = flow.kickoff({ inputs: { id: 'read-once' }, events: 'store' });
+    const followers = [0, 1, 2].map(() => follow(store, 'read-once', { pollMs: 600_000 }));
+    await Promise.all(followers.map((f) => f.when((e) => e.event.type === 'flow.step')));
+    const list = store.list.bind(store);
+    const logReads: string[] = [];
+    store.list = (collection, id) => {
+      if (collection === 'run_events') logReads.push(id);
+      return list(collection, id);
+    };
+    release('two');
+    await result;
+    await Promise.all(followers.map((f) => f.done));
+    const stored = await readEvents(store, 'read-once');
+    for (const follower of followers) expect(follower.seen).toEqual(stored);
+    // Only the check above read the log: the followers got the end live and read the head alone.
+    expect(logReads).toEqual(['read-once']);
+  });
+
   it('follows a run of this process from its start as it publishes, and ends when it settles: each event once, in order', async () => {
     const store = new MemoryStore();
     const { flow, release } = gatedFlow(store);

@@ -76,6 +76,11 @@ export class EventJournal {
     return this.#held;
   }
 
+  /** Whether the run's last event was taken ({@link close}): the run settled or paused. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
   /** Takes the run's last event now, before it is published: it is written with the run's end. */
   close(event: StatecrewEvent): void {
     this.#take(event);

@@ -41,6 +41,9 @@ export async function* followEvents(
         last = stored.seq;
         yield stored;
       }
+      // Its last event came through the journal: once the store says it settled or paused, there is
+      // nothing more to read (reading the whole log again, per follower, is what a poll costs).
+      if (journal.closed && (await store.readRun(id))?.status !== 'running') return;
       continue;
     }
     const head = await store.readRun(id);
