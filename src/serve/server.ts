@@ -18,7 +18,7 @@ import { openApiRoutes } from './openapi.js';
 import type { RouteGroup, ServeContext } from './route-group.js';
 import { runRoutes } from './run-routes.js';
 import { RunStarter } from './run-starter.js';
-import { isOpenRoute, studioRoutes } from './studio/routes.js';
+import { studioRoutes } from './studio/routes.js';
 import { viewRoutes } from './view-routes.js';
 
 /** Options of {@link createServer}. */
@@ -88,6 +88,19 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   viewRoutes,
   studioRoutes,
 ];
+
+/** The routes served without the token (`open` in their spec: the studio page), as `METHOD /path`. */
+const OPEN_ROUTES = new Set(
+  ROUTE_GROUPS.flatMap((group) =>
+    group.specs
+      .filter((spec) => spec.open === true)
+      .map((spec) => `${spec.method.toUpperCase()} ${spec.path}`),
+  ),
+);
+
+/** Whether a request may go without the token: an open route, by GET (or HEAD). */
+const isOpenRoute = (method: string, path: string) =>
+  OPEN_ROUTES.has(`${method === 'HEAD' ? 'GET' : method} ${path}`);
 
 /** The live runs of each server: what routes mounted later (event streams) follow. */
 const liveRunsOf = new WeakMap<StatecrewServer, LiveRuns>();
@@ -167,8 +180,10 @@ function useMiddleware(app: Hono, options: ServeOptions, token: string | undefin
 
 /**
  * Serves crews and flows over HTTP, on Hono: `GET /definitions`, `POST /runs` (a durable run, here or
- * on the run queue), `GET /runs`, `GET /runs/:id`, `POST /runs/:id/resume|signal|abort` and
- * `GET /openapi.json`. Every request needs the bearer token (unless `insecureNoAuth`), every body is
+ * on the run queue), `GET /runs`, `GET /runs/:id`, `POST /runs/:id/resume|signal|abort`, the run's
+ * events (`GET /runs/:id/events`, `/agui`), its page (`GET /runs/:id/view`), `GET /openapi.json` and
+ * the studio at `/`. Every request but the studio page's needs the bearer token (unless
+ * `insecureNoAuth`), every body is
  * checked, and every error is `{ error: { code, message, details } }` with a status that fits its
  * code. The result is a Hono app: serve it (`@hono/node-server`), call `fetch`/`request`, or mount it
  * in another app; `close()` releases what it owns.

@@ -22,8 +22,3 @@ export const studioRoutes: RouteGroup = {
     app.get('/', (c) => c.html(STUDIO_PAGE, 200, pageHeaders(STUDIO_POLICY)));
   },
 };
-
-/** Whether a request may go without the token: the studio page itself (`GET /`), nothing else. */
-export function isOpenRoute(method: string, path: string): boolean {
-  return (method === 'GET' || method === 'HEAD') && path === '/';
-}
