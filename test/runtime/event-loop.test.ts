@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, Crew, createFlow, type ProcessKind, Task } from '../../src/index.js';
+import { Agent, Crew, createFlow, MemoryStore, type ProcessKind, Task } from '../../src/index.js';
 import { processes } from '../../src/runtime/processes/registry.js';
 
 const N = 2_000;
@@ -62,5 +62,40 @@ describe('a responsive event loop', () => {
     });
     expect(trail).toBe(N);
     expect(turns).toBeGreaterThanOrEqual(N / 64);
+  }, 30_000);
+
+  it('lets the host run every few steps of a stored flow: a commit counts for several operations', async () => {
+    // A store whose writes land at once (as SQLite's do): without the weight of its commits, 200
+    // steps ran in a handful of turns.
+    const steps = 200;
+    const flow = createFlow({ name: 'stored chain', initialState: {}, store: new MemoryStore() }).start(
+      's0',
+      () => 0,
+    );
+    for (let i = 1; i < steps; i += 1) flow.listen(`s${i}`, `s${i - 1}`, () => i);
+    let trail = 0;
+    const turns = await turnsDuring(async () => {
+      trail = (await flow.kickoff()).trail.length;
+    });
+    expect(trail).toBe(steps);
+    expect(turns).toBeGreaterThanOrEqual(steps / 5);
+  }, 30_000);
+
+  it('lets the host run every few tasks of a stored crew', async () => {
+    const tasks = 200;
+    const worker = new Agent({ role: 'W', llm: () => 'ok' });
+    const crew = new Crew({
+      tasks: Array.from(
+        { length: tasks },
+        (_, i) => new Task({ name: `t${i}`, description: `t${i}`, agent: worker }),
+      ),
+      store: new MemoryStore(),
+    });
+    let completed = 0;
+    const turns = await turnsDuring(async () => {
+      completed = (await crew.kickoff()).nodes.length;
+    });
+    expect(completed).toBe(tasks);
+    expect(turns).toBeGreaterThanOrEqual(tasks / 5);
   }, 30_000);
 });

@@ -71,13 +71,22 @@ function mayWait(tool: Tool): boolean {
   return tool.needsApproval !== undefined && tool.needsApproval !== false;
 }
 
-/** What could make a crew pause: a task with `humanInput`, or a tool that may wait for approval. */
+/**
+ * What could make a crew pause: a task with `humanInput`, or a tool that may wait for approval (the
+ * first, tasks' tools before agents'). Each agent is looked at once, however many tasks it has.
+ */
 function pauser(
   tasks: readonly { readonly humanInput: boolean; readonly tools: readonly Tool[] }[],
   agents: readonly ({ readonly tools: readonly Tool[] } | undefined)[],
 ): { review: boolean; tool: Tool | undefined } {
-  const tools = [...tasks.flatMap((t) => t.tools), ...agents.flatMap((a) => a?.tools ?? [])];
-  return { review: tasks.some((t) => t.humanInput), tool: tools.find(mayWait) };
+  let review = false;
+  let tool: Tool | undefined;
+  for (const task of tasks) {
+    review ||= task.humanInput;
+    tool ??= task.tools.find(mayWait);
+  }
+  for (const agent of new Set(agents)) tool ??= agent?.tools.find(mayWait);
+  return { review, tool };
 }
 
 /** Whether runs of `crew` could pause for a human (a task with `humanInput`, a tool that may wait). */

@@ -361,8 +361,11 @@ function checkProviders(
   tasks: readonly { agent: { llm: unknown } | undefined }[],
   ...advisors: unknown[]
 ): void {
-  const llms = [...agents, ...tasks.flatMap((t) => t.agent ?? []), ...advisors].map((a) =>
-    typeof a === 'object' && a !== null && 'llm' in a ? (a as { llm: unknown }).llm : undefined,
-  );
-  for (const llm of llms) if (llm instanceof ProviderModel) llm.resolve();
+  // Each agent once, however many tasks it has.
+  const holders = new Set<unknown>([...agents, ...advisors]);
+  for (const task of tasks) if (task.agent !== undefined) holders.add(task.agent);
+  for (const holder of holders) {
+    const llm = typeof holder === 'object' && holder !== null && 'llm' in holder ? holder.llm : undefined;
+    if (llm instanceof ProviderModel) llm.resolve();
+  }
 }

@@ -25,18 +25,24 @@ function placeholdersIn(text: string): string[] {
   return [...new Set(Array.from(text.matchAll(PLACEHOLDER), (m) => m[1] as string))];
 }
 
-/** The texts of a crew a run fills from its inputs, each with where it sits. */
+/**
+ * The texts of a crew a run fills from its inputs that may hold a placeholder (a `{`), each with where
+ * it sits: most texts of a big crew have none, and are passed over without a place made for them.
+ */
 function* textsOf(
   crew: InputSource,
   inputs: Readonly<Record<string, unknown>>,
 ): Generator<[string, MissingInputPlace]> {
   for (const task of crew.tasks) {
+    const { description, expectedOutput, outputFile } = task;
+    if (!description.includes('{') && !expectedOutput.includes('{') && !outputFile?.includes('{')) continue;
     const nodeId = crew.nodeIdOf(task) ?? task.name ?? '';
-    yield [task.description, { task: nodeId, field: 'description' }];
-    yield [task.expectedOutput, { task: nodeId, field: 'expectedOutput' }];
-    if (task.outputFile !== undefined) yield [task.outputFile, { task: nodeId, field: 'outputFile' }];
+    yield [description, { task: nodeId, field: 'description' }];
+    yield [expectedOutput, { task: nodeId, field: 'expectedOutput' }];
+    if (outputFile !== undefined) yield [outputFile, { task: nodeId, field: 'outputFile' }];
   }
-  const agents = new Set([...crew.agents, ...crew.tasks.flatMap((t) => t.agent ?? [])]);
+  const agents = new Set(crew.agents);
+  for (const task of crew.tasks) if (task.agent !== undefined) agents.add(task.agent);
   for (const agent of agents) {
     const role = interpolate(agent.role, inputs);
     yield [agent.role, { agent: role, field: 'role' }];

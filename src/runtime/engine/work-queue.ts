@@ -1,6 +1,12 @@
 /** Operations run between two yields to the event loop. */
 export const OPERATIONS_PER_SLICE = 32;
 
+/**
+ * What a held write counts for in a slice: a store's commit (synchronous on SQLite) costs as much as
+ * several operations, so a run that writes after each step yields every few steps.
+ */
+export const WRITE_OPERATIONS = 8;
+
 let configuredPerSlice = OPERATIONS_PER_SLICE;
 
 /** Sets the slice of the queues created from now on (benchmarks measure the cost of yielding with it). */
@@ -11,7 +17,8 @@ export function setOperationsPerSlice(operations: number): void {
 /**
  * A FIFO of a run's scheduling work (starting, retrying and blocking node runs) that yields to the
  * macrotask queue after every {@link OPERATIONS_PER_SLICE} operations, so a run with an instant model
- * or 10,000 ready tasks never freezes its host: timers and I/O get their turn between slices. The
+ * or 10,000 ready tasks never freezes its host: timers and I/O get their turn between slices. A held
+ * write counts for {@link WRITE_OPERATIONS} (a store's commit costs more than a scheduling step). The
  * slices are counted in operations, not milliseconds, so where a run yields is the same on every
  * replay and a scripted run stays reproducible.
  */
@@ -53,6 +60,7 @@ export class WorkQueue {
    */
   hold(write: Promise<unknown>): void {
     this.#held += 1;
+    this.#sinceYield += WRITE_OPERATIONS;
     void write.then(() => {
       this.#held -= 1;
       if (this.#held === 0) this.flush();
