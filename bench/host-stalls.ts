@@ -1,0 +1,186 @@
+/**
+ * The longest time a run holds its host's event loop, measured with `monitorEventLoopDelay` (10 ms
+ * resolution, its max) and a `setImmediate` probe (the longest gap between two turns), each case in a
+ * fresh child process, REPS times, medians and ranges:
+ *   - kickoff: a 100,000-task graph crew (root → 100,000 → join), every task in flight, its
+ *     synchronous `crew.run()` alone and the whole run;
+ *   - flow-sqlite / flow-postgres: a 1,000-step chain flow over SQLite (a temp file) / PostgreSQL
+ *     (127.0.0.1:5432, database `test`, a schema of its own, dropped after; skipped when it does
+ *     not answer);
+ *   - crews: 50 crews of 100 sequential tasks at once, each over its own in-memory store.
+ *   npm run build && node --import tsx bench/host-stalls.ts [REPS=5] [CASE]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { statecrew } from './built.js';
+import { watchStalls } from './stall-probe.js';
+
+const { Agent, Crew, Task, createFlow, MemoryStore, SqliteStore } = statecrew;
+const CASES = ['kickoff', 'flow-sqlite', 'flow-postgres', 'crews'] as const;
+type Case = (typeof CASES)[number];
+const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A model answering on the macrotask queue, as a network call would. */
+const answer = () => new Promise<string>((resolve) => setImmediate(() => resolve('ok')));
+
+/** A case: what it builds before the watch starts (a crew of 100,000 tasks takes a while), then its run. */
+type Prepared = () => Promise<Record<string, number>>;
+
+async function kickoff(): Promise<Prepared> {
+  const N = 100_000;
+  const worker = new Agent({ role: 'W', llm: answer });
+  const root = new Task({ name: 'root', description: 'x', agent: worker });
+  const middle = Array.from(
+    { length: N },
+    (_, i) => new Task({ name: `m${i}`, description: 'x', agent: worker, context: [root] }),
+  );
+  const join = new Task({ name: 'join', description: 'x', agent: worker, context: middle });
+  const crew = new Crew({ tasks: [root, ...middle, join], process: 'graph', maxConcurrency: N + 2 });
+  return async () => {
+    const started = performance.now();
+    const run = crew.run();
+    const syncMs = performance.now() - started;
+    await run.result;
+    return { syncRunMs: syncMs, runMs: performance.now() - started };
+  };
+}
+
+/** A chain flow of `steps` instant steps over `store`. */
+function chainFlow(steps: number, store: import('../src/index.js').Store) {
+  let flow = createFlow({ name: 'chain', initialState: { n: 0 }, store }).start('s0', ({ state }) => {
+    state.n += 1;
+    return 0;
+  });
+  for (let i = 1; i < steps; i += 1) {
+    flow = flow.listen(`s${i}`, `s${i - 1}`, ({ state }) => {
+      state.n += 1;
+      return i;
+    });
+  }
+  return flow;
+}
+
+async function flowOnSqlite(): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'statecrew-stalls-'));
+  const store = new SqliteStore({ path: join(dir, 'runs.db') });
+  await store.listRuns(); // the schema is made before the measured run
+  const flow = chainFlow(1_000, store);
+  return async () => {
+    try {
+      const started = performance.now();
+      await flow.kickoff({ inputs: {} });
+      return { runMs: performance.now() - started };
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+async function flowOnPostgres(): Promise<Prepared> {
+  const { PostgresStore } = (await import(
+    new URL('../dist/stores/postgres.js', import.meta.url).href
+  )) as typeof import('../src/stores/postgres.js');
+  const schema = `stalls_${process.pid}`;
+  const store = new PostgresStore({ connectionString: POSTGRES, schema });
+  await store.listRuns();
+  const flow = chainFlow(1_000, store);
+  return async () => {
+    try {
+      const started = performance.now();
+      await flow.kickoff({ inputs: {} });
+      return { runMs: performance.now() - started };
+    } finally {
+      await store.close();
+      const pg = (await import('pg')).default;
+      const admin = new pg.Client({ connectionString: POSTGRES });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  };
+}
+
+async function crews(): Promise<Prepared> {
+  const worker = new Agent({ role: 'W', llm: answer });
+  const make = () =>
+    new Crew({
+      tasks: Array.from(
+        { length: 100 },
+        (_, i) => new Task({ name: `t${i}`, description: 'x', agent: worker }),
+      ),
+      store: new MemoryStore(),
+    });
+  const all = Array.from({ length: 50 }, make);
+  return async () => {
+    const started = performance.now();
+    await Promise.all(all.map((crew) => crew.kickoff()));
+    return { runMs: performance.now() - started };
+  };
+}
+
+const RUNS: Record<Case, () => Promise<Prepared>> = {
+  kickoff,
+  'flow-sqlite': flowOnSqlite,
+  'flow-postgres': flowOnPostgres,
+  crews,
+};
+
+/** One case in this process: its figures and the longest stall, as one JSON line. */
+async function child(which: Case): Promise<void> {
+  const run = await RUNS[which]();
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const probe = watchStalls();
+  const figures = await run();
+  const probeMs = probe.stop();
+  histogram.disable();
+  console.log(JSON.stringify({ ...figures, stallMs: probeMs, loopDelayMaxMs: histogram.max / 1e6 }));
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const fmt = (values: number[]) =>
+  `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`;
+
+function postgresAnswers(): boolean {
+  try {
+    execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', '5432'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function parent(reps: number, only: Case | undefined): Promise<void> {
+  const self = fileURLToPath(import.meta.url);
+  console.log(
+    `| case | runs | longest stall, probe (ms) | event-loop delay max (ms) | run (ms) | sync crew.run() (ms) |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const which of CASES) {
+    if (only !== undefined && which !== only) continue;
+    if (which === 'flow-postgres' && !postgresAnswers()) {
+      console.log(`| ${which} | skipped: PostgreSQL does not answer on 127.0.0.1:5432 | | | | |`);
+      continue;
+    }
+    const rows: Record<string, number>[] = [];
+    for (let i = 0; i < reps; i += 1) {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', which], {
+        encoding: 'utf8',
+      });
+      rows.push(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as Record<string, number>);
+    }
+    const col = (key: string) => (rows[0]?.[key] === undefined ? '—' : fmt(rows.map((r) => r[key] ?? 0)));
+    console.log(
+      `| ${which} | ${reps} | ${col('stallMs')} | ${col('loopDelayMaxMs')} | ${col('runMs')} | ${col('syncRunMs')} |`,
+    );
+  }
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') await child(args[1] as Case);
+else await parent(Number(args[0] ?? 5), args[1] as Case | undefined);
