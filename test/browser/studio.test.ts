@@ -161,7 +161,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     expect(await statusOf('discard')).toBe('not-run');
     await expect.poll(() => page().locator('#run-header .badge').textContent()).toBe('completed');
     await expect.poll(() => page().locator('#waits').isVisible()).toBe(false);
-    const current = page().locator('.run-item[aria-current] [data-status]');
+    const current = page().locator('.run-item[aria-current="true"] [data-status]');
     await expect.poll(() => current.textContent(), { timeout: 10_000 }).toBe('completed');
     await node('publish').click();
     await expect

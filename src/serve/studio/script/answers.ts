@@ -31,7 +31,8 @@ export const ANSWERS_SCRIPT = `
     form.append(make('h3', '', title), ...parts, error);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      const button = event.submitter;
+      // The button that sent it (a human step's route); the first one when sent otherwise.
+      const button = event.submitter || form.querySelector('button[type="submit"]');
       for (const b of form.querySelectorAll('button')) b.disabled = true;
       let body;
       try {

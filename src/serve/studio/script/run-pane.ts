@@ -106,7 +106,10 @@ export const RUN_PANE_SCRIPT = `
     if (pane.stream) pane.stream.abort();
     clearTimeout(pane.timer);
     Object.assign(pane, { id, generation: pane.generation + 1, lastSeq: 0, stream: null, timer: null, fresh: true, detail: null });
-    for (const item of document.querySelectorAll('[data-run-id]')) item.toggleAttribute('aria-current', item.getAttribute('data-run-id') === id);
+    for (const item of document.querySelectorAll('[data-run-id]')) {
+      if (item.getAttribute('data-run-id') === id) item.setAttribute('aria-current', 'true');
+      else item.removeAttribute('aria-current');
+    }
     $('run-empty').hidden = id !== null;
     $('run-area').hidden = id === null;
     if (id === null) return;
