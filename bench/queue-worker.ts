@@ -1,6 +1,8 @@
 /**
- * A worker process for `bench/queue-throughput.ts`: holds the agent `Worker` (answers after
- * `DELAY_MS`, or at once with 0) on queue `QUEUE`, `CONCURRENCY` jobs at a time, from the built package.
+ * A worker process for `bench/queue-throughput.ts` and `bench/queue-recovery.ts`: holds the agent
+ * `Worker` (answers after `DELAY_MS`, or at once with 0) on queue `QUEUE`, `CONCURRENCY` jobs at a
+ * time, from the built package; `LOCK_MS` and `STALLED_MS`, when set, are its lock duration and
+ * stalled-check interval (else `createWorker`'s defaults).
  */
 import { statecrew } from './built.js';
 
@@ -17,6 +19,8 @@ const worker = createWorker({
   name: process.env.NAME as string,
   agents: [new statecrew.Agent({ role: 'Worker', llm })],
   concurrency: Number(process.env.CONCURRENCY ?? '16'),
+  ...(process.env.LOCK_MS === undefined ? {} : { lockDurationMs: Number(process.env.LOCK_MS) }),
+  ...(process.env.STALLED_MS === undefined ? {} : { stalledIntervalMs: Number(process.env.STALLED_MS) }),
 });
 await worker.ready;
 process.stdout.write('ready\n');

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS } from '../queue/worker-tuning.js';
 import { pathsCommand } from './commands/paths.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
@@ -194,6 +195,16 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
     .option('--connection <url>', 'the Redis server', 'redis://127.0.0.1:6379')
     .option('--queue <name>', 'the queue', 'statecrew')
     .option('--concurrency <n>', 'jobs held at once', '8')
+    .option(
+      '--lock-duration <ms>',
+      'how long a job’s lock lasts unrenewed (renewed while its call runs): a killed worker’s jobs go to the others after it',
+      String(DEFAULT_LOCK_DURATION_MS),
+    )
+    .option(
+      '--stalled-interval <ms>',
+      'how often jobs whose worker died are looked for',
+      String(DEFAULT_STALLED_INTERVAL_MS),
+    )
     .option('--name <name>', 'the worker name recorded on the nodes it runs')
     .option('--store <store>', 'where whole runs are kept (else each definition’s own store)')
     .action(async (file: string, options) => {

@@ -16,19 +16,25 @@ import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions
 import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
 import { isLive, type JobResult } from './executor-connection.js';
 import { runProcessor, runQueueName } from './run-queue.js';
+import { resolveWorkerTuning } from './worker-tuning.js';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions extends QueueOptions, AgentRegistry {
-  /** Jobs held at once. @default 8 */
+  /** Jobs held at once (a whole number ≥ 1). @default 8 */
   concurrency?: number | undefined;
   /** How this worker is named in the nodes it ran (`nodes[].worker`). @default `<host>:<pid>` */
   name?: string | undefined;
   /**
-   * How long a job's lock lasts without renewal: a worker that died loses its jobs to the others after
-   * about this long. @default 30000
+   * How long a job's lock lasts without renewal, in ms (≥ 1000). The worker renews the locks of its
+   * jobs in flight every quarter to half of it, however long a call takes; a worker that died loses its
+   * jobs to the others once their locks ran out, and one whose event loop is blocked for more than half
+   * of it may lose them too (they then run twice). @default 5000
    */
   lockDurationMs?: number | undefined;
-  /** How often stalled jobs (their worker died) are looked for. @default 30000 */
+  /**
+   * How often, in ms (≥ 100), the jobs whose locks ran out (their worker died) are looked for and put
+   * back in the queue for another worker. @default 2000
+   */
   stalledIntervalMs?: number | undefined;
   /**
    * Crews and flows by name: the worker also runs whole runs of them (`submitRun`), each kept in
@@ -59,23 +65,20 @@ export interface QueueWorker {
  * names are called through the worker's own connections (its `mcps`, or an agent's own servers): one
  * per server, opened when a job first needs it, closed by `close`. Several workers, in as many
  * processes and machines as you like, share one queue; a job whose worker died is taken over by
- * another (BullMQ's stalled-job recovery).
+ * another (BullMQ's stalled-job recovery) within about `lockDurationMs` + 2 × `stalledIntervalMs`.
+ * Options out of range are `invalid_option`, thrown at once.
  *
  * @example
  * const worker = createWorker({ connection: 'redis://127.0.0.1:6379', queue: 'research', agents: [researcher, writer], tools: [search] });
  */
 export function createWorker(options: WorkerOptions): QueueWorker {
   const o = resolveQueueOptions('createWorker', options);
+  const tuning = resolveWorkerTuning('createWorker', options);
   // The MCP servers' connections: each opened when a job first needs it, closed when the worker closes.
   const sessions = new ToolSessions();
   const registry = { ...resolveRegistry(options), sessions };
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const processor = conversationProcessor(registry, name);
-  const tuning = {
-    concurrency: options.concurrency ?? 8,
-    lockDurationMs: options.lockDurationMs ?? 30_000,
-    stalledIntervalMs: options.stalledIntervalMs ?? 30_000,
-  };
   /** Aborted on close: a job waiting for a run another owner holds stops waiting. */
   const closing = new AbortController();
   /** The workers (conversations, and whole runs when it holds definitions) and the cancel subscriber. */

@@ -3,14 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { Agent, Crew, Task } from '../../src/index.js';
+import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { mcpServer } from '../../src/mcp/index.js';
 import { createQueueExecutor, createRunQueue } from '../../src/queue/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 import { connection, noServices, obliterate } from '../executors/queue-helpers.js';
 import { tempRoot } from '../mcp/servers.js';
-import { fixture, start } from './cli-helpers.js';
+import { cli, fixture, type Running, start } from './cli-helpers.js';
 
 if (noServices)
   console.log('CLI worker tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
@@ -129,6 +131,106 @@ describe.skipIf(noServices)('statecrew worker', { timeout: 60_000 }, () => {
     }
   }, 60_000);
 });
+
+describe('statecrew worker options', () => {
+  it.each([
+    ['--lock-duration', '500', 'a whole number of ms ≥ 1000'],
+    ['--lock-duration', '5s', 'a whole number of ms ≥ 1000'],
+    ['--stalled-interval', '0', 'a whole number of ms ≥ 100'],
+    ['--stalled-interval', '2.5', 'a whole number of ms ≥ 100'],
+    ['--concurrency', 'many', 'a whole number ≥ 1'],
+  ])('refuses %s %s before connecting (invalid_option, exit 1)', async (flag, value, expected) => {
+    // Nothing listens at that port: a worker that went on would fail to connect, not print ready.
+    const args = ['worker', fixture('crew.ts'), flag, value, '--connection', 'redis://127.0.0.1:1'];
+    const ran = await cli(args, { cwd });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`option "${flag}" must be ${expected}, got "${value}" (invalid_option)`);
+    expect(ran.stdout).not.toContain('ready');
+  });
+});
+
+describe.skipIf(noServices)('statecrew worker fleet', { timeout: 120_000 }, () => {
+  it('takes --lock-duration and --stalled-interval: a SIGKILLed worker’s jobs go to the other, nothing lost', async () => {
+    const queue = `cli-fleet-${randomUUID()}`;
+    const tuning = ['--concurrency', '4', '--lock-duration', '1000', '--stalled-interval', '300'];
+    const workers = ['k1', 'k2'].map((name) =>
+      start(['worker', fixture('fleet-worker.ts'), '--queue', queue, '--name', name, ...tuning], {
+        cwd,
+        env: { NAME: name, DELAY_MS: '50' },
+      }),
+    );
+    const redis = new Redis(connection);
+    const events = new QueueEvents(queue, { connection: { host: '127.0.0.1', port: 6379 } });
+    let stalled = 0;
+    events.on('stalled', () => {
+      stalled += 1;
+    });
+    const executor = createQueueExecutor({ connection, queue });
+    try {
+      await Promise.all([events.waitUntilReady(), ...workers.map((w) => w.whenPrinted('ready'))]);
+      // Each look for stalled jobs holds its key for the interval: never more than 300 ms left.
+      const checks = await ttls(redis, async () => [`bull:${queue}:stalled-check`], 20);
+      expect(Math.max(...checks)).toBeLessThanOrEqual(300);
+      // 16 jobs in flight, 4 on each worker: both hold jobs while the queue has more.
+      const run = graph(100, executor).run();
+      const completions: string[] = [];
+      run.events$.subscribe((e: StatecrewEvent) => {
+        if (e.type !== 'node.completed') return;
+        completions.push(e.nodeId);
+        if (completions.length === 30) workers[1]?.child.kill('SIGKILL');
+      });
+      // The locks of the jobs in flight are taken, and renewed, for 1000 ms at most.
+      const locks = await ttls(redis, () => redis.keys(`bull:${queue}:*:lock`), 5);
+      expect(Math.max(...locks)).toBeLessThanOrEqual(1000);
+      const out = await run.result;
+      expect(workers[1]?.child.signalCode).toBe('SIGKILL');
+      expect(out.status).toBe('completed');
+      expect(completions).toHaveLength(100);
+      expect(new Set(completions).size).toBe(100);
+      // The killed worker's jobs were put back and run again, the same attempt: none failed.
+      expect(out.nodes.every((n) => n.attempts === 1 && n.status === 'completed')).toBe(true);
+      await vi.waitFor(() => expect(stalled).toBeGreaterThan(0), { timeout: 30_000 });
+      expect(out.nodes.filter((n) => n.worker === 'k1').length).toBeGreaterThan(50);
+    } finally {
+      await stopAll(workers);
+      await Promise.all([executor.close(), events.close()]);
+      redis.disconnect();
+      await obliterate(queue);
+    }
+  });
+});
+
+/** A graph crew of `size` tasks on `executor`: a root, the parts that read it, a join that reads them all. */
+function graph(size: number, executor: ReturnType<typeof createQueueExecutor>) {
+  const analyst = new Agent({ role: 'Analyst', llm: () => 'not run in this process', retryDelayMs: 0 });
+  const root = new Task({ name: 'root', description: 'frame the question', agent: analyst });
+  const parts = Array.from(
+    { length: size - 2 },
+    (_, i) => new Task({ name: `part-${i}`, description: `part ${i}`, agent: analyst, context: [root] }),
+  );
+  const join = new Task({ name: 'join', description: 'merge the parts', agent: analyst, context: parts });
+  return new Crew({ tasks: [root, ...parts, join], process: 'graph', maxConcurrency: 16, executor });
+}
+
+/** `count` readings of the time left on the keys `keysNow` lists, in ms, taken while they exist (each > 0). */
+async function ttls(redis: Redis, keysNow: () => Promise<string[]>, count: number): Promise<number[]> {
+  const readings: number[] = [];
+  for (let tries = 0; readings.length < count && tries < 3000; tries += 1) {
+    for (const key of await keysNow()) {
+      const left = await redis.pttl(key);
+      if (left > 0) readings.push(left);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(readings.length).toBeGreaterThanOrEqual(count);
+  return readings;
+}
+
+/** Kills the workers still running and waits for their ends. */
+async function stopAll(workers: Running[]): Promise<void> {
+  for (const worker of workers) worker.child.kill('SIGKILL');
+  await Promise.all(workers.map((worker) => worker.done));
+}
 
 /** The live child processes of `pid`. */
 function childrenOf(pid: number): number[] {

@@ -26,3 +26,16 @@ export function positiveInteger(option: string, text: string): number {
   }
   return value;
 }
+
+/**
+ * A whole number ≥ `min` given in digits, for option `option` of command `where`, counting `unit`
+ * when given (`invalid_option` else).
+ */
+export function integerAtLeast(where: string, option: string, text: string, min: number, unit = ''): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
+    const expected = unit === '' ? `a whole number ≥ ${min}` : `a whole number of ${unit} ≥ ${min}`;
+    throw new InvalidOptionError(where, option, expected, text);
+  }
+  return value;
+}

@@ -1,17 +1,25 @@
 import type { Speaker } from '../../actors/conversation.js';
 import { UnknownCommandTargetError } from '../../errors.js';
+import { MIN_LOCK_DURATION_MS, MIN_STALLED_INTERVAL_MS } from '../../queue/worker-tuning.js';
 import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import type { Tool, ToolSource } from '../../types.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { openStore } from '../store-option.js';
+import { integerAtLeast } from './durations.js';
+
+const COMMAND = 'statecrew worker';
 
 /** Options of `statecrew worker`. */
 export interface WorkerCommandOptions {
   connection: string;
   queue: string;
   concurrency: string;
+  /** `--lock-duration`, in ms. */
+  lockDuration: string;
+  /** `--stalled-interval`, in ms. */
+  stalledInterval: string;
   name?: string | undefined;
   store?: string | undefined;
 }
@@ -23,19 +31,33 @@ export interface WorkerCommandOptions {
  * exit code.
  */
 export async function workerCommand(file: string, options: WorkerCommandOptions, io: CliIo): Promise<number> {
+  const tuning = {
+    concurrency: integerAtLeast(COMMAND, '--concurrency', options.concurrency, 1),
+    lockDurationMs: integerAtLeast(
+      COMMAND,
+      '--lock-duration',
+      options.lockDuration,
+      MIN_LOCK_DURATION_MS,
+      'ms',
+    ),
+    stalledIntervalMs: integerAtLeast(
+      COMMAND,
+      '--stalled-interval',
+      options.stalledInterval,
+      MIN_STALLED_INTERVAL_MS,
+      'ms',
+    ),
+  };
   const module = await loadModule(file);
   const { definitions, agents, tools, mcps } = registryOf(module);
   const { createWorker } = await import('../../queue/index.js').catch(() => {
-    throw new UnknownCommandTargetError(
-      'statecrew worker',
-      'needs bullmq and ioredis: npm install bullmq ioredis',
-    );
+    throw new UnknownCommandTargetError(COMMAND, 'needs bullmq and ioredis: npm install bullmq ioredis');
   });
   const store = options.store === undefined ? undefined : await openStore(options.store);
   const worker = createWorker({
     connection: options.connection,
     queue: options.queue,
-    concurrency: Number(options.concurrency),
+    ...tuning,
     agents: [...agents.values()],
     tools: [...tools.values()],
     mcps: Object.fromEntries(mcps),
