@@ -17,6 +17,9 @@ import {
 
 if (optedOut) warnSkipped("the studio's browser test");
 
+/** How long a poll waits for the page: generous, for a loaded 2-core machine. */
+const WAIT = 30_000;
+
 const HOSTILE = [
   'Three findings.',
   '<script>window.__xss=1</script>',
@@ -65,7 +68,7 @@ function wideCrew(n: number) {
   return new Crew({ name: 'wide', tasks, process: 'parallel' });
 }
 
-describe.skipIf(optedOut)('the studio in Chromium', () => {
+describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => {
   let browser: Browser | undefined;
   let opened: Page | undefined;
   let server: StatecrewServer;
@@ -124,7 +127,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
   });
 
   it('asks for the token the server needs, then lists the definitions', async () => {
-    await expect.poll(() => page().locator('#token-card').isVisible()).toBe(true);
+    await expect.poll(() => page().locator('#token-card').isVisible(), { timeout: WAIT }).toBe(true);
     await page().locator('#token-input').fill(TOKEN);
     await page().locator('#token-input').press('Enter');
     await expect
@@ -143,13 +146,13 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     await page().locator('#start-definition').selectOption('review');
     await page().locator('#start-inputs textarea[name="inputs-json"]').fill('{"title": "otters"}');
     await page().locator('#start-button').click();
-    await expect.poll(() => page().evaluate('location.hash')).toMatch(/^#run=/);
-    await expect.poll(() => statusOf('draft'), { timeout: 20_000 }).toBe('running');
+    await expect.poll(() => page().evaluate('location.hash'), { timeout: WAIT }).toMatch(/^#run=/);
+    await expect.poll(() => statusOf('draft'), { timeout: WAIT }).toBe('running');
     expect(await statusOf('approve')).toBe('waiting');
     draftGate.open();
-    await expect.poll(() => statusOf('draft'), { timeout: 20_000 }).toBe('completed');
-    await expect.poll(() => statusOf('approve'), { timeout: 20_000 }).toBe('paused');
-    await expect.poll(() => page().locator('#waits').isVisible()).toBe(true);
+    await expect.poll(() => statusOf('draft'), { timeout: WAIT }).toBe('completed');
+    await expect.poll(() => statusOf('approve'), { timeout: WAIT }).toBe('paused');
+    await expect.poll(() => page().locator('#waits').isVisible(), { timeout: WAIT }).toBe(true);
     expect(await page().locator('#wait-forms .prompt').textContent()).toBe(HOSTILE_PROMPT);
     await page().screenshot({ path: `${ARTIFACTS}studio-paused.png` });
   });
@@ -157,12 +160,14 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
   it('answers the human step through its form, and the run completes', async () => {
     await page().locator('#wait-forms textarea[name="feedback"]').fill('ship it');
     await page().locator('#wait-forms button[value="yes"]').click();
-    await expect.poll(() => statusOf('publish'), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf('publish'), { timeout: WAIT }).toBe('completed');
     expect(await statusOf('discard')).toBe('not-run');
-    await expect.poll(() => page().locator('#run-header .badge').textContent()).toBe('completed');
-    await expect.poll(() => page().locator('#waits').isVisible()).toBe(false);
+    await expect
+      .poll(() => page().locator('#run-header .badge').textContent(), { timeout: WAIT })
+      .toBe('completed');
+    await expect.poll(() => page().locator('#waits').isVisible(), { timeout: WAIT }).toBe(false);
     const current = page().locator('.run-item[aria-current="true"] [data-status]');
-    await expect.poll(() => current.textContent(), { timeout: 10_000 }).toBe('completed');
+    await expect.poll(() => current.textContent(), { timeout: WAIT }).toBe('completed');
     await node('publish').click();
     await expect
       .poll(() => page().locator('#panel').textContent())
@@ -173,7 +178,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     await page().locator('#start-definition').selectOption('market');
     await page().locator('#start-inputs input[name="topic"]').fill('<img src=x onerror="window.__xss=4">');
     await page().locator('#start-button').click();
-    await expect.poll(() => statusOf('research'), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf('research'), { timeout: WAIT }).toBe('completed');
     await node('research').click();
     await expect
       .poll(() => page().locator('#panel').textContent())
@@ -200,30 +205,38 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
 
   it("refuses a crew's tool call through its approval form, and the crew goes on without it", async () => {
     await openStarted('refunds', {});
-    await expect.poll(() => statusOf('refund'), { timeout: 20_000 }).toBe('paused');
+    await expect.poll(() => statusOf('refund'), { timeout: WAIT }).toBe('paused');
     const form = page().locator('#wait-forms .wait-form');
-    await expect.poll(() => form.locator('legend').textContent()).toBe('Tool call: refund by Clerk');
+    await expect
+      .poll(() => form.locator('legend').textContent(), { timeout: WAIT })
+      .toBe('Tool call: refund by Clerk');
     await form.locator('input[value="no"]').check();
     await form.locator('textarea').fill('not without a receipt');
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => statusOf('refund'), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf('refund'), { timeout: WAIT }).toBe('completed');
     expect(refunded).toEqual([]);
     await node('refund').click();
-    await expect.poll(() => page().locator('#panel').textContent()).toContain('not without a receipt');
+    await expect
+      .poll(() => page().locator('#panel').textContent(), { timeout: WAIT })
+      .toContain('not without a receipt');
   });
 
   it("signals a flow's wait step through its form with a JSON payload", async () => {
     await openStarted('order', { item: 'kayak' });
-    await expect.poll(() => statusOf('payment'), { timeout: 20_000 }).toBe('paused');
+    await expect.poll(() => statusOf('payment'), { timeout: WAIT }).toBe('paused');
     const form = page().locator('#wait-forms .wait-form');
     await form.locator('textarea[name="payload"]').fill('not json');
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => form.locator('.form-error').textContent()).toContain('invalid_json');
+    await expect
+      .poll(() => form.locator('.form-error').textContent(), { timeout: WAIT })
+      .toContain('invalid_json');
     await form.locator('textarea[name="payload"]').fill('{"paid": 42}');
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => statusOf('ship'), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf('ship'), { timeout: WAIT }).toBe('completed');
     await node('ship').click();
-    await expect.poll(() => page().locator('#panel').textContent()).toContain('shipped after {"paid":42}');
+    await expect
+      .poll(() => page().locator('#panel').textContent(), { timeout: WAIT })
+      .toContain('shipped after {"paid":42}');
   });
 
   it('is reachable by keyboard: Tab from the status filter reaches a run, Enter opens it', async () => {
@@ -238,7 +251,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     await expect
       .poll(() => page().evaluate('location.hash'))
       .toBe(`#run=${encodeURIComponent(String(focused))}`);
-    await expect.poll(() => page().locator('#run-area').isVisible()).toBe(true);
+    await expect.poll(() => page().locator('#run-area').isVisible(), { timeout: WAIT }).toBe(true);
   });
 
   it('opens a run of 500 tasks fitted to its box, with zoom and search', async () => {
@@ -251,9 +264,9 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     const { id } = (await response.json()) as { id: string };
     await tab.evaluate(`location.hash = '#run=' + encodeURIComponent(${JSON.stringify(id)})`);
     const nodes = page().locator('#graph-viewport svg.graph [data-node]');
-    await expect.poll(() => nodes.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(500);
+    await expect.poll(() => nodes.count(), { timeout: WAIT }).toBeGreaterThanOrEqual(500);
     await expect
-      .poll(() => page().locator('#run-header .badge').textContent(), { timeout: 30_000 })
+      .poll(() => page().locator('#run-header .badge').textContent(), { timeout: WAIT })
       .toBe('completed');
     const box = await page().locator('#graph-viewport').boundingBox();
     expect(box?.width).toBeLessThanOrEqual(1400);
@@ -261,7 +274,7 @@ describe.skipIf(optedOut)('the studio in Chromium', () => {
     const scale = Number(await page().locator('#graph-viewport svg.graph').getAttribute('data-scale'));
     expect(scale).toBeLessThan(1);
     await page().locator('#graph-search').fill('t499');
-    await expect.poll(() => page().locator('#search-count').textContent()).toContain('1');
+    await expect.poll(() => page().locator('#search-count').textContent(), { timeout: WAIT }).toContain('1');
     await page().screenshot({ path: `${ARTIFACTS}studio-wide.png` });
   });
 
