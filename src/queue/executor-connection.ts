@@ -1,8 +1,9 @@
-import { Queue, QueueEvents } from 'bullmq';
+import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ConversationOutcome, ConversationProgress } from '../actors/conversation-job.js';
 import { toFailure } from '../actors/failure.js';
 import { QueueUnavailableError } from '../errors.js';
+import { AddBatch } from './add-batch.js';
 import { cancelChannel, connected, probe, type ResolvedQueueOptions } from './connection.js';
 
 /** What a worker returns for a job: the outcome, with every model and tool call of the run that completed it. */
@@ -40,6 +41,8 @@ export class ExecutorConnection {
   #parts: Promise<Parts> | undefined;
   /** Opened on the first abort: how the workers are asked to cancel a job. */
   #publisher: Redis | undefined;
+  /** The adds of one turn of the event loop, sent together. */
+  #adds: AddBatch | undefined;
 
   constructor(readonly options: ResolvedQueueOptions) {}
 
@@ -48,6 +51,15 @@ export class ExecutorConnection {
     const { queue } = await this.#open();
     if (this.#lost !== undefined) throw new QueueUnavailableError(this.options.queue, this.#lost);
     return queue;
+  }
+
+  /**
+   * Adds a job to `queue`, with the others added in the same turn of the event loop (one round trip
+   * for them all); resolves once it is on the queue.
+   */
+  add(queue: Queue, name: string, data: unknown, opts: JobsOptions): Promise<void> {
+    if (this.#adds?.queue !== queue) this.#adds = new AddBatch(queue);
+    return this.#adds.add(name, data, opts);
   }
 
   /** Removes job `jobId` if it still waits, and asks the workers to cancel it if it runs. */

@@ -55,7 +55,7 @@ async function converse(
   const jobId = jobIdOf(job.executionId, job.nodeId, job.attempt);
   const outcome = jobEnd(connection, queue, jobId, signal, report);
   try {
-    await queue.add('conversation', job, {
+    await connection.add(queue, 'conversation', job, {
       jobId,
       attempts: 1, // statecrew's own retry policy decides on retries, as a new attempt
       removeOnComplete: true,
