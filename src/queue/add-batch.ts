@@ -31,6 +31,18 @@ export class AddBatch {
     });
   }
 
+  /**
+   * Takes job `jobId` out of the next batch if it waits there (it never reaches the queue, and its add
+   * resolves); false when it is not waiting (already sent, or never asked).
+   */
+  drop(jobId: string): boolean {
+    const at = this.#pending.findIndex((add) => add.opts.jobId === jobId);
+    if (at === -1) return false;
+    const [dropped] = this.#pending.splice(at, 1);
+    dropped?.resolve();
+    return true;
+  }
+
   #flush(): void {
     const batch = this.#pending;
     if (batch.length === 0) return;

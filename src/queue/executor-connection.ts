@@ -64,6 +64,8 @@ export class ExecutorConnection {
 
   /** Removes job `jobId` if it still waits, and asks the workers to cancel it if it runs. */
   async cancel(queue: Queue, jobId: string): Promise<void> {
+    // A job whose add waits for its batch is taken out of it: it never reaches the queue.
+    if (this.#adds?.drop(jobId) === true) return;
     // The run is over either way: a job left running only wastes its worker's time.
     if (this.#publisher === undefined) {
       this.#publisher = new Redis(this.options.connection);

@@ -41,6 +41,16 @@ describe('AddBatch', () => {
     expect(calls.map((jobs) => jobs.length)).toEqual([500, 500, 200]);
   });
 
+  it('drop takes a waiting job out of its batch, and is false once the batch went', async () => {
+    const { queue, calls } = recordingQueue();
+    const batch = new AddBatch(queue);
+    const adds = [batch.add('c', 1, { jobId: 'j1' }), batch.add('c', 2, { jobId: 'j2' })];
+    expect(batch.drop('j1')).toBe(true);
+    await Promise.all(adds);
+    expect(calls.map((jobs) => jobs.map((job) => job.opts))).toEqual([[{ jobId: 'j2' }]]);
+    expect(batch.drop('j2')).toBe(false);
+  });
+
   it('rejects every add of a batch Redis refused with its error', async () => {
     const refused = new Error('connection lost');
     const batch = new AddBatch(recordingQueue(refused).queue);
