@@ -1,7 +1,7 @@
 /**
  * Recovery of a fleet from a killed worker: a graph crew of TASKS tasks (a root, TASKS − 2 that read
  * it, a join that reads them all) whose conversations go through BullMQ on the local Redis to two
- * worker processes (`bench/queue-worker.ts`, 8 jobs each, every answer after DELAY_MS). Each run
+ * worker processes (`bench/queue-recovery-worker.ts`, 8 jobs each, every answer after DELAY_MS). Each run
  * starts two fresh workers; a killed run sends SIGKILL to one of them once 30% of the tasks completed.
  * Unkilled and killed runs alternate, REPS of each, for every lock/stalled-check setting: BullMQ's
  * own defaults (30 s / 30 s) and `createWorker`'s. Runs the built package (`npm run build` first):
@@ -22,7 +22,7 @@ const REPS = Number(process.argv[3] ?? '5');
 const DELAY_MS = Number(process.argv[4] ?? '500');
 const SETTINGS = (process.argv[5] ?? '30000/30000,default').split(',');
 const KILL_AT = Math.round(TASKS * 0.3);
-const WORKER = fileURLToPath(new URL('./queue-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./queue-recovery-worker.ts', import.meta.url));
 const redis = { host: '127.0.0.1', port: 6379 };
 
 /** A worker process on `queue` with `setting` (`<lock>/<stalled>` in ms, or `default`); resolves once ready. */

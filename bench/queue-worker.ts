@@ -1,27 +1,45 @@
 /**
- * A worker process for `bench/queue-throughput.ts` and `bench/queue-recovery.ts`: holds the agent
- * `Worker` (answers after `DELAY_MS`, or at once with 0) on queue `QUEUE`, `CONCURRENCY` jobs at a
- * time, from the built package; `LOCK_MS` and `STALLED_MS`, when set, are its lock duration and
- * stalled-check interval (else `createWorker`'s defaults).
+ * A worker process for `bench/queue-throughput.ts`. It holds, on queue `QUEUE`-raw, a bare BullMQ
+ * worker whose processor does nothing (or waits `DELAY_MS`); and for each built statecrew in `BUILDS`
+ * (a JSON list of checkout directories, each with its `dist/`), on queue `QUEUE`-b<i>, a statecrew
+ * worker holding the agent `Worker`, which answers after `DELAY_MS` (at once with 0). Each holds
+ * `CONCURRENCY` jobs at a time. Prints `ready` once every worker takes jobs.
  */
-import { statecrew } from './built.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'bullmq';
 
-const { createWorker } = (await import(
-  new URL('../dist/queue/index.js', import.meta.url).href
-)) as typeof import('../src/queue/index.js');
+const queue = process.env.QUEUE as string;
 const delayMs = Number(process.env.DELAY_MS ?? '0');
-const llm =
-  delayMs === 0
-    ? () => 'done'
-    : () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), delayMs));
-const worker = createWorker({
-  queue: process.env.QUEUE as string,
-  name: process.env.NAME as string,
-  agents: [new statecrew.Agent({ role: 'Worker', llm })],
-  concurrency: Number(process.env.CONCURRENCY ?? '16'),
-  ...(process.env.LOCK_MS === undefined ? {} : { lockDurationMs: Number(process.env.LOCK_MS) }),
-  ...(process.env.STALLED_MS === undefined ? {} : { stalledIntervalMs: Number(process.env.STALLED_MS) }),
-});
-await worker.ready;
+const concurrency = Number(process.env.CONCURRENCY ?? '16');
+const builds = JSON.parse(process.env.BUILDS ?? '[]') as string[];
+const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
+
+const raw = new Worker(
+  `${queue}-raw`,
+  async () => {
+    if (delayMs > 0) await sleep(delayMs);
+    return 'done';
+  },
+  { connection, concurrency },
+);
+const closers: (() => Promise<void>)[] = [() => raw.close()];
+const readies: Promise<unknown>[] = [raw.waitUntilReady()];
+
+for (const [i, dir] of builds.entries()) {
+  const built = (href: string) => import(pathToFileURL(`${dir}/dist/${href}`).href);
+  const statecrew = (await built('index.js')) as typeof import('../src/index.js');
+  const { createWorker } = (await built('queue/index.js')) as typeof import('../src/queue/index.js');
+  const llm = delayMs === 0 ? () => 'done' : () => sleep(delayMs).then(() => 'done');
+  const worker = createWorker({
+    queue: `${queue}-b${i}`,
+    name: `${process.env.NAME}-b${i}`,
+    agents: [new statecrew.Agent({ role: 'Worker', llm })],
+    concurrency,
+  });
+  closers.push(() => worker.close());
+  readies.push(worker.ready);
+}
+await Promise.all(readies);
 process.stdout.write('ready\n');
-process.on('SIGTERM', () => void worker.close().then(() => process.exit(0)));
+process.on('SIGTERM', () => void Promise.all(closers.map((close) => close())).then(() => process.exit(0)));

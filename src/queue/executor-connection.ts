@@ -1,8 +1,9 @@
-import { Queue, QueueEvents } from 'bullmq';
+import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ConversationOutcome, ConversationProgress } from '../actors/conversation-job.js';
 import { toFailure } from '../actors/failure.js';
 import { QueueUnavailableError } from '../errors.js';
+import { AddBatch } from './add-batch.js';
 import { cancelChannel, connected, probe, type ResolvedQueueOptions } from './connection.js';
 
 /** What a worker returns for a job: the outcome, with every model and tool call of the run that completed it. */
@@ -40,6 +41,8 @@ export class ExecutorConnection {
   #parts: Promise<Parts> | undefined;
   /** Opened on the first abort: how the workers are asked to cancel a job. */
   #publisher: Redis | undefined;
+  /** The adds of one turn of the event loop, sent together. */
+  #adds: AddBatch | undefined;
 
   constructor(readonly options: ResolvedQueueOptions) {}
 
@@ -50,8 +53,19 @@ export class ExecutorConnection {
     return queue;
   }
 
+  /**
+   * Adds a job to `queue`, with the others added in the same turn of the event loop (one round trip
+   * for them all); resolves once it is on the queue.
+   */
+  add(queue: Queue, name: string, data: unknown, opts: JobsOptions): Promise<void> {
+    if (this.#adds?.queue !== queue) this.#adds = new AddBatch(queue);
+    return this.#adds.add(name, data, opts);
+  }
+
   /** Removes job `jobId` if it still waits, and asks the workers to cancel it if it runs. */
   async cancel(queue: Queue, jobId: string): Promise<void> {
+    // A job whose add waits for its batch is taken out of it: it never reaches the queue.
+    if (this.#adds?.drop(jobId) === true) return;
     // The run is over either way: a job left running only wastes its worker's time.
     if (this.#publisher === undefined) {
       this.#publisher = new Redis(this.options.connection);

@@ -17,9 +17,10 @@ export interface QueueExecutor extends ConversationExecutor {
 
 /**
  * Runs a crew's conversations on a fleet of workers (`createWorker`) through a BullMQ queue on Redis:
- * each attempt's conversation becomes a job; the crew's supervisor stays in this process and hears of
- * each job's end through BullMQ's queue events, never by polling. A job's id is its execution, node and
- * attempt, so a job added twice runs once, and a job that ran twice (its worker died and another took
+ * each attempt's conversation becomes a job (the jobs of one turn of the event loop are added
+ * together, in one round trip); the crew's supervisor stays in this process and hears of each job's
+ * end through BullMQ's queue events, never by polling. A job's id is its execution, node and attempt,
+ * so a job added twice runs once, and a job that ran twice (its worker died and another took
  * it over) is recorded once: its model and tool calls come with its result, from the run that
  * completed it. Streamed text comes as it is produced. Aborting a run removes its waiting jobs and asks
  * the workers to cancel its active ones. Redis not answering fails the attempts with
@@ -55,7 +56,7 @@ async function converse(
   const jobId = jobIdOf(job.executionId, job.nodeId, job.attempt);
   const outcome = jobEnd(connection, queue, jobId, signal, report);
   try {
-    await queue.add('conversation', job, {
+    await connection.add(queue, 'conversation', job, {
       jobId,
       attempts: 1, // statecrew's own retry policy decides on retries, as a new attempt
       removeOnComplete: true,
