@@ -120,6 +120,14 @@ export interface ResolvedRegistry {
 
 /** A registry as lookup tables. Two agents with one role, or two tools with one name, are refused. */
 export function resolveRegistry(registry: AgentRegistry): ResolvedRegistry {
+  if (typeof registry.agents !== 'object' || registry.agents === null) {
+    throw new InvalidOptionError(
+      'registry',
+      'agents',
+      'a list of agents, or a record by name',
+      registry.agents,
+    );
+  }
   const agents = new Map<string, Speaker>();
   const list = Array.isArray(registry.agents)
     ? (registry.agents as readonly Speaker[]).map((a) => [a.role, a] as const)

@@ -19,7 +19,12 @@ import { runProcessor, runQueueName } from './run-queue.js';
 import { resolveWorkerTuning } from './worker-tuning.js';
 
 /** Options of {@link createWorker}. */
-export interface WorkerOptions extends QueueOptions, AgentRegistry {
+export interface WorkerOptions extends QueueOptions, Omit<AgentRegistry, 'agents'> {
+  /**
+   * The agents whose conversations this worker holds, as a list (by role) or a record by name.
+   * @default none: a worker of whole runs only (`definitions`)
+   */
+  agents?: AgentRegistry['agents'] | undefined;
   /** Jobs held at once (a whole number ≥ 1). @default 8 */
   concurrency?: number | undefined;
   /** How this worker is named in the nodes it ran (`nodes[].worker`). @default `<host>:<pid>` */
@@ -76,7 +81,7 @@ export function createWorker(options: WorkerOptions): QueueWorker {
   const tuning = resolveWorkerTuning('createWorker', options);
   // The MCP servers' connections: each opened when a job first needs it, closed when the worker closes.
   const sessions = new ToolSessions();
-  const registry = { ...resolveRegistry(options), sessions };
+  const registry = { ...resolveRegistry({ ...options, agents: options.agents ?? [] }), sessions };
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const processor = conversationProcessor(registry, name);
   /** Aborted on close: a job waiting for a run another owner holds stops waiting. */

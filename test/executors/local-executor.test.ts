@@ -24,5 +24,9 @@ describe('a worker registry', () => {
     expect(() => localExecutor({ agents: [], tools: [tool, tool] })).toThrow(
       expect.objectContaining({ code: 'invalid_option' }),
     );
+    // Agents that are neither a list nor a record: named, not a crash inside.
+    expect(() => localExecutor({ agents: 'Researcher' as never })).toThrow(
+      /option "agents" must be a list of agents, or a record by name/,
+    );
   });
 });
