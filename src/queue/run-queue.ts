@@ -3,6 +3,7 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
 import { InvalidOptionError, StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
+import { keepsEventsOption } from '../runtime/durable/events-option.js';
 import { type JsonValue, type Store, toJson } from '../stores/store.js';
 import {
   connected,
@@ -43,15 +44,7 @@ function keepsEvents(options: SubmitRunOptions): boolean {
   const known = Object.keys(SUBMIT_RUN_OPTIONS);
   for (const key of Object.keys(options))
     if (!known.includes(key)) throw InvalidOptionError.unknown('submitRun', key, known, undefined);
-  const { events } = options;
-  if (events !== undefined && events !== 'store')
-    throw new InvalidOptionError(
-      'submitRun',
-      'events',
-      "'store' (keep the run's events in its store)",
-      events,
-    );
-  return events === 'store';
+  return keepsEventsOption('submitRun', options.events);
 }
 
 /** How a whole run ended, as the worker that ran it tells. */

@@ -1,7 +1,6 @@
 import { RunNotFoundError } from '../errors.js';
 import { ExecutionDocument } from '../runtime/crew/execution-document.js';
-import { readEvents, type StoredEvent } from '../runtime/durable/event-record.js';
-import { liveJournal } from '../runtime/durable/live-journals.js';
+import { eventsSoFar } from '../runtime/durable/follow-events.js';
 import { loadSnapshot } from '../runtime/flow/flow-store.js';
 import { runInfo } from '../runtime/flow/snapshot.js';
 import type { Store } from '../stores/store.js';
@@ -25,18 +24,6 @@ async function storedView(store: Store, served: ServedDefinition, id: string): P
   }
   const snapshot = await loadSnapshot(store, id);
   return toFlowView(served.flow, snapshot === undefined ? undefined : runInfo(snapshot));
-}
-
-/**
- * Every event run `id` kept so far: those in the store and, for a run this process runs now, those
- * its journal numbered and has not committed yet (a step under way) — what its event stream sent.
- */
-async function eventsSoFar(store: Store, id: string): Promise<StoredEvent[]> {
-  const journal = liveJournal(store, id);
-  const stored = await readEvents(store, id);
-  if (journal === undefined) return stored;
-  const earlier = stored.filter((kept) => kept.seq < journal.firstSeq);
-  return [...earlier, ...journal.since(journal.firstSeq - 1)];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { cspHash } from './csp-hash.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { graphSvg } from './graph-svg.js';
 import { lanesEnd, lanesSvg } from './lanes-svg.js';
@@ -9,8 +9,6 @@ import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { formatMs, timelineEnd, timelineSvg } from './timeline-svg.js';
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-
 /**
  * The page's policy: nothing loads from anywhere (no network, no frames, no forms), and only its own
  * style sheet and script run — allowed by their hashes, so an injected `<script>` or `onerror`
@@ -18,8 +16,8 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
-  `script-src ${sha256(PAGE_SCRIPT)}`,
-  `style-src ${sha256(PAGE_STYLE)}`,
+  `script-src ${cspHash(PAGE_SCRIPT)}`,
+  `style-src ${cspHash(PAGE_STYLE)}`,
   'img-src data:',
   "base-uri 'none'",
   "form-action 'none'",

@@ -14,6 +14,7 @@ import {
   missingChromium,
   optedOut,
   warnSkipped,
+  watchPage,
 } from './chromium.js';
 
 if (optedOut) warnSkipped("the big run view's browser test");
@@ -95,15 +96,7 @@ describe.skipIf(optedOut)('the run view of a 200-task run in Chromium at 1,400 Ã
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     opened = page;
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
+    watchPage(page, { requests, dialogs, problems });
     await page.goto(url);
   }, 120_000);
 

@@ -15,6 +15,7 @@ import {
   missingChromium,
   optedOut,
   warnSkipped,
+  watchPage,
 } from './chromium.js';
 
 if (optedOut) warnSkipped("the run view's browser test");
@@ -137,15 +138,7 @@ describe.skipIf(optedOut)('the run view in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     opened = page;
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
+    watchPage(page, { requests, dialogs, problems });
     await page.goto(url);
   }, 60_000);
 

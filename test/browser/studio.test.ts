@@ -13,6 +13,7 @@ import {
   missingChromium,
   optedOut,
   warnSkipped,
+  watchPage,
 } from './chromium.js';
 
 if (optedOut) warnSkipped("the studio's browser test");
@@ -78,7 +79,9 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
   const refunded: number[] = [];
   const problems: string[] = [];
   const dialogs: string[] = [];
-  const outside: string[] = [];
+  const requests: string[] = [];
+  /** The requests that went anywhere but the studio's own server. */
+  const outside = () => requests.filter((url) => !url.startsWith(listening.url));
 
   const page = (): Page => {
     if (!hasChromium) throw missingChromium();
@@ -103,18 +106,8 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     opened = tab;
-    tab.on('request', (request) => {
-      if (!request.url().startsWith(listening.url)) outside.push(request.url());
-    });
-    tab.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    tab.on('pageerror', (error) => problems.push(error.message));
-    tab.on('console', (message) => {
-      // A 401 before the token is given is the studio asking for it; anything else is a problem.
-      if (message.type() === 'error' && !message.text().includes('401')) problems.push(message.text());
-    });
+    // A 401 before the token is given is the studio asking for it; any other error is a problem.
+    watchPage(tab, { requests, dialogs, problems }, (text) => text.includes('401'));
     await tab.goto(`${listening.url}/`);
   }, 60_000);
 
@@ -187,7 +180,7 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
     expect(await page().evaluate('typeof window.__xss')).toBe('undefined');
     expect(await page().locator('#graph-viewport img, #panel img, #run-header img').count()).toBe(0);
     expect(dialogs).toEqual([]);
-    expect(outside).toEqual([]);
+    expect(outside()).toEqual([]);
   });
 
   /** Starts a run over HTTP and opens it in the studio. */
@@ -280,6 +273,6 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
 
   it('had no script errors and no request beyond its server', () => {
     expect(problems).toEqual([]);
-    expect(outside).toEqual([]);
+    expect(outside()).toEqual([]);
   });
 });

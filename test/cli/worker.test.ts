@@ -10,7 +10,7 @@ import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { mcpServer } from '../../src/mcp/index.js';
 import { createQueueExecutor, createRunQueue } from '../../src/queue/index.js';
 import { createScriptedModel } from '../../src/testing.js';
-import { connection, noServices, obliterate } from '../executors/queue-helpers.js';
+import { connection, keyTtls, noServices, obliterate } from '../executors/queue-helpers.js';
 import { tempRoot } from '../mcp/servers.js';
 import { cli, fixture, type Running, start } from './cli-helpers.js';
 
@@ -169,7 +169,7 @@ describe.skipIf(noServices)('statecrew worker fleet', { timeout: 120_000 }, () =
     try {
       await Promise.all([events.waitUntilReady(), ...workers.map((w) => w.whenPrinted('ready'))]);
       // Each look for stalled jobs holds its key for the interval: never more than 300 ms left.
-      const checks = await ttls(redis, async () => [`bull:${queue}:stalled-check`], 20);
+      const checks = await keyTtls(redis, async () => [`bull:${queue}:stalled-check`], 20);
       expect(Math.max(...checks)).toBeLessThanOrEqual(300);
       // 16 jobs in flight, 4 on each worker: both hold jobs while the queue has more.
       const run = graph(100, executor).run();
@@ -180,7 +180,7 @@ describe.skipIf(noServices)('statecrew worker fleet', { timeout: 120_000 }, () =
         if (completions.length === 30) workers[1]?.child.kill('SIGKILL');
       });
       // The locks of the jobs in flight are taken, and renewed, for 1000 ms at most.
-      const locks = await ttls(redis, () => redis.keys(`bull:${queue}:*:lock`), 5);
+      const locks = await keyTtls(redis, () => redis.keys(`bull:${queue}:*:lock`), 5);
       expect(Math.max(...locks)).toBeLessThanOrEqual(1000);
       const out = await run.result;
       expect(workers[1]?.child.signalCode).toBe('SIGKILL');
@@ -210,20 +210,6 @@ function graph(size: number, executor: ReturnType<typeof createQueueExecutor>) {
   );
   const join = new Task({ name: 'join', description: 'merge the parts', agent: analyst, context: parts });
   return new Crew({ tasks: [root, ...parts, join], process: 'graph', maxConcurrency: 16, executor });
-}
-
-/** `count` readings of the time left on the keys `keysNow` lists, in ms, taken while they exist (each > 0). */
-async function ttls(redis: Redis, keysNow: () => Promise<string[]>, count: number): Promise<number[]> {
-  const readings: number[] = [];
-  for (let tries = 0; readings.length < count && tries < 3000; tries += 1) {
-    for (const key of await keysNow()) {
-      const left = await redis.pttl(key);
-      if (left > 0) readings.push(left);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  expect(readings.length).toBeGreaterThanOrEqual(count);
-  return readings;
 }
 
 /** Kills the workers still running and waits for their ends. */

@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Agent,
   Crew,
@@ -14,9 +14,8 @@ import {
 import { EventJournal } from '../../src/runtime/durable/event-journal.js';
 import type { RunCommit } from '../../src/stores/store.js';
 import { createScriptedModel } from '../../src/testing.js';
-import { openStore } from '../fixtures/durable/stores.js';
 import { codeOf, wrapStore } from '../store-helpers.js';
-import { Child, runLogs } from './processes.js';
+import { Child, runLogs, storeAndTwoChildren } from './processes.js';
 import { type ProvidedStore, storeKinds } from './store-specs.js';
 
 const freshLog = runLogs('statecrew-event-log-');
@@ -231,17 +230,8 @@ for (const [kind, provide] of storeKinds()) {
     let second: Child;
     let third: Child;
     const log = freshLog();
-
-    beforeAll(async () => {
-      provided = provide();
-      store = await openStore(provided.spec);
-      [second, third] = await Promise.all([Child.start(provided.spec, log), Child.start(provided.spec, log)]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all([second?.close(), third?.close()]);
-      await store?.close();
-      await provided?.cleanup();
+    storeAndTwoChildren(provide, log, (made) => {
+      ({ provided, store, second, third } = made);
     });
 
     it('keeps one log of a flow killed mid-step and resumed by two processes at once: in order, nothing twice', async () => {

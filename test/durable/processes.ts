@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
-import type { StoreSpec } from '../fixtures/durable/stores.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { Store } from '../../src/index.js';
+import { openStore, type StoreSpec } from '../fixtures/durable/stores.js';
+import type { ProvidedStore } from './store-specs.js';
 
 const script = fileURLToPath(new URL('../fixtures/durable/child.ts', import.meta.url));
 
@@ -124,4 +126,39 @@ export function runLogs(prefix: string): () => string {
     logs += 1;
     return join(root, `log-${logs}`);
   };
+}
+
+/** A provided store, opened in this process, and two child processes over it. */
+export interface StoreAndChildren {
+  provided: ProvidedStore;
+  store: Store;
+  second: Child;
+  third: Child;
+}
+
+/**
+ * For the enclosing describe block: a store of the kind `provide` makes, opened here, and two child
+ * processes over it logging to `log` (`made` hears of them); closed and cleaned up after the block.
+ */
+export function storeAndTwoChildren(
+  provide: () => ProvidedStore,
+  log: string,
+  made: (parts: StoreAndChildren) => void,
+): void {
+  let parts: Partial<StoreAndChildren> = {};
+  beforeAll(async () => {
+    const provided = provide();
+    parts = { provided };
+    parts.store = await openStore(provided.spec);
+    [parts.second, parts.third] = await Promise.all([
+      Child.start(provided.spec, log),
+      Child.start(provided.spec, log),
+    ]);
+    made(parts as StoreAndChildren);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([parts.second?.close(), parts.third?.close()]);
+    await parts.store?.close();
+    await parts.provided?.cleanup();
+  });
 }

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRunner, type StatecrewEvent, type Store } from '../../src/index.js';
 import { createManualClock } from '../../src/testing.js';
 import { coolOffFlow, deliveryFlow } from '../fixtures/durable/definitions.js';
-import { openStore } from '../fixtures/durable/stores.js';
-import { Child, countRuns, type Reply, runLogs } from './processes.js';
+import { Child, countRuns, type Reply, runLogs, storeAndTwoChildren } from './processes.js';
 import { type ProvidedStore, services, storeKinds } from './store-specs.js';
 
 const freshLog = runLogs('statecrew-waits-');
@@ -16,17 +15,8 @@ for (const [kind, provide] of storeKinds()) {
     let second: Child;
     let third: Child;
     const log = freshLog();
-
-    beforeAll(async () => {
-      provided = provide();
-      store = await openStore(provided.spec);
-      [second, third] = await Promise.all([Child.start(provided.spec, log), Child.start(provided.spec, log)]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all([second?.close(), third?.close()]);
-      await store?.close();
-      await provided?.cleanup();
+    storeAndTwoChildren(provide, log, (made) => {
+      ({ provided, store, second, third } = made);
     });
 
     it('goes on with a waiting run when a fresh process, with its own definition, signals it', async () => {

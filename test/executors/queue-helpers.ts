@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { expect } from 'vitest';
 import { spreadKey } from '../fixtures/queue/spread.js';
 
 /** Redis runs here unless STATECREW_NO_SERVICES=1 says it does not. */
@@ -36,4 +37,25 @@ export function startWorkerProcess(script: string, env: Record<string, string>):
       reject(new Error(`worker ${env.NAME ?? script} exited with ${code} before it was ready`)),
     );
   });
+}
+
+/**
+ * `count` readings of the time left on the keys `keysNow` lists, in ms, each taken while its key
+ * exists (> 0); fails when fewer came in 3,000 looks.
+ */
+export async function keyTtls(
+  redis: Redis,
+  keysNow: () => Promise<string[]>,
+  count: number,
+): Promise<number[]> {
+  const readings: number[] = [];
+  for (let tries = 0; readings.length < count && tries < 3000; tries += 1) {
+    for (const key of await keysNow()) {
+      const left = await redis.pttl(key);
+      if (left > 0) readings.push(left);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(readings.length).toBeGreaterThanOrEqual(count);
+  return readings;
 }

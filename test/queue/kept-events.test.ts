@@ -90,6 +90,11 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
   }
 }
 
+/** A worker of whole runs of `brief` on `queue`, keeping them in `store`. */
+function briefWorker(queue: string, store: Store) {
+  return createWorker({ connection, queue, definitions: { brief: briefCrew() }, store });
+}
+
 /** The server-sent messages of a response, read until it closes. */
 async function readStream(response: Response): Promise<{ id: number; event: StatecrewEvent }[]> {
   const text = await response.text();
@@ -182,13 +187,7 @@ describe.skipIf(noServices)('runs submitted to the queue keep their events', { t
       crews: [briefCrew()],
       insecureNoAuth: true,
     });
-    const worker = createWorker({
-      connection,
-      queue,
-      agents: [],
-      definitions: { brief: briefCrew() },
-      store,
-    });
+    const worker = briefWorker(queue, store);
     try {
       await worker.ready;
       const posted = await server.request('/runs', {
@@ -222,13 +221,7 @@ describe.skipIf(noServices)('runs submitted to the queue keep their events', { t
   it('a job that does not ask (submitRun without events, or a job of the old shape) keeps no events', async () => {
     const queue = freshQueue();
     const store = new MemoryStore();
-    const worker = createWorker({
-      connection,
-      queue,
-      agents: [],
-      definitions: { brief: briefCrew() },
-      store,
-    });
+    const worker = briefWorker(queue, store);
     const runs = createRunQueue({ connection, queue });
     const raw = new Queue(`${queue}-runs`, { connection: { host: '127.0.0.1', port: 6379 } });
     try {
@@ -257,13 +250,7 @@ describe.skipIf(noServices)('runs submitted to the queue keep their events', { t
     const raw = new Queue(`${queue}-runs`, { connection: { host: '127.0.0.1', port: 6379 } });
     const heard = new QueueEvents(`${queue}-runs`, { connection: { host: '127.0.0.1', port: 6379 } });
     const store = new MemoryStore();
-    const worker = createWorker({
-      connection,
-      queue,
-      agents: [],
-      definitions: { brief: briefCrew() },
-      store,
-    });
+    const worker = briefWorker(queue, store);
     try {
       const bad = { id: 'bad', events: 'memory' } as unknown as { events: 'store' };
       await expect(runs.submitRun('brief', { topic: 'AI' }, bad)).rejects.toMatchObject({

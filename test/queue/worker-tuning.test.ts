@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, StatecrewError, Task } from '../../src/index.js';
 import { createQueueExecutor, createWorker, type WorkerOptions } from '../../src/queue/index.js';
-import { connection, noServices, obliterate } from '../executors/queue-helpers.js';
+import { connection, keyTtls, noServices, obliterate } from '../executors/queue-helpers.js';
 
 if (noServices)
   console.log('Worker lock tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
@@ -63,10 +63,10 @@ describe.skipIf(noServices)('a worker’s job locks', { timeout: 60_000 }, () =>
     const executor = createQueueExecutor({ connection, queue });
     try {
       await worker.ready;
-      const checks = await readings(redis, async () => [`bull:${queue}:stalled-check`], 5);
+      const checks = await keyTtls(redis, async () => [`bull:${queue}:stalled-check`], 5);
       expect(Math.max(...checks)).toBeLessThanOrEqual(2000);
       const out = oneTask(executor).kickoff();
-      const locks = await readings(redis, () => redis.keys(`bull:${queue}:*:lock`), 5);
+      const locks = await keyTtls(redis, () => redis.keys(`bull:${queue}:*:lock`), 5);
       expect(Math.max(...locks)).toBeLessThanOrEqual(5000);
       gate.open();
       expect((await out).raw).toBe('done');
@@ -157,18 +157,4 @@ async function keysOnce(redis: Redis, pattern: string): Promise<string[]> {
     if (keys.length > 0) return keys;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** `count` readings of the time left on the keys `keysNow` lists, in ms, taken while they exist. */
-async function readings(redis: Redis, keysNow: () => Promise<string[]>, count: number): Promise<number[]> {
-  const found: number[] = [];
-  for (let tries = 0; found.length < count && tries < 3000; tries += 1) {
-    for (const key of await keysNow()) {
-      const left = await redis.pttl(key);
-      if (left > 0) found.push(left);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  expect(found.length).toBeGreaterThanOrEqual(count);
-  return found;
 }

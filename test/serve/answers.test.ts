@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/index.js';
 import type { StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
-import { authed, json, refundCrew, tempStore, testServer, waitingCrew } from './serve-helpers.js';
+import { authed, json, refundCrew, serverPerTest, testServer, waitingCrew } from './serve-helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
 let store: SqliteStore;
 let server: StatecrewServer;
-
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  server = testServer(store);
-});
-
-afterEach(async () => {
-  await server.close();
-  await temp.dispose();
+serverPerTest((made) => {
+  ({ store, server } = made);
 });
 
 /** POSTs `body` to `path` and, on a 202, waits until this process no longer runs the run. */

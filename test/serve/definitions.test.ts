@@ -1,21 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import type { StatecrewServer } from '../../src/serve/index.js';
-import { authed, json, tempStore, testServer } from './serve-helpers.js';
+import { authed, json, serverPerTest } from './serve-helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
-let store: SqliteStore;
 let server: StatecrewServer;
-
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  server = testServer(store);
-});
-
-afterEach(async () => {
-  await server.close();
-  await temp.dispose();
+serverPerTest((made) => {
+  ({ server } = made);
 });
 
 type View = Record<string, unknown> & { name: string; inputs: Record<string, unknown> };

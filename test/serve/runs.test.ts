@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/index.js';
 import type { StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
-import { authed, json, TOKEN, tempStore, testServer } from './serve-helpers.js';
+import { authed, json, serverPerTest, TOKEN } from './serve-helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
 let store: SqliteStore;
 let server: StatecrewServer;
-
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  server = testServer(store);
-});
-
-afterEach(async () => {
-  await server.close();
-  await temp.dispose();
+serverPerTest((made) => {
+  ({ store, server } = made);
 });
 
 /** Starts a run over HTTP and waits until this process no longer runs it. */

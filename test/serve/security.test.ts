@@ -1,21 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type SqliteStore, StatecrewError } from '../../src/index.js';
 import { createServer, DEFAULT_BODY_LIMIT, type StatecrewServer } from '../../src/serve/index.js';
-import { authed, json, researchCrew, TOKEN, tempStore, testServer } from './serve-helpers.js';
+import { authed, json, researchCrew, serverPerTest, TOKEN, testServer } from './serve-helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
 let store: SqliteStore;
 let server: StatecrewServer;
-
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  server = testServer(store);
-});
-
-afterEach(async () => {
-  await server.close();
-  await temp.dispose();
+serverPerTest((made) => {
+  ({ store, server } = made);
 });
 
 const ROUTES: [string, string][] = [

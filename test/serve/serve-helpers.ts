@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, defineTool, SqliteStore, Task, type ToolCall } from '../../src/index.js';
 import { createServer, type ServeOptions, type StatecrewServer } from '../../src/serve/index.js';
@@ -111,6 +112,30 @@ export function testServer(store: SqliteStore, options: Partial<ServeOptions> = 
     token: TOKEN,
     runner: false,
     ...options,
+  });
+}
+
+/** A store and a test server, made fresh for each test. */
+export interface ServerPerTest {
+  store: SqliteStore;
+  server: StatecrewServer;
+}
+
+/**
+ * Gives each test of the file a fresh temp store and a {@link testServer} over it (`made` hears of
+ * them), closed and removed after the test.
+ */
+export function serverPerTest(made: (parts: ServerPerTest) => void): void {
+  let temp: ReturnType<typeof tempStore> | undefined;
+  let server: StatecrewServer | undefined;
+  beforeEach(() => {
+    temp = tempStore();
+    server = testServer(temp.store);
+    made({ store: temp.store, server });
+  });
+  afterEach(async () => {
+    await server?.close();
+    await temp?.dispose();
   });
 }
 

@@ -1,30 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/index.js';
 import { createServer, type StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
-import {
-  authed,
-  json,
-  refundCrew,
-  researchCrew,
-  reviewFlow,
-  tempStore,
-  testServer,
-} from './serve-helpers.js';
+import { authed, json, refundCrew, reviewFlow, serverPerTest } from './serve-helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
 let store: SqliteStore;
 let server: StatecrewServer;
-
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  server = testServer(store);
-});
-
-afterEach(async () => {
-  await server.close();
-  await temp.dispose();
+serverPerTest((made) => {
+  ({ store, server } = made);
 });
 
 /** Starts a run over HTTP and waits until it settles or pauses. */
@@ -121,6 +104,3 @@ describe('GET /runs/:id/view', () => {
     expect((await server.request(`/runs/${id}/view`)).status).toBe(401);
   });
 });
-
-// The research crew is used above only through the test server.
-void researchCrew;

@@ -60,6 +60,19 @@ export async function* followEvents(
   }
 }
 
+/**
+ * Every event run `id` kept so far, without waiting: those in the store and, for a run this process
+ * runs now, those its journal numbered and has not committed yet (a step under way) — what a
+ * follower has been sent by now.
+ */
+export async function eventsSoFar(store: Store, id: string): Promise<StoredEvent[]> {
+  const journal = liveJournal(store, id);
+  const stored = await readEvents(store, id);
+  if (journal === undefined) return stored;
+  const earlier = stored.filter((kept) => kept.seq < journal.firstSeq);
+  return [...earlier, ...journal.since(journal.firstSeq - 1)];
+}
+
 function checkFollowOptions(store: Store, after: number, pollMs: number): void {
   if (store === undefined) throw new InvalidOptionError('followEvents', 'store', 'a Store', store);
   checkStore('followEvents', store);

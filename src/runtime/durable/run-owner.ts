@@ -1,4 +1,4 @@
-import { InvalidOptionError, LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
+import { LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
 import type {
   JsonValue,
   RecordWrite,
@@ -208,11 +208,4 @@ export class RunOwner {
       throw new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
     }
   }
-}
-
-/** Whether a run's `events` option keeps its events: `'store'` yes, undefined no, else `invalid_option`. */
-export function keepsEventsOption(where: string, events: unknown): boolean {
-  if (events !== undefined && events !== 'store')
-    throw new InvalidOptionError(where, 'events', "'store' (keep the run's events in its store)", events);
-  return events === 'store';
 }

@@ -1,5 +1,6 @@
 import type { MemoryEntry } from '../../types.js';
-import { keepsEventsOption, RunOwner } from '../durable/run-owner.js';
+import { keepsEventsOption } from '../durable/events-option.js';
+import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';

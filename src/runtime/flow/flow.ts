@@ -9,7 +9,8 @@ import {
 } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
-import { keepsEventsOption, RunOwner } from '../durable/run-owner.js';
+import { keepsEventsOption } from '../durable/events-option.js';
+import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';

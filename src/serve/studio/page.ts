@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
-import { graphCardShell, SIDE_HTML, timelineCardShell } from '../../view/html.js';
+import { cspHash } from '../../view/csp-hash.js';
+import { graphCardShell, PANEL_HINT, SIDE_HTML, timelineCardShell } from '../../view/html.js';
 import { PAGE_SCRIPT } from '../../view/page-script.js';
 import { PAGE_STYLE } from '../../view/page-style.js';
 import { STUDIO_SCRIPT } from './script.js';
 import { STUDIO_STYLE } from './style.js';
-
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
  * The studio's policy: only the run view's and its own style sheets and scripts (allowed by hash),
@@ -14,8 +12,8 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
  */
 const PAGE_POLICY = [
   "default-src 'none'",
-  `script-src ${sha256(PAGE_SCRIPT)} ${sha256(STUDIO_SCRIPT)}`,
-  `style-src ${sha256(PAGE_STYLE)} ${sha256(STUDIO_STYLE)}`,
+  `script-src ${cspHash(PAGE_SCRIPT)} ${cspHash(STUDIO_SCRIPT)}`,
+  `style-src ${cspHash(PAGE_STYLE)} ${cspHash(STUDIO_STYLE)}`,
   'img-src data:',
   "connect-src 'self'",
   "base-uri 'none'",
@@ -96,6 +94,8 @@ export const STUDIO_PAGE = [
   '<header class="studio-bar"><h1>statecrew <span class="muted">studio</span></h1></header>',
   TOKEN_CARD,
   `<div class="studio">${SIDE_COLUMN}${RUN_COLUMN}</div>`,
+  // What the details panel shows again when another run opens.
+  `<template id="panel-hint">${PANEL_HINT}</template>`,
   '<script type="application/json" id="run-data">{}</script>',
   `<script>${PAGE_SCRIPT}</script>`,
   `<script>${STUDIO_SCRIPT}</script>`,

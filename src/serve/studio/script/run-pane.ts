@@ -100,7 +100,7 @@ export const RUN_PANE_SCRIPT = `
     }
   };
   const resetPanel = () => {
-    $('panel').replaceChildren(make('h2', '', 'Details'), make('p', 'hint', 'Click a node or a timeline bar (or focus it and press Enter) to see its prompt, context, output, usage, cost and error.'));
+    $('panel').replaceChildren($('panel-hint').content.cloneNode(true));
   };
   const openRun = async (id) => {
     if (pane.stream) pane.stream.abort();
