@@ -22,6 +22,7 @@ import {
   type RecordStatements,
   type SqliteStatements,
 } from './sqlite-schema.js';
+import { enterWal } from './sqlite-wal.js';
 import {
   decodeValue,
   encodeValue,
@@ -53,7 +54,10 @@ export interface SqliteStoreOptions {
    * mode and left open on `close`.
    */
   database?: BetterSqlite3.Database | undefined;
-  /** How long a write waits for another process's write to finish, in ms. @default 5000 */
+  /**
+   * How long a write — and opening a new file another process writes to — waits for another process's
+   * write to finish, in ms. @default 5000
+   */
   busyTimeoutMs?: number | undefined;
 }
 
@@ -296,7 +300,7 @@ export class SqliteStore implements Store {
         if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
         db = new Driver(this.path, { timeout: this.#busyTimeoutMs });
       }
-      db.pragma('journal_mode = WAL');
+      enterWal(db, this.#busyTimeoutMs);
     } catch (error) {
       if (error instanceof MissingDependencyError) throw error;
       throw new StoreUnavailableError(NAME, this.path, error);

@@ -215,10 +215,17 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
   });
 
   it("signals a flow's wait step through its form with a JSON payload", async () => {
-    await openStarted('order', { item: 'kayak' });
+    const id = await openStarted('order', { item: 'kayak' });
     await expect.poll(() => statusOf('payment'), { timeout: WAIT }).toBe('paused');
     const form = page().locator('#wait-forms .wait-form');
-    await form.locator('textarea[name="payload"]').fill('not json');
+    const payload = form.locator('textarea[name="payload"]');
+    await payload.fill('not json');
+    // The run's detail read again (the run opened anew) for the same pause keeps what was typed.
+    const reread = page().waitForResponse((r) => r.url().endsWith(`/runs/${encodeURIComponent(id)}`));
+    await page().evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))");
+    await reread;
+    await expect.poll(() => page().locator('#waits').isVisible(), { timeout: WAIT }).toBe(true);
+    expect(await payload.inputValue()).toBe('not json');
     await form.locator('button[type="submit"]').click();
     await expect
       .poll(() => form.locator('.form-error').textContent(), { timeout: WAIT })

@@ -127,9 +127,15 @@ export const ANSWERS_SCRIPT = `
       return crewForm(wait.pending || [], wait.step, 'Step "' + wait.step + '": its crew ' + wait.crew + ' waits for you');
     });
   };
+  // The forms are built again only when the run paused anew (its head changed) or waits for other
+  // answers: a refresh of the same pause keeps what was typed, and the error a form shows.
+  let shownWaits = '';
   const renderWaits = (detail) => {
-    const forms = detail.status === 'paused' ? waitForms(detail) : [];
-    $('wait-forms').replaceChildren(...forms);
-    $('waits').hidden = forms.length === 0;
+    const waits = detail.status === 'paused' ? JSON.stringify([detail.id, detail.updatedAt, detail.pending || []]) : '';
+    if (waits !== shownWaits) {
+      shownWaits = waits;
+      $('wait-forms').replaceChildren(...(waits === '' ? [] : waitForms(detail)));
+    }
+    $('waits').hidden = $('wait-forms').childElementCount === 0;
   };
 `;
