@@ -1,8 +1,8 @@
 import type { ConversationPause } from '../../actors/pause.js';
 import { StoreRequiredError } from '../../errors.js';
-import type { CrewPending, Failure, TaskOutput, Tool } from '../../types.js';
+import type { CrewPending, Failure, TaskOutput } from '../../types.js';
 import type { NodeRecord } from '../engine/recorder.js';
-import type { Agent } from './agent.js';
+import { type FactSource, factsOf, type PauseReason } from './crew-facts.js';
 import type { CrewPlan } from './plan.js';
 
 /**
@@ -66,66 +66,22 @@ function splitNodeId(nodeId: string): [string, number] {
   return match === null ? [nodeId, 1] : [match[1] as string, Number(match[2])];
 }
 
-/** Whether a tool may wait for approval: its `needsApproval` is set and not `false`. */
-function mayWait(tool: Tool): boolean {
-  return tool.needsApproval !== undefined && tool.needsApproval !== false;
-}
-
-/**
- * What could make a crew pause: a task with `humanInput`, or a tool that may wait for approval (the
- * first, tasks' tools before agents'). Each agent is looked at once, however many tasks it has.
- */
-function pauser(
-  tasks: readonly { readonly humanInput: boolean; readonly tools: readonly Tool[] }[],
-  agents: readonly ({ readonly tools: readonly Tool[] } | undefined)[],
-): { review: boolean; tool: Tool | undefined } {
-  let review = false;
-  let tool: Tool | undefined;
-  for (const task of tasks) {
-    review ||= task.humanInput;
-    tool ??= task.tools.find(mayWait);
-  }
-  for (const agent of new Set(agents)) tool ??= agent?.tools.find(mayWait);
-  return { review, tool };
-}
-
 /** Whether runs of `crew` could pause for a human (a task with `humanInput`, a tool that may wait). */
-export function crewCouldPause(crew: {
-  readonly tasks: readonly {
-    readonly humanInput: boolean;
-    readonly tools: readonly Tool[];
-    readonly agent?: Agent | undefined;
-  }[];
-  readonly agents: readonly Agent[];
-  readonly summary?: { readonly agent: Agent } | undefined;
-}): boolean {
-  const agents = [...crew.agents, ...crew.tasks.map((t) => t.agent), crew.summary?.agent];
-  const found = pauser(crew.tasks, agents);
-  return found.review || found.tool !== undefined;
+export function crewCouldPause(crew: FactSource): boolean {
+  return factsOf(crew).pauseReason !== undefined;
 }
 
 /**
  * Refuses a kickoff without a store of a crew that could pause (`store_required`), before any call: a
  * task with `humanInput`, or a tool that may wait for approval on a task, a task's agent, one of the
- * crew's agents or its summarizer. A paused run is kept in the store until its answers come.
+ * crew's agents or its summarizer (`reason`, the crew's facts found it). A paused run is kept in the
+ * store until its answers come.
  */
-export function checkCanPause(
-  crew: string,
-  plan: CrewPlan,
-  hasStore: boolean,
-  others: readonly (Agent | undefined)[] = [],
-): void {
-  if (hasStore) return;
-  const agents = [...plan.agents, ...plan.tasks.map((t) => t.agent), ...others];
-  const found = pauser(
-    plan.tasks.map((t) => t.task),
-    agents,
-  );
-  const review = plan.tasks.find((t) => t.task.humanInput);
-  if (review === undefined && found.tool === undefined) return;
+export function checkCanPause(crew: string, reason: PauseReason, hasStore: boolean): void {
+  if (hasStore || reason === undefined) return;
   const why =
-    review === undefined
-      ? `pause when tool "${found.tool?.name}" waits for approval`
-      : `pause when task "${review.nodeId}" waits for a human's review (humanInput)`;
+    reason.kind === 'review'
+      ? `pause when task "${reason.nodeId}" waits for a human's review (humanInput)`
+      : `pause when tool "${reason.tool.name}" waits for approval`;
   throw new StoreRequiredError(`Crew "${crew}"`, why);
 }

@@ -8,7 +8,7 @@ import { isPaused, pendingIn } from './crew-pause.js';
 import type { RunnableCrew, RunRestore } from './crew-run.js';
 import type { CrewScopeParts } from './crew-scope.js';
 import { missingInputsWarning } from './missing-inputs.js';
-import { buildCrewOutput } from './result.js';
+import { buildCrewOutput, buildCrewOutputInSlices, type RunFacts } from './result.js';
 import { SUMMARY_NODE, summaryContext, summarySupervisor } from './summary.js';
 import type { Task } from './task.js';
 import { createTaskRunner, type TaskRunner, type TaskRunnerOptions } from './task-runner.js';
@@ -65,10 +65,10 @@ export class CrewRunEnd {
       nodes: scope.plan.tasks.length,
       process: this.#parts.process,
       ...(this.#parts.missingInputs.length === 0 ? {} : { started: () => this.#warnMissingInputs() }),
-      complete: (output) => {
+      complete: async (output) => {
         const finished = output as SupervisorOutput;
         if (finished.error !== undefined) throw finished.error;
-        const out = this.output(finished, false);
+        const out = await this.#completedOutput(finished);
         // Before `run.completed` (status `paused`): what the run waits for.
         if (out.pending !== undefined) scope.hub.emit({ type: 'crew.paused', pending: out.pending });
         return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
@@ -92,9 +92,23 @@ export class CrewRunEnd {
 
   /** The result contract from the supervisor's output (`aborted`: the partial result of an aborted run). */
   output(output: SupervisorOutput, aborted: boolean): CrewOutput {
-    const { crew, restore, scope, clock } = this.#parts;
+    const { scope } = this.#parts;
+    const summary = this.#parts.supervisor.summarize(output);
+    return this.#mended(buildCrewOutput(scope.recorder, summary, this.#facts(aborted)));
+  }
+
+  /** The result of a run that ended, built in slices that yield to the host (a big run's is large). */
+  async #completedOutput(output: SupervisorOutput): Promise<CrewOutput> {
+    const { scope } = this.#parts;
+    const summary = this.#parts.supervisor.summarize(output);
+    return this.#mended(await buildCrewOutputInSlices(scope.recorder, summary, this.#facts(false)));
+  }
+
+  /** The run's facts its result is built with. */
+  #facts(aborted: boolean): RunFacts {
+    const { crew, scope, clock } = this.#parts;
     const { plan } = scope;
-    const out = buildCrewOutput(scope.recorder, this.#parts.supervisor.summarize(output), {
+    return {
       executionId: this.#parts.id,
       process: this.#parts.process,
       totalTimeMs: clock.now() - this.#parts.startedAt,
@@ -104,7 +118,13 @@ export class CrewRunEnd {
         (task.name !== undefined && plan.byNodeId.has(task.name) ? task.name : undefined),
       aborted,
       ...(crew.summary === undefined ? {} : { summaryNode: SUMMARY_NODE }),
-    });
+    };
+  }
+
+  /** A result with what the run adds to it: what it waits for, what it restored, its missing inputs. */
+  #mended(out: CrewOutput): CrewOutput {
+    const { restore, scope } = this.#parts;
+    const { plan } = scope;
     if (out.status === 'paused') out.pending = pendingIn(scope.recorder.settled, plan);
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;

@@ -17,6 +17,7 @@ import { runToEnd } from '../engine/run-to-end.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { CrewDefinition, CrewProcess } from '../process.js';
 import type { WaitingTasks } from './crew-answers.js';
+import { factsOf } from './crew-facts.js';
 import { CrewKeeper } from './crew-keeper.js';
 import { checkCanPause } from './crew-pause.js';
 import { type ActorPlacement, CrewRunEnd } from './crew-run-end.js';
@@ -25,7 +26,8 @@ import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from '
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
-import { type CrewPlan, type PlanSource, planCrew } from './plan.js';
+import type { CrewPlan, PlanSource } from './plan.js';
+import { planRun, validatePlan } from './plan-cache.js';
 import { SUMMARY_NODE, type SummaryNode } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
 
@@ -215,10 +217,11 @@ function checkKickoff(
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);
   checkStore('Crew kickoff', options.store);
-  const plan = planCrew(crew, inputs);
-  process.validate(plan);
-  checkCanPause(crew.name, plan, (options.store ?? crew.store) !== undefined, [crew.summary?.agent]);
-  checkProviders(plan.agents, plan.tasks, crew.manager, crew.summary?.agent);
+  const facts = factsOf(crew);
+  const plan = planRun(crew, inputs, facts.inputFree);
+  validatePlan(process, plan);
+  checkCanPause(crew.name, facts.pauseReason, (options.store ?? crew.store) !== undefined);
+  checkProviders(facts.agents, crew.manager, crew.summary?.agent);
   if (options.executionId !== undefined) checkRunId('Crew kickoff', 'executionId', options.executionId);
   const missingInputs = checkMissingInputs(crew, inputs, options.strictInputs ?? crew.strictInputs);
   return { inputs, plan, missingInputs };
@@ -307,7 +310,9 @@ function taskRunnerOptions(
     gate,
     stream: options.stream,
     executor: crew.executor,
-    delegation: delegates(plan) ? { agents: plan.agents, maxDepth: crew.maxDelegationDepth } : undefined,
+    delegation: factsOf(crew).delegates
+      ? { agents: plan.agents, maxDepth: crew.maxDelegationDepth }
+      : undefined,
     waiting: restore?.waiting,
     memory:
       crew.memory === undefined
@@ -318,13 +323,6 @@ function taskRunnerOptions(
             ),
           ),
   };
-}
-
-/** Whether any agent of the run may delegate (only then does the run keep a delegation desk). */
-function delegates(plan: CrewPlan): boolean {
-  return (
-    plan.agents.some((a) => a.allowDelegation) || plan.tasks.some((t) => t.agent?.allowDelegation === true)
-  );
 }
 
 /** The lease of a run: the option's, else the crew's, else the default. */
@@ -357,15 +355,8 @@ export function checkStoreErrorPolicy(where: string, policy: unknown): void {
 }
 
 /** Refuses a kickoff whose agents name an unregistered provider (`unknown_provider`), before any call. */
-function checkProviders(
-  agents: readonly { llm: unknown }[],
-  tasks: readonly { agent: { llm: unknown } | undefined }[],
-  ...advisors: unknown[]
-): void {
-  // Each agent once, however many tasks it has.
-  const holders = new Set<unknown>([...agents, ...advisors]);
-  for (const task of tasks) if (task.agent !== undefined) holders.add(task.agent);
-  for (const holder of holders) {
+function checkProviders(agents: readonly { llm: unknown }[], ...advisors: unknown[]): void {
+  for (const holder of [...agents, ...advisors]) {
     const llm = typeof holder === 'object' && holder !== null && 'llm' in holder ? holder.llm : undefined;
     if (llm instanceof ProviderModel) llm.resolve();
   }

@@ -14,6 +14,7 @@ import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
 import { Agent } from './agent.js';
 import { keepAnswers, keptAnswers, readAnswers } from './crew-answers.js';
+import { factsOf, taskAgents } from './crew-facts.js';
 import { type KickoffForEachOptions, kickoffForEach } from './crew-for-each.js';
 import { crewMermaid } from './crew-mermaid.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
@@ -38,6 +39,7 @@ import {
 } from './option-keys.js';
 import { checkOutputFile, type OutputFiles } from './output-file.js';
 import { planCrew } from './plan.js';
+import { planRun, validatePlan } from './plan-cache.js';
 import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
 import { Task } from './task.js';
 
@@ -177,7 +179,8 @@ export class Crew {
   readonly strictInputs: boolean;
   /** Where the tasks' output files go; see {@link CrewOptions.baseDir}. */
   readonly files: OutputFiles;
-  readonly #nodeIds = new Map<Task, string>();
+  /** Each task's node id, by position. */
+  readonly #nodeIds: string[] = [];
   readonly #positions = new Map<Task, number>();
 
   constructor(options: CrewOptions) {
@@ -193,9 +196,7 @@ export class Crew {
       throw new InvalidOptionError('Crew', 'process', `one of ${Object.keys(processes).join(', ')}`, process);
     }
     this.tasks = [...options.tasks];
-    this.agents = options.agents
-      ? [...options.agents]
-      : [...new Set(this.tasks.flatMap((t) => t.agent ?? []))];
+    this.agents = options.agents ? [...options.agents] : taskAgents(this.tasks);
     this.process = process;
     this.manager = options.manager;
     this.goal = options.goal ?? '';
@@ -223,22 +224,38 @@ export class Crew {
     }
     this.executor = options.executor;
     // An agent with `memory` (CrewAI's) reads the execution memory: the crew keeps one for it.
-    const agentMemory = [...this.agents, ...this.tasks.flatMap((t) => t.agent ?? [])].some((a) => a.memory);
+    const agentMemory = [...this.agents, ...taskAgents(this.tasks)].some((a) => a.memory);
     this.memory = checkMemory('Crew', options.memory) ?? (agentMemory ? {} : undefined);
     this.files = crewFiles(options);
-    for (const task of this.tasks) {
-      checkOutputFile(this.#nodeIds.get(task) as string, task.outputFile, this.files);
-    }
+    this.tasks.forEach((task, index) => {
+      checkOutputFile(this.#nodeIds[index] as string, task.outputFile, this.files);
+    });
     optionalInteger('Crew', 'maxDelegationDepth', options.maxDelegationDepth, 0);
     this.maxDelegationDepth = options.maxDelegationDepth ?? 2;
     checkStrictInputs('Crew', options.strictInputs);
     this.strictInputs = options.strictInputs ?? false;
     processes[process].checkDefinition(this);
+    this.#planAhead();
+  }
+
+  /**
+   * Finds the crew's facts, and plans and checks a crew whose texts take no inputs, now, as it is
+   * made: its runs reuse that plan, and a kickoff holds its host for no walk over every task. What the plan or its check finds wrong
+   * is left for the kickoff to throw, which plans again (a definition may be mended before it runs).
+   */
+  #planAhead(): void {
+    if (!factsOf(this).findAll().inputFree) return;
+    try {
+      validatePlan(processes[this.process], planRun(this, {}, true));
+    } catch {
+      // The kickoff throws it.
+    }
   }
 
   /** The node id of `task` in this crew: its name, else `task-<position from 1>`. */
   nodeIdOf(task: Task): string | undefined {
-    return this.#nodeIds.get(task);
+    const position = this.#positions.get(task);
+    return position === undefined ? undefined : this.#nodeIds[position];
   }
 
   /** The position of `task` in this crew's list, from 0. */
@@ -377,17 +394,30 @@ export class Crew {
   }
 
   #assignNodeIds(): void {
-    const positions = new Map<string, number[]>();
-    this.tasks.forEach((task, index) => {
-      if (this.#nodeIds.has(task)) {
+    // Each node id's first position (from 1); the positions of those given to more than one task.
+    const firstAt = new Map<string, number>();
+    let repeated: Map<string, number[]> | undefined;
+    for (let index = 0; index < this.tasks.length; index += 1) {
+      const task = this.tasks[index] as Task;
+      if (this.#positions.has(task)) {
         throw new InvalidOptionError('Crew', 'tasks', 'distinct Task objects', `task ${index + 1} repeated`);
       }
       const nodeId = task.name ?? `task-${index + 1}`;
-      this.#nodeIds.set(task, nodeId);
+      this.#nodeIds.push(nodeId);
       this.#positions.set(task, index);
-      positions.set(nodeId, [...(positions.get(nodeId) ?? []), index + 1]);
-    });
-    for (const [name, at] of positions) if (at.length > 1) throw new DuplicateTaskError(name, at);
+      const first = firstAt.get(nodeId);
+      if (first === undefined) firstAt.set(nodeId, index + 1);
+      else {
+        repeated ??= new Map();
+        repeated.set(nodeId, [...(repeated.get(nodeId) ?? [first]), index + 1]);
+      }
+    }
+    if (repeated === undefined) return;
+    // The node id listed first among those repeated.
+    for (const name of firstAt.keys()) {
+      const at = repeated.get(name);
+      if (at !== undefined) throw new DuplicateTaskError(name, at);
+    }
   }
 }
 

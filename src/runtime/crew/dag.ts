@@ -73,6 +73,49 @@ export function assertAcyclic(tasks: readonly PlannedTask[]): void {
   if (cycle !== undefined) throw new CycleError(cycle);
 }
 
+/** What a DAG run starts from, the same for every run of one plan: nothing in it changes during a run. */
+interface DagLayout {
+  /** Dependencies of each task, by position. */
+  pending: Int32Array;
+  /** The tasks that depend on each task, by position. */
+  dependents: readonly (readonly number[])[];
+  /** The tasks without dependencies, in list order. */
+  roots: readonly PlannedTask[];
+}
+
+const layouts = new WeakMap<readonly PlannedTask[], DagLayout>();
+
+/**
+ * Lays a DAG over `tasks` out for its runs ahead of them (a crew planned when made does so): the
+ * first run of the plan then starts without the walk.
+ */
+export function layOutDag(tasks: readonly PlannedTask[]): void {
+  dagLayout(tasks);
+}
+
+/** The layout of a DAG over `tasks`, made once per list of planned tasks (runs of a crew share one). */
+function dagLayout(tasks: readonly PlannedTask[]): DagLayout {
+  let layout = layouts.get(tasks);
+  if (layout !== undefined) return layout;
+  const deps = dependencyIndexes(tasks);
+  const pending = new Int32Array(tasks.length);
+  const dependents: (readonly number[])[] = tasks.map(() => NO_DEPENDENCIES);
+  const roots: PlannedTask[] = [];
+  for (let i = 0; i < tasks.length; i += 1) {
+    const taskDeps = deps[i] as readonly number[];
+    pending[i] = taskDeps.length;
+    for (const dep of taskDeps) {
+      const list = dependents[dep] as readonly number[];
+      if (list === NO_DEPENDENCIES) dependents[dep] = [i];
+      else (list as number[]).push(i);
+    }
+    if (taskDeps.length === 0) roots.push(tasks[i] as PlannedTask);
+  }
+  layout = { pending, dependents, roots };
+  layouts.set(tasks, layout);
+  return layout;
+}
+
 /**
  * The graph process's bookkeeping of which tasks may start: a count of unfinished dependencies per
  * task, a FIFO of ready tasks (roots in list order first) and the number in flight. Every call is
@@ -82,8 +125,8 @@ export class DagScheduler {
   /** Unfinished dependencies of each task, by position. */
   readonly #pending: Int32Array;
   /** The tasks that depend on each task, by position. */
-  readonly #dependents: (readonly number[])[];
-  readonly #ready: PlannedTask[] = [];
+  readonly #dependents: readonly (readonly number[])[];
+  readonly #ready: PlannedTask[];
   #head = 0;
   readonly #blocked = new Set<string>();
   #settled = 0;
@@ -96,20 +139,10 @@ export class DagScheduler {
     /** The plan's tasks by node id. */
     private readonly byNodeId: ReadonlyMap<string, PlannedTask>,
   ) {
-    const deps = dependencyIndexes(tasks);
-    this.#pending = new Int32Array(tasks.length);
-    this.#dependents = tasks.map(() => NO_DEPENDENCIES);
-    for (let i = 0; i < tasks.length; i += 1) {
-      const task = tasks[i] as PlannedTask;
-      const taskDeps = deps[i] as readonly number[];
-      this.#pending[i] = taskDeps.length;
-      for (const dep of taskDeps) {
-        const list = this.#dependents[dep] as readonly number[];
-        if (list === NO_DEPENDENCIES) this.#dependents[dep] = [i];
-        else (list as number[]).push(i);
-      }
-      if (taskDeps.length === 0) this.#ready.push(task);
-    }
+    const layout = dagLayout(tasks);
+    this.#pending = layout.pending.slice();
+    this.#dependents = layout.dependents;
+    this.#ready = layout.roots.slice();
   }
 
   /** The tasks that depend on the task `nodeId`, by position. */

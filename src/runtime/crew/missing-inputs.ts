@@ -1,6 +1,7 @@
 import { describeMissingInputs, InvalidOptionError, MissingInputError } from '../../errors.js';
 import type { MissingInput, MissingInputPlace } from '../../types.js';
 import type { Agent } from './agent.js';
+import { factsOf } from './crew-facts.js';
 import { interpolate } from './interpolate.js';
 import type { Task } from './task.js';
 
@@ -33,17 +34,15 @@ function* textsOf(
   crew: InputSource,
   inputs: Readonly<Record<string, unknown>>,
 ): Generator<[string, MissingInputPlace]> {
-  for (const task of crew.tasks) {
+  const facts = factsOf(crew);
+  for (const task of facts.bracedTasks) {
     const { description, expectedOutput, outputFile } = task;
-    if (!description.includes('{') && !expectedOutput.includes('{') && !outputFile?.includes('{')) continue;
     const nodeId = crew.nodeIdOf(task) ?? task.name ?? '';
     yield [description, { task: nodeId, field: 'description' }];
     yield [expectedOutput, { task: nodeId, field: 'expectedOutput' }];
     if (outputFile !== undefined) yield [outputFile, { task: nodeId, field: 'outputFile' }];
   }
-  const agents = new Set(crew.agents);
-  for (const task of crew.tasks) if (task.agent !== undefined) agents.add(task.agent);
-  for (const agent of agents) {
+  for (const agent of facts.agents) {
     const role = interpolate(agent.role, inputs);
     yield [agent.role, { agent: role, field: 'role' }];
     yield [agent.goal, { agent: role, field: 'goal' }];

@@ -1,4 +1,11 @@
-import type { CrewOutput, Failure, NodeExecutionInfo, RunStatus, TaskOutput } from '../../types.js';
+import type {
+  CrewOutput,
+  ExecutionLogEntry,
+  Failure,
+  NodeExecutionInfo,
+  RunStatus,
+  TaskOutput,
+} from '../../types.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import { isPaused } from './crew-pause.js';
 
@@ -64,16 +71,57 @@ export function leafOutput(
   return { output: Object.fromEntries(executed.map((id, i) => [id, values[i]])), leaves: executed };
 }
 
+/** How many node records a result takes in one turn of the event loop when built in slices. */
+export const OUTPUT_SLICE = 2048;
+
 /** Builds the one result contract from a run's recorder, its process's summary and its facts. */
 export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, facts: RunFacts): CrewOutput {
+  const steps = crewOutputSteps(recorder, summary, facts);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * {@link buildCrewOutput} in slices of {@link OUTPUT_SLICE} node records, each in its own turn of the
+ * event loop: the result of a run of 100,000 tasks is built without holding its host.
+ */
+export async function buildCrewOutputInSlices(
+  recorder: RunRecorder,
+  summary: ProcessSummary,
+  facts: RunFacts,
+): Promise<CrewOutput> {
+  const steps = crewOutputSteps(recorder, summary, facts);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The result contract, built record by record; it yields after every {@link OUTPUT_SLICE} records. */
+function* crewOutputSteps(
+  recorder: RunRecorder,
+  summary: ProcessSummary,
+  facts: RunFacts,
+): Generator<void, CrewOutput> {
   const tasksOutput: TaskOutput[] = [];
   const nodeResults: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   const failures: Record<string, Failure> = {};
-  const nodes = recorder.settled.map(toNodeInfo);
+  const nodes: NodeExecutionInfo[] = [];
+  const executionLog: ExecutionLogEntry[] = [];
   let summaryText: string | undefined;
   let paused = 0;
-  for (const record of recorder.settled) {
+  for (const [at, record] of recorder.settled.entries()) {
+    if (at > 0 && at % OUTPUT_SLICE === 0) yield;
+    const info = toNodeInfo(record);
+    const { nodeId, status, durationMs, error } = info;
+    nodes.push(info);
+    executionLog.push(
+      error === undefined ? { nodeId, status, durationMs } : { nodeId, status, durationMs, error },
+    );
     if (isPaused(record)) {
       // Waiting for a human is no failure: the node is `paused`, and `pending` says what it waits for.
       paused += 1;
@@ -96,18 +144,11 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
     tasksOutput,
     nodeResults,
     nodes,
-    executionLog: nodes.map(({ nodeId, status, durationMs, error }) =>
-      error === undefined ? { nodeId, status, durationMs } : { nodeId, status, durationMs, error },
-    ),
+    executionLog,
     status: runStatus(facts.aborted === true, completed, failed, paused),
     errors,
     failures,
-    usage: {
-      ...recorder.usage,
-      manager: { ...recorder.managerUsage },
-      workers: { ...recorder.workersUsage },
-      agents: Object.fromEntries([...recorder.agentsUsage].map(([role, usage]) => [role, { ...usage }])),
-    },
+    usage: usageOf(recorder),
     managerCalls: recorder.managerCalls,
     delegations: [...recorder.delegations],
     totalTimeMs: facts.totalTimeMs,
@@ -130,6 +171,16 @@ export function buildCrewOutput(recorder: RunRecorder, summary: ProcessSummary, 
   };
   Object.defineProperty(out, 'outputOf', { value: outputOf, writable: true, configurable: true });
   return out as CrewOutput;
+}
+
+/** A run's usage: its total, the manager's, the workers', and each agent's by role. */
+function usageOf(recorder: RunRecorder): CrewOutput['usage'] {
+  return {
+    ...recorder.usage,
+    manager: { ...recorder.managerUsage },
+    workers: { ...recorder.workersUsage },
+    agents: Object.fromEntries([...recorder.agentsUsage].map(([role, usage]) => [role, { ...usage }])),
+  };
 }
 
 function toNodeInfo(record: NodeRecord): NodeExecutionInfo {

@@ -17,8 +17,8 @@ export interface RunParts<T> {
   started?(): void;
   /** Sent to the supervisor right after it starts, if it waits for one (a flow's `START`). */
   startEvent?: { type: 'START' };
-  /** The result from the supervisor's output; throws to reject the run. */
-  complete(output: unknown): { result: T; status: RunStatus | 'paused'; totalTimeMs: number };
+  /** The result from the supervisor's output (a big one may be built in slices); throws or rejects to reject the run. */
+  complete(output: unknown): Completed<T> | Promise<Completed<T>>;
   /** Must resolve before the supervisor starts (claiming the run's id in a store); a rejection fails the run. */
   ready?: Promise<void>;
   /** Rejects when the run must stop at once (a failed or refused write): the run fails with its error. */
@@ -67,7 +67,11 @@ export function runToEnd<T>(parts: RunParts<T>): Promise<T> {
 }
 
 /** What `complete` makes of a supervisor's output. */
-type Completed<T> = ReturnType<RunParts<T>['complete']>;
+interface Completed<T> {
+  result: T;
+  status: RunStatus | 'paused';
+  totalTimeMs: number;
+}
 
 /**
  * One run driven to its end: the one place that holds where it got to (started, aborting, settled,
@@ -151,7 +155,8 @@ class RunDriver<T> {
     let completed: Completed<T>;
     let last: StatecrewEvent;
     try {
-      completed = this.#parts.complete(output);
+      completed = await this.#parts.complete(output);
+      if (this.#settled || this.#aborting) return;
       const { status, totalTimeMs } = completed;
       last = this.#parts.hub.stamp({ type: 'run.completed', status, totalTimeMs });
       this.#parts.closing?.(last);

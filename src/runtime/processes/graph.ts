@@ -3,7 +3,7 @@ import { MissingAgentError } from '../../errors.js';
 import { graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../crew/agent.js';
 import { regionsMachine } from '../crew/crew-picture.js';
-import { assertAcyclic, DagScheduler } from '../crew/dag.js';
+import { assertAcyclic, DagScheduler, layOutDag } from '../crew/dag.js';
 import type { PlannedTask } from '../crew/plan.js';
 import type { ProcessSummary } from '../crew/result.js';
 import { leafOutput } from '../crew/result.js';
@@ -45,6 +45,8 @@ export const graphProcess: CrewProcess = {
       if (planned.agent === undefined) throw new MissingAgentError(planned.nodeId, 'graph');
     }
     assertAcyclic(plan.tasks);
+    // Checked once per plan its runs share: the layout they start from is made with the check.
+    layOutDag(plan.tasks);
   },
   supervisor(scope) {
     const { plan, recorder } = scope;
