@@ -224,7 +224,7 @@ export class Crew {
     }
     this.executor = options.executor;
     // An agent with `memory` (CrewAI's) reads the execution memory: the crew keeps one for it.
-    const agentMemory = [...this.agents, ...taskAgents(this.tasks)].some((a) => a.memory);
+    const agentMemory = factsOf(this).agents.some((a) => a.memory);
     this.memory = checkMemory('Crew', options.memory) ?? (agentMemory ? {} : undefined);
     this.files = crewFiles(options);
     this.tasks.forEach((task, index) => {
@@ -240,8 +240,9 @@ export class Crew {
 
   /**
    * Finds the crew's facts, and plans and checks a crew whose texts take no inputs, now, as it is
-   * made: its runs reuse that plan, and a kickoff holds its host for no walk over every task. What the plan or its check finds wrong
-   * is left for the kickoff to throw, which plans again (a definition may be mended before it runs).
+   * made: its runs reuse that plan, and a kickoff holds its host for no walk over every task. What
+   * the plan or its check finds wrong is left for the kickoff to throw, which plans again (a
+   * definition may be mended before it runs).
    */
   #planAhead(): void {
     if (!factsOf(this).findAll().inputFree) return;
