@@ -105,7 +105,7 @@ export function taskAgents(tasks: readonly Task[]): Agent[] {
 }
 
 /** Whether a tool may wait for approval: its `needsApproval` is set and not `false`. */
-export function mayWait(tool: Tool): boolean {
+function mayWait(tool: Tool): boolean {
   return tool.needsApproval !== undefined && tool.needsApproval !== false;
 }
 
