@@ -13,8 +13,9 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { openRawBullmq } from './raw-bullmq.js';
 
 const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
 const WARM_UP = 2000;
@@ -25,33 +26,9 @@ async function contend(role: string, queue: string, tasks: number): Promise<void
   let run: (n: number) => Promise<unknown>;
   let close: () => Promise<unknown>;
   if (role === 'raw') {
-    const q = new Queue(`${queue}-raw`, { connection });
-    const events = new QueueEvents(`${queue}-raw`, { connection, lastEventId: '0-0' });
-    const waiting = new Map<string, () => void>();
-    events.on('completed', ({ jobId }) => {
-      waiting.get(jobId)?.();
-      waiting.delete(jobId);
-    });
-    await Promise.all([q.waitUntilReady(), events.waitUntilReady()]);
-    run = (n) => {
-      const id = randomUUID();
-      let next = 0;
-      const lane = async () => {
-        while (next < n) {
-          const jobId = `${id}.${next}`;
-          next += 1;
-          const done = new Promise<void>((ended) => waiting.set(jobId, ended));
-          await q.add(
-            'noop',
-            { i: next },
-            { jobId, attempts: 1, removeOnComplete: true, removeOnFail: 1000 },
-          );
-          await done;
-        }
-      };
-      return Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-    };
-    close = () => Promise.all([events.close(), q.close()]);
+    const raw = await openRawBullmq(`${queue}-raw`, connection);
+    run = (n) => raw.run(n, IN_FLIGHT);
+    close = raw.close;
   } else {
     const [dir, index] = role.split('#') as [string, string];
     const built = (href: string) => import(pathToFileURL(`${dir}/dist/${href}`).href);

@@ -19,7 +19,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
+import { openRawBullmq } from './raw-bullmq.js';
 
 const TASKS = Number(process.argv[2] ?? '2000');
 const REPS = Number(process.argv[3] ?? '3');
@@ -79,31 +80,6 @@ function crewOf(build: Build, tasks: number, inFlight: number, llm: () => unknow
   });
 }
 
-/** Raw BullMQ: `tasks` no-op jobs, `inFlight` at a time, each added and awaited through `events`. */
-function rawRun(
-  queue: Queue,
-  waiting: Map<string, () => void>,
-  tasks: number,
-  inFlight: number,
-): Promise<unknown> {
-  const run = randomUUID();
-  let next = 0;
-  const lane = async () => {
-    while (next < tasks) {
-      const jobId = `${run}.${next}`;
-      next += 1;
-      const done = new Promise<void>((resolved) => waiting.set(jobId, resolved));
-      await queue.add(
-        'noop',
-        { i: next },
-        { jobId, attempts: 1, removeOnComplete: true, removeOnFail: 1000 },
-      );
-      await done;
-    }
-  };
-  return Promise.all(Array.from({ length: inFlight }, lane));
-}
-
 async function seconds(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await run();
@@ -129,18 +105,10 @@ async function openFleet(workers: number, delayMs: number): Promise<Fleet> {
   const children = await Promise.all(
     Array.from({ length: workers }, (_, i) => startWorker(base, `w${i + 1}`, delayMs)),
   );
-  const rawQueue = new Queue(`${base}-raw`, { connection });
-  // From the stream's start (the queue is new): no event is missed before the first read.
-  const rawEvents = new QueueEvents(`${base}-raw`, { connection, lastEventId: '0-0' });
-  const waiting = new Map<string, () => void>();
-  rawEvents.on('completed', ({ jobId }) => {
-    waiting.get(jobId)?.();
-    waiting.delete(jobId);
-  });
-  await Promise.all([rawQueue.waitUntilReady(), rawEvents.waitUntilReady()]);
+  const raw = await openRawBullmq(`${base}-raw`, connection);
   const executors = builds.map((b, i) => b.queue.createQueueExecutor({ queue: `${base}-b${i}` }));
   const contenders: Contender[] = [
-    { label: 'raw BullMQ', run: (tasks, inFlight) => rawRun(rawQueue, waiting, tasks, inFlight) },
+    { label: 'raw BullMQ', run: (tasks, inFlight) => raw.run(tasks, inFlight) },
     ...builds.map((b, i) => ({
       label: b.label,
       run: (tasks: number, inFlight: number) =>
@@ -154,7 +122,7 @@ async function openFleet(workers: number, delayMs: number): Promise<Fleet> {
     contenders,
     async close() {
       await Promise.all(executors.map((e) => e.close()));
-      await rawEvents.close();
+      await raw.close();
       await Promise.all(
         children.map((child) => new Promise((exit) => child.once('exit', exit).kill('SIGTERM'))),
       );
@@ -163,7 +131,6 @@ async function openFleet(workers: number, delayMs: number): Promise<Fleet> {
         await q.obliterate({ force: true });
         await q.close();
       }
-      await rawQueue.close();
     },
   };
 }

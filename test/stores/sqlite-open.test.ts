@@ -44,6 +44,8 @@ describe('SqliteStore opening a file another process writes to', () => {
   // while another process wrote to a new file failed at once (SQLITE_BUSY), whatever its busy timeout.
   it('waits for the writer before switching the file to WAL, then works', async () => {
     const file = join(root, 'shared.db');
+    // The writer lets go on its own: opening the store blocks this process, which cannot tell it to.
+    // However late it lets go, the store waits for it (up to 30 s): no timing is asserted.
     await holdingWriter(file, 300);
     const store = new SqliteStore({ path: file, busyTimeoutMs: 30_000 });
     try {
