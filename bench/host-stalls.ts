@@ -8,6 +8,9 @@
  *     (127.0.0.1:5432, database `test`, a schema of its own, dropped after; skipped when it does
  *     not answer);
  *   - crews: 50 crews of 100 sequential tasks at once, each over its own in-memory store.
+ * Each case is measured cold (its first run in the process: the code is compiled as it runs) and
+ * warm (the same run again in the same process, as a host that has served one does it), the share
+ * of a turn its runs take as the runtime sets it (`BENCH_SHARE=N` sets another).
  *   npm run build && node --import tsx bench/host-stalls.ts [REPS=5] [CASE]
  */
 import { execFileSync } from 'node:child_process';
@@ -27,8 +30,14 @@ const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 /** A model answering on the macrotask queue, as a network call would. */
 const answer = () => new Promise<string>((resolve) => setImmediate(() => resolve('ok')));
 
-/** A case: what it builds before the watch starts (a crew of 100,000 tasks takes a while), then its run. */
-type Prepared = () => Promise<Record<string, number>>;
+/**
+ * A case: what it builds before the watch starts (a crew of 100,000 tasks takes a while), then its
+ * run, which can run again; `close` frees what it holds.
+ */
+interface Prepared {
+  run(): Promise<Record<string, number>>;
+  close?(): Promise<void>;
+}
 
 async function kickoff(): Promise<Prepared> {
   const N = 100_000;
@@ -40,12 +49,14 @@ async function kickoff(): Promise<Prepared> {
   );
   const join = new Task({ name: 'join', description: 'x', agent: worker, context: middle });
   const crew = new Crew({ tasks: [root, ...middle, join], process: 'graph', maxConcurrency: N + 2 });
-  return async () => {
-    const started = performance.now();
-    const run = crew.run();
-    const syncMs = performance.now() - started;
-    await run.result;
-    return { syncRunMs: syncMs, runMs: performance.now() - started };
+  return {
+    async run() {
+      const started = performance.now();
+      const run = crew.run();
+      const syncMs = performance.now() - started;
+      await run.result;
+      return { syncRunMs: syncMs, runMs: performance.now() - started };
+    },
   };
 }
 
@@ -69,16 +80,19 @@ async function flowOnSqlite(): Promise<Prepared> {
   const store = new SqliteStore({ path: join(dir, 'runs.db') });
   await store.listRuns(); // the schema is made before the measured run
   const flow = chainFlow(1_000, store);
-  return async () => {
-    try {
-      const started = performance.now();
-      await flow.kickoff({ inputs: {} });
-      return { runMs: performance.now() - started };
-    } finally {
+  return {
+    run: () => timed(() => flow.kickoff({ inputs: {} })),
+    async close() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
-    }
+    },
   };
+}
+
+async function timed(work: () => Promise<unknown>): Promise<Record<string, number>> {
+  const started = performance.now();
+  await work();
+  return { runMs: performance.now() - started };
 }
 
 async function flowOnPostgres(): Promise<Prepared> {
@@ -89,19 +103,16 @@ async function flowOnPostgres(): Promise<Prepared> {
   const store = new PostgresStore({ connectionString: POSTGRES, schema });
   await store.listRuns();
   const flow = chainFlow(1_000, store);
-  return async () => {
-    try {
-      const started = performance.now();
-      await flow.kickoff({ inputs: {} });
-      return { runMs: performance.now() - started };
-    } finally {
+  return {
+    run: () => timed(() => flow.kickoff({ inputs: {} })),
+    async close() {
       await store.close();
       const pg = (await import('pg')).default;
       const admin = new pg.Client({ connectionString: POSTGRES });
       await admin.connect();
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await admin.end();
-    }
+    },
   };
 }
 
@@ -116,11 +127,7 @@ async function crews(): Promise<Prepared> {
       store: new MemoryStore(),
     });
   const all = Array.from({ length: 50 }, make);
-  return async () => {
-    const started = performance.now();
-    await Promise.all(all.map((crew) => crew.kickoff()));
-    return { runMs: performance.now() - started };
-  };
+  return { run: () => timed(() => Promise.all(all.map((crew) => crew.kickoff()))) };
 }
 
 const RUNS: Record<Case, () => Promise<Prepared>> = {
@@ -130,16 +137,29 @@ const RUNS: Record<Case, () => Promise<Prepared>> = {
   crews,
 };
 
-/** One case in this process: its figures and the longest stall, as one JSON line. */
-async function child(which: Case): Promise<void> {
-  const run = await RUNS[which]();
+/** One run of a case, watched: its figures and the longest stall. */
+async function watched(prepared: Prepared): Promise<Record<string, number>> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   const probe = watchStalls();
-  const figures = await run();
+  const figures = await prepared.run();
   const probeMs = probe.stop();
   histogram.disable();
-  console.log(JSON.stringify({ ...figures, stallMs: probeMs, loopDelayMaxMs: histogram.max / 1e6 }));
+  return { ...figures, stallMs: probeMs, loopDelayMaxMs: histogram.max / 1e6 };
+}
+
+/** One case in this process, cold then warm: their figures as one JSON line. */
+async function child(which: Case): Promise<void> {
+  const share = process.env.BENCH_SHARE;
+  if (share) (await import('../dist/runtime/engine/work-queue.js')).setOperationsPerSlice(Number(share));
+  const prepared = await RUNS[which]();
+  try {
+    const cold = await watched(prepared);
+    const warm = await watched(prepared);
+    console.log(JSON.stringify({ cold, warm }));
+  } finally {
+    await prepared.close?.();
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -167,17 +187,20 @@ async function parent(reps: number, only: Case | undefined): Promise<void> {
       console.log(`| ${which} | skipped: PostgreSQL does not answer on 127.0.0.1:5432 | | | | |`);
       continue;
     }
-    const rows: Record<string, number>[] = [];
+    const rows: Record<'cold' | 'warm', Record<string, number>>[] = [];
     for (let i = 0; i < reps; i += 1) {
       const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', which], {
         encoding: 'utf8',
       });
-      rows.push(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as Record<string, number>);
+      rows.push(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'));
     }
-    const col = (key: string) => (rows[0]?.[key] === undefined ? '—' : fmt(rows.map((r) => r[key] ?? 0)));
-    console.log(
-      `| ${which} | ${reps} | ${col('stallMs')} | ${col('loopDelayMaxMs')} | ${col('runMs')} | ${col('syncRunMs')} |`,
-    );
+    for (const when of ['cold', 'warm'] as const) {
+      const col = (key: string) =>
+        rows[0]?.[when][key] === undefined ? '—' : fmt(rows.map((r) => r[when][key] ?? 0));
+      console.log(
+        `| ${which}, ${when} | ${reps} | ${col('stallMs')} | ${col('loopDelayMaxMs')} | ${col('runMs')} | ${col('syncRunMs')} |`,
+      );
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type AnyActorRef, type AnyEventObject, fromCallback } from 'xstate';
 import type { WorkOutcome, WorkRequest } from '../machines/lifecycle.js';
 import type { ConsultOutcome, ConsultRequest } from './consult.js';
@@ -70,6 +71,8 @@ function relay(system: unknown, source: AnyActorRef, target: AnyActorRef, event:
 export const agentActorLogic = fromCallback<AgentMessage, AgentActorInput>(
   ({ input, receive, self, system }) => {
     const controller = new AbortController();
+    // Every call in flight listens on this one signal: 64 at once are not a leak to warn of.
+    setMaxListeners(0, controller.signal);
     /** The delegations this agent asked for and waits on, by id. */
     const asked = new Map<number, (outcome: ConsultOutcome) => void>();
     let nextId = 0;

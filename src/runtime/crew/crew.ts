@@ -7,6 +7,7 @@ import type { ApprovalAnswer, CrewOutput, ModelPrice, ReviewAnswer } from '../..
 import { RunOwner } from '../durable/run-owner.js';
 import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
+import { hostTurn, RUN_START_OPERATIONS } from '../engine/host-turn.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { LoopOptions, ProcessKind } from '../process.js';
@@ -267,6 +268,7 @@ export class Crew {
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: RunOptions = {}): CrewRun {
     checkOptionKeys(`Crew "${this.name}" kickoff`, options, CREW_RUN_OPTIONS);
+    hostTurn.spend(RUN_START_OPERATIONS);
     return startCrewRun(this, processes[this.process], options);
   }
 
@@ -302,9 +304,13 @@ export class Crew {
     return { process: this.process, plan: planCrew(this, {}), maxIterations: this.loop?.maxIterations ?? 3 };
   }
 
-  /** Runs the crew to the end: `run(options).result`. */
+  /**
+   * Runs the crew to the end: `run(options).result`. It starts at once, unless this turn of the event
+   * loop is already spent by other runs' work (say, fifty kickoffs in one call of the host): then it
+   * starts in the first turn with room, so the host is never held for all of them at once.
+   */
   async kickoff(options: RunOptions = {}): Promise<CrewOutput> {
-    return this.run(options).result;
+    return hostTurn.whenRoom(() => this.run(options).result);
   }
 
   /**

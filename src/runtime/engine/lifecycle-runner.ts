@@ -202,10 +202,11 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   /**
    * Runs `operation` in turn with the runner's other work, once the supervisor's transition is over:
    * a supervisor with many runs to start queues one such operation per run, each of which starts it
-   * at once (`startNow`), so the runner yields between them.
+   * at once (`startNow`), so the runner yields between them. A heavier operation counts for
+   * `operations` of the turn's share.
    */
-  schedule(operation: () => void): void {
-    if (!this.#ended) this.#queue.push(operation);
+  schedule(operation: () => void, operations = 1): void {
+    if (!this.#ended) this.#queue.push(operation, operations);
   }
 
   /** Starts nothing more until `write` settles (it must not reject): see {@link WorkQueue.hold}. */

@@ -1,5 +1,7 @@
-/** Operations run between two yields to the event loop. */
-export const OPERATIONS_PER_SLICE = 32;
+import { type HostTurn, hostTurn, OPERATIONS_PER_TURN } from './host-turn.js';
+
+/** Operations run between two yields to the event loop: the share of a turn all runs take together. */
+export const OPERATIONS_PER_SLICE = OPERATIONS_PER_TURN;
 
 /**
  * What a held write counts for in a slice: a store's commit (synchronous on SQLite) costs as much as
@@ -7,36 +9,40 @@ export const OPERATIONS_PER_SLICE = 32;
  */
 export const WRITE_OPERATIONS = 8;
 
-let configuredPerSlice = OPERATIONS_PER_SLICE;
-
-/** Sets the slice of the queues created from now on (benchmarks measure the cost of yielding with it). */
+/** Sets the share of a turn every run of this process takes (benchmarks measure the cost of yielding with it). */
 export function setOperationsPerSlice(operations: number): void {
-  configuredPerSlice = operations;
+  hostTurn.setShare(operations);
 }
 
 /**
  * A FIFO of a run's scheduling work (starting, retrying and blocking node runs) that yields to the
- * macrotask queue after every {@link OPERATIONS_PER_SLICE} operations, so a run with an instant model
- * or 10,000 ready tasks never freezes its host: timers and I/O get their turn between slices. A held
- * write counts for {@link WRITE_OPERATIONS} (a store's commit costs more than a scheduling step). The
- * slices are counted in operations, not milliseconds, so where a run yields is the same on every
- * replay and a scripted run stays reproducible.
+ * macrotask queue once the turn's share of operations is spent ({@link HostTurn}: shared by every run
+ * of the process, {@link OPERATIONS_PER_SLICE} per turn), so a run with an instant model or 10,000
+ * ready tasks never freezes its host, and neither do fifty runs at once: timers and I/O get their
+ * turn between slices. A held write counts for {@link WRITE_OPERATIONS} (a store's commit costs more
+ * than a scheduling step). The slices are counted in operations, not milliseconds, so where a run
+ * yields is the same on every replay and a scripted run stays reproducible.
  */
 export class WorkQueue {
   readonly #items: (() => void)[] = [];
   #head = 0;
-  #sinceYield = 0;
   #flushing = false;
   #resumeScheduled = false;
   /** Writes that must land before any further operation runs (see `hold`). */
   #held = 0;
   readonly #drained: (() => void)[] = [];
 
-  constructor(private readonly perSlice = configuredPerSlice) {}
+  /** @param turn the turn whose share the queue counts against (the process's, unless a test gives its own). */
+  constructor(private readonly turn: HostTurn = hostTurn) {}
 
-  /** Adds an operation; it runs on the next `flush`. */
-  push(operation: () => void): void {
-    this.#items.push(operation);
+  /** Adds an operation, which counts for `operations` of the turn's share; it runs on the next `flush`. */
+  push(operation: () => void, operations = 1): void {
+    if (operations === 1) this.#items.push(operation);
+    else
+      this.#items.push(() => {
+        this.turn.spend(operations - 1);
+        operation();
+      });
   }
 
   /** Drops every operation not yet run. */
@@ -60,7 +66,7 @@ export class WorkQueue {
    */
   hold(write: Promise<unknown>): void {
     this.#held += 1;
-    this.#sinceYield += WRITE_OPERATIONS;
+    this.turn.spend(WRITE_OPERATIONS);
     void write.then(() => {
       this.#held -= 1;
       if (this.#held === 0) this.flush();
@@ -68,8 +74,8 @@ export class WorkQueue {
   }
 
   /**
-   * Runs the queued operations in order, until the queue is empty or the slice is spent; then it
-   * resumes from a macrotask (`setImmediate`). Re-entrant calls, and calls while a resume is
+   * Runs the queued operations in order, until the queue is empty or the turn's share is spent; then
+   * it resumes in a later turn ({@link HostTurn.later}). Re-entrant calls, and calls while a resume is
    * scheduled, do nothing: order is kept.
    */
   flush(): void {
@@ -79,13 +85,13 @@ export class WorkQueue {
       while (this.#head < this.#items.length) {
         // An operation that started a write holds the rest until it lands.
         if (this.#held > 0) return;
-        if (this.#sinceYield >= this.perSlice) {
+        if (this.turn.exhausted) {
           this.#scheduleResume();
           return;
         }
         const operation = this.#items[this.#head] as () => void;
         this.#head += 1;
-        this.#sinceYield += 1;
+        this.turn.spend(1);
         operation();
       }
       this.clear();
@@ -96,9 +102,8 @@ export class WorkQueue {
 
   #scheduleResume(): void {
     this.#resumeScheduled = true;
-    setImmediate(() => {
+    this.turn.later(() => {
       this.#resumeScheduled = false;
-      this.#sinceYield = 0;
       this.flush();
     });
   }

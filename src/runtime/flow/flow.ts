@@ -12,6 +12,7 @@ import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } 
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
+import { hostTurn, RUN_START_OPERATIONS } from '../engine/host-turn.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
@@ -239,7 +240,8 @@ export class Flow<S> {
    */
   async kickoff(options: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
     checkOptionKeys(`Flow "${this.name}" kickoff`, options, FLOW_RUN_OPTIONS);
-    if (options.from === undefined) return this.run(options).result;
+    // At once unless this turn of the loop is spent by other runs' work (see Crew.kickoff).
+    if (options.from === undefined) return hostTurn.whenRoom(() => this.run(options).result);
     const definition = this.definition as FlowDefinition<unknown>;
     const store = storeFor(definition, options.store, 'fork a run');
     const source = await storedRunOf(definition, store, options.from, 'fork');
@@ -321,6 +323,7 @@ export class Flow<S> {
   }
 
   #start(options: FlowRunOptions, seed?: FlowRunSeed): FlowRun<WithId<S>> {
+    hostTurn.spend(RUN_START_OPERATIONS);
     const definition = this.definition;
     this.#supervisor ??= createFlowSupervisor(definition);
     const clock = options.clock ?? this.clock;

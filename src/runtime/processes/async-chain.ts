@@ -54,8 +54,7 @@ export function asyncChainSupervisor(scope: CrewRunScope): SupervisorSetup {
   const { plan, recorder } = scope;
   const chain = compileAsyncChain(plan);
   return dagSupervisor(scope, chain.tasks, chain.byNodeId, {
-    contextOf: (planned) =>
-      (chain.reads.get(planned.nodeId) ?? []).map((id) => recorder.contextOf(id) ?? '').join('\n'),
+    readsOf: (planned) => chain.reads.get(planned.nodeId) ?? [],
     // As any sequential crew: the raw of the completed task latest in list order; the last task is the leaf.
     summarize: () => chainSummary(plan.tasks, recorder),
   });

@@ -11,6 +11,7 @@ import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess, CrewRunScope, SupervisorSetup } from '../process.js';
 import { shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
+import { readContext } from './context-reading.js';
 import { analyzeGraph } from './graph-analysis.js';
 
 interface Handlers {
@@ -51,13 +52,7 @@ export const graphProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, recorder } = scope;
     return dagSupervisor(scope, plan.tasks, plan.byNodeId, {
-      contextOf(planned) {
-        const ids = planned.contextIds ?? [];
-        // One dependency (the common fan-out) needs no list joined.
-        return ids.length === 1
-          ? (recorder.contextOf(ids[0] as string) ?? '')
-          : ids.map((id) => recorder.contextOf(id) ?? '').join('\n');
-      },
+      readsOf: (planned) => planned.contextIds ?? [],
       summarize(scheduler) {
         const leaves = scheduler.leaves();
         const isLeaf = new Set(leaves);
@@ -94,8 +89,8 @@ export const graphProcess: CrewProcess = {
 
 /** How a DAG supervisor reads its tasks' contexts and sums its run up. */
 export interface DagRunParts {
-  /** The context text a task run reads. */
-  contextOf(planned: PlannedTask): string;
+  /** The tasks whose outputs a task run reads as its context, in order. */
+  readsOf(planned: PlannedTask): readonly string[];
   /** The process's part of the result, once the run ended. */
   summarize(scheduler: DagScheduler): ProcessSummary;
 }
@@ -117,7 +112,9 @@ export function dagSupervisor(
   const scheduler = new DagScheduler(tasks, scope.crew.maxConcurrency, byNodeId);
   const startNext = (self: AnyActorRef) => {
     const planned = scheduler.start();
-    scope.startTaskNow(planned, planned.agent as Agent, parts.contextOf(planned), self);
+    readContext(scope.recorder, parts.readsOf(planned), runner, (context) =>
+      scope.startTaskNow(planned, planned.agent as Agent, context, self),
+    );
   };
   // Ready tasks start one queued operation each on the runner's queue, which yields to the event
   // loop now and then: 100,000 ready tasks never hold the loop while their runs are prepared.
