@@ -198,10 +198,9 @@ export function storedTaskResult(
   stored.prompt = asked.prompt;
   stored.context = asked.context;
   if (record.delegations.length > 0) stored.delegations = record.delegations.map((m) => ({ ...m }));
-  if ([...record.agentUsage.keys()].some((role) => role !== record.agent)) {
-    stored.agentUsage = Object.fromEntries(
-      [...record.agentUsage].map(([role, usage]) => [role, { ...usage }]),
-    );
+  const byRole = record.agentUsage;
+  if (byRole !== undefined && [...byRole.keys()].some((role) => role !== record.agent)) {
+    stored.agentUsage = Object.fromEntries([...byRole].map(([role, usage]) => [role, { ...usage }]));
   }
   return stored;
 }

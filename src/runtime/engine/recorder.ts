@@ -19,8 +19,11 @@ export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   failure?: Failure;
   /** The messages its agents sent coworkers (refused ones too), in the order asked. */
   delegations: DelegationMessage[];
-  /** What each agent's model calls in it spent, by role: its own agent's, and its coworkers'. */
-  agentUsage: Map<string, Usage>;
+  /**
+   * What each agent's model calls in it spent, by role (its own agent's and its coworkers'), once a
+   * coworker spent in it; until then all of `usage` is its own agent's (most nodes: no map for them).
+   */
+  agentUsage?: Map<string, Usage>;
 }
 
 /** What a node restored from an earlier run brings to its record. */
@@ -147,8 +150,17 @@ export class RunRecorder {
     addUsage(this.usage, from.usage);
     addUsage(this.workersUsage, from.usage);
     if (from.delegations !== undefined) record.delegations = [...from.delegations];
-    const byRole = Object.entries(from.agentUsage ?? { [record.agent]: from.usage });
-    for (const [role, usage] of byRole) this.#agentUsage(record, role, usage);
+    delete record.agentUsage;
+    if (from.agentUsage === undefined) {
+      addUsage(usageOf(this.agentsUsage, record.agent), from.usage);
+      return;
+    }
+    const byRole = new Map<string, Usage>();
+    for (const [role, usage] of Object.entries(from.agentUsage)) {
+      addUsage(usageOf(this.agentsUsage, role), usage);
+      byRole.set(role, { ...usage });
+    }
+    record.agentUsage = byRole;
   }
 
   /** A remote worker held a node's attempt. */
@@ -162,15 +174,24 @@ export class RunRecorder {
    */
   modelCall(nodeId: string, usage: Usage, agent?: string): void {
     const record = this.#record(nodeId, nodeId, '');
+    // By role first: it reads what the node spent before this call.
+    this.#agentUsage(record, agent ?? record.agent, usage);
     addUsage(record.usage, usage);
     addUsage(this.usage, usage);
     addUsage(this.workersUsage, usage);
-    this.#agentUsage(record, agent ?? record.agent, usage);
   }
 
-  /** Counts `usage` under `role`, in the run's and in `record`'s usage by agent. */
+  /**
+   * Counts `usage` under `role`, in the run's usage by agent and in `record`'s: a node keeps a map by
+   * role only once a coworker spends in it (what it spent before was all its own agent's).
+   */
   #agentUsage(record: NodeRecord, role: string, usage: Usage): void {
     addUsage(usageOf(this.agentsUsage, role), usage);
+    if (record.agentUsage === undefined) {
+      if (role === record.agent) return;
+      record.agentUsage = new Map();
+      if (record.usage.calls > 0) record.agentUsage.set(record.agent, { ...record.usage });
+    }
     addUsage(usageOf(record.agentUsage, role), usage);
   }
 
@@ -202,7 +223,6 @@ export class RunRecorder {
         usage: emptyUsage(),
         toolCalls: [],
         delegations: [],
-        agentUsage: new Map(),
       };
       this.nodes.set(nodeId, record);
     }
