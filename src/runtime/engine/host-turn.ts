@@ -40,8 +40,8 @@ export class HostTurn {
 
   /**
    * Calls `start` now when this turn has room, else in the first later turn with room; a `start` that
-   * throws rejects the promise it returns. For a kickoff: fifty started in one call of the host start a few per
-   * turn.
+   * throws rejects the promise it returns. For a kickoff: fifty started in one call of the host start
+   * a few per turn.
    */
   whenRoom<T>(start: () => Promise<T>): Promise<T> {
     if (!this.exhausted) {
