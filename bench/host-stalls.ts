@@ -151,7 +151,12 @@ async function watched(prepared: Prepared): Promise<Record<string, number>> {
 /** One case in this process, cold then warm: their figures as one JSON line. */
 async function child(which: Case): Promise<void> {
   const share = process.env.BENCH_SHARE;
-  if (share) (await import('../dist/runtime/engine/work-queue.js')).setOperationsPerSlice(Number(share));
+  if (share) {
+    const queue = (await import(
+      new URL('../dist/runtime/engine/work-queue.js', import.meta.url).href
+    )) as typeof import('../src/runtime/engine/work-queue.js');
+    queue.setOperationsPerSlice(Number(share));
+  }
   const prepared = await RUNS[which]();
   try {
     const cold = await watched(prepared);
