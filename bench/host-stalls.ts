@@ -7,7 +7,9 @@
  *   - flow-sqlite / flow-postgres: a 1,000-step chain flow over SQLite (a temp file) / PostgreSQL
  *     (127.0.0.1:5432, database `test`, a schema of its own, dropped after; skipped when it does
  *     not answer);
- *   - crews: 50 crews of 100 sequential tasks at once, each over its own in-memory store.
+ *   - crews: 50 crews of 100 sequential tasks at once, each over its own in-memory store;
+ *   - leaves-sqlite: a graph crew root → 20,000 leaves (no join, 64 at once) over SQLite (a temp
+ *     file): its end sums up 20,000 leaves and stores their results in one document.
  * Each case is measured cold (its first run in the process: the code is compiled as it runs) and
  * warm (the same run again in the same process, as a host that has served one does it), the share
  * of a turn its runs take as the runtime sets it (`BENCH_SHARE=N` sets another).
@@ -23,7 +25,7 @@ import { statecrew } from './built.js';
 import { watchStalls } from './stall-probe.js';
 
 const { Agent, Crew, Task, createFlow, MemoryStore, SqliteStore } = statecrew;
-const CASES = ['kickoff', 'flow-sqlite', 'flow-postgres', 'crews'] as const;
+const CASES = ['kickoff', 'flow-sqlite', 'flow-postgres', 'crews', 'leaves-sqlite'] as const;
 type Case = (typeof CASES)[number];
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -130,11 +132,32 @@ async function crews(): Promise<Prepared> {
   return { run: () => timed(() => Promise.all(all.map((crew) => crew.kickoff()))) };
 }
 
+async function leavesOnSqlite(): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'statecrew-stalls-'));
+  const store = new SqliteStore({ path: join(dir, 'runs.db') });
+  await store.listRuns();
+  const worker = new Agent({ role: 'W', llm: answer });
+  const root = new Task({ name: 'root', description: 'x', agent: worker });
+  const leaves = Array.from(
+    { length: 20_000 },
+    (_, i) => new Task({ name: `m${i}`, description: 'x', agent: worker, context: [root] }),
+  );
+  const crew = new Crew({ tasks: [root, ...leaves], process: 'graph', maxConcurrency: 64, store });
+  return {
+    run: () => timed(() => crew.kickoff()),
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 const RUNS: Record<Case, () => Promise<Prepared>> = {
   kickoff,
   'flow-sqlite': flowOnSqlite,
   'flow-postgres': flowOnPostgres,
   crews,
+  'leaves-sqlite': leavesOnSqlite,
 };
 
 /** One run of a case, watched: its figures and the longest stall. */
