@@ -1,7 +1,7 @@
 /**
  * What yielding to the event loop costs, and what it buys:
  *   cost    µs per task of W1 (a sequential chain of 10,000 tasks) and W2 (root → 10,000 → join,
- *           maxConcurrency 64) with the runtime yielding every 32 operations vs never yielding,
+ *           maxConcurrency 64) with the runtime yielding every 16 operations vs never yielding,
  *           alternated run by run in this one process; medians and the median ratio.
  *   stall   the longest time the host's event loop went without a turn during a 10,000-task graph
  *           with every task in flight (maxConcurrency 10,000), with an instant model (answers on the
@@ -9,7 +9,7 @@
  * Run: npx tsx bench/event-loop.ts [rounds]
  */
 import { Agent, Crew, type Policy, Task } from '../src/index.js';
-import { OPERATIONS_PER_SLICE, setOperationsPerSlice } from '../src/runtime/engine/work-queue.js';
+import { hostTurn, OPERATIONS_PER_TURN } from '../src/runtime/engine/host-turn.js';
 import { watchStalls } from './stall-probe.js';
 
 const N = 10_000;
@@ -37,7 +37,7 @@ function fanOut(llm: Policy, maxConcurrency: number): Crew {
 
 /** Runs `crew` once; returns µs per task and the longest gap between two turns of the host's loop. */
 async function measure(crew: Crew, yielding: boolean): Promise<{ perTask: number; stallMs: number }> {
-  setOperationsPerSlice(yielding ? OPERATIONS_PER_SLICE : Number.POSITIVE_INFINITY);
+  hostTurn.setShare(yielding ? OPERATIONS_PER_TURN : Number.POSITIVE_INFINITY);
   const stalls = watchStalls();
   const started = performance.now();
   const out = await crew.kickoff();

@@ -175,10 +175,10 @@ async function watched(prepared: Prepared): Promise<Record<string, number>> {
 async function child(which: Case): Promise<void> {
   const share = process.env.BENCH_SHARE;
   if (share) {
-    const queue = (await import(
-      new URL('../dist/runtime/engine/work-queue.js', import.meta.url).href
-    )) as typeof import('../src/runtime/engine/work-queue.js');
-    queue.setOperationsPerSlice(Number(share));
+    const turn = (await import(
+      new URL('../dist/runtime/engine/host-turn.js', import.meta.url).href
+    )) as typeof import('../src/runtime/engine/host-turn.js');
+    turn.hostTurn.setShare(Number(share));
   }
   const prepared = await RUNS[which]();
   try {

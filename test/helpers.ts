@@ -55,3 +55,25 @@ export function gatedModel() {
     },
   };
 }
+
+/**
+ * Counts the macrotask turns the host gets from now on (a `setImmediate` chain): `now()` is how many
+ * so far, and `stop()` ends the count and returns it. A frozen loop gets none.
+ */
+export function turnCounter(): { now(): number; stop(): number } {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns += 1;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    now: () => turns,
+    stop: () => {
+      running = false;
+      return turns;
+    },
+  };
+}

@@ -1,22 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, MemoryStore, type ProcessKind, Task } from '../../src/index.js';
 import { processes } from '../../src/runtime/processes/registry.js';
+import { turnCounter } from '../helpers.js';
 
 const N = 2_000;
 
 /** Counts the macrotask turns the host gets while `work` runs: a frozen loop gets none. */
 async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns += 1;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
+  const turns = turnCounter();
   await work();
-  running = false;
-  return turns;
+  return turns.stop();
 }
 
 function bigCrew(process: ProcessKind) {

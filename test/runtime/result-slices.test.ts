@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCrewOutput, buildCrewOutputInSlices, OUTPUT_SLICE } from '../../src/runtime/crew/result.js';
 import { RunRecorder } from '../../src/runtime/engine/recorder.js';
+import { turnCounter } from '../helpers.js';
 
 /** A recorder of `n` settled nodes: every third failed, the others completed. */
 function recorderOf(n: number): RunRecorder {
@@ -36,15 +37,9 @@ describe('a result built in slices', () => {
     const n = 2 * OUTPUT_SLICE + 100;
     const recorder = recorderOf(n);
     const atOnce = buildCrewOutput(recorder, summary, facts);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const counter = turnCounter();
     const sliced = await buildCrewOutputInSlices(recorder, summary, facts);
-    counting = false;
+    const turns = counter.stop();
     expect(JSON.parse(JSON.stringify(sliced))).toEqual(JSON.parse(JSON.stringify(atOnce)));
     expect(sliced.nodes).toHaveLength(n);
     expect(Object.keys(sliced.errors)).toHaveLength(Math.floor(n / 3));

@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, CycleError, createFlow, Task } from '../../src/index.js';
-
-/** Counts the turns of the event loop while the test runs: `now()` is the current one. */
-function turnCounter() {
-  let turn = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turn += 1;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  return {
-    now: () => turn,
-    stop: () => {
-      running = false;
-    },
-  };
-}
+import { turnCounter } from '../helpers.js';
 
 describe('runs that share the turns of the event loop', () => {
   it('start fifty crews kicked off in one call over many turns, in the order they were kicked off', async () => {

@@ -62,7 +62,7 @@ export class HostTurn {
     });
   }
 
-  /** Changes the share from the next turn on (benchmarks measure what yielding costs with it). */
+  /** Changes the share, from now on (benchmarks measure what yielding costs with it). */
   setShare(operations: number): void {
     this.share = operations;
   }

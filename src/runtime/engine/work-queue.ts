@@ -1,7 +1,4 @@
-import { type HostTurn, hostTurn, OPERATIONS_PER_TURN } from './host-turn.js';
-
-/** Operations run between two yields to the event loop: the share of a turn all runs take together. */
-export const OPERATIONS_PER_SLICE = OPERATIONS_PER_TURN;
+import { type HostTurn, hostTurn } from './host-turn.js';
 
 /**
  * What a held write counts for in a slice: a store's commit (synchronous on SQLite) costs as much as
@@ -9,17 +6,11 @@ export const OPERATIONS_PER_SLICE = OPERATIONS_PER_TURN;
  */
 export const WRITE_OPERATIONS = 8;
 
-/** Sets the share of a turn every run of this process takes (benchmarks measure the cost of yielding with it). */
-export function setOperationsPerSlice(operations: number): void {
-  hostTurn.setShare(operations);
-}
-
 /**
  * A FIFO of a run's scheduling work (starting, retrying and blocking node runs) that yields to the
  * macrotask queue once the turn's share of operations is spent ({@link HostTurn}: shared by every run
- * of the process, {@link OPERATIONS_PER_SLICE} per turn), so a run with an instant model or 10,000
- * ready tasks never freezes its host, and neither do fifty runs at once: timers and I/O get their
- * turn between slices. A held write counts for {@link WRITE_OPERATIONS} (a store's commit costs more
+ * of the process, 16 operations per turn), so a run with an instant model or 10,000 ready tasks never
+ * freezes its host, and neither do fifty runs at once: timers and I/O get their turn between slices. A held write counts for {@link WRITE_OPERATIONS} (a store's commit costs more
  * than a scheduling step). The slices are counted in operations, not milliseconds, so where a run
  * yields is the same on every replay and a scripted run stays reproducible.
  */
