@@ -1047,7 +1047,7 @@ export class RouteCoverageError extends StatecrewError<'route_coverage'> {
  * retryable; please report it.
  */
 export class InternalError extends StatecrewError<'internal_error'> {
-  /** `where`: the function or method whose check failed (`RunRegistry.get`); `what`: what it found. */
+  /** `where`: the function or method whose check failed (`taskAt`); `what`: what it found. */
   constructor(where: string, what: string, details: Record<string, unknown> = {}) {
     super('internal_error', `${what}: this is a bug in statecrew (in ${where}), please report it`, {
       retryable: false,

@@ -87,6 +87,14 @@ export {
   UnknownTriggerError,
   UnknownWorkerError,
 } from './errors.js';
+export { and, failed, or, type Trigger, type TriggerGate } from './machines/flow/triggers.js';
+export type {
+  PendingCrew,
+  PendingEvent,
+  PendingHuman,
+  PendingStep,
+  SnapshotRound,
+} from './machines/flow/waits.js';
 export {
   type LifecycleContext,
   type LifecycleEmitted,
@@ -182,15 +190,9 @@ export type {
   FlowRunInfo,
   FlowRunStatus,
   FlowSnapshot,
-  PendingCrew,
-  PendingEvent,
-  PendingHuman,
-  PendingStep,
-  SnapshotRound,
   SnapshotStepRun,
 } from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
-export { and, failed, or, type Trigger, type TriggerGate } from './runtime/flow/triggers.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export { MemoryStore } from './stores/memory.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';

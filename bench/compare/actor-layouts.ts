@@ -153,7 +153,8 @@ function supervisorLogic(
               }).start();
               return;
             }
-            const taskInput = { run: 'run', nodeId: id, maxAttempts: 1, executor: 'agent', startAt: 0 };
+            const effects = { report: () => {} };
+            const taskInput = { effects, nodeId: id, maxAttempts: 1, executor: 'agent', startAt: 0 };
             createActor(lifecycle, { id, parent: self, input: taskInput }).start();
           });
         }

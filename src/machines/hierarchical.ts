@@ -1,4 +1,4 @@
-import { assign, enqueueActions, setup, stopChild } from 'xstate';
+import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
 import type { NodeFailure } from './lifecycle.js';
 import {
   type AbortEvent,
@@ -7,21 +7,36 @@ import {
   answered,
   answerFailure,
   answerText,
+  askAdvisor,
   budgetSpent,
   chainGuards,
   type NodeSettledEvent,
-  type RunKeyed,
+  type RetryEffects,
+  type WithEffects,
 } from './settled.js';
 
+/** What the hierarchical supervisor asks of its run. */
+export interface HierarchicalEffects extends RetryEffects {
+  /** Starts the task at `index` with the worker of `role`, under `supervisor`. */
+  startNode(index: number, role: string, supervisor: AnyActorRef): void;
+  /** Blocks the tasks from `index` on, because `reason` (a node id) failed for good. */
+  blockFrom(index: number, reason: string, supervisor: AnyActorRef): void;
+  /**
+   * The budget refused the manager's call for the task at `index` (`index` = total: the synthesis):
+   * records that call as failed and blocks the tasks not run.
+   */
+  stopForBudget(index: number, failure: NodeFailure, supervisor: AnyActorRef): void;
+}
+
 /** Input of the hierarchical supervisor: how many tasks the manager allocates. */
-export interface HierarchicalInput extends RunKeyed {
+export interface HierarchicalInput extends WithEffects<HierarchicalEffects> {
   total: number;
   /** The system id of the run's manager actor. */
   manager: string;
 }
 
 /** Context of the hierarchical supervisor. */
-export interface HierarchicalContext extends RunKeyed {
+export interface HierarchicalContext extends WithEffects<HierarchicalEffects> {
   total: number;
   manager: string;
   index: number;
@@ -52,16 +67,25 @@ export const hierarchicalMachine = setup({
     output: {} as HierarchicalOutput,
   },
   actions: {
-    /** Asks the manager actor to allocate the task at `index`, or (`index` = total) to synthesize. */
-    askManager: (_, _params: { index: number }) => {},
-    startNode: (_, _params: { index: number; role: string }) => {},
-    retryNode: (_, _params: { nodeId: string }) => {},
-    blockFrom: (_, _params: { index: number; reason: string }) => {},
     /**
-     * The budget refused the manager's call for the task at `index` (`index` = total: the synthesis):
-     * records that call as failed and blocks the tasks not run.
+     * Asks the manager actor to allocate the task at `index`, or (`index` = total) to synthesize. A
+     * custom action, not `sendTo`: the first request is resolved when the supervisor is created,
+     * before its advisors are.
      */
-    stopForBudget: (_, _params: { index: number; failure: NodeFailure }) => {},
+    askManager: ({ system, context, self }, { index }: { index: number }) =>
+      askAdvisor(system, context.manager, {
+        type: 'WORK',
+        nodeId: index < context.total ? `allocate:${index}` : 'synthesize',
+        attempt: index + 1,
+        replyTo: self,
+      }),
+    startNode: ({ context, self }, { index, role }: { index: number; role: string }) =>
+      context.effects.startNode(index, role, self),
+    retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
+    blockFrom: ({ context, self }, { index, reason }: { index: number; reason: string }) =>
+      context.effects.blockFrom(index, reason, self),
+    stopForBudget: ({ context, self }, { index, failure }: { index: number; failure: NodeFailure }) =>
+      context.effects.stopForBudget(index, failure, self),
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -74,7 +98,7 @@ export const hierarchicalMachine = setup({
 }).createMachine({
   id: 'hierarchical',
   context: ({ input }) => ({
-    run: input.run,
+    effects: input.effects,
     total: input.total,
     manager: input.manager,
     index: 0,

@@ -1,5 +1,6 @@
-import { assign, enqueueActions, setup } from 'xstate';
+import { type AnyActorRef, assign, enqueueActions, sendTo, setup } from 'xstate';
 import type { Failure } from '../types.js';
+import type { NodeSettledEvent } from './settled.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
 export interface NodeFailure extends Failure {
@@ -9,14 +10,21 @@ export interface NodeFailure extends Failure {
 
 /** How one attempt's work ended, as its executor reports it. */
 export type WorkOutcome =
-  | { ok: true; output: unknown; finishedAt: number }
+  /** `label`: the label the work chose, for a supervisor that routes on it (a flow router's). */
+  | { ok: true; output: unknown; finishedAt: number; label?: string | undefined }
   /** `cause`: what was thrown, for a supervisor that rejects the run with it (in-process only). */
   | { ok: false; error: NodeFailure; finishedAt: number; cause?: unknown };
 
+/** What a lifecycle actor asks of its run: to hear of each of its transitions. */
+export interface LifecycleEffects {
+  /** Hears one transition of the node run (records it, publishes it), as it happens. */
+  report(emitted: LifecycleEmitted): void;
+}
+
 /** Input of a lifecycle actor. */
 export interface LifecycleInput {
-  /** The key of the run the node belongs to. */
-  run: string;
+  /** Its run's effects. */
+  effects: LifecycleEffects;
   nodeId: string;
   /** Attempts allowed in total, at least 1. */
   maxAttempts: number;
@@ -28,7 +36,7 @@ export interface LifecycleInput {
 
 /** Context of a lifecycle actor: the node's attempts and timing. */
 export interface LifecycleContext {
-  run: string;
+  effects: LifecycleEffects;
   nodeId: string;
   maxAttempts: number;
   executor: string;
@@ -36,6 +44,8 @@ export interface LifecycleContext {
   startedAt: number | undefined;
   durationMs: number | undefined;
   output: unknown;
+  /** The label its completed work chose (a flow router's route), if it chose one. */
+  label: string | undefined;
   error: NodeFailure | undefined;
   blockedBy: string | undefined;
 }
@@ -103,18 +113,34 @@ const lifecycleSetup = setup({
     emitted: {} as LifecycleEmitted,
   },
   actions: {
-    /** Sends the executor the attempt's `WORK` request; the runtime provides it. */
-    requestWork: (_, _params: { nodeId: string; attempt: number }) => {},
     /**
-     * Reports a transition: emits it (see `actor.on`). The runtime provides its own, which records it
-     * and tells the supervisor without an emitted event's round trip.
+     * Sends the executor (the actor of that system id: the node's agent, a flow's steps) the attempt's
+     * `WORK` request; it answers with `WORK.DONE`.
      */
-    report: enqueueActions(({ enqueue }, emitted: LifecycleEmitted) => enqueue.emit(emitted)),
+    requestWork: sendTo(
+      ({ system, context }) => system.get(context.executor) as AnyActorRef,
+      ({ context, self }, _params: { nodeId: string; attempt: number }) => ({
+        type: 'WORK',
+        nodeId: context.nodeId,
+        attempt: context.attempts,
+        replyTo: self,
+      }),
+    ),
+    /** Reports a transition to the run's effects, which record and publish it. */
+    report: ({ context }, emitted: LifecycleEmitted) => context.effects.report(emitted),
     /**
-     * Tells the supervisor the run completed or an attempt failed (after the transition); the runtime
-     * provides it (`NODE.COMPLETED`, `NODE.FAILED`). Standalone it does nothing.
+     * Tells the supervisor (the actor's parent) that the run completed or an attempt failed, after the
+     * transition (`NODE.COMPLETED`, `NODE.FAILED`): a builtin send, so the supervisor hears of it
+     * once this transition is over, not inside it. An actor without a parent tells nobody.
      */
-    settle: (_, _params: LifecycleSettled) => {},
+    settle: enqueueActions(({ self, context, enqueue }, settled: LifecycleSettled) => {
+      const parent = self._parent;
+      if (parent === undefined) return;
+      const event: NodeSettledEvent = settled.completed
+        ? { type: 'NODE.COMPLETED', nodeId: context.nodeId, run: self, label: context.label }
+        : { type: 'NODE.FAILED', nodeId: context.nodeId, willRetry: settled.willRetry, run: self };
+      enqueue.sendTo(parent, event);
+    }),
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
@@ -127,7 +153,7 @@ const lifecycleSetup = setup({
 });
 
 const initialContext = (input: LifecycleInput): LifecycleContext => ({
-  run: input.run,
+  effects: input.effects,
   nodeId: input.nodeId,
   maxAttempts: input.maxAttempts,
   executor: input.executor,
@@ -135,6 +161,7 @@ const initialContext = (input: LifecycleInput): LifecycleContext => ({
   startedAt: undefined,
   durationMs: undefined,
   output: undefined,
+  label: undefined,
   error: undefined,
   blockedBy: undefined,
 });
@@ -194,6 +221,7 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
             target: 'completed',
             actions: assign(({ context, event: { outcome } }) => ({
               output: outcome.ok ? outcome.output : undefined,
+              label: outcome.ok ? outcome.label : undefined,
               durationMs: duration(context, outcome),
             })),
           },
@@ -279,13 +307,13 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
 /**
  * The lifecycle of one node run: `idle → ready → running → completed | failed`, `idle | ready → blocked`,
  * `blocked → ready` (unblock) and `failed → ready` (retry, only while attempts remain and the error is
- * retryable). Entering `running` it asks its executor for the attempt's work (`requestWork`, provided
- * by the runtime: a `WORK` request to the agent's actor) and waits for `WORK.DONE`; no actor is
- * invoked per attempt. `completed`, like `failed` for good and `blocked`, has no way out; the
+ * retryable). Entering `running` it asks its executor for the attempt's work (`requestWork`: a `WORK`
+ * request to the actor of `input.executor`, its agent's) and waits for `WORK.DONE`; no actor is
+ * invoked per attempt. Each transition is reported to `input.effects`. `completed`, like `failed` for good and `blocked`, has no way out; the
  * supervisor stops the run once it heard of it.
  *
  * @example
- * const node = createActor(lifecycleMachine.provide({ actions: { requestWork } }), { input });
+ * const node = createActor(lifecycleMachine, { input: { effects: { report: console.log }, nodeId: 'a', maxAttempts: 1, executor: 'agent' } });
  * node.start(); node.send({ type: 'START', at: Date.now() }); // idle → ready → running in one step
  */
 export const lifecycleMachine = lifecycleSetup.createMachine({

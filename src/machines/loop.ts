@@ -1,4 +1,4 @@
-import { and, assign, enqueueActions, setup, stopChild } from 'xstate';
+import { type AnyActorRef, and, assign, enqueueActions, setup, stopChild } from 'xstate';
 import type { NodeFailure } from './lifecycle.js';
 import {
   type AbortEvent,
@@ -6,17 +6,29 @@ import {
   answerError,
   answered,
   answerFailure,
+  askAdvisor,
   budgetSpent,
   chainGuards,
   type NodeSettledEvent,
-  type RunKeyed,
+  type RetryEffects,
+  type WithEffects,
 } from './settled.js';
 
 /** A judge's verdict on the loop's condition. */
 export type Verdict = 'yes' | 'no';
 
+/** What the loop supervisor asks of its run. */
+export interface LoopEffects extends RetryEffects {
+  /** Starts the task at `index` of `iteration`, under `supervisor`. */
+  startNode(iteration: number, index: number, supervisor: AnyActorRef): void;
+  /** Blocks the tasks of `iteration` from `index` on, because `reason` (a node id) failed for good. */
+  blockFrom(iteration: number, index: number, reason: string, supervisor: AnyActorRef): void;
+  /** The budget refused the judge's call after `iteration`: records that call as failed. */
+  stopForBudget(iteration: number, failure: NodeFailure): void;
+}
+
 /** Input of the loop supervisor. */
-export interface LoopInput extends RunKeyed {
+export interface LoopInput extends WithEffects<LoopEffects> {
   /** Tasks per iteration. */
   total: number;
   maxIterations: number;
@@ -25,7 +37,7 @@ export interface LoopInput extends RunKeyed {
 }
 
 /** Context of the loop supervisor. */
-export interface LoopContext extends RunKeyed {
+export interface LoopContext extends WithEffects<LoopEffects> {
   total: number;
   maxIterations: number;
   judge: string;
@@ -59,12 +71,22 @@ export const loopMachine = setup({
   },
   actions: {
     /** Asks the judge actor whether the condition holds after `iteration`. */
-    askJudge: (_, _params: { iteration: number }) => {},
-    startNode: (_, _params: { iteration: number; index: number }) => {},
-    retryNode: (_, _params: { nodeId: string }) => {},
-    blockFrom: (_, _params: { iteration: number; index: number; reason: string }) => {},
-    /** The budget refused the judge's call after `iteration`: records that call as failed. */
-    stopForBudget: (_, _params: { iteration: number; failure: NodeFailure }) => {},
+    askJudge: ({ system, context, self }, { iteration }: { iteration: number }) =>
+      askAdvisor(system, context.judge, {
+        type: 'WORK',
+        nodeId: `judge:${iteration}`,
+        attempt: iteration,
+        replyTo: self,
+      }),
+    startNode: ({ context, self }, { iteration, index }: { iteration: number; index: number }) =>
+      context.effects.startNode(iteration, index, self),
+    retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
+    blockFrom: (
+      { context, self },
+      { iteration, index, reason }: { iteration: number; index: number; reason: string },
+    ) => context.effects.blockFrom(iteration, index, reason, self),
+    stopForBudget: ({ context }, { iteration, failure }: { iteration: number; failure: NodeFailure }) =>
+      context.effects.stopForBudget(iteration, failure),
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -81,7 +103,7 @@ export const loopMachine = setup({
 }).createMachine({
   id: 'loop',
   context: ({ input }) => ({
-    run: input.run,
+    effects: input.effects,
     total: input.total,
     maxIterations: input.maxIterations,
     judge: input.judge,

@@ -1,15 +1,27 @@
-import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import { type AbortEvent, type NodeSettledEvent, type RunKeyed, willRetry } from './settled.js';
+import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
+import {
+  type AbortEvent,
+  type NodeSettledEvent,
+  type RetryEffects,
+  type WithEffects,
+  willRetry,
+} from './settled.js';
+
+/** What the parallel supervisor asks of its run. */
+export interface ParallelEffects extends RetryEffects {
+  /** Starts the task at `index`, under `supervisor`. */
+  startNode(index: number, supervisor: AnyActorRef): void;
+}
 
 /** Input of the parallel supervisor. */
-export interface ParallelInput extends RunKeyed {
+export interface ParallelInput extends WithEffects<ParallelEffects> {
   total: number;
   /** Task runs in flight at most, at least 1. */
   maxConcurrency: number;
 }
 
 /** Context of the parallel supervisor: counters only, so each event costs O(1). */
-export interface ParallelContext extends RunKeyed {
+export interface ParallelContext extends WithEffects<ParallelEffects> {
   total: number;
   maxConcurrency: number;
   /** Position of the next task to start. */
@@ -37,8 +49,8 @@ export const parallelMachine = setup({
     output: {} as ParallelOutput,
   },
   actions: {
-    startNode: (_, _params: { index: number }) => {},
-    retryNode: (_, _params: { nodeId: string }) => {},
+    startNode: ({ context, self }, { index }: { index: number }) => context.effects.startNode(index, self),
+    retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -51,7 +63,7 @@ export const parallelMachine = setup({
 }).createMachine({
   id: 'parallel',
   context: ({ input }) => ({
-    run: input.run,
+    effects: input.effects,
     total: input.total,
     maxConcurrency: input.maxConcurrency,
     next: 0,

@@ -1,13 +1,27 @@
-import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import { type AbortEvent, chainGuards, type NodeSettledEvent, type RunKeyed } from './settled.js';
+import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
+import {
+  type AbortEvent,
+  chainGuards,
+  type NodeSettledEvent,
+  type RetryEffects,
+  type WithEffects,
+} from './settled.js';
+
+/** What the sequential supervisor asks of its run. */
+export interface SequentialEffects extends RetryEffects {
+  /** Starts the task at `index`, under `supervisor`. */
+  startNode(index: number, supervisor: AnyActorRef): void;
+  /** Blocks the tasks from `index` on, because `reason` (a node id) failed for good. */
+  blockFrom(index: number, reason: string, supervisor: AnyActorRef): void;
+}
 
 /** Input of the sequential supervisor: how many tasks it runs. */
-export interface SequentialInput extends RunKeyed {
+export interface SequentialInput extends WithEffects<SequentialEffects> {
   total: number;
 }
 
 /** Context of the sequential supervisor: the position of the task in flight. */
-export interface SequentialContext extends RunKeyed {
+export interface SequentialContext extends WithEffects<SequentialEffects> {
   total: number;
   index: number;
   /** What crashed a task run actor, if one crashed. */
@@ -23,7 +37,7 @@ export interface SequentialOutput {
  * The sequential supervisor: starts the task at `index`, waits for it to settle, retries it while its
  * lifecycle allows, moves on when it completes, and blocks every later task when it fails for good.
  * A crashed task run actor ends it in `crashed`; `ABORT` ends it in `aborted`, stopping the runs in
- * flight. The actions `startNode`, `retryNode` and `blockFrom` are provided by the runtime.
+ * flight. Its actions call the run's effects (`startNode`, `retryNode`, `blockFrom`), given in its input.
  */
 export const sequentialMachine = setup({
   types: {
@@ -33,9 +47,10 @@ export const sequentialMachine = setup({
     output: {} as SequentialOutput,
   },
   actions: {
-    startNode: (_, _params: { index: number }) => {},
-    retryNode: (_, _params: { nodeId: string }) => {},
-    blockFrom: (_, _params: { index: number; reason: string }) => {},
+    startNode: ({ context, self }, { index }: { index: number }) => context.effects.startNode(index, self),
+    retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
+    blockFrom: ({ context, self }, { index, reason }: { index: number; reason: string }) =>
+      context.effects.blockFrom(index, reason, self),
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
     }),
@@ -46,7 +61,7 @@ export const sequentialMachine = setup({
 }).createMachine({
   id: 'sequential',
   context: ({ input }) => ({
-    run: input.run,
+    effects: input.effects,
     total: input.total,
     index: 0,
     error: undefined,

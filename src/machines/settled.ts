@@ -1,4 +1,5 @@
 import type { AnyActorRef, ErrorActorEvent } from 'xstate';
+import { InternalError } from '../errors.js';
 import type { NodeFailure, WorkOutcome } from './lifecycle.js';
 
 /**
@@ -10,7 +11,8 @@ import type { NodeFailure, WorkOutcome } from './lifecycle.js';
  * refs for its `stopChild`.
  */
 export type NodeSettledEvent =
-  | { type: 'NODE.COMPLETED'; nodeId: string; run: AnyActorRef }
+  /** `label`: the label the run's work chose (a flow router's route), if it chose one. */
+  | { type: 'NODE.COMPLETED'; nodeId: string; run: AnyActorRef; label?: string | undefined }
   | ErrorActorEvent<unknown>
   | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean; run: AnyActorRef };
 
@@ -20,9 +22,33 @@ export interface AbortEvent {
   runs: readonly AnyActorRef[];
 }
 
-/** What every supervisor gets in its input and keeps in its context: its run's key, by which the runtime's once-provided implementations find the run's handlers. */
-export interface RunKeyed {
-  run: string;
+/**
+ * What every supervisor gets in its input and keeps in its context: its run's effects, which its
+ * actions call. The machine is defined once; each run brings its own effects, so the same machine
+ * runs with a real model, a scripted one, or under `@xstate/graph` (which never runs actions).
+ */
+export interface WithEffects<E> {
+  effects: E;
+}
+
+/** What every crew supervisor asks of its run: a failed attempt tried again, after its backoff. */
+export interface RetryEffects {
+  retryNode(nodeId: string): void;
+}
+
+/**
+ * Sends an advisor's actor (a manager, a judge: found by its system id in the supervisor's actor
+ * system) a request for work, which it answers with `WORK.DONE`.
+ */
+export function askAdvisor(
+  system: { get(systemId: string): AnyActorRef | undefined },
+  systemId: string,
+  request: { type: 'WORK'; nodeId: string; attempt: number; replyTo: AnyActorRef },
+): void {
+  const advisor = system.get(systemId);
+  if (advisor === undefined)
+    throw new InternalError('askAdvisor', `No advisor "${systemId}" in this run`, { systemId });
+  advisor.send(request);
 }
 
 /** The context every chain supervisor (sequential, hierarchical, loop) keeps: a position in its tasks. */

@@ -2,8 +2,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Observable } from 'rxjs';
 import type { ZodType } from 'zod';
+import type { StepShape } from '../machines/flow/step-shape.js';
 import type { Crew } from '../runtime/crew/crew.js';
-import type { StepShape } from '../runtime/flow/definition.js';
 import type { FlowOutput, FlowRunOptions } from '../runtime/flow/flow-run.js';
 import type { Store } from '../stores/store.js';
 import type { StatecrewEvent } from '../types.js';

@@ -97,8 +97,6 @@ export interface SupervisorSetup {
    * supervisor, for the partial result). The shared run code rejects the run when `error` is set.
    */
   summarize(output: SupervisorOutput): ProcessSummary;
-  /** Forgets the run's handlers once the run ended. */
-  dispose(): void;
   /** The actors it asks besides the agents (a manager, a judge), created before it starts. */
   advisors?: readonly Advisor[];
 }

@@ -1,13 +1,13 @@
-import type { StepShape } from '../runtime/flow/definition.js';
-import { routesOf } from '../runtime/flow/definition.js';
-import { FAILED_OUTCOME } from '../runtime/flow/outcomes.js';
-import { failedStepOf, namesIn, type Trigger } from '../runtime/flow/triggers.js';
+import { FAILED_OUTCOME } from '../machines/flow/outcomes.js';
+import { routesOf } from '../machines/flow/step-shape.js';
+import { failedStepOf, namesIn, type Trigger } from '../machines/flow/triggers.js';
+import type { StepDetails } from '../runtime/flow/definition.js';
 import type { ViewEdge, ViewNode, ViewNodeKind } from './model.js';
 
 /** What a flow view needs of a flow: its name and its steps (`flow.definition`). */
 export interface FlowShape {
   readonly name: string;
-  readonly definition: { readonly steps: readonly StepShape[] };
+  readonly definition: { readonly steps: readonly StepDetails[] };
 }
 
 /** An edge of a flow's picture and the name (step or route label) whose emission makes it taken. */
@@ -27,7 +27,7 @@ export function triggerText(trigger: Trigger): string {
   return typeof trigger === 'string' ? trigger : `${trigger.kind}(${trigger.of.map(triggerText).join(', ')})`;
 }
 
-const KINDS: Readonly<Record<StepShape['kind'], ViewNodeKind>> = {
+const KINDS: Readonly<Record<StepDetails['kind'], ViewNodeKind>> = {
   start: 'step',
   listen: 'step',
   router: 'router',
@@ -37,7 +37,7 @@ const KINDS: Readonly<Record<StepShape['kind'], ViewNodeKind>> = {
 };
 
 /** A human, wait or sleep step's details, as its definition gives them. */
-function waitingParts(node: ViewNode, step: StepShape): void {
+function waitingParts(node: ViewNode, step: StepDetails): void {
   const deadline = {
     ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     ...(step.onTimeout === undefined ? {} : { onTimeout: step.onTimeout }),
@@ -52,7 +52,7 @@ function waitingParts(node: ViewNode, step: StepShape): void {
   }
 }
 
-function stepNode(step: StepShape, handlers: ReadonlyMap<string, string[]>): ViewNode {
+function stepNode(step: StepDetails, handlers: ReadonlyMap<string, string[]>): ViewNode {
   const node: ViewNode = {
     id: step.name,
     label: step.name,
@@ -72,7 +72,7 @@ function stepNode(step: StepShape, handlers: ReadonlyMap<string, string[]>): Vie
 }
 
 /** The steps whose trigger names `failed(<step>)`, by the failing step. */
-function failureHandlers(steps: readonly StepShape[]): Map<string, string[]> {
+function failureHandlers(steps: readonly StepDetails[]): Map<string, string[]> {
   const handlers = new Map<string, string[]>();
   for (const step of steps) {
     for (const name of step.trigger === undefined ? [] : namesIn(step.trigger)) {
@@ -91,7 +91,7 @@ interface EdgeSource {
 }
 
 /** Reads a trigger name: a step, a route label, an `onTimeout` label, or `failed(<step>)`. */
-function sourceReader(steps: readonly StepShape[]): (name: string) => EdgeSource {
+function sourceReader(steps: readonly StepDetails[]): (name: string) => EdgeSource {
   const routeOwner = new Map<string, string>();
   const timeoutOwner = new Map<string, string>();
   for (const step of steps) {

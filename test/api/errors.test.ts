@@ -11,10 +11,9 @@ import {
   StatecrewError,
   type StatecrewErrorCode,
 } from '../../src/index.js';
+import { askAdvisor } from '../../src/machines/settled.js';
 import { DagScheduler } from '../../src/runtime/crew/dag.js';
 import { type CrewPlan, taskAt } from '../../src/runtime/crew/plan.js';
-import { askAdvisor } from '../../src/runtime/engine/lifecycle-runner.js';
-import { RunRegistry } from '../../src/runtime/engine/run-registry.js';
 import type { StepDefinition } from '../../src/runtime/flow/definition.js';
 import { expectRouteCoverage } from '../../src/testing.js';
 
@@ -97,21 +96,19 @@ describe('RouteCoverageError', () => {
 
 describe('InternalError', () => {
   it('says what was found, that it is a bug, and where; it is not retryable', () => {
-    const error = new InternalError('RunRegistry.get', 'No run "run-9" is registered', { key: 'run-9' });
+    const error = new InternalError('RunTable.get', 'No run "run-9" is registered', { key: 'run-9' });
     expectTypeOf(error.code).toEqualTypeOf<'internal_error'>();
     expect(error.name).toBe('InternalError');
     expect(error.message).toBe(
-      'No run "run-9" is registered: this is a bug in statecrew (in RunRegistry.get), please report it (internal_error)',
+      'No run "run-9" is registered: this is a bug in statecrew (in RunTable.get), please report it (internal_error)',
     );
-    expect(error.details).toEqual({ key: 'run-9', where: 'RunRegistry.get' });
+    expect(error.details).toEqual({ key: 'run-9', where: 'RunTable.get' });
     expect(error.retryable).toBe(false);
   });
 
   it('is what the runtime throws when its own bookkeeping does not hold', () => {
     const internal = (where: string) =>
       expect.objectContaining({ code: 'internal_error', details: expect.objectContaining({ where }) });
-    expect(() => new RunRegistry<string>().get('run-404')).toThrow(internal('RunRegistry.get'));
-    expect(() => new RunRegistry<string>().get('run-404')).toThrow('No run "run-404" is registered');
     expect(() => taskAt({ tasks: [] } as unknown as CrewPlan, 3)).toThrow('No task at position 3');
     expect(() => taskAt({ tasks: [] } as unknown as CrewPlan, 3)).toThrow(internal('taskAt'));
     expect(() => new DagScheduler([], 1, new Map()).start()).toThrow(internal('DagScheduler.start'));

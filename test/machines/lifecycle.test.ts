@@ -1,6 +1,6 @@
 import { type AdjacencyValue, getAdjacencyMap, getSimplePaths } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
-import { type ActorLogic, createActor, type EventObject, waitFor } from 'xstate';
+import { type ActorLogic, createActor, waitFor } from 'xstate';
 import {
   type LifecycleEvent,
   type LifecycleInput,
@@ -14,7 +14,12 @@ type GraphEvent = LifecycleEvent;
 type Snapshot = ReturnType<typeof lifecycleMachine.getInitialSnapshot>;
 /** The machine as @xstate/graph takes it (its emitted events' type aside). */
 const logic = lifecycleMachine as unknown as ActorLogic<Snapshot, GraphEvent, LifecycleInput>;
-const input: LifecycleInput = { run: 'test', nodeId: 'n', maxAttempts: 3, executor: 'agent' };
+const input: LifecycleInput = {
+  effects: { report: () => {} },
+  nodeId: 'n',
+  maxAttempts: 3,
+  executor: 'agent',
+};
 
 /** The executor's outcomes of attempts 1 to 3: the machine only takes the one of its current attempt. */
 const outcomes: GraphEvent[] = [1, 2, 3].flatMap((attempt): GraphEvent[] => [
@@ -167,14 +172,13 @@ describe('lifecycle machine', () => {
 
   it('asks its executor for each attempt and records attempts, the first start and the duration', async () => {
     const requests: WorkRequest[] = [];
+    const seen: string[] = [];
     const actor = createActor(
       lifecycleMachine.provide({
         actions: { requestWork: (_, params) => requests.push({ type: 'WORK', ...params }) },
       }),
-      { input },
+      { input: { ...input, effects: { report: (e) => seen.push(e.type) } } },
     );
-    const seen: string[] = [];
-    actor.on('*', (e: EventObject) => seen.push(e.type));
     actor.start();
     actor.send({ type: 'START', at: 100 });
     expect(actor.getSnapshot().value).toBe('running');
@@ -207,14 +211,13 @@ describe('lifecycle machine', () => {
 
   it('starts its first attempt on creation as the started lifecycle, without a START event', () => {
     const requests: WorkRequest[] = [];
+    const seen: string[] = [];
     const actor = createActor(
       startedLifecycleMachine.provide({
         actions: { requestWork: (_, params) => requests.push({ type: 'WORK', ...params }) },
       }),
-      { input: { ...input, startAt: 500 } },
+      { input: { ...input, startAt: 500, effects: { report: (e) => seen.push(e.type) } } },
     );
-    const seen: string[] = [];
-    actor.on('*', (e: EventObject) => seen.push(e.type));
     actor.start();
     expect(actor.getSnapshot().value).toBe('running');
     expect(actor.getSnapshot().context).toMatchObject({ attempts: 1, startedAt: 500 });

@@ -1,7 +1,8 @@
 import { RunNotFoundError } from '../../errors.js';
+import { type PendingStep, stepRunOf } from '../../machines/flow/waits.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import { type FlowSnapshot, type PendingStep, stepRunOf } from '../../runtime/flow/snapshot.js';
+import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { crewWaitText, resumeHint } from './flow-output.js';

@@ -44,11 +44,10 @@ export interface CrewRunEndParts {
 
 /**
  * How one crew run ends: its result from its supervisor's output, its summary stage, its store's last
- * writes, and what it releases. The one place that holds the summary stage once it started.
+ * writes, and what it releases.
  */
 export class CrewRunEnd {
   readonly #parts: CrewRunEndParts;
-  #summaryStage: { dispose(): void } | undefined;
 
   constructor(parts: CrewRunEndParts) {
     this.#parts = parts;
@@ -164,14 +163,11 @@ export class CrewRunEnd {
       scope.plan.inputs,
       this.#parts.summaryActor,
     );
-    this.#summaryStage = stage;
     return { supervisor: stage.actor, runner: summaryRunner };
   }
 
-  /** Forgets the run's handlers: its supervisor's, its summary stage's, its keeper's. */
+  /** Gives the run's lease up, if its keeper still holds it. */
   #release(): void {
-    this.#parts.supervisor.dispose();
-    this.#summaryStage?.dispose();
     this.#parts.keeper?.end();
   }
 }

@@ -1,9 +1,8 @@
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
 import { InvalidOptionError } from '../../errors.js';
-import { sequentialMachine } from '../../machines/sequential.js';
+import { type SequentialEffects, sequentialMachine } from '../../machines/sequential.js';
 import type { Llm, TaskOutput } from '../../types.js';
 import { contextText } from '../engine/recorder.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewRunScope } from '../process.js';
 import { Agent } from './agent.js';
 import { createCrewScope } from './crew-scope.js';
@@ -80,18 +79,6 @@ export function summaryContext(outputs: readonly TaskOutput[]): string {
   return outputs.map((output) => `${output.name}:\n${contextText(output)}`).join('\n\n');
 }
 
-const runs = new RunRegistry<{ start(self: AnyActorRef): void; retry(nodeId: string): void }>();
-
-/** A one-task sequential supervisor: the summary node, retried as its lifecycle allows. */
-const logic = sequentialMachine.provide({
-  actions: {
-    startNode: ({ context, self }) => runs.get(context.run).start(self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retry(nodeId),
-    // One task: nothing comes after it to block.
-    blockFrom: () => {},
-  },
-});
-
 /**
  * Creates (does not start) the supervisor of a run's summary node, with its own runner (a runner
  * serves one supervisor) reporting to the run's recorder and hub: `scope` is the run's, its plan
@@ -107,7 +94,7 @@ export function summarySupervisor(
     parent?: AnyActorRef | undefined;
     inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
   },
-): { actor: AnyActorRef; dispose(): void } {
+): { actor: AnyActorRef } {
   const agent = node.agent;
   const planned = {
     nodeId: SUMMARY_NODE,
@@ -129,16 +116,19 @@ export function summarySupervisor(
       goal: '',
     },
   });
-  const run = runs.register({
-    start: (self) => summaryScope.startTask(planned, agent, context, self),
-    retry: (nodeId) => scope.runner.retry(nodeId),
-  });
+  // A one-task sequential supervisor: the summary node, retried as its lifecycle allows.
+  const effects: SequentialEffects = {
+    startNode: (_index, self) => summaryScope.startTask(planned, agent, context, self),
+    retryNode: (nodeId) => scope.runner.retry(nodeId),
+    // One task: nothing comes after it to block.
+    blockFrom: () => {},
+  };
   const { id, parent, inspect } = actorOptions;
-  const actor = createActor(logic, {
-    input: { run, total: 1 },
+  const actor = createActor(sequentialMachine, {
+    input: { effects, total: 1 },
     id,
     ...(parent !== undefined ? { parent } : inspect === undefined ? {} : { inspect }),
   });
   actor.subscribe({ next: () => scope.runner.flush(), error: () => {} });
-  return { actor, dispose: () => runs.delete(run) };
+  return { actor };
 }

@@ -1,18 +1,16 @@
-import { type Actor, type AnyActorRef, createActor, sendTo } from 'xstate';
-import { type AgentExecutor, type AgentWork, agentActorLogic } from '../../actors/agent-actor.js';
+import { type Actor, type AnyActorRef, createActor } from 'xstate';
+import { type AgentExecutor, agentActorLogic } from '../../actors/agent-actor.js';
 import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
 import { InternalError } from '../../errors.js';
 import {
+  type LifecycleEffects,
   type LifecycleEmitted,
-  type LifecycleSettled,
   lifecycleMachine,
   startedLifecycleMachine,
   type WorkOutcome,
 } from '../../machines/lifecycle.js';
-import type { NodeSettledEvent } from '../../machines/settled.js';
 import { retryDelay } from './backoff.js';
 import type { Clock } from './clock.js';
-import { RunRegistry } from './run-registry.js';
 import { WorkQueue } from './work-queue.js';
 
 /** What every node run needs: its id, how many attempts it may take and the backoff between them. */
@@ -39,18 +37,6 @@ export interface Advisor {
   executor: AgentExecutor;
 }
 
-/** Sends an advisor's actor (found by its system id in `system`) a request. */
-export function askAdvisor(
-  system: { get(systemId: string): unknown },
-  systemId: string,
-  work: AgentWork,
-): void {
-  const advisor = system.get(systemId) as AnyActorRef | undefined;
-  if (advisor === undefined)
-    throw new InternalError('askAdvisor', `No advisor "${systemId}" in this run`, { systemId });
-  advisor.send(work);
-}
-
 /** What a kind of node (task, flow step) plugs into the runner. */
 export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
   /** Whose actor runs the node's attempts. */
@@ -66,46 +52,10 @@ export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
   consult?(request: ConsultRequest, signal: AbortSignal): Promise<ConsultOutcome>;
 }
 
-/** Where a lifecycle actor's reports go: its runner, found by the key in its context. */
-const runners = new RunRegistry<{
-  report(emitted: LifecycleEmitted): void;
-  supervisor: AnyActorRef | undefined;
-}>();
+type LifecycleActor = Actor<typeof startedLifecycleMachine>;
 
-/**
- * A lifecycle machine, provided once: an attempt's `WORK` request goes to the node's executor actor,
- * and each transition is reported to the node's runner directly (no emitted event in between).
- */
-const provided = (machine: typeof lifecycleMachine) =>
-  machine.provide({
-    actions: {
-      report: ({ context }, emitted) => runners.find(context.run)?.report(emitted),
-      // A builtin send, so the supervisor hears of the run after its transition, not inside it.
-      settle: sendTo(
-        ({ context, self }) => runners.find(context.run)?.supervisor ?? self,
-        ({ context, self }, settled: LifecycleSettled): NodeSettledEvent =>
-          settled.completed
-            ? { type: 'NODE.COMPLETED', nodeId: context.nodeId, run: self }
-            : { type: 'NODE.FAILED', nodeId: context.nodeId, willRetry: settled.willRetry, run: self },
-      ),
-      requestWork: sendTo(
-        ({ system, context }) => system.get(context.executor) as AnyActorRef,
-        ({ context, self }) => ({
-          type: 'WORK',
-          nodeId: context.nodeId,
-          attempt: context.attempts,
-          replyTo: self,
-        }),
-      ),
-    },
-  });
-
-/** The lifecycle of a run that starts when it is created. */
-const startedLogic = provided(startedLifecycleMachine);
-/** The lifecycle from `idle`, for runs that are blocked instead. */
-const idleLogic = provided(lifecycleMachine);
-
-type LifecycleActor = Actor<typeof startedLogic>;
+/** The number of runners made in this process: each names its worker actors' system ids after it. */
+let runnersMade = 0;
 
 /**
  * Runs node runs as lifecycle actors for one supervisor, and one worker actor per agent that runs
@@ -130,16 +80,23 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #workerActors: AnyActorRef[] = [];
   readonly #executor: AgentExecutor;
   /**
-   * This runner's key: in its runs' context (where their reports find the runner), and the prefix of
-   * its worker actors' system ids.
+   * Unique in the process (so in any actor system): the prefix of the system ids of its worker
+   * actors, and of its supervisor's advisors (`<key>:manager`).
    */
-  readonly #key: string;
-  /** The supervisor the runs report to (one per runner). */
+  readonly key: string;
+  /** The supervisor the runs belong to (one per runner). */
   supervisor: AnyActorRef | undefined;
   /** Work asked for by a supervisor's actions, run once its transition is over (see `flush`). */
   readonly #queue = new WorkQueue();
   /** Set once the runs were handed over (abort) or the run ended: nothing starts any more. */
   #ended = false;
+  /** Set once the run ended: its actors' reports are heard no more. */
+  #disposed = false;
+  /**
+   * What its lifecycle actors get as their effects: a plain object (an inspector serializing their
+   * context finds nothing of the run in it).
+   */
+  readonly #effects: LifecycleEffects = { report: (emitted) => this.report(emitted) };
 
   constructor(
     private readonly hooks: LifecycleRunnerHooks<TSpec>,
@@ -147,7 +104,8 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     /** Seeds the backoff jitter: the run's id. */
     private readonly seed: string,
   ) {
-    this.#key = runners.register(this);
+    runnersMade += 1;
+    this.key = `runner-${runnersMade}`;
     this.#executor = {
       execute: (work, signal) => {
         const spec = this.#specs.get(work.nodeId);
@@ -168,13 +126,14 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   /** Forgets pending work and backoffs once its run ended; its actors report nothing more. */
   dispose(): void {
     this.#ended = true;
+    this.#disposed = true;
     this.#clearTimers();
     this.#queue.clear();
-    runners.delete(this.#key);
   }
 
   /** A transition of one of this runner's node runs, as its lifecycle reports it. */
   report(emitted: LifecycleEmitted): void {
+    if (this.#disposed) return;
     const spec = this.#specs.get(emitted.nodeId);
     if (spec === undefined) {
       // A blocked run: it never started, and only its `node.blocked` is recorded.
@@ -328,7 +287,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   #workerFor(worker: NodeWorker, supervisor: AnyActorRef): string {
     let systemId = this.#workers.get(worker.key);
     if (systemId === undefined) {
-      systemId = `${this.#key}:${this.#workers.size + 1}`;
+      systemId = `${this.key}:${this.#workers.size + 1}`;
       this.#startWorker(worker.name, systemId, this.#executor, supervisor);
       this.#workers.set(worker.key, systemId);
     }
@@ -344,10 +303,10 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   ): LifecycleActor {
     if (this.#live.has(nodeId))
       throw new InternalError('LifecycleRunner.spawn', `Run "${nodeId}" is already live`, { nodeId });
-    const actor = createActor(startAt === undefined ? idleLogic : startedLogic, {
+    const actor = createActor(startAt === undefined ? lifecycleMachine : startedLifecycleMachine, {
       id: nodeId,
       parent: supervisor,
-      input: { run: this.#key, nodeId, maxAttempts, executor, startAt },
+      input: { effects: this.#effects, nodeId, maxAttempts, executor, startAt },
     });
     this.#live.set(nodeId, actor);
     return actor;

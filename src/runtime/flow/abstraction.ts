@@ -1,11 +1,16 @@
 import { type AdjacencyMap, getAdjacencyMap } from '@xstate/graph';
 import { getInitialSnapshot, getNextSnapshot } from 'xstate';
 import { AnalysisLimitError } from '../../errors.js';
-import type { StepShape } from './definition.js';
-import { createFlowMachine, type FlowMachine, type RoundEvent } from './flow-machine.js';
-import { handledSteps, outcomesOf } from './outcomes.js';
+import {
+  createFlowMachine,
+  type FlowMachine,
+  NO_FLOW_EFFECTS,
+  type RoundEvent,
+} from '../../machines/flow/flow-machine.js';
+import { handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
+import type { StepShape } from '../../machines/flow/step-shape.js';
 
-export type { RoundEvent } from './flow-machine.js';
+export type { RoundEvent } from '../../machines/flow/flow-machine.js';
 
 /** What analysis is built from. */
 export interface AbstractFlow {
@@ -87,7 +92,7 @@ export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): Abst
     const choices = outcomesOf(step, handled);
     if (choices !== undefined) outcomes.set(step.name, choices);
   }
-  const started = getNextSnapshot(machine, getInitialSnapshot(machine, { run: flow.name }), {
+  const started = getNextSnapshot(machine, getInitialSnapshot(machine, { effects: NO_FLOW_EFFECTS }), {
     type: 'START',
   });
   let map: AdjacencyMap<AbstractSnapshot, RoundEvent>;

@@ -1,12 +1,12 @@
+import { completes, handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
+import type { StepShape } from '../../machines/flow/step-shape.js';
+import { namesIn } from '../../machines/flow/triggers.js';
 import {
   type AbstractFlow,
   type AbstractGraph,
   type AbstractNode,
   buildAbstractGraph,
 } from './abstraction.js';
-import type { StepShape } from './definition.js';
-import { completes, handledSteps, outcomesOf } from './outcomes.js';
-import { namesIn } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
 /**

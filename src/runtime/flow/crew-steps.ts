@@ -1,12 +1,13 @@
 import { AwaitingHumanError } from '../../actors/pause.js';
 import { AnswerRequiredError, InvalidOptionError } from '../../errors.js';
+import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
 import type { Store } from '../../stores/store.js';
 import type { ApprovalAnswer, CrewOutput, CrewPending, Failure, ReviewAnswer } from '../../types.js';
 import type { Crew } from '../crew/crew.js';
 import { readAnswers } from '../crew/crew-answers.js';
 import { storedPending } from '../crew/crew-resume.js';
 import type { CrewRun, RunOptions } from '../crew/crew-run.js';
-import type { CrewStepAnswer, PendingCrew, PendingStep, StepAnswer } from './snapshot.js';
+import type { CrewStepAnswer, StepAnswer } from './snapshot.js';
 
 /**
  * Answers `flow.resume(id, { approvals, reviews })` gives the crews of waiting steps: by `callId`

@@ -1,9 +1,9 @@
 import type { ZodType } from 'zod';
+import type { StepShape } from '../../machines/flow/step-shape.js';
 import type { Store } from '../../stores/store.js';
 import type { CrewOutput, MemoryEntry } from '../../types.js';
 import type { Crew } from '../crew/crew.js';
 import type { RunOptions } from '../crew/crew-run.js';
-import type { Trigger } from './triggers.js';
 
 /** What a flow step gets. */
 export interface StepContext<S> {
@@ -62,33 +62,11 @@ export interface RouterOptions<R extends string> extends ListenOptions {
   routes: readonly R[];
 }
 
-/** One step of a flow definition. */
-export interface StepDefinition<S> {
-  name: string;
-  /** Position in definition order, from 0. */
-  index: number;
-  /**
-   * A `human` step is answered through `resume` (its routes are the human's choices); a `wait` step
-   * through `signal`; a `sleep` step completes at its wake time.
-   */
-  kind: 'start' | 'listen' | 'router' | 'human' | 'wait' | 'sleep';
-  trigger: Trigger | undefined;
-  routes: readonly string[] | undefined;
-  /** undefined: runs once, later emissions ignored; k: runs up to k times, a (k+1)-th firing fails the run. */
-  maxRuns: number | undefined;
-  /** Attempts after the first (0: none), the wait before the first retry, and each attempt's time limit. */
-  retries: number;
-  retryDelayMs: number;
-  timeoutMs: number | undefined;
+/** One step of a flow definition: its shape, and its body. */
+export interface StepDefinition<S> extends StepShape {
   run: StepFn<S>;
   /** What a human step asks (a human step only). */
   prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
-  /** The outside event a wait step waits for (a wait step only). */
-  event?: string | undefined;
-  /** How long a human or wait step waits before it times out, in ms on the run's clock. */
-  deadlineMs?: number | undefined;
-  /** The label a human or wait step emits instead when it timed out (else the timeout fails the step). */
-  onTimeout?: string | undefined;
   /** How long a sleep step sleeps: `ms` from when it starts, or `until` a time of the run (a sleep step only). */
   sleep?: SleepOptions<S> | undefined;
 }
@@ -127,16 +105,8 @@ export interface HumanOptions<R extends string, S = unknown> {
   onTimeout?: string | undefined;
 }
 
-/** Whether a step chooses a route label (a router, or a human step): its routes, else undefined. */
-export function routesOf(step: {
-  kind: string;
-  routes?: readonly string[] | undefined;
-}): readonly string[] | undefined {
-  return step.kind === 'router' || step.kind === 'human' ? step.routes : undefined;
-}
-
-/** A step without its body: what scheduling and analysis read. */
-export type StepShape = Omit<StepDefinition<never>, 'run'>;
+/** A step without its body, with what it asks and how long it sleeps: what pictures of a flow read. */
+export type StepDetails = Omit<StepDefinition<never>, 'run'>;
 
 /** How a flow's state is made and checked. */
 export type StateSource<S> = { kind: 'free'; initial: S } | { kind: 'schema'; schema: ZodType };

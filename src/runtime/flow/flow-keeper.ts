@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { FlowExistsError, InvalidInputsError, InvalidStateError } from '../../errors.js';
+import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
 import type { JsonValue } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { RUN_KEY } from '../crew/crew-store.js';
@@ -8,12 +9,7 @@ import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { type FlowRunHeader, FlowRunWriter } from './flow-store.js';
 import type { FlowRecorder } from './recorder.js';
-import {
-  FLOW_SNAPSHOT_VERSION,
-  type FlowRunStatus,
-  type PendingStep,
-  type SnapshotRound,
-} from './snapshot.js';
+import { FLOW_SNAPSHOT_VERSION, type FlowRunStatus } from './snapshot.js';
 
 /** What a flow run's keeper reads of its run. */
 export interface FlowKeeperParts {

@@ -1,4 +1,4 @@
-import type { PendingStep } from './snapshot.js';
+import type { PendingStep } from '../../machines/flow/waits.js';
 
 /**
  * The mutable side of a flow run's wiring, in one place. The keeper is made before the round driver

@@ -1,3 +1,4 @@
+import { handledSteps } from '../../machines/flow/outcomes.js';
 import type { MemoryEntry } from '../../types.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
@@ -10,14 +11,12 @@ import { FlowKeeper } from './flow-keeper.js';
 import { type FlowKickoff, leaseMsOf } from './flow-kickoff.js';
 import { FlowRunLinks } from './flow-run-links.js';
 import type { StoredFlowSnapshot } from './flow-store.js';
-import { handledSteps } from './outcomes.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver, type RoundDriver } from './round-driver.js';
 import type { StepAnswer } from './snapshot.js';
 import { checkState, type WithId } from './state.js';
 import { stepContext } from './step-context.js';
 import { createStepRunner, type StepRunSpec } from './step-runner.js';
-import { flowRuns } from './supervisor.js';
 
 /** Where a run starts from besides the definition: a stored run it goes on with. */
 export interface FlowRunSeed {
@@ -32,7 +31,7 @@ export interface FlowRunSeed {
   owner: RunOwner;
 }
 
-/** A flow run's working parts, wired to each other, its round handlers registered for its supervisor. */
+/** A flow run's working parts, wired to each other. */
 export interface FlowRunParts<S> {
   state: WithId<S>;
   clock: Clock;
@@ -41,9 +40,8 @@ export interface FlowRunParts<S> {
   /** Keeps the run in its store; undefined for a run without one. */
   keeper: FlowKeeper | undefined;
   runner: LifecycleRunner<StepRunSpec<S>>;
+  /** The run's effects, which its machine calls. */
   driver: RoundDriver;
-  /** The key its round handlers are registered under in `flowRuns`. */
-  key: string;
   links: FlowRunLinks;
 }
 
@@ -56,7 +54,7 @@ export interface WiringOptions {
 
 /**
  * Wires a checked kickoff's run: the recorder (restored from a resumed run), the event hub, the
- * keeper when it has a store, the step runner and the round driver, registered in `flowRuns`.
+ * keeper when it has a store, the step runner and the round driver (the machine's effects).
  */
 export function wireFlowRun<S>(
   definition: FlowDefinition<S>,
@@ -112,7 +110,7 @@ export function wireFlowRun<S>(
     crewWaits,
   });
   links.connect(driver);
-  return { state, clock, recorder, hub, keeper, runner, driver, key: flowRuns.register(driver), links };
+  return { state, clock, recorder, hub, keeper, runner, driver, links };
 }
 
 /** What a human step asks: its prompt, of the run when it is a function; its name when it has none. */

@@ -1,17 +1,20 @@
 import type { Observable } from 'rxjs';
 import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import {
+  createFlowMachine,
+  type FlowMachine,
+  type FlowMachineOutput,
+} from '../../machines/flow/flow-machine.js';
+import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
 import type { Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
 import type { ClockOption } from '../engine/clock.js';
 import { runToEnd } from '../engine/run-to-end.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
-import type { FlowMachineOutput } from './flow-machine.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
 import type { ForcedRoutes } from './forced-routes.js';
-import type { PendingStep, SnapshotRound } from './snapshot.js';
 import type { WithId } from './state.js';
-import { createFlowSupervisor, type FlowSupervisor, flowRuns } from './supervisor.js';
 
 /** Options of one flow run. */
 export interface FlowRunOptions {
@@ -103,7 +106,7 @@ export interface FlowRun<S> {
 export function startFlowRun<S>(
   definition: FlowDefinition<S>,
   options: FlowRunOptions,
-  supervisor: FlowSupervisor = createFlowSupervisor(definition),
+  supervisor: FlowMachine = createFlowMachine(definition),
   seed?: FlowRunSeed,
 ): FlowRun<S> {
   const kickoff = checkKickoff(definition, options, seed?.resume);
@@ -118,14 +121,14 @@ export function startFlowRun<S>(
  * runner starts anything it asked for.
  */
 function createSupervisorActor<S>(
-  supervisor: FlowSupervisor,
+  supervisor: FlowMachine,
   parts: FlowRunParts<S>,
   inspect: FlowRunOptions['inspect'],
   resume: readonly SnapshotRound[] | undefined,
 ): AnyActorRef {
   const { keeper, runner } = parts;
   const actor = createActor(supervisor, {
-    input: { run: parts.key, resume },
+    input: { effects: parts.driver, resume },
     id: `flow:${parts.state.id}`,
     ...(inspect === undefined ? {} : { inspect }),
   });
@@ -171,10 +174,7 @@ function runFlowToEnd<S>(
     keepAborted: async () => {
       if (keeper !== undefined && links.claimed) await keeper.finish('aborted').catch(() => {});
     },
-    release: () => {
-      flowRuns.delete(parts.key);
-      keeper?.end();
-    },
+    release: () => keeper?.end(),
     ...(keeper === undefined
       ? {}
       : {

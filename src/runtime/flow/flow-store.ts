@@ -1,4 +1,5 @@
 import { CorruptSnapshotError, SnapshotVersionError } from '../../errors.js';
+import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
 import type { JsonValue, RecordWrite, Store, StoredRecord } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
 import { RUN_KEY } from '../crew/crew-store.js';
@@ -8,8 +9,6 @@ import {
   FLOW_SNAPSHOT_VERSION,
   type FlowRunStatus,
   type FlowSnapshot,
-  type PendingStep,
-  type SnapshotRound,
   type SnapshotStepRun,
 } from './snapshot.js';
 

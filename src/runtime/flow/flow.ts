@@ -7,6 +7,8 @@ import {
   NameClashError,
   SelfTriggerError,
 } from '../../errors.js';
+import { createFlowMachine, type FlowMachine } from '../../machines/flow/flow-machine.js';
+import { namesIn, type Trigger } from '../../machines/flow/triggers.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
 import { keepsEventsOption } from '../durable/events-option.js';
@@ -46,8 +48,6 @@ import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
 import { PLAIN_STEP, type StepSettings, stepSettings } from './step-options.js';
-import { createFlowSupervisor, type FlowSupervisor } from './supervisor.js';
-import { namesIn, type Trigger } from './triggers.js';
 
 /**
  * A flow definition: an event graph of steps over a state. Build it with `start`, `listen` and
@@ -69,7 +69,7 @@ export class Flow<S> {
   /** Route label → the router that declares it. */
   readonly #labels = new Map<string, string>();
   /** The supervisor, built on the first run after the last change to the definition. */
-  #supervisor: FlowSupervisor | undefined;
+  #supervisor: FlowMachine | undefined;
   /** Where runs are kept, unless a kickoff names another store. */
   readonly store: Store | undefined;
   /** How long a run's lease lasts without renewal, in ms, unless a kickoff says otherwise. */
@@ -325,7 +325,7 @@ export class Flow<S> {
   #start(options: FlowRunOptions, seed?: FlowRunSeed): FlowRun<WithId<S>> {
     hostTurn.spend(RUN_START_OPERATIONS);
     const definition = this.definition;
-    this.#supervisor ??= createFlowSupervisor(definition);
+    this.#supervisor ??= createFlowMachine(definition);
     const clock = options.clock ?? this.clock;
     return startFlowRun(
       definition,

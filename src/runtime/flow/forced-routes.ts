@@ -1,6 +1,7 @@
 import { ForcedFailureError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
-import type { StepDefinition, StepShape } from './definition.js';
-import { FAILED_OUTCOME, handledSteps, outcomesOf } from './outcomes.js';
+import { FAILED_OUTCOME, handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
+import type { StepShape } from '../../machines/flow/step-shape.js';
+import type { StepDefinition } from './definition.js';
 
 /** Route labels forced per router: one for every run, or a list for its successive runs. */
 export type ForcedRoutes = Readonly<Record<string, string | readonly string[]>>;

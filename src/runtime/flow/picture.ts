@@ -1,8 +1,8 @@
+import type { StepShape } from '../../machines/flow/step-shape.js';
+import { routesOf } from '../../machines/flow/step-shape.js';
+import { failedStepOf, type Trigger } from '../../machines/flow/triggers.js';
 import { createPlainMachine, type PlainMachine } from '../engine/plain-machine.js';
 import { type AbstractFlow, type AbstractGraph, buildAbstractGraph, roundOf } from './abstraction.js';
-import type { StepShape } from './definition.js';
-import { routesOf } from './definition.js';
-import { failedStepOf, type Trigger } from './triggers.js';
 import { validateTriggers } from './validate.js';
 
 /** The event name of a round's route choice: `grade=approve`, several joined by `&`; `NEXT` when no router runs. */

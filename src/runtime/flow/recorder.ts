@@ -1,5 +1,5 @@
+import { failed } from '../../machines/flow/triggers.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
-import { failed } from './triggers.js';
 
 /**
  * Folds a flow run's events into what its result reports: the trail (round by round, in definition

@@ -1,25 +1,19 @@
 import type { AnyActorRef } from 'xstate';
 import { MaxRunsError, StepTimeoutError } from '../../errors.js';
+import type { FlowEffects } from '../../machines/flow/flow-machine.js';
+import { chosenLabel, FAILED_OUTCOME } from '../../machines/flow/outcomes.js';
+import { type FlowRoundState, runNodeId } from '../../machines/flow/round-state.js';
+import type { ScheduledStep } from '../../machines/flow/rounds.js';
+import { type PendingStep, type SnapshotRound, waitingStepOf } from '../../machines/flow/waits.js';
 import type { EventHub } from '../engine/event-hub.js';
 import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
 import type { FlowCrewWaits } from './crew-steps.js';
 import type { StepDefinition } from './definition.js';
 import { forcedOutcome, forcedStep } from './forced-routes.js';
-import { FAILED_OUTCOME } from './outcomes.js';
 import type { FlowRecorder } from './recorder.js';
-import { type FlowRoundState, runNodeId } from './round-state.js';
-import type { ScheduledStep } from './rounds.js';
-import {
-  type HumanAnswer,
-  type PendingStep,
-  type SnapshotRound,
-  type SnapshotStepRun,
-  type StepAnswer,
-  waitingStepOf,
-} from './snapshot.js';
+import type { SnapshotStepRun, StepAnswer } from './snapshot.js';
 import { StepInputs } from './step-inputs.js';
 import type { StepRunSpec } from './step-runner.js';
-import type { FlowHandlers } from './supervisor.js';
 
 /** What the round driver works with. */
 export interface RoundDriverParts<S> {
@@ -52,7 +46,7 @@ export interface RoundDriverParts<S> {
 }
 
 /** A flow run's effects for its machine, and the steps it waits for. */
-export interface RoundDriver extends FlowHandlers {
+export interface RoundDriver extends FlowEffects {
   /** The human and wait steps the run waits for (empty unless it paused). */
   waiting(): PendingStep[];
 }
@@ -186,17 +180,6 @@ class FlowRoundDriver<S> implements RoundDriver {
     this.#parts.onRoundCompleted?.(flow.completed, copy());
   }
 
-  outcomeOf(nodeId: string): string | undefined {
-    const entry = this.#inRound.get(nodeId);
-    if (entry === undefined) return undefined;
-    const { step } = entry;
-    if (this.#timedOut.has(nodeId)) return step.onTimeout;
-    const output = this.#parts.recorder.outputs.get(step.name);
-    if (step.kind === 'router') return String(output);
-    if (step.kind === 'human') return String((output as HumanAnswer).route);
-    return undefined;
-  }
-
   waiting(): PendingStep[] {
     return this.#paused ? this.#waiting.map((w) => structuredClone(w)) : [];
   }
@@ -215,7 +198,9 @@ class FlowRoundDriver<S> implements RoundDriver {
     this.#inRound.set(nodeId, { step, nodeId, run: entry.run });
     // Completed before the earlier run stopped: its output is recorded, it does not run again.
     if (round === 1 && this.#doneBefore.has(nodeId)) {
-      self.send({ type: 'NODE.RESTORED', nodeId });
+      const output = this.#parts.recorder.outputs.get(step.name);
+      const label = chosenLabel(step, output, this.#timedOut.has(nodeId));
+      self.send({ type: 'NODE.RESTORED', nodeId, label });
       return;
     }
     // Its crew waited for a human and got no answer: it waits on, without running.
@@ -233,7 +218,8 @@ class FlowRoundDriver<S> implements RoundDriver {
     }
     const { retries, retryDelayMs } = runnable;
     const spec = { nodeId, maxAttempts: retries + 1, retryDelayMs, step: runnable, run: entry.run };
-    this.#parts.runner.start({ ...spec, payload }, self);
+    const timedOut = this.#timedOut.has(nodeId);
+    this.#parts.runner.start({ ...spec, payload, ...(timedOut ? { timedOut } : {}) }, self);
   }
 
   /**

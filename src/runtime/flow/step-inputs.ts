@@ -1,8 +1,8 @@
+import { failedStepOf } from '../../machines/flow/triggers.js';
 import type { Failure } from '../../types.js';
 import type { StepDefinition } from './definition.js';
 import { forcedOutcome } from './forced-routes.js';
 import type { StepAnswer } from './snapshot.js';
-import { failedStepOf } from './triggers.js';
 
 /** What the step inputs read of their flow run. */
 export interface StepInputsParts<S> {

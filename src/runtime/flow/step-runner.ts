@@ -3,7 +3,8 @@ import { toFailure } from '../../actors/failure.js';
 import { runFlowStep } from '../../actors/flow-step.js';
 import { withTimeLimit } from '../../actors/time-limit.js';
 import { StepTimeoutError } from '../../errors.js';
-import type { LifecycleEmitted, NodeFailure } from '../../machines/lifecycle.js';
+import { chosenLabel } from '../../machines/flow/outcomes.js';
+import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { failedEvent } from '../crew/task-runner.js';
 import type { Clock } from '../engine/clock.js';
@@ -19,6 +20,8 @@ export interface StepRunSpec<S> extends NodeRunSpec {
   step: StepDefinition<S>;
   run: number;
   payload: unknown;
+  /** A human or wait step that timed out: it completes with its `onTimeout` label. */
+  timedOut?: boolean;
 }
 
 /** What the step runner needs of its flow run. */
@@ -156,29 +159,42 @@ async function attemptStep<S>(
   }
 }
 
+/** A completed step run's outcome with the label it chose (a router's route…), for the flow machine. */
+function labelled<S>(spec: StepRunSpec<S>, outcome: Promise<WorkOutcome>): Promise<WorkOutcome> {
+  const { kind } = spec.step;
+  if (kind !== 'router' && kind !== 'human' && spec.timedOut !== true) return outcome;
+  return outcome.then((done) =>
+    done.ok ? { ...done, label: chosenLabel(spec.step, done.output, spec.timedOut === true) } : done,
+  );
+}
+
 /** The runner of a flow run's step runs: each a lifecycle actor whose work is the step's body. */
 export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<StepRunSpec<S>> {
   const { hub, forced } = parts;
+  /** One attempt of step run `spec`: its body, with what the step's options and the forced routes say. */
+  const attemptOf = (spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome> => {
+    // A human step's forced route is its answer already (the round driver gives it); a router's
+    // label, and a forced failure, are applied here.
+    const forcedOrDefined = forcedStep(spec.step, forced, spec.run);
+    const step =
+      spec.step.kind === 'sleep' && forcedOrDefined === spec.step
+        ? sleepingStep(forcedOrDefined, spec.nodeId, { ...parts.sleep, clock: parts.clock, hub })
+        : forcedOrDefined;
+    if (spec.step.retries > 0 || spec.step.timeoutMs !== undefined) {
+      return attemptStep(parts, spec, step, signal, self);
+    }
+    // The common step: no copy of the state, no timer, no frame more than before.
+    return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
+      now: hub.now,
+      check: (output) => parts.checkState(spec, output),
+    });
+  };
   return new LifecycleRunner<StepRunSpec<S>>(
     {
       // One executor actor per flow run runs every step.
       workerOf: () => ({ key: STEPS, name: 'steps' }),
       attempt(spec, _attempt, signal, self) {
-        // A human step's forced route is its answer already (the round driver gives it); a router's
-        // label, and a forced failure, are applied here.
-        const forcedOrDefined = forcedStep(spec.step, forced, spec.run);
-        const step =
-          spec.step.kind === 'sleep' && forcedOrDefined === spec.step
-            ? sleepingStep(forcedOrDefined, spec.nodeId, { ...parts.sleep, clock: parts.clock, hub })
-            : forcedOrDefined;
-        if (spec.step.retries > 0 || spec.step.timeoutMs !== undefined) {
-          return attemptStep(parts, spec, step, signal, self);
-        }
-        // The common step: no copy of the state, no timer, no frame more than before.
-        return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
-          now: hub.now,
-          check: (output) => parts.checkState(spec, output),
-        });
+        return labelled(spec, attemptOf(spec, signal, self));
       },
       publish(emitted, spec) {
         if (spec === undefined) return;

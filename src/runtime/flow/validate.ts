@@ -1,6 +1,6 @@
 import { NoStartError, UnknownTriggerError } from '../../errors.js';
-import type { StepShape } from './definition.js';
-import { failed, namesIn } from './triggers.js';
+import type { StepShape } from '../../machines/flow/step-shape.js';
+import { failed, namesIn } from '../../machines/flow/triggers.js';
 
 /**
  * Checks what can only be checked once the whole flow is defined (triggers may name steps and routes

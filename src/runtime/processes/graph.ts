@@ -1,37 +1,17 @@
 import type { AnyActorRef } from 'xstate';
 import { MissingAgentError } from '../../errors.js';
-import { graphMachine } from '../../machines/graph.js';
+import { type GraphEffects, graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../crew/agent.js';
 import { regionsMachine } from '../crew/crew-picture.js';
 import { assertAcyclic, DagScheduler, layOutDag } from '../crew/dag.js';
 import type { PlannedTask } from '../crew/plan.js';
 import type { ProcessSummary } from '../crew/result.js';
 import { leafOutput } from '../crew/result.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess, CrewRunScope, SupervisorSetup } from '../process.js';
 import { shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
 import { readContext } from './context-reading.js';
 import { analyzeGraph } from './graph-analysis.js';
-
-interface Handlers {
-  scheduler: DagScheduler;
-  fill(self: AnyActorRef): void;
-  recordFailed(nodeId: string, self: AnyActorRef): void;
-  retryNode(nodeId: string): void;
-}
-
-const runs = new RunRegistry<Handlers>();
-
-const logic = graphMachine.provide({
-  guards: { allSettled: ({ context }) => runs.get(context.run).scheduler.allSettled },
-  actions: {
-    fill: ({ context, self }) => runs.get(context.run).fill(self),
-    recordCompleted: ({ context }, { nodeId }) => runs.get(context.run).scheduler.completed(nodeId),
-    recordFailed: ({ context, self }, { nodeId }) => runs.get(context.run).recordFailed(nodeId, self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
-  },
-});
 
 /**
  * A DAG whose edges are the tasks' `context` lists: each task runs as soon as all its dependencies
@@ -128,8 +108,9 @@ export function dagSupervisor(
       runner.schedule(() => pump(self));
     }
   };
-  const run = runs.register({
-    scheduler,
+  const effects: GraphEffects = {
+    allSettled: () => scheduler.allSettled,
+    recordCompleted: (nodeId) => scheduler.completed(nodeId),
     fill(self) {
       if (pumping || !scheduler.canStart) return;
       pumping = true;
@@ -140,11 +121,10 @@ export function dagSupervisor(
       if (blocked.length > 0) scope.block(blocked, nodeId, self);
     },
     retryNode: (nodeId) => runner.retry(nodeId),
-  });
+  };
   return {
-    logic,
-    input: { run },
+    logic: graphMachine,
+    input: { effects },
     summarize: () => parts.summarize(scheduler),
-    dispose: () => runs.delete(run),
   };
 }

@@ -1,15 +1,15 @@
-import type { AnyActorRef } from 'xstate';
 import { advisorExecutor } from '../../actors/advisor.js';
 import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
 import { DuplicateRoleError, InternalError, InvalidOptionError, MissingManagerError } from '../../errors.js';
-import { type HierarchicalOutput, hierarchicalMachine } from '../../machines/hierarchical.js';
-import type { NodeFailure } from '../../machines/lifecycle.js';
+import {
+  type HierarchicalEffects,
+  type HierarchicalOutput,
+  hierarchicalMachine,
+} from '../../machines/hierarchical.js';
 import { chainAnalysis, endStates, machinePaths } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
-import { askAdvisor } from '../engine/lifecycle-runner.js';
 import { createPlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
 import type { RunRecorder } from '../engine/recorder.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
 import { type ProcessNode, shapeEdge } from '../process-shape.js';
 import { blockRest, chainSummary, validateContextOrder } from './chain.js';
@@ -25,35 +25,6 @@ const SYNTHESIS: ProcessNode = {
   kind: 'synthesis',
   runs: /^synthesize$/,
 };
-
-interface Handlers {
-  manager: ManagerScope;
-  startNode(index: number, role: string, self: AnyActorRef): void;
-  retryNode(nodeId: string): void;
-  blockFrom(index: number, reason: string, self: AnyActorRef): void;
-  stopForBudget(index: number, failure: NodeFailure, self: AnyActorRef): void;
-}
-
-const runs = new RunRegistry<Handlers>();
-
-const logic = hierarchicalMachine.provide({
-  actions: {
-    // Request `index` < total allocates that task; `index` = total synthesizes. A custom action, not
-    // `sendTo`: the first request is resolved when the supervisor is created, before its advisors are.
-    askManager: ({ system, context, self }, { index }) =>
-      askAdvisor(system, context.manager, {
-        type: 'WORK',
-        nodeId: index < context.total ? `allocate:${index}` : 'synthesize',
-        attempt: index + 1,
-        replyTo: self,
-      }),
-    startNode: ({ context, self }, { index, role }) => runs.get(context.run).startNode(index, role, self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
-    blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
-    stopForBudget: ({ context, self }, { index, failure }) =>
-      runs.get(context.run).stopForBudget(index, failure, self),
-  },
-});
 
 function checkRoles(roles: readonly string[]): void {
   const seen = new Set<string>();
@@ -101,21 +72,21 @@ export const hierarchicalProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder, hub } = scope;
     const contextAt = hierarchicalContext(plan, recorder);
-    const run = runs.register({
-      manager: {
-        manager: scope.crew.manager as ManagerScope['manager'],
-        workerRoles: plan.agents.map((a) => a.role),
-        goal: plan.goal,
-        now: hub.now,
-        taskAt: (index) => {
-          const planned = taskAt(plan, index);
-          return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
-        },
-        outputs: () => plan.tasks.flatMap((t) => recorder.contextOf(t.nodeId) ?? []),
-        onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
-        gate: scope.gate,
-        onDelegation: (task, role) => hub.emit({ type: 'delegation', kind: 'allocate', task, role }),
+    const manager: ManagerScope = {
+      manager: scope.crew.manager as ManagerScope['manager'],
+      workerRoles: plan.agents.map((a) => a.role),
+      goal: plan.goal,
+      now: hub.now,
+      taskAt: (index) => {
+        const planned = taskAt(plan, index);
+        return { nodeId: planned.nodeId, description: planned.description, context: contextAt(index) };
       },
+      outputs: () => plan.tasks.flatMap((t) => recorder.contextOf(t.nodeId) ?? []),
+      onCall: (phase, usage) => hub.emit({ type: 'manager.call', phase, usage }),
+      gate: scope.gate,
+      onDelegation: (task, role) => hub.emit({ type: 'delegation', kind: 'allocate', task, role }),
+    };
+    const effects: HierarchicalEffects = {
       startNode(index, role, self) {
         const worker = plan.agents.find((a) => a.role === role);
         if (worker === undefined)
@@ -131,13 +102,12 @@ export const hierarchicalProcess: CrewProcess = {
         scope.recordFailure(nodeId, failure);
         if (!synthesis) blockRest(scope, index, nodeId, self);
       },
-    });
-    const { manager } = runs.get(run);
+    };
     const total = plan.tasks.length;
-    const managerId = `${run}:manager`;
+    const managerId = `${runner.key}:manager`;
     return {
-      logic,
-      input: { run, total, manager: managerId },
+      logic: hierarchicalMachine,
+      input: { effects, total, manager: managerId },
       advisors: [
         {
           name: 'manager',
@@ -162,7 +132,6 @@ export const hierarchicalProcess: CrewProcess = {
         if (synthesis === undefined) return chainSummary(plan.tasks, recorder);
         return { raw: synthesis, output: synthesis, leaves: [SYNTHESIS_LEAF] };
       },
-      dispose: () => runs.delete(run),
     };
   },
   toMachine(shape) {

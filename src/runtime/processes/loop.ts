@@ -1,17 +1,13 @@
-import type { AnyActorRef } from 'xstate';
 import { advisorExecutor } from '../../actors/advisor.js';
 import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
-import type { NodeFailure } from '../../machines/lifecycle.js';
-import { type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
+import { type LoopEffects, type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../crew/agent.js';
 import { chainAnalysis, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
 import type { PlannedTask } from '../crew/plan.js';
 import { taskAt } from '../crew/plan.js';
-import { askAdvisor } from '../engine/lifecycle-runner.js';
 import { createPlainMachine } from '../engine/plain-machine.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { chainShapeEdges, type ProcessEdge, type ProcessNode, shapeEdge } from '../process-shape.js';
@@ -42,35 +38,6 @@ const JUDGE: ProcessNode = { id: '@judge', label: 'judge', kind: 'judge', runs: 
 /** Where the loop ends once the judge says YES. */
 const DONE: ProcessNode = { id: '@done', label: 'done', kind: 'end' };
 
-interface Handlers {
-  judge: JudgeScope;
-  startNode(iteration: number, index: number, self: AnyActorRef): void;
-  retryNode(nodeId: string): void;
-  blockFrom(iteration: number, index: number, reason: string, self: AnyActorRef): void;
-  stopForBudget(iteration: number, failure: NodeFailure): void;
-}
-
-const runs = new RunRegistry<Handlers>();
-
-const logic = loopMachine.provide({
-  actions: {
-    askJudge: ({ system, context, self }, { iteration }) =>
-      askAdvisor(system, context.judge, {
-        type: 'WORK',
-        nodeId: `judge:${iteration}`,
-        attempt: iteration,
-        replyTo: self,
-      }),
-    startNode: ({ context, self }, { iteration, index }) =>
-      runs.get(context.run).startNode(iteration, index, self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
-    blockFrom: ({ context, self }, { iteration, index, reason }) =>
-      runs.get(context.run).blockFrom(iteration, index, reason, self),
-    stopForBudget: ({ context }, { iteration, failure }) =>
-      runs.get(context.run).stopForBudget(iteration, failure),
-  },
-});
-
 /** Runs the tasks as a sequence, again and again, until the judge says the condition holds (bounded). */
 export const loopProcess: CrewProcess = {
   kind: 'loop',
@@ -98,19 +65,19 @@ export const loopProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder, hub } = scope;
     const loop = scope.crew.loop as LoopOptions;
-    const run = runs.register({
-      judge: {
-        judge: loop.judge,
-        condition: loop.condition,
-        now: hub.now,
-        latest: (iteration) => {
-          const last = plan.tasks[plan.tasks.length - 1];
-          return last === undefined ? '' : (recorder.contextOf(runId(last, iteration)) ?? '');
-        },
-        onVerdict: (iteration, verdict, reply, usage) =>
-          hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
-        gate: scope.gate,
+    const judge: JudgeScope = {
+      judge: loop.judge,
+      condition: loop.condition,
+      now: hub.now,
+      latest: (iteration) => {
+        const last = plan.tasks[plan.tasks.length - 1];
+        return last === undefined ? '' : (recorder.contextOf(runId(last, iteration)) ?? '');
       },
+      onVerdict: (iteration, verdict, reply, usage) =>
+        hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
+      gate: scope.gate,
+    };
+    const effects: LoopEffects = {
       startNode(iteration, index, self) {
         const planned = taskAt(plan, index);
         const context = loopContext(scope, planned, iteration);
@@ -121,11 +88,11 @@ export const loopProcess: CrewProcess = {
         blockRest(scope, index, reason, self, (t) => runId(t, iteration)),
       // The refused verdict is the node that failed: `judge:<iteration>`.
       stopForBudget: (iteration, failure) => scope.recordFailure(`judge:${iteration}`, failure),
-    });
-    const judgeId = `${run}:judge`;
+    };
+    const judgeId = `${runner.key}:judge`;
     return {
-      logic,
-      input: { run, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3, judge: judgeId },
+      logic: loopMachine,
+      input: { effects, total: plan.tasks.length, maxIterations: loop.maxIterations ?? 3, judge: judgeId },
       advisors: [
         {
           name: 'judge',
@@ -144,7 +111,7 @@ export const loopProcess: CrewProcess = {
               });
               return Promise.resolve<Verdict>('no');
             }
-            return judgeIteration(runs.get(run).judge, work.attempt, signal);
+            return judgeIteration(judge, work.attempt, signal);
           }, hub.now),
         },
       ],
@@ -157,7 +124,6 @@ export const loopProcess: CrewProcess = {
           metadata: { iterations, conditionMet, verdicts: [...recorder.verdicts] },
         };
       },
-      dispose: () => runs.delete(run),
     };
   },
   toMachine(shape) {

@@ -1,31 +1,15 @@
-import type { AnyActorRef } from 'xstate';
 import { ContextInParallelError, MissingAgentError } from '../../errors.js';
-import { parallelMachine } from '../../machines/parallel.js';
+import { type ParallelEffects, parallelMachine } from '../../machines/parallel.js';
 import type { Agent } from '../crew/agent.js';
 import { acyclicAnalysis, regionsMachine } from '../crew/crew-picture.js';
 import { taskAt } from '../crew/plan.js';
 import { leafOutput } from '../crew/result.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
 import { type ProcessNode, shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
 
 /** The marker every task starts from. */
 const START: ProcessNode = { id: '@start', label: 'start', kind: 'start' };
-
-interface Handlers {
-  startNode(index: number, self: AnyActorRef): void;
-  retryNode(nodeId: string): void;
-}
-
-const runs = new RunRegistry<Handlers>();
-
-const logic = parallelMachine.provide({
-  actions: {
-    startNode: ({ context, self }, { index }) => runs.get(context.run).startNode(index, self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
-  },
-});
 
 /** Every task at once, at most `maxConcurrency` in flight; no context; failures stay isolated. */
 export const parallelProcess: CrewProcess = {
@@ -41,16 +25,16 @@ export const parallelProcess: CrewProcess = {
   },
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
-    const run = runs.register({
+    const effects: ParallelEffects = {
       startNode(index, self) {
         const planned = taskAt(plan, index);
         scope.startTask(planned, planned.agent as Agent, '', self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
-    });
+    };
     return {
-      logic,
-      input: { run, total: plan.tasks.length, maxConcurrency: scope.crew.maxConcurrency },
+      logic: parallelMachine,
+      input: { effects, total: plan.tasks.length, maxConcurrency: scope.crew.maxConcurrency },
       summarize: () => ({
         raw: latestRaw(plan.tasks, recorder),
         ...leafOutput(
@@ -58,7 +42,6 @@ export const parallelProcess: CrewProcess = {
           plan.tasks.map((t) => t.nodeId),
         ),
       }),
-      dispose: () => runs.delete(run),
     };
   },
   toMachine: (shape) =>

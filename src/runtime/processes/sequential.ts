@@ -1,10 +1,8 @@
-import type { AnyActorRef } from 'xstate';
-import { sequentialMachine } from '../../machines/sequential.js';
+import { type SequentialEffects, sequentialMachine } from '../../machines/sequential.js';
 import type { Agent } from '../crew/agent.js';
 import { chainAnalysis, chainStates, endStates, machinePaths, regionsMachine } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
 import { createPlainMachine } from '../engine/plain-machine.js';
-import { RunRegistry } from '../engine/run-registry.js';
 import type { CrewProcess } from '../process.js';
 import { chainShapeEdges, type ProcessShape, shapeEdge } from '../process-shape.js';
 import {
@@ -16,22 +14,6 @@ import {
 } from './async-chain.js';
 import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
 import { analyzeGraph } from './graph-analysis.js';
-
-interface Handlers {
-  startNode(index: number, self: AnyActorRef): void;
-  retryNode(nodeId: string): void;
-  blockFrom(index: number, reason: string, self: AnyActorRef): void;
-}
-
-const runs = new RunRegistry<Handlers>();
-
-const logic = sequentialMachine.provide({
-  actions: {
-    startNode: ({ context, self }, { index }) => runs.get(context.run).startNode(index, self),
-    retryNode: ({ context }, { nodeId }) => runs.get(context.run).retryNode(nodeId),
-    blockFrom: ({ context, self }, { index, reason }) => runs.get(context.run).blockFrom(index, reason, self),
-  },
-});
 
 /** A sequential crew's shape when some tasks are asynchronous: its compiled dependencies. */
 function asyncShape(plan: CrewPlan): ProcessShape {
@@ -64,19 +46,18 @@ export const sequentialProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
     if (hasAsyncTasks(plan)) return asyncChainSupervisor(scope);
-    const run = runs.register({
+    const effects: SequentialEffects = {
       startNode(index, self) {
         const planned = taskAt(plan, index);
         scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
-    });
+    };
     return {
-      logic,
-      input: { run, total: plan.tasks.length },
+      logic: sequentialMachine,
+      input: { effects, total: plan.tasks.length },
       summarize: () => chainSummary(plan.tasks, recorder),
-      dispose: () => runs.delete(run),
     };
   },
   toMachine(shape) {

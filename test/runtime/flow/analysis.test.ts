@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { and, createFlow, or } from '../../../src/index.js';
-import { FlowRounds } from '../../../src/runtime/flow/rounds.js';
+import { FlowRounds } from '../../../src/machines/flow/rounds.js';
 import { expectRouteCoverage, forEachPath, routeCoverage } from '../../../src/testing.js';
 
 const noop = () => undefined;

@@ -1,7 +1,7 @@
-import type { StepShape } from './definition.js';
 import { emissionOf, FAILED_OUTCOME } from './outcomes.js';
 import { FlowRounds, type ScheduledStep } from './rounds.js';
-import type { PendingStep, SnapshotRound } from './snapshot.js';
+import type { StepShape } from './step-shape.js';
+import type { PendingStep, SnapshotRound } from './waits.js';
 
 /** The node id of a scheduled step run: its step's name, `name#k` from its second run on. */
 export const runNodeId = (scheduled: ScheduledStep): string =>

@@ -1,4 +1,4 @@
-import type { StepShape } from './definition.js';
+import type { StepShape } from './step-shape.js';
 import { failed, failedStepOf, namesIn } from './triggers.js';
 
 /** The outcome of a step that failed for good while some `failed(...)` trigger names it. */
@@ -64,4 +64,15 @@ export function emissionOf(step: StepShape, outcome: string | undefined): StepEm
     return { emitted: [step.name, outcome], completed: true };
   }
   return { emitted: [step.name], completed: true };
+}
+
+/**
+ * The label a completed step run chose, from its output: a router's route, a human's `route`, or —
+ * for a human or wait step that timed out — its `onTimeout` label; undefined for any other step.
+ */
+export function chosenLabel(step: StepShape, output: unknown, timedOut: boolean): string | undefined {
+  if (timedOut) return step.onTimeout;
+  if (step.kind === 'router') return String(output);
+  if (step.kind === 'human') return String((output as { route?: unknown } | undefined)?.route);
+  return undefined;
 }

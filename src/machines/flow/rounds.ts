@@ -1,5 +1,5 @@
-import type { StepShape } from './definition.js';
 import { StepSets } from './step-sets.js';
+import type { StepShape } from './step-shape.js';
 import { namesIn, satisfiedBy } from './triggers.js';
 
 /** A step run scheduled for a round, with the emission that triggered it. */

@@ -1,6 +1,11 @@
-import { assign, enqueueActions, setup, stopChild } from 'xstate';
-import { type AbortEvent, type NodeSettledEvent, willRetry } from '../../machines/settled.js';
-import type { StepShape } from './definition.js';
+import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
+import {
+  type AbortEvent,
+  type NodeSettledEvent,
+  type RetryEffects,
+  type WithEffects,
+  willRetry,
+} from '../settled.js';
 import { handledSteps } from './outcomes.js';
 import {
   closeRound,
@@ -14,7 +19,8 @@ import {
   settleRun,
   waitFor,
 } from './round-state.js';
-import { type PendingStep, type SnapshotRound, stepRunOf } from './snapshot.js';
+import type { StepShape } from './step-shape.js';
+import { type PendingStep, type SnapshotRound, stepRunOf } from './waits.js';
 
 /** What the flow machine is built from: the flow's name and its steps in definition order. */
 export interface FlowMachineDefinition {
@@ -22,15 +28,43 @@ export interface FlowMachineDefinition {
   steps: readonly StepShape[];
 }
 
-/** What a run of the flow machine starts with: its run key, and the rounds an earlier run of it completed. */
-export interface FlowMachineInput {
-  run: string;
+/**
+ * What the flow machine asks of its run: start a round's step runs, publish and store what settled,
+ * and say what a step run that failed waits for instead (a crew of it paused for a human).
+ */
+export interface FlowEffects extends RetryEffects {
+  /**
+   * Starts the step runs of round `round` (from 1) under `supervisor`, or tells it which completed
+   * before (`NODE.RESTORED`) or wait (`NODE.WAITING`).
+   */
+  startRound(flow: FlowRoundState, round: number, supervisor: AnyActorRef): void;
+  /** Step run `nodeId` completed (its result is recorded). */
+  stepDone(nodeId: string): void;
+  /** Step run `nodeId` failed for good. */
+  stepFailed(nodeId: string): void;
+  /** Round `round` closed (`flow.closed`): publish it, store it, pause or fail as the machine decided. */
+  roundClosed(round: number, flow: FlowRoundState): void;
+  /** What step run `nodeId`, which failed, waits for instead: a crew of it paused for a human. */
+  waitingOf(nodeId: string): PendingStep | undefined;
+}
+
+/** Effects that do nothing: the machine as analysis walks it (`@xstate/graph` runs no action anyway). */
+export const NO_FLOW_EFFECTS: FlowEffects = {
+  startRound: () => {},
+  stepDone: () => {},
+  stepFailed: () => {},
+  retryNode: () => {},
+  roundClosed: () => {},
+  waitingOf: () => undefined,
+};
+
+/** What a run of the flow machine starts with: its effects, and the rounds an earlier run of it completed. */
+export interface FlowMachineInput extends WithEffects<FlowEffects> {
   resume?: readonly SnapshotRound[] | undefined;
 }
 
 /** The flow machine's context: the run — its round number, its round state — and why it crashed, if it did. */
-export interface FlowContext {
-  run: string;
+export interface FlowContext extends WithEffects<FlowEffects> {
   round: number;
   error: unknown;
   flow: FlowRoundState;
@@ -57,25 +91,10 @@ export type FlowEvent =
   | AbortEvent
   | RoundEvent
   | { type: 'START' }
-  | { type: 'NODE.RESTORED'; nodeId: string }
+  | { type: 'NODE.RESTORED'; nodeId: string; label: string | undefined }
   | { type: 'NODE.WAITING'; pending: PendingStep };
 
-/** How the machine learns the outcome of a completed step run (a router's label…): the runtime's answer. */
-export type OutcomeOf = (run: string, nodeId: string) => string | undefined;
-
-/**
- * How the machine learns that a step run that failed for good waits instead (a crew it kicked off
- * paused for a human): what it waits for, the runtime's answer; undefined for a failure.
- */
-export type WaitingOf = (run: string, nodeId: string) => PendingStep | undefined;
-
-/** The runtime's answers the machine asks for: outcomes of completed runs, waits of failed ones. */
-export interface FlowMachineQueries {
-  outcomeOf: OutcomeOf;
-  waitingOf: WaitingOf;
-}
-
-/** The machine's setup: its types, the runtime's effects (no-ops until provided) and its guards. */
+/** The machine's setup: its types, the actions that call its run's effects, and its guards. */
 function flowSetup() {
   return setup({
     types: {
@@ -85,11 +104,13 @@ function flowSetup() {
       output: {} as FlowMachineOutput,
     },
     actions: {
-      startRound: (_, _params: { round: number }) => {},
-      stepDone: (_, _params: { nodeId: string }) => {},
-      stepFailed: (_, _params: { nodeId: string }) => {},
-      retryNode: (_, _params: { nodeId: string }) => {},
-      roundClosed: (_, _params: { round: number; flow: FlowRoundState }) => {},
+      startRound: ({ context, self }, { round }: { round: number }) =>
+        context.effects.startRound(context.flow, round, self),
+      stepDone: ({ context }, { nodeId }: { nodeId: string }) => context.effects.stepDone(nodeId),
+      stepFailed: ({ context }, { nodeId }: { nodeId: string }) => context.effects.stepFailed(nodeId),
+      retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
+      roundClosed: ({ context }, { round, flow }: { round: number; flow: FlowRoundState }) =>
+        context.effects.roundClosed(round, flow),
       stopRuns: enqueueActions(({ event, enqueue }) => {
         if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
       }),
@@ -111,10 +132,9 @@ type FlowSetup = ReturnType<typeof flowSetup>;
  * (`NODE.COMPLETED`, `NODE.FAILED` once its retries are spent, `NODE.RESTORED` for a run an earlier
  * run completed, `NODE.WAITING` for a step that waits) until every run is accounted for.
  */
-function roundState(setupOf: FlowSetup, steps: FlowSteps, { outcomeOf, waitingOf }: FlowMachineQueries) {
-  /** Step run `nodeId` completed (in this run, or before it): settled with the outcome it chose. */
-  const completed = (context: FlowContext, nodeId: string) =>
-    settleRun(context.flow, nodeId, outcomeOf(context.run, nodeId));
+function roundState(setupOf: FlowSetup, steps: FlowSteps) {
+  /** What step run `nodeId`, which failed, waits for instead, if anything. */
+  const waitingOf = (context: FlowContext, nodeId: string) => context.effects.waitingOf(nodeId);
   return setupOf.createStateConfig({
     entry: { type: 'startRound', params: ({ context }) => ({ round: context.round }) },
     always: { guard: 'roundSettled', target: 'between' },
@@ -123,7 +143,7 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, { outcomeOf, waitingOf
         actions: [
           stopChild(({ event }) => event.run),
           assign({
-            flow: ({ context, event }) => completed(context, event.nodeId),
+            flow: ({ context, event }) => settleRun(context.flow, event.nodeId, event.label),
           }),
           { type: 'stepDone', params: ({ event }) => ({ nodeId: event.nodeId }) },
         ],
@@ -136,12 +156,12 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, { outcomeOf, waitingOf
         },
         // Its crew paused for a human: the step run waits (and runs again once answered).
         {
-          guard: ({ context, event }) => waitingOf(context.run, event.nodeId) !== undefined,
+          guard: ({ context, event }) => waitingOf(context, event.nodeId) !== undefined,
           actions: [
             stopChild(({ event }) => event.run),
             assign({
               flow: ({ context, event }) =>
-                waitFor(context.flow, waitingOf(context.run, event.nodeId) as PendingStep),
+                waitFor(context.flow, waitingOf(context, event.nodeId) as PendingStep),
             }),
           ],
         },
@@ -158,7 +178,7 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps, { outcomeOf, waitingOf
       ],
       'NODE.RESTORED': {
         actions: assign({
-          flow: ({ context, event }) => completed(context, event.nodeId),
+          flow: ({ context, event }) => settleRun(context.flow, event.nodeId, event.label),
         }),
       },
       'NODE.WAITING': {
@@ -202,10 +222,7 @@ function betweenState(setupOf: FlowSetup, steps: FlowSteps) {
  * after round — each settles, closes (`closeRound`), and the next is chosen — until a round is empty
  * (`done`), a step failed unhandled or past its `maxRuns` (`failed`), or steps wait (`paused`).
  */
-export function createFlowMachine(
-  definition: FlowMachineDefinition,
-  queries: FlowMachineQueries = { outcomeOf: () => undefined, waitingOf: () => undefined },
-) {
+export function createFlowMachine(definition: FlowMachineDefinition) {
   const steps: FlowSteps = {
     byName: new Map(definition.steps.map((s) => [s.name, s])),
     handled: handledSteps(definition.steps),
@@ -215,7 +232,7 @@ export function createFlowMachine(
     id: definition.name,
     description: `Flow "${definition.name}" with steps ${definition.steps.map((s) => s.name).join(', ')}`,
     context: ({ input }) => ({
-      run: input.run,
+      effects: input.effects,
       round: 0,
       error: undefined,
       flow: initialRoundState(definition.steps, input.resume),
@@ -224,7 +241,7 @@ export function createFlowMachine(
     on: { ABORT: { target: '.aborted', actions: 'stopRuns' } },
     states: {
       idle: { on: { START: { target: 'round', actions: assign({ round: 1 }) } } },
-      round: roundState(setupOf, steps, queries),
+      round: roundState(setupOf, steps),
       between: betweenState(setupOf, steps),
       done: { type: 'final' },
       failed: { type: 'final' },
