@@ -9,7 +9,7 @@
  * Run: npx tsx bench/event-loop.ts [rounds]
  */
 import { Agent, Crew, type Policy, Task } from '../src/index.js';
-import { hostTurn, OPERATIONS_PER_TURN } from '../src/runtime/engine/host-turn.js';
+import { hostTurn, OPERATIONS_PER_TURN } from '../src/runtime/run/host-turn.js';
 import { watchStalls } from './stall-probe.js';
 
 const N = 10_000;

@@ -176,8 +176,8 @@ async function child(which: Case): Promise<void> {
   const share = process.env.BENCH_SHARE;
   if (share) {
     const turn = (await import(
-      new URL('../dist/runtime/engine/host-turn.js', import.meta.url).href
-    )) as typeof import('../src/runtime/engine/host-turn.js');
+      new URL('../dist/runtime/run/host-turn.js', import.meta.url).href
+    )) as typeof import('../src/runtime/run/host-turn.js');
     turn.hostTurn.setShare(Number(share));
   }
   const prepared = await RUNS[which]();

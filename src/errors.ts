@@ -15,7 +15,6 @@ export type StatecrewErrorCode =
   | 'duplicate_role'
   | 'duplicate_step'
   | 'duplicate_task'
-  | 'flow_exists'
   | 'flow_mismatch'
   | 'forced_failure'
   | 'guardrail_failed'
@@ -692,16 +691,6 @@ export class RunNotFoundError extends StatecrewError<'run_not_found'> {
     super('run_not_found', `${what}: the store holds no run "${executionId}"${why}`, {
       retryable: false,
       details: { executionId },
-    });
-  }
-}
-
-/** A flow kickoff named a run id the store already holds (a fork or a resume is what was meant). */
-export class FlowExistsError extends StatecrewError<'flow_exists'> {
-  constructor(flow: string, id: string) {
-    super('flow_exists', `Flow "${flow}": a run with id "${id}" is already stored; resume it or fork it`, {
-      retryable: false,
-      details: { flow, id },
     });
   }
 }

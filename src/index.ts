@@ -22,7 +22,6 @@ export {
   DuplicateStepError,
   DuplicateTaskError,
   type FileLine,
-  FlowExistsError,
   FlowMismatchError,
   ForcedFailureError,
   GuardrailError,
@@ -125,7 +124,7 @@ export {
 export type { KickoffForEachOptions } from './runtime/crew/crew-for-each.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
 export type { CrewRun, RunOptions } from './runtime/crew/crew-run.js';
-export type { StoredCrewExecution, StoredTaskResult, StoreErrorPolicy } from './runtime/crew/crew-store.js';
+export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew/crew-store.js';
 export {
   ExecutionDocument,
   type ExecutionDocumentData,
@@ -194,6 +193,7 @@ export type {
 } from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
+export type { StoreErrorPolicy } from './runtime/run/run-commits.js';
 export { MemoryStore } from './stores/memory.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {

@@ -90,8 +90,7 @@ export function runProcessor(
       ...(events === undefined ? {} : { events }),
     };
     // A run its store already holds (its worker died; another took the job over) is resumed.
-    const held = (error: unknown) =>
-      error instanceof StatecrewError && (error.code === 'flow_exists' || error.code === 'run_exists');
+    const held = (error: unknown) => error instanceof StatecrewError && error.code === 'run_exists';
     try {
       if (isFlow(definition)) {
         const resume = () => definition.resume(id, undefined, stored);

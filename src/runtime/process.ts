@@ -11,11 +11,11 @@ import type { ProcessSummary } from './crew/result.js';
 import type { Task } from './crew/task.js';
 import type { TaskRunner } from './crew/task-runner.js';
 import type { CallGate } from './engine/budget.js';
-import type { EventHub } from './engine/event-hub.js';
-import type { Advisor } from './engine/lifecycle-runner.js';
 import type { PlainMachine } from './engine/plain-machine.js';
 import type { RunRecorder } from './engine/recorder.js';
 import type { ProcessShape } from './process-shape.js';
+import type { Advisor } from './run/node-runner.js';
+import type { RunEvents } from './run/run-events.js';
 
 export type { ProcessKind } from './processes/registry.js';
 
@@ -45,7 +45,7 @@ export interface CrewRunScope {
   readonly plan: CrewPlan;
   readonly runner: TaskRunner;
   readonly recorder: RunRecorder;
-  readonly hub: EventHub;
+  readonly hub: RunEvents;
   readonly crew: CrewDefinition;
   /**
    * Completed results an earlier run of this execution kept, by node id (empty for a fresh run): the

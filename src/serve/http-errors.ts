@@ -19,7 +19,6 @@ const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
   unknown_endpoint: 404,
   run_locked: 409,
   run_exists: 409,
-  flow_exists: 409,
   flow_mismatch: 409,
   not_paused: 409,
   not_running: 409,

@@ -27,7 +27,7 @@ export const runRoutes: RouteGroup = {
         400: error(COMMON_ERRORS[400]),
         401: error(COMMON_ERRORS[401]),
         404: error('No served crew or flow has that name (unknown_definition)'),
-        409: error('The id is taken (run_exists, flow_exists)'),
+        409: error('The id is taken (run_exists)'),
         413: error('The body is too large (payload_too_large)'),
       },
     },

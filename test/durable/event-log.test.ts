@@ -1,4 +1,3 @@
-import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   Agent,
@@ -298,16 +297,14 @@ describe('the journal of kept events', () => {
     ({ type: 'flow.route', router: text, label: `l${n}`, runId: 'r', at: n }) as StatecrewEvent;
 
   it('points only to texts whose commit landed: a lost commit’s text is written again', () => {
-    const events$ = new Subject<StatecrewEvent>();
     const journal = new EventJournal(0);
-    journal.listen(events$);
-    events$.next(event(LONG, 1));
+    journal.take(event(LONG, 1));
     const lost = journal.drain();
     journal.landed(false);
-    events$.next(event(LONG, 2));
+    journal.take(event(LONG, 2));
     const landed = journal.drain();
     journal.landed(true);
-    events$.next(event(LONG, 3));
+    journal.take(event(LONG, 3));
     const pointing = journal.drain();
     expect(lost.map((w) => w.key)).toEqual(['000000000001']);
     expect(landed[0]?.value).toMatchObject({ router: LONG });

@@ -2,7 +2,11 @@ import { getAdjacencyMap } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, AnyStateMachine, EventObject } from 'xstate';
 import { createFlow, failed } from '../../src/index.js';
-import { createFlowMachine, type FlowContext, NO_FLOW_EFFECTS } from '../../src/machines/flow/flow-machine.js';
+import {
+  createFlowMachine,
+  type FlowContext,
+  NO_FLOW_EFFECTS,
+} from '../../src/machines/flow/flow-machine.js';
 import { graphMachine } from '../../src/machines/graph.js';
 import { hierarchicalMachine } from '../../src/machines/hierarchical.js';
 import { loopMachine } from '../../src/machines/loop.js';

@@ -43,7 +43,10 @@ async function abortedRun(process: ProcessKind): Promise<WeakRef<object>> {
     hanging.events$.subscribe((e) => e.type === 'node.started' && resolve()),
   );
   controller.abort(new Error('stop'));
-  const error = await hanging.result.then(() => undefined, (thrown: unknown) => thrown);
+  const error = await hanging.result.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toMatchObject({ code: 'aborted' });
   return new WeakRef(hanging.actor);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HostTurn } from '../../src/runtime/engine/host-turn.js';
-import { WorkQueue } from '../../src/runtime/engine/work-queue.js';
+import { HostTurn } from '../../src/runtime/run/host-turn.js';
+import { WorkQueue } from '../../src/runtime/run/work-queue.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

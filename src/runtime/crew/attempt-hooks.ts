@@ -1,9 +1,8 @@
 import type { AttemptAgent, AttemptHooks } from '../../actors/task-attempt.js';
-import type { StatecrewEvent } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
-import type { EventHub } from '../engine/event-hub.js';
 import { waitTurn } from '../engine/rate-limit.js';
 import type { RunRecorder } from '../engine/recorder.js';
+import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { RunMemory } from './memory.js';
 import type { TaskRunnerOptions } from './task-runner.js';
 
@@ -13,7 +12,7 @@ import type { TaskRunnerOptions } from './task-runner.js';
  * runner: an optional hook is present only when its option is set, as `runTaskAttempt` tests for it.
  */
 export function attemptHooks(
-  hub: EventHub,
+  hub: RunEvents,
   recorder: RunRecorder,
   clock: Clock,
   options: TaskRunnerOptions,
@@ -42,17 +41,12 @@ export function attemptHooks(
         }),
     waitTurn: (agent, signal) => agentTurn(agent, clock, signal),
     onDelta(nodeId, attempt, delta) {
-      if (hub.observed) {
-        hub.publish({ type: 'model.delta', runId: hub.runId, at: hub.now(), nodeId, attempt, delta });
-      }
+      // A streamed piece of text is for listeners only (the output it ends in is what is kept).
+      if (hub.observed) hub.emit({ type: 'model.delta', nodeId, attempt, delta });
     },
     onModelCall(nodeId, attempt, usage, durationMs, failure, agent) {
-      recorder.modelCall(nodeId, usage, agent);
-      if (!hub.observed) return;
-      const event: StatecrewEvent = {
+      const event: Extract<UnstampedEvent, { type: 'model.call' }> = {
         type: 'model.call',
-        runId: hub.runId,
-        at: hub.now(),
         nodeId,
         attempt,
         usage,
@@ -61,23 +55,21 @@ export function attemptHooks(
       if (agent !== undefined) event.agent = agent;
       if (failure !== undefined) event.error = failure.message;
       if (failure?.code !== undefined) event.code = failure.code;
-      hub.publish(event);
+      hub.emit(event);
     },
     onToolCall: (nodeId, call) => hub.emit({ type: 'tool.call', nodeId, call }),
     onToolProgress(nodeId, tool, callId, progress, agent) {
+      // Progress is for listeners only.
       if (!hub.observed) return;
-      const at = hub.now();
-      const event: StatecrewEvent = {
+      const event: Extract<UnstampedEvent, { type: 'tool.progress' }> = {
         type: 'tool.progress',
-        runId: hub.runId,
-        at,
         nodeId,
         tool,
         callId,
         ...progress,
       };
       if (agent !== undefined) event.agent = agent;
-      hub.publish(event);
+      hub.emit(event);
     },
     onDelegation: (progress) =>
       hub.emit(

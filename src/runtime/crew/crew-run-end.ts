@@ -1,10 +1,11 @@
-import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
-import type { CrewOutput, MissingInput, StatecrewEvent } from '../../types.js';
+import type { AnyActorRef } from 'xstate';
+import type { CrewOutput, MissingInput } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
-import type { RunParts, RunStage } from '../engine/run-to-end.js';
 import type { SupervisorOutput, SupervisorSetup } from '../process.js';
-import type { CrewKeeper } from './crew-keeper.js';
+import type { DriveParts, RunPlacement } from '../run/run.js';
+import type { RunStage } from '../run/run-driver.js';
 import { isPaused, pendingIn } from './crew-pause.js';
+import type { CrewRecords } from './crew-records.js';
 import type { RunnableCrew, RunRestore } from './crew-run.js';
 import type { CrewScopeParts } from './crew-scope.js';
 import { missingInputsWarning } from './missing-inputs.js';
@@ -14,10 +15,8 @@ import type { Task } from './task.js';
 import { createTaskRunner, type TaskRunner, type TaskRunnerOptions } from './task-runner.js';
 
 /** Where a run's actor sits: its id, and its parent or inspector. */
-export interface ActorPlacement {
+export interface ActorPlacement extends RunPlacement {
   id: string;
-  parent?: AnyActorRef;
-  inspect?: NonNullable<ActorOptions<AnyActorLogic>['inspect']>;
 }
 
 /** What the end of a crew run is made of: the wired run, and the setup of its supervisor. */
@@ -32,7 +31,8 @@ export interface CrewRunEndParts {
   clock: Clock;
   /** The options of the run's task runner: the summary's runner takes them too. */
   runnerOptions: TaskRunnerOptions;
-  keeper: CrewKeeper | undefined;
+  /** What the run writes to its store; undefined for a run without one. */
+  records: CrewRecords | undefined;
   supervisor: SupervisorSetup;
   /** Where the summary stage's actor sits. */
   summaryActor: ActorPlacement;
@@ -53,12 +53,15 @@ export class CrewRunEnd {
     this.#parts = parts;
   }
 
-  /** What `runToEnd` drives: `actor` and its `runner`, with this run's result, store and summary. */
-  runParts(actor: AnyActorRef, runner: TaskRunner, signal: AbortSignal | undefined): RunParts<CrewOutput> {
-    const { crew, keeper, startedAt, scope } = this.#parts;
+  /** What the run drives: `actor` and its `runner`, with this run's result, store and summary. */
+  driveParts(
+    actor: AnyActorRef,
+    runner: TaskRunner,
+    signal: AbortSignal | undefined,
+  ): DriveParts<CrewOutput> {
+    const { crew, records, startedAt, scope } = this.#parts;
     return {
       supervisor: actor,
-      hub: scope.hub,
       runner,
       signal,
       nodes: scope.plan.tasks.length,
@@ -72,19 +75,15 @@ export class CrewRunEnd {
         if (out.pending !== undefined) scope.hub.emit({ type: 'crew.paused', pending: out.pending });
         return { result: out, status: out.status, totalTimeMs: out.totalTimeMs };
       },
-      ...(keeper === undefined
+      ...(records === undefined
         ? {}
         : {
-            ready: keeper.ready(),
-            halted: keeper.halted,
-            finish: (out: CrewOutput) => keeper.finish(out, startedAt),
-            closing: (event: StatecrewEvent) => keeper.closing(event),
+            finish: (out: CrewOutput) => records.end(out, startedAt),
             // An aborted run is kept as such, with what it got to: `resume` goes on with it.
-            keepAborted: (out: CrewOutput) => keeper.finish(out, startedAt, true).catch(() => {}),
+            keepAborted: (out: CrewOutput) => records.end(out, startedAt, true).catch(() => {}),
           }),
       partial: (output) =>
         this.output((output as SupervisorOutput | undefined) ?? { error: undefined }, true),
-      release: () => this.#release(),
       ...(crew.summary === undefined ? {} : { epilogue: (output: unknown) => this.#summaryEpilogue(output) }),
     };
   }
@@ -164,10 +163,5 @@ export class CrewRunEnd {
       this.#parts.summaryActor,
     );
     return { supervisor: stage.actor, runner: summaryRunner };
-  }
-
-  /** Gives the run's lease up, if its keeper still holds it. */
-  #release(): void {
-    this.#parts.keeper?.end();
   }
 }

@@ -1,28 +1,29 @@
 import type { Observable } from 'rxjs';
-import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { ToolSessions } from '../../actors/tool-sessions.js';
-import { InvalidOptionError } from '../../errors.js';
+import { InvalidInputsError, InvalidOptionError } from '../../errors.js';
 import { ProviderModel } from '../../models/providers.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import type { CrewOutput, MissingInput, ModelPrice, StatecrewEvent } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
+import { encodeAt } from '../durable/codec.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
 import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
-import { EventHub } from '../engine/event-hub.js';
 import { RunRecorder } from '../engine/recorder.js';
-import { runToEnd } from '../engine/run-to-end.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { CrewDefinition, CrewProcess } from '../process.js';
+import { Run, type RunKeeping, type RunPlacement } from '../run/run.js';
+import type { StoreErrorPolicy } from '../run/run-commits.js';
 import type { WaitingTasks } from './crew-answers.js';
 import { factsOf } from './crew-facts.js';
-import { CrewKeeper } from './crew-keeper.js';
 import { checkCanPause } from './crew-pause.js';
-import { type ActorPlacement, CrewRunEnd } from './crew-run-end.js';
+import { CrewRecords } from './crew-records.js';
+import { CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
-import { type StoredTaskResult, type StoreErrorPolicy, storedTaskResult } from './crew-store.js';
+import { type StoredTaskResult, storedTaskResult } from './crew-store.js';
 import { checkInputs } from './inputs.js';
 import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
@@ -151,12 +152,14 @@ export function startCrewRun(
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
-  const hub = new EventHub(id, clock.now, (event) => recorder.apply(event));
-  const keeper = crewKeeper(crew, options, restore, { id, hub, clock, inputs });
+  const keeping = crewKeeping(crew, options, restore, { id, clock, inputs });
+  const run = new Run({ id, clock, reduce: (event) => recorder.apply(event), keeping });
+  const hub = run.events;
+  const records = run.commits && new CrewRecords(run.commits, crew.name);
   const restored = restore?.results ?? NOTHING_RESTORED;
   const gate = callGate(options.budget ?? crew.budget, options.prices ?? crew.prices, recorder.usage);
   const runnerOptions = taskRunnerOptions(crew, process.kind, options, {
-    keeper,
+    records,
     restore,
     recorder,
     gate,
@@ -169,9 +172,8 @@ export function startCrewRun(
   const scope = { plan, runner, recorder, hub, crew, restored, reached, gate, waiting: restore?.waiting };
   const supervisor = process.supervisor(createCrewScope(scope));
   const { logic, input, advisors = [] } = supervisor;
-  const actor = createActor(logic, { input, ...actorPlacement(options, id, process.kind) });
+  const actor = run.supervise(logic, input, actorId(options, id, process.kind), options, runner);
   for (const advisor of advisors) runner.addAdvisor(advisor, actor);
-  actor.subscribe({ next: () => runner.flush(), error: () => {} });
   const end = new CrewRunEnd({
     id,
     crew,
@@ -180,13 +182,16 @@ export function startCrewRun(
     scope,
     clock,
     runnerOptions,
-    keeper,
+    records,
     supervisor,
-    summaryActor: actorPlacement(options, id, 'summary'),
+    summaryActor: { id: actorId(options, id, 'summary'), ...placementOf(options) },
     startedAt: clock.now(),
     missingInputs,
   });
-  const done = closedAfter(runToEnd<CrewOutput>(end.runParts(actor, runner, options.signal)), toolSessions);
+  const done = closedAfter(
+    run.drive<CrewOutput>(end.driveParts(actor, runner, options.signal)),
+    toolSessions,
+  );
   return { id, events$: hub.events$, actor, result: done };
 }
 
@@ -228,52 +233,42 @@ function checkKickoff(
 }
 
 /**
- * Where a run's `kind` of actor sits: a child of `parent`, else its own system (with `inspect`). A
- * child's id becomes the type of the done event its parent gets: keep it free of the run id.
+ * The id of a run's `kind` of actor (its supervisor, its summary stage): the kind alone under a parent
+ * (a child's id becomes the type of the done event its parent gets: keep it free of the run id).
  */
-function actorPlacement(options: RunOptions, id: string, kind: string): ActorPlacement {
-  const system =
-    options.parent !== undefined
-      ? { parent: options.parent }
-      : options.inspect === undefined
-        ? {}
-        : { inspect: options.inspect };
-  return { id: options.parent === undefined ? `${kind}:${id}` : kind, ...system };
+function actorId(options: RunOptions, id: string, kind: string): string {
+  return options.parent === undefined ? `${kind}:${id}` : kind;
 }
 
-/** What the run's keeper is wired to. */
-interface KeeperWiring {
-  id: string;
-  hub: EventHub;
-  clock: Clock;
-  inputs: Record<string, unknown>;
+/** Where a run's actors sit: a child of `parent`, else their own system (with `inspect`). */
+function placementOf(options: RunOptions): RunPlacement {
+  if (options.parent !== undefined) return { parent: options.parent };
+  return options.inspect === undefined ? {} : { inspect: options.inspect };
 }
 
-/** The keeper of a run with a store (the option's, else the crew's): it claims, renews and writes the run. */
-function crewKeeper(
+/** Where a run with a store (the option's, else the crew's) is kept: it claims, renews and writes it. */
+function crewKeeping(
   crew: RunnableCrew,
   options: RunOptions,
   restore: RunRestore | undefined,
-  { id, hub, clock, inputs }: KeeperWiring,
-): CrewKeeper | undefined {
+  { id, clock, inputs }: { id: string; clock: Clock; inputs: Record<string, unknown> },
+): RunKeeping | undefined {
   const store = options.store ?? crew.store;
-  return store === undefined
-    ? undefined
-    : new CrewKeeper(
-        restore?.owner ?? new RunOwner(store, id, crewLeaseMs(crew, options), clock, keepEvents(options)),
-        {
-          crew: crew.name,
-          hub,
-          policy: storeErrorPolicy(crew, options),
-          inputs,
-          claimed: restore?.owner !== undefined,
-        },
-      );
+  if (store === undefined) return undefined;
+  const what = `Crew "${crew.name}" kickoff`;
+  const policy = storeErrorPolicy(crew, options);
+  if (restore?.owner !== undefined) return { owner: restore.owner, policy };
+  const owner = new RunOwner(store, id, crewLeaseMs(crew, options), clock, keepEvents(options));
+  const encoded = encodeAt(inputs, 'inputs', (path, reason) =>
+    InvalidInputsError.unstorable(what, path, reason),
+  );
+  const data = { inputs: encoded, ...(owner.keepEvents ? { events: 'store' } : {}) };
+  return { owner, policy, claim: { kind: 'crew', name: crew.name, data, what } };
 }
 
 /** What the run's task runner is wired to. */
 interface RunnerWiring {
-  keeper: CrewKeeper | undefined;
+  records: CrewRecords | undefined;
   restore: RunRestore | undefined;
   recorder: RunRecorder;
   gate: CallGate;
@@ -288,17 +283,17 @@ function taskRunnerOptions(
   crew: RunnableCrew,
   processKind: string,
   options: RunOptions,
-  { keeper, restore, recorder, gate, plan }: RunnerWiring,
+  { records, restore, recorder, gate, plan }: RunnerWiring,
 ): TaskRunnerOptions {
   const restored = restore?.results ?? NOTHING_RESTORED;
   // A resumed run's restored results are stored already; a replay (a new run) stores them again.
   const storesAgain = (nodeId: string) => !restored.has(nodeId) || restore?.replayOf !== undefined;
   return {
     store:
-      keeper &&
+      records &&
       ((record, spec) =>
         storesAgain(record.nodeId)
-          ? keeper.storeTask(
+          ? records.task(
               storedTaskResult(
                 record,
                 { description: spec.description, prompt: promptOf(spec), context: spec.context },

@@ -1,8 +1,8 @@
 import { DEFAULT_RETRY_DELAY_MS } from '../engine/backoff.js';
 import type { CallGate } from '../engine/budget.js';
-import type { EventHub } from '../engine/event-hub.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { CrewDefinition, CrewRunScope } from '../process.js';
+import type { RunEvents } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 import type { WaitingTasks } from './crew-answers.js';
 import type { StoredTaskResult } from './crew-store.js';
@@ -14,7 +14,7 @@ export interface CrewScopeParts {
   plan: CrewPlan;
   runner: TaskRunner;
   recorder: RunRecorder;
-  hub: EventHub;
+  hub: RunEvents;
   crew: CrewDefinition;
   restored: ReadonlyMap<string, StoredTaskResult>;
   reached: ReadonlySet<string>;

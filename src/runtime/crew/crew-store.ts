@@ -1,9 +1,6 @@
-import { describeThrown, StatecrewError } from '../../errors.js';
 import { type JsonValue, toJson } from '../../stores/store.js';
-import type { CrewOutput, DelegationMessage, RunStatus, StoreErrorRecord, Usage } from '../../types.js';
+import type { CrewOutput, DelegationMessage, RunStatus, Usage } from '../../types.js';
 import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
-import type { HeadChange, RunOwner } from '../durable/run-owner.js';
-import type { EventHub } from '../engine/event-hub.js';
 import type { NodeRecord } from '../engine/recorder.js';
 import { isPaused, type TaskWait, waitOf } from './crew-pause.js';
 
@@ -87,82 +84,6 @@ export function readTaskResult(value: JsonValue): StoredTaskResult {
     result.waiting = decodeRunValue(record.waiting as unknown as JsonValue) as TaskWait;
   }
   return result;
-}
-
-/** What a crew does when a write to its store fails: stop (the default), or go on and report it. */
-export type StoreErrorPolicy = 'stop' | 'continue';
-
-/**
- * Writes one crew run's records through its owner, each a fenced commit. A write that finds the lease
- * taken always stops the run (`lease_lost`: another owner goes on with it); a write that fails stops
- * it too (`halt`) unless the policy is `continue`, which keeps it as a {@link StoreErrorRecord} and a
- * `store.error` event. No write ever rejects.
- */
-export class CrewStoreWriter {
-  /** The writes that failed and were let go (policy `continue`), in order. */
-  readonly errors: StoreErrorRecord[] = [];
-  readonly #pending = new Set<Promise<void>>();
-
-  constructor(
-    private readonly owner: RunOwner,
-    private readonly hub: EventHub,
-    private readonly policy: StoreErrorPolicy,
-    private readonly halt: (error: unknown) => void,
-  ) {}
-
-  /** Writes a settled task run's result (keyed by its node id); resolves once it landed or failed. */
-  writeTask(result: StoredTaskResult): Promise<void> {
-    return this.#commit('crew_task_results', result.nodeId, taskResultRecord(result));
-  }
-
-  /**
-   * Writes the run's document with its status, giving the lease up, once every earlier write
-   * settled; resolves once it landed, rejecting with the failure unless the policy lets it go.
-   */
-  async writeExecution(document: StoredCrewExecution): Promise<void> {
-    await this.settled();
-    const change: HeadChange = { status: document.status, release: true };
-    try {
-      await this.owner.commit(
-        [{ collection: 'crew_executions', key: RUN_KEY, value: document as unknown as JsonValue }],
-        change,
-      );
-    } catch (error) {
-      if (!this.#letGo(error)) throw error;
-      this.#record('crew_executions', RUN_KEY, error);
-    }
-  }
-
-  /** Commits a record; resolves once it landed or failed (never rejects). */
-  #commit(collection: 'crew_task_results', key: string, value: JsonValue): Promise<void> {
-    const settled = this.owner.commit([{ collection, key, value }]).then(
-      () => {},
-      (error: unknown) => {
-        if (this.#letGo(error)) this.#record(collection, key, error);
-        else this.halt(error);
-      },
-    );
-    this.#pending.add(settled);
-    void settled.then(() => this.#pending.delete(settled));
-    return settled;
-  }
-
-  /** Resolves once every write started so far has landed or failed. */
-  async settled(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
-  }
-
-  /** Whether a failed write is let go: policy `continue`, and the lease is still this run's. */
-  #letGo(error: unknown): boolean {
-    return this.policy === 'continue' && !(error instanceof StatecrewError && error.code === 'lease_lost');
-  }
-
-  #record(collection: string, key: string, error: unknown): void {
-    const record: StoreErrorRecord = { collection, key, error: describeThrown(error) };
-    if (error instanceof StatecrewError) record.code = error.code;
-    this.errors.push(record);
-    this.hub.emit({ type: 'store.error', ...record });
-  }
 }
 
 /** A settled node's record as the store keeps it (its description from the run's plan). */

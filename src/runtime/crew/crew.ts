@@ -7,12 +7,13 @@ import type { ApprovalAnswer, CrewOutput, ModelPrice, ReviewAnswer } from '../..
 import { RunOwner } from '../durable/run-owner.js';
 import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
-import { hostTurn, RUN_START_OPERATIONS } from '../engine/host-turn.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { LoopOptions, ProcessKind } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
+import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
+import type { StoreErrorPolicy } from '../run/run-commits.js';
 import { Agent } from './agent.js';
 import { keepAnswers, keptAnswers, readAnswers } from './crew-answers.js';
 import { factsOf, taskAgents } from './crew-facts.js';
@@ -28,7 +29,6 @@ import {
   type RunOptions,
   startCrewRun,
 } from './crew-run.js';
-import type { StoreErrorPolicy } from './crew-store.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
 import { checkStrictInputs } from './missing-inputs.js';
 import {

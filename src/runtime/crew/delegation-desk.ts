@@ -5,8 +5,8 @@ import { holdCoworker } from '../../actors/coworker.js';
 import { type DelegationScope, delegationTools } from '../../actors/delegation-tools.js';
 import type { AttemptHooks } from '../../actors/task-attempt.js';
 import type { Tool } from '../../types.js';
-import type { EventHub } from '../engine/event-hub.js';
-import type { NodeWorker } from '../engine/lifecycle-runner.js';
+import type { NodeWorker } from '../run/node-runner.js';
+import type { RunEvents } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 
 /** Finds (or creates) the actor of an agent in the run: a task runner's `actorOf`. */
@@ -35,7 +35,7 @@ export class DelegationDesk {
 
   constructor(
     options: DelegationOptions,
-    private readonly hub: EventHub,
+    private readonly hub: RunEvents,
     private readonly hooks: AttemptHooks,
     private readonly actors: AgentActors,
   ) {

@@ -15,9 +15,9 @@ import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
-import type { EventHub } from '../engine/event-hub.js';
-import { LifecycleRunner, type LifecycleRunnerHooks, type NodeWorker } from '../engine/lifecycle-runner.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
+import { type NodeKind, NodeRunner, type NodeWorker } from '../run/node-runner.js';
+import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 import { attemptHooks } from './attempt-hooks.js';
 import { countedOn, type WaitingTasks } from './crew-answers.js';
@@ -41,7 +41,7 @@ export interface TaskRunSpec extends AttemptSpec {
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */
-export type TaskRunner = LifecycleRunner<TaskRunSpec>;
+export type TaskRunner = NodeRunner<TaskRunSpec>;
 
 /**
  * Stores a task run that settled for good (completed, or failed with no retry left); the runner starts
@@ -77,14 +77,14 @@ export interface TaskRunnerOptions {
  * With `store`, every task run that settles for good is written before any other run starts.
  */
 export function createTaskRunner(
-  hub: EventHub,
+  hub: RunEvents,
   recorder: RunRecorder,
   clock: Clock,
   options: TaskRunnerOptions = {},
 ): TaskRunner {
   const hooks = attemptHooks(hub, recorder, clock, options);
   const work = new TaskRunWork(hub, recorder, hooks, options);
-  const runner: TaskRunner = new LifecycleRunner<TaskRunSpec>(work, clock, hub.runId);
+  const runner: TaskRunner = new NodeRunner<TaskRunSpec>(work, clock, hub.runId);
   work.runner = runner;
   if (options.delegation !== undefined)
     work.desk = new DelegationDesk(options.delegation, hub, hooks, (worker) => runner.actorOf(worker));
@@ -96,8 +96,8 @@ export function createTaskRunner(
  * into records, store writes and events. The one place that holds a runner's state across its runs
  * (the guardrail feedback); its methods run per task, so they allocate nothing they need not.
  */
-class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
-  readonly #hub: EventHub;
+class TaskRunWork implements NodeKind<TaskRunSpec> {
+  readonly #hub: RunEvents;
   readonly #recorder: RunRecorder;
   readonly #hooks: AttemptHooks;
   readonly #store: SettledTaskWriter | undefined;
@@ -110,7 +110,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
   /** The run's delegations, when any agent may delegate: set right after the runner is created. */
   desk: DelegationDesk | undefined;
 
-  constructor(hub: EventHub, recorder: RunRecorder, hooks: AttemptHooks, options: TaskRunnerOptions) {
+  constructor(hub: RunEvents, recorder: RunRecorder, hooks: AttemptHooks, options: TaskRunnerOptions) {
     this.#hub = hub;
     this.#recorder = recorder;
     this.#hooks = hooks;
@@ -167,13 +167,7 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
     switch (emitted.type) {
       case 'node.ready':
         // Nothing records readiness: the event exists for listeners only.
-        if (this.#hub.observed)
-          this.#hub.publish({
-            type: 'node.ready',
-            runId: this.#hub.runId,
-            at: this.#hub.now(),
-            nodeId: emitted.nodeId,
-          });
+        if (this.#hub.observed) this.#hub.emit({ type: 'node.ready', nodeId: emitted.nodeId });
         return;
       case 'node.started':
         if (spec !== undefined) this.#started(emitted, spec);
@@ -191,40 +185,28 @@ class TaskRunWork implements LifecycleRunnerHooks<TaskRunSpec> {
 
   #started(emitted: Emitted<'node.started'>, spec: TaskRunSpec): void {
     const hub = this.#hub;
-    const at = hub.now();
-    this.#recorder.started(emitted.nodeId, spec.name, spec.agent.role, emitted.attempt, at);
-    if (spec.attemptsBefore !== undefined)
-      this.#waiting?.started(emitted.nodeId, emitted.attempt, this.#recorder);
-    if (hub.observed) {
-      const { nodeId, attempt } = emitted;
-      const { name, agent } = spec;
-      hub.publish({
-        type: 'node.started',
-        runId: hub.runId,
-        at,
-        nodeId,
-        attempt,
-        name,
-        agent: agent.role,
-        prompt: promptOf(spec),
-        context: spec.context,
-      });
-    }
+    const { nodeId, attempt } = emitted;
+    const event: UnstampedEvent = {
+      type: 'node.started',
+      nodeId,
+      attempt,
+      name: spec.name,
+      agent: spec.agent.role,
+    };
+    // What the agent is asked costs a prompt's rendering: built only for someone who reads it.
+    if (hub.observed) Object.assign(event, { prompt: promptOf(spec), context: spec.context });
+    hub.emit(event);
+    if (spec.attemptsBefore !== undefined) this.#waiting?.started(nodeId, attempt, this.#recorder);
   }
 
   #completed(emitted: Emitted<'node.completed'>, spec: TaskRunSpec): void {
-    const hub = this.#hub;
+    const { nodeId, attempts, durationMs } = emitted;
     const output = taskOutput(spec, emitted.output as TaskRunValue);
-    this.#recorder.completed(emitted.nodeId, output, emitted.durationMs);
-    const result = this.#restored?.get(emitted.nodeId);
-    if (result !== undefined) this.#recorder.restored(emitted.nodeId, result);
-    if (hub.observed) {
-      const { nodeId, attempts, durationMs } = emitted;
-      const at = hub.now();
-      hub.publish({ type: 'node.completed', runId: hub.runId, at, nodeId, attempts, durationMs, output });
-    }
+    this.#hub.emit({ type: 'node.completed', nodeId, attempts, durationMs, output });
+    const result = this.#restored?.get(nodeId);
+    if (result !== undefined) this.#recorder.restored(nodeId, result);
     // After the event: a run that keeps its events commits it with the record.
-    if (this.#store !== undefined) this.#stored(emitted.nodeId, spec);
+    if (this.#store !== undefined) this.#stored(nodeId, spec);
   }
 
   #failed(emitted: Emitted<'node.failed'>, spec: TaskRunSpec | undefined): void {

@@ -1,6 +1,7 @@
-import { type Observable, Subject, type Subscription } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import type { JsonValue, RecordWrite, Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
+import type { EventTaker } from '../run/run-events.js';
 import { type StoredEvent, storedEventKey } from './event-record.js';
 import { TextIndex } from './event-texts.js';
 import { forgetJournal, registerJournal } from './live-journals.js';
@@ -15,7 +16,7 @@ const LIVE_ONLY: ReadonlySet<StatecrewEvent['type']> = new Set(['model.delta']);
  * commit per step as before. A long text is stored once: a later event that repeats it points to the
  * first (see `readEvents`). While the run runs, `followEvents` finds it by its store and id.
  */
-export class EventJournal {
+export class EventJournal implements EventTaker {
   #seq: number;
   readonly #firstSeq: number;
   /** Every event numbered here, in order (`since`); the last ones not committed yet are `#held`. */
@@ -23,9 +24,8 @@ export class EventJournal {
   #held: StoredEvent[] = [];
   readonly #texts = new TextIndex();
   readonly #numbered = new Subject<StoredEvent>();
-  /** The run's last event, numbered ahead of its publication (it is written with the run's end). */
-  #closing: StatecrewEvent | undefined;
-  #subscription: Subscription | undefined;
+  /** Whether the run's last event was taken (it is written with the run's end). */
+  #closed = false;
 
   /**
    * @param lastSeq the highest number the store holds for the run (0 for a new run).
@@ -60,15 +60,9 @@ export class EventJournal {
     return this.#seq;
   }
 
-  /** Takes every event `events$` publishes from now on, until it completes. */
-  listen(events$: Observable<StatecrewEvent>): void {
-    this.#subscription?.unsubscribe();
+  /** Starts taking the run's events (`followEvents` finds the journal from now on, until {@link stop}). */
+  start(): void {
     if (this.place !== undefined) registerJournal(this.place.store, this.place.id, this);
-    this.#subscription = events$.subscribe({
-      next: (event) => this.#take(event),
-      complete: () => this.stop(),
-      error: () => this.stop(),
-    });
   }
 
   /** The events taken and not committed yet, in order. */
@@ -76,15 +70,9 @@ export class EventJournal {
     return this.#held;
   }
 
-  /** Whether the run's last event was taken ({@link close}): the run settled or paused. */
+  /** Whether the run's last event was taken: the run settled or paused. */
   get closed(): boolean {
-    return this.#closing !== undefined;
-  }
-
-  /** Takes the run's last event now, before it is published: it is written with the run's end. */
-  close(event: StatecrewEvent): void {
-    this.#take(event);
-    this.#closing = event;
+    return this.#closed;
   }
 
   /**
@@ -108,16 +96,16 @@ export class EventJournal {
     else this.#texts.discard();
   }
 
-  /** Stops taking events. */
+  /** Stops taking events: the run ended. */
   stop(): void {
-    this.#subscription?.unsubscribe();
-    this.#subscription = undefined;
     if (this.place !== undefined) forgetJournal(this.place.store, this.place.id, this);
     this.#numbered.complete();
   }
 
-  #take(event: StatecrewEvent): void {
-    if (LIVE_ONLY.has(event.type) || event === this.#closing) return;
+  /** Numbers and holds `event` (`last`: the run's last event, which its last write carries). */
+  take(event: StatecrewEvent, last = false): void {
+    if (this.#closed || LIVE_ONLY.has(event.type)) return;
+    if (last) this.#closed = true;
     this.#seq += 1;
     const numbered = { seq: this.#seq, event };
     this.#taken.push(numbered);

@@ -46,17 +46,21 @@ export async function* followEvents(
       if (journal.closed && (await store.readRun(id))?.status !== 'running') return;
       continue;
     }
-    const head = await store.readRun(id);
-    // What the head's last change committed is in the store: read after the head.
-    for (const stored of await readEvents(store, id, { after: last })) {
-      last = stored.seq;
-      yield stored;
-    }
-    if (head !== undefined && head.status !== 'running') return;
-    // A run of this process that starts keeping its events meanwhile is followed at once.
+    // A run of this process that starts keeping its events meanwhile (while the store is read, too)
+    // is followed at once.
     const journalOf = whenJournal(store, id);
-    await Promise.race([pause(pollMs, signal), journalOf.registered]);
-    journalOf.cancel();
+    try {
+      const head = await store.readRun(id);
+      // What the head's last change committed is in the store: read after the head.
+      for (const stored of await readEvents(store, id, { after: last })) {
+        last = stored.seq;
+        yield stored;
+      }
+      if (head !== undefined && head.status !== 'running') return;
+      await Promise.race([pause(pollMs, signal), journalOf.registered]);
+    } finally {
+      journalOf.cancel();
+    }
   }
 }
 

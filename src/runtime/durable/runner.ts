@@ -248,7 +248,7 @@ class StuckRunRunner implements Runner {
         (): Outcome => ({ id, kind: 'started' }),
         (error: unknown): Outcome =>
           // Another runner started this tick first: nothing for this one to do.
-          error instanceof StatecrewError && error.code === 'flow_exists'
+          error instanceof StatecrewError && error.code === 'run_exists'
             ? { id, kind: 'skipped' }
             : { id, kind: 'failed', error },
       );

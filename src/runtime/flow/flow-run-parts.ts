@@ -1,15 +1,15 @@
 import { handledSteps } from '../../machines/flow/outcomes.js';
+import type { JsonValue } from '../../stores/store.js';
 import type { MemoryEntry } from '../../types.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
-import { EventHub } from '../engine/event-hub.js';
-import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import type { NodeRunner } from '../run/node-runner.js';
+import { Run, type RunKeeping } from '../run/run.js';
 import { FlowCrewWaits } from './crew-steps.js';
 import type { FlowDefinition, HumanPromptContext, StepDefinition } from './definition.js';
-import { FlowKeeper } from './flow-keeper.js';
 import { type FlowKickoff, leaseMsOf } from './flow-kickoff.js';
-import { FlowRunLinks } from './flow-run-links.js';
+import { FlowRecords, storedInputs } from './flow-records.js';
 import type { StoredFlowSnapshot } from './flow-store.js';
 import { FlowRecorder } from './recorder.js';
 import { createRoundDriver, type RoundDriver } from './round-driver.js';
@@ -34,15 +34,14 @@ export interface FlowRunSeed {
 /** A flow run's working parts, wired to each other. */
 export interface FlowRunParts<S> {
   state: WithId<S>;
-  clock: Clock;
+  /** The run: its event door, its commit path, its claim and its drive. */
+  run: Run;
   recorder: FlowRecorder;
-  hub: EventHub;
-  /** Keeps the run in its store; undefined for a run without one. */
-  keeper: FlowKeeper | undefined;
-  runner: LifecycleRunner<StepRunSpec<S>>;
+  /** What the run writes to its store; undefined for a run without one. */
+  records: FlowRecords | undefined;
+  runner: NodeRunner<StepRunSpec<S>>;
   /** The run's effects, which its machine calls. */
   driver: RoundDriver;
-  links: FlowRunLinks;
 }
 
 /** What wiring a run reads of its options besides the checked kickoff. */
@@ -66,11 +65,26 @@ export function wireFlowRun<S>(
   const clock = toClock(options.clock);
   const recorder = new FlowRecorder();
   if (seed?.resume !== undefined) recorder.restore(seed.resume);
-  const hub = new EventHub(state.id, clock.now, (event) => recorder.apply(event));
+  const stored = kickoff.store === undefined ? undefined : storedInputs(definition.name, inputs);
+  const keeping = keepingOf(definition, kickoff, { ...options, clock, stored }, seed);
+  const run = new Run({ id: state.id, clock, reduce: (event) => recorder.apply(event), keeping });
+  const hub = run.events;
   const outputs = recorder.outputsView();
-  const links = new FlowRunLinks();
-  const { leaseMs, events } = options;
-  const keeper = keeperOf(definition, kickoff, { clock, recorder, links, hub, leaseMs, events }, seed);
+  // The records ask the round driver what waits; it is made after them.
+  let driver: RoundDriver | undefined;
+  const keeper =
+    run.commits === undefined
+      ? undefined
+      : new FlowRecords(run.commits, {
+          flow: definition.name,
+          id: state.id,
+          clock,
+          recorder,
+          state,
+          inputs: stored ?? null,
+          waiting: () => driver?.waiting() ?? [],
+          stored: seed?.resume,
+        });
   const results: MemoryEntry[] = [];
   const handled = handledSteps(definition.steps);
   const crewWaits = new FlowCrewWaits(seed?.resume?.pending, seed?.answers);
@@ -95,7 +109,7 @@ export function wireFlowRun<S>(
       keeper?.encodeStep(spec.nodeId, spec.step.name, output);
     },
   });
-  const driver = createRoundDriver({
+  driver = createRoundDriver({
     steps: definition.steps,
     hub,
     recorder,
@@ -109,8 +123,7 @@ export function wireFlowRun<S>(
     onRoundCompleted: keeper && ((n, round) => keeper.roundCompleted(n, round)),
     crewWaits,
   });
-  links.connect(driver);
-  return { state, clock, recorder, hub, keeper, runner, driver, links };
+  return { state, run, recorder, records: keeper, runner, driver };
 }
 
 /** What a human step asks: its prompt, of the run when it is a function; its name when it has none. */
@@ -122,37 +135,22 @@ function promptOf<S>(step: StepDefinition<S>, context: HumanPromptContext<S>): s
 }
 
 /**
- * The keeper of a run with a store, holding it through the seed's owner (a resumed run) or a new
- * owner with the run's lease; undefined for a run without a store.
+ * Where a run with a store is kept: the seed's owner (a resumed run, whose head goes back to its
+ * status if it ends before its first header landed), or a new owner with the run's lease, which
+ * claims the run's id. Undefined for a run without a store.
  */
-function keeperOf<S>(
+function keepingOf<S>(
   definition: FlowDefinition<S>,
   kickoff: FlowKickoff<S>,
-  run: {
-    clock: Clock;
-    recorder: FlowRecorder;
-    links: FlowRunLinks;
-    hub: EventHub;
-    leaseMs?: number | undefined;
-    events?: 'store' | undefined;
-  },
+  options: WiringOptions & { clock: Clock; stored: JsonValue | undefined },
   seed: FlowRunSeed | undefined,
-): FlowKeeper | undefined {
-  const { store, state, inputs } = kickoff;
-  if (store === undefined) return undefined;
-  const { clock, links } = run;
-  const keepEvents = keepsEventsOption(`Flow "${definition.name}" kickoff`, run.events);
-  const owner = seed?.owner ?? new RunOwner(store, state.id, leaseMsOf(definition, run), clock, keepEvents);
-  return new FlowKeeper(owner, {
-    flow: definition.name,
-    id: state.id,
-    clock,
-    recorder: run.recorder,
-    state,
-    inputs,
-    waiting: () => links.waiting(),
-    halt: (error) => links.halt(error),
-    events$: run.hub.events$,
-    stored: seed?.resume,
-  });
+): RunKeeping | undefined {
+  const { store, state } = kickoff;
+  if (store === undefined || options.stored === undefined) return undefined;
+  if (seed !== undefined) return { owner: seed.owner, untouched: seed.resume?.status };
+  const what = `Flow "${definition.name}" kickoff`;
+  const keepEvents = keepsEventsOption(what, options.events);
+  const owner = new RunOwner(store, state.id, leaseMsOf(definition, options), options.clock, keepEvents);
+  const data = { inputs: options.stored, ...(keepEvents ? { events: 'store' } : {}) };
+  return { owner, claim: { kind: 'flow', name: definition.name, data, what } };
 }

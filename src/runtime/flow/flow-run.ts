@@ -1,15 +1,14 @@
 import type { Observable } from 'rxjs';
-import { type ActorOptions, type AnyActorLogic, type AnyActorRef, createActor } from 'xstate';
+import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
 import {
   createFlowMachine,
   type FlowMachine,
   type FlowMachineOutput,
 } from '../../machines/flow/flow-machine.js';
-import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
+import type { PendingStep } from '../../machines/flow/waits.js';
 import type { Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
 import type { ClockOption } from '../engine/clock.js';
-import { runToEnd } from '../engine/run-to-end.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
@@ -36,7 +35,7 @@ export interface FlowRunOptions {
    */
   routes?: ForcedRoutes | undefined;
   /**
-   * Where the run is kept: its snapshot is written when it starts (claiming its id: `flow_exists` if
+   * Where the run is kept: its snapshot is written when it starts (claiming its id: `run_exists` if
    * a run holds it) and after every step, and the next round starts only once it is written.
    * @default the flow's `store`
    */
@@ -111,56 +110,29 @@ export function startFlowRun<S>(
 ): FlowRun<S> {
   const kickoff = checkKickoff(definition, options, seed?.resume);
   const parts = wireFlowRun(definition, kickoff, options, seed);
-  const actor = createSupervisorActor(supervisor, parts, options.inspect, seed?.resume?.rounds);
-  const result = runFlowToEnd(definition, options, parts, actor, seed);
-  return { id: parts.state.id, events$: parts.hub.events$, actor, result };
+  const input = { effects: parts.driver, resume: seed?.resume?.rounds };
+  const placement = options.inspect === undefined ? {} : { inspect: options.inspect };
+  const actor = parts.run.supervise(supervisor, input, `flow:${parts.state.id}`, placement, parts.runner);
+  const result = runFlowToEnd(definition, options, parts, actor);
+  return { id: parts.state.id, events$: parts.run.events.events$, actor, result };
 }
 
-/**
- * The run's supervisor actor, created, not started. What a transition staged is committed before the
- * runner starts anything it asked for.
- */
-function createSupervisorActor<S>(
-  supervisor: FlowMachine,
-  parts: FlowRunParts<S>,
-  inspect: FlowRunOptions['inspect'],
-  resume: readonly SnapshotRound[] | undefined,
-): AnyActorRef {
-  const { keeper, runner } = parts;
-  const actor = createActor(supervisor, {
-    input: { effects: parts.driver, resume },
-    id: `flow:${parts.state.id}`,
-    ...(inspect === undefined ? {} : { inspect }),
-  });
-  actor.subscribe({
-    next: () => {
-      keeper?.afterTransition((commit) => runner.hold(commit));
-      runner.flush();
-    },
-    error: () => {},
-  });
-  return actor;
-}
-
-/** Runs the supervisor to its end: the run's result, its claim and last write when it has a store. */
+/** Runs the supervisor to its end: the run's result, its claim and first and last writes when it has a store. */
 function runFlowToEnd<S>(
   definition: FlowDefinition<S>,
   options: FlowRunOptions,
   parts: FlowRunParts<S>,
   actor: AnyActorRef,
-  seed: FlowRunSeed | undefined,
 ): Promise<FlowOutput<S>> {
-  const { hub, runner, keeper, links } = parts;
-  const startedAt = parts.clock.now();
-  return runToEnd<FlowOutput<S>>({
+  const { run, runner, records } = parts;
+  const startedAt = run.clock.now();
+  return run.drive<FlowOutput<S>>({
     supervisor: actor,
-    hub,
     runner,
     signal: options.signal,
     nodes: definition.steps.length,
     process: 'flow',
     startEvent: { type: 'START' },
-    halted: links.halted,
     complete(machineOutput) {
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
@@ -172,19 +144,16 @@ function runFlowToEnd<S>(
     // Stored as aborted, to be resumed like a run whose process died; the rejection waits for the
     // write. Only once the run holds its id: an abort before the claim landed must not touch another run.
     keepAborted: async () => {
-      if (keeper !== undefined && links.claimed) await keeper.finish('aborted').catch(() => {});
+      if (records !== undefined && run.holdsId) await records.finish('aborted').catch(() => {});
     },
-    release: () => keeper?.end(),
-    ...(keeper === undefined
+    ...(records === undefined
       ? {}
       : {
-          ready: (async () => {
-            if (seed === undefined) await keeper.claimNew();
-            else await keeper.start();
-            links.markClaimed();
-          })(),
-          finish: (out: FlowOutput<S>) => keeper.finish(out.status),
-          closing: (event: StatecrewEvent) => keeper.closing(event),
+          afterClaim: () => {
+            records.first();
+            return run.write();
+          },
+          finish: (out: FlowOutput<S>) => records.finish(out.status),
         }),
   });
 }
@@ -212,7 +181,7 @@ function flowOutput<S>(
     status,
     errors: { ...recorder.errors },
     failures: { ...recorder.failures },
-    totalTimeMs: parts.clock.now() - startedAt,
+    totalTimeMs: parts.run.clock.now() - startedAt,
   };
   const waiting = parts.driver.waiting();
   if (status === 'paused' && waiting[0] !== undefined) {

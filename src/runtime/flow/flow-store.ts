@@ -1,10 +1,11 @@
 import { CorruptSnapshotError, SnapshotVersionError } from '../../errors.js';
 import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
-import type { JsonValue, RecordWrite, Store, StoredRecord } from '../../stores/store.js';
+import type { JsonValue, Store, StoredRecord } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
 import { RUN_KEY } from '../crew/crew-store.js';
 import { decodeRunValue } from '../durable/codec.js';
-import type { HeadChange, RunOwner } from '../durable/run-owner.js';
+import type { HeadChange } from '../durable/run-owner.js';
+import type { RunCommits } from '../run/run-commits.js';
 import {
   FLOW_SNAPSHOT_VERSION,
   type FlowRunStatus,
@@ -227,41 +228,35 @@ function stepOf(id: string, record: StoredRecord): StoredStepRun {
 }
 
 /**
- * Gathers one flow run's records and commits them through its owner: what a supervisor transition
- * produced (a step run carrying the state it left and the round it ended; the header when it changed)
- * goes to the store as one fenced commit, in the order the records were made, each with the next mark.
- * The run starts nothing more until that commit landed; a commit that failed, or that found the lease
- * taken, fails the run (`failure` holds why).
+ * Stages one flow run's records on the run's commit path, each with the next mark: what a supervisor
+ * transition produced (a step run carrying the state it left and the round it ended; the header when
+ * it changed) goes to the store as one fenced commit, in the order the records were made. The run
+ * starts nothing more until that commit landed; a commit that failed, or that found the lease taken,
+ * halts the run.
  */
 export class FlowRunWriter {
-  /** Records made since the last commit, by key (a later header replaces an earlier one). */
-  readonly #staged = new Map<string, JsonValue>();
   /** The step record staged last: a round completed in the same commit rides on it. */
   #lastStep: StoredStepRun | undefined;
-  #chain: Promise<void> = Promise.resolve();
   /** The mark of the record staged last (the run's earlier records hold marks up to the one it starts with). */
   #mark: number;
-  /** The first commit that failed, if one did: nothing is committed after it. */
-  failure: unknown;
 
   constructor(
-    private readonly owner: RunOwner,
+    readonly commits: RunCommits,
     startMark = 0,
   ) {
     this.#mark = startMark;
   }
 
-  /** Stages the run's header. */
+  /** Stages the run's header (a header staged again goes after the steps staged since). */
   header(header: FlowRunHeader): void {
-    this.#staged.delete(RUN_KEY); // a header staged again goes after the steps staged since
-    this.#staged.set(RUN_KEY, { ...header, mark: this.#nextMark() } as unknown as JsonValue);
+    this.#stage(RUN_KEY, { ...header, mark: this.#nextMark() } as unknown as JsonValue);
   }
 
   /** Stages a completed step run (a record of the caller's making, given its mark here). */
   step(step: StoredStepRun): void {
     step.mark = this.#nextMark();
     this.#lastStep = step;
-    this.#staged.set(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
+    this.#stage(`${STEP}${step.nodeId}`, step as unknown as JsonValue);
   }
 
   /** Stages a completed round (`n` from 1): on the step record staged with it, else as its own record. */
@@ -269,41 +264,30 @@ export class FlowRunWriter {
     if (this.#lastStep !== undefined && this.#lastStep.ended === undefined) {
       this.#lastStep.ended = { n, steps: round.steps, emitted: round.emitted };
     } else {
-      this.#staged.set(`${ROUND}${n}`, round as unknown as JsonValue);
+      this.#stage(`${ROUND}${n}`, round as unknown as JsonValue);
     }
+  }
+
+  /** Whether records wait to be committed. */
+  get staged(): boolean {
+    return this.commits.staged;
+  }
+
+  /**
+   * Commits what is staged (and `change` to the head) after the commits before it; resolves once it
+   * landed or failed, never rejecting: a failure halts the run (`commits.failure` holds it).
+   */
+  commit(change: HeadChange = {}): Promise<void> {
+    this.#lastStep = undefined;
+    return this.commits.commit(change);
+  }
+
+  #stage(key: string, value: JsonValue): void {
+    this.commits.stage({ collection: 'flow_runs', key, value });
   }
 
   #nextMark(): number {
     this.#mark += 1;
     return this.#mark;
-  }
-
-  /** Whether records wait to be committed. */
-  get staged(): boolean {
-    return this.#staged.size > 0;
-  }
-
-  /**
-   * Commits what is staged (and `change` to the head) after the commits before it; resolves once it
-   * landed or failed, never rejecting: a failure is kept in `failure` and reported to `onFailure`.
-   */
-  commit(change: HeadChange = {}, onFailure?: (error: unknown) => void): Promise<void> {
-    const writes: RecordWrite[] = [...this.#staged].map(([key, value]) => ({
-      collection: 'flow_runs',
-      key,
-      value,
-    }));
-    this.#staged.clear();
-    this.#lastStep = undefined;
-    this.#chain = this.#chain.then(async () => {
-      if (this.failure !== undefined) return;
-      try {
-        await this.owner.commit(writes, change);
-      } catch (error) {
-        this.failure = error;
-        onFailure?.(error);
-      }
-    });
-    return this.#chain;
   }
 }

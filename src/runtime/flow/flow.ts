@@ -14,9 +14,9 @@ import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } 
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
-import { hostTurn, RUN_START_OPERATIONS } from '../engine/host-turn.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
+import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type { CrewAnswerInput } from './crew-steps.js';
 import type {

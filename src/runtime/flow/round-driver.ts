@@ -5,8 +5,8 @@ import { chosenLabel, FAILED_OUTCOME } from '../../machines/flow/outcomes.js';
 import { type FlowRoundState, runNodeId } from '../../machines/flow/round-state.js';
 import type { ScheduledStep } from '../../machines/flow/rounds.js';
 import { type PendingStep, type SnapshotRound, waitingStepOf } from '../../machines/flow/waits.js';
-import type { EventHub } from '../engine/event-hub.js';
-import type { LifecycleRunner } from '../engine/lifecycle-runner.js';
+import type { NodeRunner } from '../run/node-runner.js';
+import type { RunEvents } from '../run/run-events.js';
 import type { FlowCrewWaits } from './crew-steps.js';
 import type { StepDefinition } from './definition.js';
 import { forcedOutcome, forcedStep } from './forced-routes.js';
@@ -18,9 +18,9 @@ import type { StepRunSpec } from './step-runner.js';
 /** What the round driver works with. */
 export interface RoundDriverParts<S> {
   steps: readonly StepDefinition<S>[];
-  hub: EventHub;
+  hub: RunEvents;
   recorder: FlowRecorder;
-  runner: LifecycleRunner<StepRunSpec<S>>;
+  runner: NodeRunner<StepRunSpec<S>>;
   /**
    * Where an earlier run of this flow run stopped: its completed rounds, the step runs done since, and
    * the steps it waited for (their deadlines hold).

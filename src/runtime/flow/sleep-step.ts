@@ -1,12 +1,12 @@
 import { InvalidOptionError } from '../../errors.js';
 import type { Clock } from '../engine/clock.js';
-import type { EventHub } from '../engine/event-hub.js';
+import type { RunEvents } from '../run/run-events.js';
 import type { StepContext, StepDefinition } from './definition.js';
 
 /** What a sleep step needs of its run: its clock and events, the wake times stored, and a way to store one. */
 export interface SleepParts {
   clock: Clock;
-  hub: EventHub;
+  hub: RunEvents;
   /** Wake times of the sleep step runs that started, by node id: a stored one holds. */
   sleeps: Map<string, number>;
   /** Stores step run `nodeId`'s wake time before it sleeps; rejects when the write failed. */

@@ -6,7 +6,7 @@ import type { CrewRun } from '../crew/crew-run.js';
 import { memoryEntry } from '../crew/memory.js';
 import { SUMMARY_NODE } from '../crew/summary.js';
 import type { Clock } from '../engine/clock.js';
-import type { EventHub } from '../engine/event-hub.js';
+import type { RunEvents } from '../run/run-events.js';
 import { type FlowCrewWaits, kickoffPausable } from './crew-steps.js';
 import type { StepContext } from './definition.js';
 import type { WithId } from './state.js';
@@ -16,7 +16,7 @@ import type { StepRunSpec } from './step-runner.js';
 export interface StepContextRun<S> {
   state: WithId<S>;
   inputs: Record<string, unknown>;
-  hub: EventHub;
+  hub: RunEvents;
   clock: Clock;
   /** Every task run the crews of this run's steps completed, in order. */
   results: MemoryEntry[];

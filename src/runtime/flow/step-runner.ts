@@ -8,8 +8,8 @@ import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/
 import type { TaskOutput } from '../../types.js';
 import { failedEvent } from '../crew/task-runner.js';
 import type { Clock } from '../engine/clock.js';
-import type { EventHub } from '../engine/event-hub.js';
-import { LifecycleRunner, type NodeRunSpec } from '../engine/lifecycle-runner.js';
+import { NodeRunner, type NodeRunSpec } from '../run/node-runner.js';
+import type { RunEvents } from '../run/run-events.js';
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedStep } from './forced-routes.js';
 import { type SleepParts, sleepingStep } from './sleep-step.js';
@@ -26,7 +26,7 @@ export interface StepRunSpec<S> extends NodeRunSpec {
 
 /** What the step runner needs of its flow run. */
 export interface StepRunnerParts<S> {
-  hub: EventHub;
+  hub: RunEvents;
   clock: Clock;
   forced: ReadonlyMap<string, ForcedRoutes[string]>;
   /** The steps whose failure some `failed(...)` trigger handles. */
@@ -68,7 +68,7 @@ function stepOutput(name: string, value: unknown): TaskOutput {
  * flow-level record `flow.step` (and `flow.route` for a router) beside it.
  */
 function publishStep<S>(
-  hub: EventHub,
+  hub: RunEvents,
   emitted: LifecycleEmitted,
   spec: StepRunSpec<S>,
   handled: ReadonlySet<string>,
@@ -169,7 +169,7 @@ function labelled<S>(spec: StepRunSpec<S>, outcome: Promise<WorkOutcome>): Promi
 }
 
 /** The runner of a flow run's step runs: each a lifecycle actor whose work is the step's body. */
-export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<StepRunSpec<S>> {
+export function createStepRunner<S>(parts: StepRunnerParts<S>): NodeRunner<StepRunSpec<S>> {
   const { hub, forced } = parts;
   /** One attempt of step run `spec`: its body, with what the step's options and the forced routes say. */
   const attemptOf = (spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome> => {
@@ -189,7 +189,7 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): LifecycleRunner<
       check: (output) => parts.checkState(spec, output),
     });
   };
-  return new LifecycleRunner<StepRunSpec<S>>(
+  return new NodeRunner<StepRunSpec<S>>(
     {
       // One executor actor per flow run runs every step.
       workerOf: () => ({ key: STEPS, name: 'steps' }),

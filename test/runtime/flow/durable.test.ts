@@ -127,13 +127,13 @@ describe('a flow with a store', () => {
     expect(await store.readRun('r1')).toMatchObject({ status: 'completed', lease: null });
   });
 
-  it('claims its id: a kickoff with an id the store holds is refused (flow_exists) before any step', async () => {
+  it('claims its id: a kickoff with an id the store holds is refused (run_exists) before any step', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];
     await reviewFlow(store, ran).kickoff({ inputs: { id: 'same' } });
     ran.length = 0;
     await expect(reviewFlow(store, ran).kickoff({ inputs: { id: 'same' } })).rejects.toMatchObject({
-      code: 'flow_exists',
+      code: 'run_exists',
     });
     expect(ran).toEqual([]);
     // Aborted while its claim is on its way, a kickoff of a taken id leaves the stored run alone.

@@ -9,8 +9,8 @@ import {
   startedLifecycleMachine,
   type WorkOutcome,
 } from '../../machines/lifecycle.js';
-import { retryDelay } from './backoff.js';
-import type { Clock } from './clock.js';
+import { retryDelay } from '../engine/backoff.js';
+import type { Clock } from '../engine/clock.js';
 import { WorkQueue } from './work-queue.js';
 
 /** What every node run needs: its id, how many attempts it may take and the backoff between them. */
@@ -38,7 +38,7 @@ export interface Advisor {
 }
 
 /** What a kind of node (task, flow step) plugs into the runner. */
-export interface LifecycleRunnerHooks<TSpec extends NodeRunSpec> {
+export interface NodeKind<TSpec extends NodeRunSpec> {
   /** Whose actor runs the node's attempts. */
   workerOf(spec: TSpec): NodeWorker;
   /**
@@ -67,7 +67,7 @@ let runnersMade = 0;
  * events: `NODE.COMPLETED` when a run completed, `NODE.FAILED` when an attempt failed, and every live
  * actor on abort. A retry waits out its backoff on the run's clock.
  */
-export class LifecycleRunner<TSpec extends NodeRunSpec> {
+export class NodeRunner<TSpec extends NodeRunSpec> {
   readonly #specs = new Map<string, TSpec>();
   readonly #live = new Map<string, LifecycleActor>();
   /** Backoff of the next attempt of each run whose failed attempt will be retried. */
@@ -99,7 +99,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
   readonly #effects: LifecycleEffects = { report: (emitted) => this.report(emitted) };
 
   constructor(
-    private readonly hooks: LifecycleRunnerHooks<TSpec>,
+    private readonly hooks: NodeKind<TSpec>,
     private readonly clock: Clock,
     /** Seeds the backoff jitter: the run's id. */
     private readonly seed: string,
@@ -111,7 +111,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
         const spec = this.#specs.get(work.nodeId);
         if (spec === undefined)
           return Promise.reject(
-            new InternalError('LifecycleRunner.execute', `No run "${work.nodeId}" is live`, {
+            new InternalError('NodeRunner.execute', `No run "${work.nodeId}" is live`, {
               nodeId: work.nodeId,
             }),
           );
@@ -192,7 +192,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     this.#queue.push(() => {
       const actor = this.#live.get(nodeId);
       if (actor === undefined)
-        throw new InternalError('LifecycleRunner.retry', `No run "${nodeId}" is live to retry`, { nodeId });
+        throw new InternalError('NodeRunner.retry', `No run "${nodeId}" is live to retry`, { nodeId });
       const delayMs = this.#delays.get(nodeId) ?? 0;
       this.#delays.delete(nodeId);
       actor.send({ type: 'RETRY', delayMs });
@@ -302,7 +302,7 @@ export class LifecycleRunner<TSpec extends NodeRunSpec> {
     startAt?: number,
   ): LifecycleActor {
     if (this.#live.has(nodeId))
-      throw new InternalError('LifecycleRunner.spawn', `Run "${nodeId}" is already live`, { nodeId });
+      throw new InternalError('NodeRunner.spawn', `Run "${nodeId}" is already live`, { nodeId });
     const actor = createActor(startAt === undefined ? lifecycleMachine : startedLifecycleMachine, {
       id: nodeId,
       parent: supervisor,

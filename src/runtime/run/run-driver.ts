@@ -1,12 +1,12 @@
 import { type AnyActorRef, toPromise } from 'xstate';
 import { describeThrown, RunAbortedError, StatecrewError } from '../../errors.js';
 import type { RunStatus, StatecrewEvent } from '../../types.js';
-import type { EventHub } from './event-hub.js';
+import type { RunEvents } from './run-events.js';
 
 /** What `runToEnd` drives: a created (not started) supervisor and what belongs to its run. */
 export interface RunParts<T> {
   supervisor: AnyActorRef;
-  hub: EventHub;
+  hub: RunEvents;
   /** The node runner: hands over live runs on abort, and is disposed at the end. */
   runner: { takeAll(): AnyActorRef[]; dispose(): void; whenIdle(): Promise<void> };
   signal: AbortSignal | undefined;
@@ -25,12 +25,6 @@ export interface RunParts<T> {
   halted?: Promise<never>;
   /** Work that must be done before the run resolves with `result` (writing its document to a store). */
   finish?(result: T): Promise<void>;
-  /**
-   * Hears the run's last event (`run.completed`, or an abort's `run.failed`), stamped, before
-   * `finish` or `keepAborted` writes the run's end: a run that keeps its events writes it with them.
-   * It is published once that write is done.
-   */
-  closing?(event: StatecrewEvent): void;
   /** The result so far of an aborted run, from its stopped supervisor's output (undefined if it never started). */
   partial(output: unknown): T;
   /** Keeps an aborted run in its store (as aborted, to be resumed); the rejection waits for it. Must not reject. */
@@ -101,7 +95,10 @@ class RunDriver<T> {
   drive(): void {
     const parts = this.#parts;
     parts.signal?.addEventListener('abort', this.#onAbort, { once: true });
-    parts.halted?.catch((error: unknown) => this.#fail(error));
+    // A halt while the run is being aborted (its last write failed) leaves the abort to end it.
+    parts.halted?.catch((error: unknown) => {
+      if (!this.#aborting) this.#fail(error);
+    });
     toPromise(parts.supervisor)
       .then((output: unknown) => this.#runEpilogue(output))
       .then(
@@ -158,15 +155,15 @@ class RunDriver<T> {
       completed = await this.#parts.complete(output);
       if (this.#settled || this.#aborting) return;
       const { status, totalTimeMs } = completed;
-      last = this.#parts.hub.stamp({ type: 'run.completed', status, totalTimeMs });
-      this.#parts.closing?.(last);
+      // Kept before the last write, which carries it; published once that write is done.
+      last = this.#parts.hub.closing({ type: 'run.completed', status, totalTimeMs });
       await this.#parts.finish?.(completed.result);
     } catch (error) {
       this.#fail(error);
       return;
     }
     if (this.#settled || this.#aborting) return;
-    this.#parts.hub.emitStamped(last);
+    this.#parts.hub.closed(last);
     this.#end();
     this.#resolve(completed.result);
   }
@@ -185,7 +182,6 @@ class RunDriver<T> {
       return;
     }
     const last = this.#failedEvent(error);
-    parts.closing?.(last);
     parts.keepAborted(partial).then(
       () => this.#fail(error, last),
       () => this.#fail(error, last),
@@ -199,14 +195,14 @@ class RunDriver<T> {
   #fail(error: unknown, last?: StatecrewEvent): void {
     if (this.#settled) return;
     this.#stop();
-    this.#parts.hub.emitStamped(last ?? this.#failedEvent(error));
+    this.#parts.hub.closed(last ?? this.#failedEvent(error));
     this.#end();
     this.#reject(error);
   }
 
-  /** The `run.failed` event of `error`, stamped. */
+  /** The `run.failed` event of `error`, stamped and kept (see `RunEvents.closing`). */
   #failedEvent(error: unknown): StatecrewEvent {
-    return this.#parts.hub.stamp({
+    return this.#parts.hub.closing({
       type: 'run.failed',
       error: describeThrown(error),
       ...(error instanceof StatecrewError ? { code: error.code } : {}),

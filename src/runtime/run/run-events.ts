@@ -1,0 +1,95 @@
+import { type Observable, Subject } from 'rxjs';
+import type { StatecrewEvent } from '../../types.js';
+
+type WithoutStamp<E> = E extends unknown ? Omit<E, 'runId' | 'at'> : never;
+
+/** An event before the run stamps it with its id and time. */
+export type UnstampedEvent = WithoutStamp<StatecrewEvent>;
+
+/** Who takes a run's events besides its reducer and its subscribers: the journal of a run that keeps them. */
+export interface EventTaker {
+  /** Takes `event` (`last`: the run's last event, which its last write carries). */
+  take(event: StatecrewEvent, last?: boolean): void;
+  /** The run ended: no more events come. */
+  stop(): void;
+}
+
+/**
+ * The one door every event of a run passes through: {@link emit} stamps it with the run's id and the
+ * run's clock, folds it into the run's result (the reducer: a crew's or a flow's recorder), hands it
+ * to the journal of a run that keeps its events, and publishes it on `events$`. A kind of run never
+ * records or publishes an event another way, so the result, the kept log, subscribers and telemetry
+ * (a subscriber too) always see the same events.
+ */
+export class RunEvents {
+  readonly #subject = new Subject<StatecrewEvent>();
+  readonly events$: Observable<StatecrewEvent> = this.#subject.asObservable();
+  #journal: EventTaker | undefined;
+
+  constructor(
+    readonly runId: string,
+    readonly now: () => number,
+    private readonly reduce: (event: StatecrewEvent) => void,
+  ) {}
+
+  /**
+   * Whether anyone takes the events besides the reducer (a subscriber, a journal): when nobody does, an
+   * emitter may leave out what only they read and costs much to build (a task run's prompt).
+   */
+  get observed(): boolean {
+    return this.#journal !== undefined || this.#subject.observed;
+  }
+
+  /** Hands every later event to `journal` too (a run that keeps its events in its store). */
+  keepIn(journal: EventTaker): void {
+    this.#journal = journal;
+  }
+
+  /** Stamps `event` (in place: every caller hands over a fresh object), records it and publishes it. */
+  emit(event: UnstampedEvent): void {
+    const stamped = this.#stamp(event);
+    this.reduce(stamped);
+    this.#journal?.take(stamped);
+    if (this.#subject.observed) this.#subject.next(stamped);
+  }
+
+  /**
+   * Stamps the run's last event (`run.completed`, `run.failed`) and hands it to the journal now, so
+   * the run's last write carries it; {@link closed} records and publishes it once that write landed
+   * (a subscriber that sees it can read the run's end from the store).
+   */
+  closing(event: UnstampedEvent): StatecrewEvent {
+    const stamped = this.#stamp(event);
+    this.#journal?.take(stamped, true);
+    return stamped;
+  }
+
+  /** Records and publishes the run's last event, which {@link closing} stamped and kept. */
+  closed(stamped: StatecrewEvent): void {
+    this.reduce(stamped);
+    if (this.#subject.observed) this.#subject.next(stamped);
+  }
+
+  /**
+   * Passes on an event of another run inside this one (a crew a flow step kicked off), tagged with the
+   * step: kept and published, never folded into this run's result.
+   */
+  relay(event: StatecrewEvent, step: string): void {
+    const tagged = { ...event, step };
+    this.#journal?.take(tagged);
+    if (this.#subject.observed) this.#subject.next(tagged);
+  }
+
+  /** Ends `events$`, and the journal's taking. */
+  complete(): void {
+    this.#journal?.stop();
+    this.#subject.complete();
+  }
+
+  #stamp(event: UnstampedEvent): StatecrewEvent {
+    const stamped = event as StatecrewEvent;
+    stamped.runId = this.runId;
+    stamped.at = this.now();
+    return stamped;
+  }
+}
