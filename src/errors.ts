@@ -7,7 +7,6 @@ export type StatecrewErrorCode =
   | 'budget_exceeded'
   | 'cassette_miss'
   | 'answer_required'
-  | 'awaiting_human'
   | 'context_forward_reference'
   | 'context_in_parallel'
   | 'corrupt_snapshot'

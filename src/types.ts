@@ -136,7 +136,7 @@ export interface Failure {
 }
 
 /** The lifecycle states of a node (a task run or a flow step run). */
-export type NodeStatus = 'idle' | 'ready' | 'running' | 'completed' | 'failed' | 'blocked';
+export type NodeStatus = 'idle' | 'ready' | 'running' | 'waiting' | 'completed' | 'failed' | 'blocked';
 
 /** The outcome of a whole run. */
 export type RunStatus = 'completed' | 'partial' | 'failed';
@@ -224,6 +224,20 @@ export interface DelegationReplied {
 export type CrewPending =
   | { kind: 'approval'; nodeId: string; tool: string; args: unknown; callId: string; agent: string }
   | { kind: 'review'; nodeId: string; output: TaskOutput };
+
+/**
+ * What a node run waits for, as its `node.waiting` event tells: a tool call to approve, an output to
+ * review, a human's answer to a flow step, an outside event, a wake time, or a crew a step kicked off
+ * that waits itself. A wait is not a failure: the node run is `waiting`, and the run pauses (a sleep:
+ * it goes on at its wake time).
+ */
+export type WaitingFor =
+  | { kind: 'approval'; tool: string; args: unknown; callId: string; agent: string }
+  | { kind: 'review'; output: TaskOutput }
+  | { kind: 'human'; prompt: string; routes: string[]; timeoutAt?: number }
+  | { kind: 'event'; event: string; timeoutAt?: number }
+  | { kind: 'sleep'; wakeAt: number }
+  | { kind: 'crew'; crew: string; executionId: string; pending: CrewPending[] };
 
 /** An answer to a tool call waiting for approval: run it, or refuse it with `feedback` for the model. */
 export type ApprovalAnswer = { approve: true } | { approve: false; feedback?: string };
@@ -412,6 +426,8 @@ export type StatecrewEvent = EventBase &
         willRetry: boolean;
       }
     | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
+    /** A node run waits (`waiting`, not failed): for what, as `waitingFor` says. */
+    | { type: 'node.waiting'; nodeId: string; attempt: number; waitingFor: WaitingFor }
     | { type: 'node.blocked'; nodeId: string; reason: string }
     /**
      * Work handed over: a manager's allocation (`kind: 'allocate'`), or an agent asking a coworker

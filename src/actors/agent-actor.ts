@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { type AnyActorRef, type AnyEventObject, fromCallback } from 'xstate';
-import type { WorkOutcome, WorkRequest } from '../machines/lifecycle.js';
+import { type AttemptOutcome, isWait, type WorkOutcome, type WorkRequest } from '../machines/lifecycle.js';
 import type { ConsultOutcome, ConsultRequest } from './consult.js';
 import { toFailure } from './failure.js';
 
@@ -15,7 +15,7 @@ export interface AgentWork extends WorkRequest {
  * and rejects only when `signal` aborts.
  */
 export interface AgentExecutor {
-  execute(work: AgentWork, signal: AbortSignal): Promise<WorkOutcome>;
+  execute(work: AgentWork, signal: AbortSignal): Promise<AttemptOutcome>;
   /**
    * Holds a conversation this agent is asked for by a coworker (a delegation): resolves with its reply
    * (failures as `{ ok: false }`), rejects only when `signal` aborts. Absent: the agent takes none.
@@ -109,7 +109,11 @@ export const agentActorLogic = fromCallback<AgentMessage, AgentActorInput>(
 function work(executor: AgentExecutor, request: AgentWork, signal: AbortSignal): void {
   executor.execute(request, signal).then(
     (outcome) => {
-      if (!signal.aborted) request.replyTo.send({ type: 'WORK.DONE', attempt: request.attempt, outcome });
+      if (signal.aborted) return;
+      const { attempt, replyTo } = request;
+      if (isWait(outcome))
+        replyTo.send({ type: 'WORK.WAITING', attempt, waiting: outcome.waiting, at: outcome.finishedAt });
+      else replyTo.send({ type: 'WORK.DONE', attempt, outcome });
     },
     (error: unknown) => {
       // An executor rejects only on abort, and then the run is over: nobody waits for the outcome.

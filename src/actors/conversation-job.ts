@@ -14,7 +14,7 @@ import type { DelegationAsked } from './consult.js';
 import { converse, type Speaker, type TaskPrompt } from './conversation.js';
 import { CarriedFailure, toFailure } from './failure.js';
 import { progressHooks } from './job-progress.js';
-import type { ConversationResume } from './pause.js';
+import { type ConversationPause, type ConversationResume, HumanWait, pauseOf } from './pause.js';
 import type { ToolSessions } from './tool-sessions.js';
 import { workerDelegation } from './worker-delegation.js';
 
@@ -83,7 +83,8 @@ export type ConversationProgress =
 /** How a conversation ended, as plain data: the final text, or the failure, and who held it. */
 export type ConversationOutcome =
   | { ok: true; text: string; worker?: string }
-  | { ok: false; failure: NodeFailure; worker?: string };
+  /** `pause`: it stopped to wait for a tool call's approval (not a failure): where it stood. */
+  | { ok: false; failure: NodeFailure; pause?: ConversationPause; worker?: string };
 
 /**
  * Where attempts' conversations run when not in the run's own process: a queue of workers. The run
@@ -200,7 +201,9 @@ export async function holdConversation(
     return { ok: true, text };
   } catch (error) {
     signal.throwIfAborted();
-    return { ok: false, failure: toFailure(error) };
+    const pause = pauseOf(error);
+    if (pause === undefined) return { ok: false, failure: toFailure(error) };
+    return { ok: false, failure: { message: (error as Error).message, retryable: false }, pause };
   }
 }
 
@@ -281,7 +284,11 @@ export function localExecutor(registry: AgentRegistry, worker = 'local'): Conver
   };
 }
 
-/** A carried failure thrown again in the run's process (its code and retry flag kept). */
-export function failureOf(outcome: Extract<ConversationOutcome, { ok: false }>): CarriedFailure {
+/**
+ * What a conversation that did not end well throws again in the run's process: the wait it stopped
+ * for (a tool call's approval), else its carried failure (its code and retry flag kept).
+ */
+export function failureOf(outcome: Extract<ConversationOutcome, { ok: false }>): Error {
+  if (outcome.pause !== undefined) return new HumanWait({ kind: 'approval', pause: outcome.pause });
   return new CarriedFailure(outcome.failure);
 }

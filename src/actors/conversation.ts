@@ -27,7 +27,7 @@ import type {
   Usage,
 } from '../types.js';
 import { toFailure } from './failure.js';
-import { AwaitingHumanError, CallWaits, type ConversationPause, type ConversationResume } from './pause.js';
+import { CallWaits, type ConversationPause, type ConversationResume, HumanWait } from './pause.js';
 import { ToolRefusal } from './tool-refusal.js';
 import { ToolSessions } from './tool-sessions.js';
 
@@ -171,7 +171,7 @@ interface Talk {
 
 /**
  * A conversation with a {@link Model}: tool calls run and fed back until it answers with text. A call
- * that waits for approval stops it with {@link AwaitingHumanError} carrying where it stood; given
+ * that waits for approval stops it with {@link HumanWait} carrying where it stood; given
  * `hooks.resume`, it goes on from there.
  */
 function modelConversation(
@@ -283,7 +283,7 @@ async function runToolCalls(
       };
       if (first + index > 0) pause.first = first + index;
       if (error.nested !== undefined) pause.nested = error.nested;
-      throw AwaitingHumanError.approval(pause);
+      throw new HumanWait({ kind: 'approval', pause });
     }
     hooks.onToolCall?.(record);
     talk.messages.push({

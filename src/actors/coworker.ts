@@ -27,8 +27,9 @@ export async function holdCoworker(
   } catch (error) {
     signal.throwIfAborted();
     const pause = pauseOf(error);
-    const failure = toFailure(error);
-    return pause === undefined ? { ok: false, error: failure } : { ok: false, error: failure, pause };
+    if (pause === undefined) return { ok: false, error: toFailure(error) };
+    // Not a failure: the coworker's conversation waits for an approval, and the caller's with it.
+    return { ok: false, error: { message: (error as Error).message, retryable: false }, pause };
   }
 }
 

@@ -1,5 +1,5 @@
 import { UnknownRouteError } from '../errors.js';
-import type { WorkOutcome } from '../machines/lifecycle.js';
+import type { AttemptOutcome, NodeWait } from '../machines/lifecycle.js';
 import { toFailure } from './failure.js';
 
 /** What a step run needs to know of its step. */
@@ -13,14 +13,19 @@ export interface RunnableStep<TContext> {
 /**
  * One flow step run (the `work` of its lifecycle): calls the step's body with its context, checks a
  * router's label against its routes (`unknown_route`) and what it left with `check`. Failures resolve as
- * `{ ok: false }`; only an abort rejects.
+ * `{ ok: false }`, and a wait (a crew it ran paused) as a wait; only an abort rejects.
  */
 export async function runFlowStep<TContext>(
   step: RunnableStep<TContext>,
   context: TContext,
   signal: AbortSignal,
-  scope: { now(): number; check(output: unknown): void },
-): Promise<WorkOutcome> {
+  scope: {
+    now(): number;
+    check(output: unknown): void;
+    /** What the step waits for when it threw `error` (a crew it ran that paused), else undefined. */
+    waits?(error: unknown): NodeWait | undefined;
+  },
+): Promise<AttemptOutcome> {
   try {
     const output: unknown = await step.run(context);
     if (step.routes !== undefined && (typeof output !== 'string' || !step.routes.includes(output))) {
@@ -30,6 +35,8 @@ export async function runFlowStep<TContext>(
     return { ok: true, output, finishedAt: scope.now() };
   } catch (error) {
     signal.throwIfAborted();
+    const waiting = scope.waits?.(error);
+    if (waiting !== undefined) return { waiting, finishedAt: scope.now() };
     return { ok: false, error: toFailure(error), finishedAt: scope.now() };
   }
 }

@@ -1,5 +1,4 @@
-import { StatecrewError } from '../errors.js';
-import type { ApprovalAnswer, CrewPending, ModelMessage, TaskOutput, ToolCall } from '../types.js';
+import type { ApprovalAnswer, ModelMessage, TaskOutput, ToolCall, WaitingFor } from '../types.js';
 
 /** A tool call that waits for a human's approval: its id in the run, the tool, its arguments, who called it. */
 export interface WaitingCall {
@@ -38,46 +37,39 @@ export interface ConversationResume {
 }
 
 /**
- * A task run stopped to wait for a human: a tool call to approve (`details.pause` says where its
- * conversation stands) or an output to review. Not a failure: the run pauses, is stored, and goes on
- * with `crew.resume(id, { approvals | reviews })`. Never retried.
+ * What a task run waits for: a tool call to approve (where its conversation stands), or its output to
+ * review. It is kept with the run's records, and the run goes on with it once answered
+ * (`crew.resume(id, { approvals | reviews })`).
  */
-export class AwaitingHumanError extends StatecrewError<'awaiting_human'> {
-  constructor(what: string, details: Record<string, unknown>) {
-    super('awaiting_human', what, { retryable: false, details });
-  }
+export type TaskWait =
+  | { kind: 'approval'; pause: ConversationPause }
+  | { kind: 'review'; output: TaskOutput };
 
-  /** A conversation that paused before running `pause.waiting`. */
-  static approval(pause: ConversationPause): AwaitingHumanError {
-    const { tool, agent, callId } = pause.waiting;
-    return new AwaitingHumanError(
-      `Agent "${agent}" called tool "${tool}", which waits for approval (call ${callId})`,
-      { kind: 'approval', pause },
+/**
+ * Thrown inside an attempt by what makes it wait for a human (a tool call that needs approval, an
+ * output that needs review) and caught where the attempt ends: the attempt ends waiting, never failed.
+ */
+export class HumanWait extends Error {
+  constructor(readonly wait: TaskWait) {
+    super(
+      wait.kind === 'approval'
+        ? `Agent "${wait.pause.waiting.agent}" called tool "${wait.pause.waiting.tool}", which waits for approval (call ${wait.pause.waiting.callId})`
+        : `The output of task "${wait.output.name}" waits for a human's review`,
     );
+    this.name = 'HumanWait';
   }
+}
 
-  /** A crew run (kicked off in a flow step) that paused: what it waits for, under its execution id. */
-  static crew(crew: string, executionId: string, pending: readonly CrewPending[]): AwaitingHumanError {
-    return new AwaitingHumanError(`Crew "${crew}" run "${executionId}" waits for a human`, {
-      kind: 'crew',
-      crew,
-      executionId,
-      pending: [...pending],
-    });
-  }
-
-  /** A task run whose checked output waits for a human's review (`humanInput` on its task). */
-  static review(output: TaskOutput): AwaitingHumanError {
-    return new AwaitingHumanError(`The output of task "${output.name}" waits for a human's review`, {
-      kind: 'review',
-      output,
-    });
-  }
+/** What a task run that waits tells of it (its `node.waiting` event's `waitingFor`). */
+export function waitingForTask(wait: TaskWait): WaitingFor {
+  if (wait.kind === 'review') return { kind: 'review', output: wait.output };
+  const { tool, args, callId, agent } = wait.pause.waiting;
+  return { kind: 'approval', tool, args, callId, agent };
 }
 
 /**
  * Thrown inside a conversation by the call that waits (or by a delegation whose coworker waits); the
- * conversation turns it into {@link AwaitingHumanError} with its own state around it.
+ * conversation turns it into {@link HumanWait} with its own state around it.
  */
 export class CallWaits extends Error {
   constructor(
@@ -89,9 +81,7 @@ export class CallWaits extends Error {
   }
 }
 
-/** The pause an awaiting error carries, when it is a conversation's. */
+/** The pause a wait carries, when it is a conversation's. */
 export function pauseOf(error: unknown): ConversationPause | undefined {
-  if (!(error instanceof AwaitingHumanError)) return undefined;
-  const details = error.details as { kind?: string; pause?: ConversationPause };
-  return details.kind === 'approval' ? details.pause : undefined;
+  return error instanceof HumanWait && error.wait.kind === 'approval' ? error.wait.pause : undefined;
 }

@@ -1,6 +1,6 @@
 import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
-import type { WorkOutcome } from '../machines/lifecycle.js';
+import type { AttemptOutcome, WorkOutcome } from '../machines/lifecycle.js';
 import { pricedUsage } from '../models/usage.js';
 import type {
   AttemptMemory,
@@ -24,7 +24,7 @@ import {
 } from './conversation-job.js';
 import { toFailure } from './failure.js';
 import { withMarkdown } from './markdown.js';
-import { AwaitingHumanError, type ConversationResume } from './pause.js';
+import { type ConversationResume, HumanWait, waitingForTask } from './pause.js';
 import { parseStructured } from './structured-output.js';
 import { withTimeLimit } from './time-limit.js';
 import type { ToolSessions } from './tool-sessions.js';
@@ -60,7 +60,7 @@ export interface AttemptSpec {
    * worker grants the delegation tools). In this process the tools come in `tools` instead.
    */
   delegation?: { roles: string[]; maxDepth: number } | undefined;
-  /** A human reviews the checked output: the attempt ends waiting for it (`awaiting_human`). */
+  /** A human reviews the checked output: the attempt ends waiting for it (the node waits). */
   humanInput?: boolean | undefined;
   /** The prompt asks for a Markdown answer (CrewAI's instruction, after the expected output). */
   markdown?: boolean | undefined;
@@ -123,10 +123,17 @@ export function runTaskAttempt(
   attemptNo: number,
   signal: AbortSignal,
   hooks: AttemptHooks,
-): Promise<WorkOutcome> {
+): Promise<AttemptOutcome> {
   // Promise callbacks, not an async frame around another: every in-flight task holds this chain.
-  const failed = (error: unknown): WorkOutcome => {
+  const failed = (error: unknown): AttemptOutcome => {
     signal.throwIfAborted();
+    // Not a failure: the attempt ends waiting for a human (an approval, a review).
+    if (error instanceof HumanWait) {
+      return {
+        waiting: { waitingFor: waitingForTask(error.wait), keep: error.wait },
+        finishedAt: hooks.now(),
+      };
+    }
     return { ok: false, error: toFailure(error), finishedAt: hooks.now() };
   };
   if (
@@ -345,7 +352,7 @@ function isRateLimited(agent: AttemptAgent): boolean {
 
 /**
  * The value of a task's output once its schema parsed it and its guardrail accepted it; with
- * `humanInput`, the attempt then ends waiting for a human's review of it (`awaiting_human`).
+ * `humanInput`, the attempt then ends waiting for a human's review of it (a wait, not a failure).
  */
 async function checked(
   spec: AttemptSpec,
@@ -375,7 +382,7 @@ async function checked(
       else value.structured = verdict.value;
     }
   }
-  if (spec.humanInput === true) throw AwaitingHumanError.review(outputOf());
+  if (spec.humanInput === true) throw new HumanWait({ kind: 'review', output: outputOf() });
   return value;
 }
 

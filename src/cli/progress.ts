@@ -1,6 +1,10 @@
 import { createLogUpdate } from 'log-update';
 import type { StatecrewEvent } from '../types.js';
+
+type EventOf<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
+
 import { clipLine, fitCell, textWidth } from './fit.js';
+import { waitingForText } from './waiting-text.js';
 
 /** Where a run's events are shown while it runs. */
 export interface Progress {
@@ -102,6 +106,11 @@ function plainLine(event: StatecrewEvent): string | undefined {
       return `${event.nodeId} failed: ${event.error}${event.willRetry ? ' (will retry)' : ''}`;
     case 'node.retrying':
       return `${event.nodeId} retrying in ${event.delayMs} ms (attempt ${event.attempt})`;
+    case 'node.waiting':
+      // A sleep says when it wakes in its own line (`flow.sleeping`).
+      return event.waitingFor.kind === 'sleep'
+        ? undefined
+        : `${event.nodeId} waits for ${waitingForText(event.waitingFor)}`;
     case 'node.blocked':
       return `${event.nodeId} blocked by ${event.reason}`;
     case 'run.completed':
@@ -116,7 +125,7 @@ function plainLine(event: StatecrewEvent): string | undefined {
   }
 }
 
-type NodeState = 'waiting' | 'running' | 'retrying' | 'done' | 'failed' | 'blocked' | 'aborted';
+type NodeState = 'waiting' | 'running' | 'retrying' | 'paused' | 'done' | 'failed' | 'blocked' | 'aborted';
 
 interface NodeLine {
   id: string;
@@ -133,6 +142,7 @@ const MARK: Record<NodeState, string> = {
   waiting: '·',
   running: '▶',
   retrying: '↻',
+  paused: '⏸',
   done: '✔',
   failed: '✖',
   blocked: '⊘',
@@ -147,7 +157,7 @@ function nodeRow(l: NodeLine, width: number, elapsedMs: number, columns: number 
   const time =
     l.state === 'running'
       ? `${seconds(elapsedMs)} s`
-      : l.state === 'waiting' || l.state === 'blocked'
+      : l.state === 'waiting' || l.state === 'blocked' || l.state === 'paused'
         ? ''
         : `${seconds(l.durationMs)} s`;
   const retry = l.attempt > 1 ? ` attempt ${l.attempt}` : '';
@@ -183,25 +193,12 @@ class TaskList {
   /** Applies `event`; false when it changes nothing shown. */
   apply(event: StatecrewEvent): boolean {
     switch (event.type) {
-      case 'node.started': {
-        const l = this.#of(event);
-        Object.assign(l, { state: 'running', agent: event.agent, attempt: event.attempt, note: '' });
-        if (event.attempt === 1) l.startedAt = event.at;
-        return true;
-      }
+      case 'node.started':
       case 'node.completed':
-        Object.assign(this.#of(event), { state: 'done', durationMs: event.durationMs, note: '' });
-        return true;
       case 'node.failed':
-        Object.assign(this.#of(event), {
-          state: event.willRetry ? 'retrying' : 'failed',
-          durationMs: event.durationMs,
-          note: event.error.split('\n')[0] ?? '',
-        });
-        return true;
       case 'node.blocked':
-        Object.assign(this.#of(event), { state: 'blocked', note: `by ${event.reason}` });
-        return true;
+      case 'node.waiting':
+        return this.#applyNode(event);
       case 'model.call':
         this.#of(event).tokens += event.usage.totalTokens;
         this.#count(event.usage);
@@ -241,6 +238,40 @@ class TaskList {
         return true;
       default:
         return false;
+    }
+  }
+
+  /** Applies a node run's lifecycle event to its line. */
+  #applyNode(
+    event: EventOf<'node.started' | 'node.completed' | 'node.failed' | 'node.blocked' | 'node.waiting'>,
+  ): boolean {
+    switch (event.type) {
+      case 'node.started': {
+        const l = this.#of(event);
+        Object.assign(l, { state: 'running', agent: event.agent, attempt: event.attempt, note: '' });
+        if (event.attempt === 1) l.startedAt = event.at;
+        return true;
+      }
+      case 'node.completed':
+        Object.assign(this.#of(event), { state: 'done', durationMs: event.durationMs, note: '' });
+        return true;
+      case 'node.failed':
+        Object.assign(this.#of(event), {
+          state: event.willRetry ? 'retrying' : 'failed',
+          durationMs: event.durationMs,
+          note: event.error.split('\n')[0] ?? '',
+        });
+        return true;
+      case 'node.blocked':
+        Object.assign(this.#of(event), { state: 'blocked', note: `by ${event.reason}` });
+        return true;
+      case 'node.waiting':
+        if (event.waitingFor.kind === 'sleep') return false;
+        Object.assign(this.#of(event), {
+          state: 'paused',
+          note: `waits for ${waitingForText(event.waitingFor)}`,
+        });
+        return true;
     }
   }
 

@@ -14,6 +14,8 @@ export interface GraphEffects extends RetryEffects {
   recordCompleted(nodeId: string): void;
   /** Records a task that failed for good, blocking its descendants. */
   recordFailed(nodeId: string, supervisor: AnyActorRef): void;
+  /** Records a task that waits (for a human), blocking its descendants in this run. */
+  recordWaiting(nodeId: string, supervisor: AnyActorRef): void;
   /** Whether every task settled (completed, failed or blocked). */
   allSettled(): boolean;
 }
@@ -48,6 +50,8 @@ export const graphMachine = setup({
     recordCompleted: ({ context }, { nodeId }: { nodeId: string }) => context.effects.recordCompleted(nodeId),
     recordFailed: ({ context, self }, { nodeId }: { nodeId: string }) =>
       context.effects.recordFailed(nodeId, self),
+    recordWaiting: ({ context, self }, { nodeId }: { nodeId: string }) =>
+      context.effects.recordWaiting(nodeId, self),
     retryNode: ({ context }, { nodeId }: { nodeId: string }) => context.effects.retryNode(nodeId),
     stopRuns: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'ABORT') for (const run of event.runs) enqueue.stopChild(run);
@@ -88,6 +92,14 @@ export const graphMachine = setup({
             ],
           },
         ],
+        // It waits (for a human): its descendants cannot start until it goes on (in a later run).
+        'NODE.WAITING': {
+          actions: [
+            stopChild(({ event }) => event.run),
+            { type: 'recordWaiting', params: ({ event }) => ({ nodeId: event.nodeId }) },
+            'fill',
+          ],
+        },
       },
     },
     done: { type: 'final' },

@@ -175,6 +175,17 @@ export const hierarchicalMachine = setup({
             ],
           },
         ],
+        // It waits (for a human): as a failure for good, the tasks after it cannot start now.
+        'NODE.WAITING': {
+          target: 'done',
+          actions: [
+            stopChild(({ event }) => event.run),
+            {
+              type: 'blockFrom',
+              params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
+            },
+          ],
+        },
       },
     },
     synthesizing: {

@@ -1,11 +1,21 @@
 import { type AnyActorRef, assign, enqueueActions, sendTo, setup } from 'xstate';
-import type { Failure } from '../types.js';
+import type { Failure, WaitingFor } from '../types.js';
 import type { NodeSettledEvent } from './settled.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
 export interface NodeFailure extends Failure {
   /** How long the provider asked to wait before the next attempt (its `retry-after`), in ms. */
   retryAfterMs?: number;
+}
+
+/**
+ * What a node run waits for: what its `node.waiting` event tells (`waitingFor`), and what its run
+ * keeps to go on once the wait is over (`keep`: a conversation's pause, a flow step's pending answer),
+ * as plain data.
+ */
+export interface NodeWait {
+  waitingFor: WaitingFor;
+  keep?: unknown;
 }
 
 /** How one attempt's work ended, as its executor reports it. */
@@ -19,6 +29,20 @@ export type WorkOutcome =
 export interface LifecycleEffects {
   /** Hears one transition of the node run (records it, publishes it), as it happens. */
   report(emitted: LifecycleEmitted): void;
+}
+
+/** An attempt that ended waiting (for a human's approval or review, a crew it ran): the node waits. */
+export interface WaitOutcome {
+  waiting: NodeWait;
+  finishedAt: number;
+}
+
+/** How one attempt ended: its work's outcome, or a wait. */
+export type AttemptOutcome = WorkOutcome | WaitOutcome;
+
+/** Whether an attempt ended waiting. */
+export function isWait(outcome: AttemptOutcome): outcome is WaitOutcome {
+  return 'waiting' in outcome;
 }
 
 /** Input of a lifecycle actor. */
@@ -46,6 +70,8 @@ export interface LifecycleContext {
   output: unknown;
   /** The label its completed work chose (a flow router's route), if it chose one. */
   label: string | undefined;
+  /** What it waits for, while it waits. */
+  waiting: NodeWait | undefined;
   error: NodeFailure | undefined;
   blockedBy: string | undefined;
 }
@@ -59,7 +85,12 @@ export type LifecycleEvent =
   | { type: 'RETRY'; delayMs: number }
   | { type: 'BLOCK'; reason: string }
   | { type: 'UNBLOCK' }
-  | { type: 'WORK.DONE'; attempt: number; outcome: WorkOutcome };
+  | { type: 'WORK.DONE'; attempt: number; outcome: WorkOutcome }
+  /**
+   * The attempt waits: it ended waiting for outside input (an approval, a review, a crew it ran), or
+   * its work goes on until a time (a sleep), after which `WORK.DONE` comes.
+   */
+  | { type: 'WORK.WAITING'; attempt: number; waiting: NodeWait; at: number };
 
 /** What a lifecycle actor sends its executor when an attempt starts (`requestWork`). */
 export interface WorkRequest {
@@ -68,8 +99,11 @@ export interface WorkRequest {
   attempt: number;
 }
 
-/** How a run settled, as its `settle` action tells the supervisor. */
-export type LifecycleSettled = { completed: true } | { completed: false; willRetry: boolean };
+/** How a run settled, as its `settle` action tells the supervisor: completed, an attempt failed, or it waits. */
+export type LifecycleSettled =
+  | { completed: true }
+  | { completed: false; willRetry: boolean }
+  | { completed: false; waiting: NodeWait };
 
 /** Events a lifecycle actor emits (see `actor.on`), one per transition. */
 export type LifecycleEmitted =
@@ -92,6 +126,7 @@ export type LifecycleEmitted =
       willRetry: boolean;
     }
   | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
+  | { type: 'node.waiting'; nodeId: string; attempt: number; waiting: NodeWait }
   | { type: 'node.blocked'; nodeId: string; reason: string };
 
 const canRetry = (context: LifecycleContext): boolean =>
@@ -104,6 +139,18 @@ const beginAttempt = (context: LifecycleContext, at: number) => ({
 
 const duration = (context: LifecycleContext, outcome: WorkOutcome) =>
   outcome.finishedAt - (context.startedAt ?? outcome.finishedAt);
+
+/** What the supervisor hears when a run settled as `settled` says. */
+function settledEvent(
+  context: LifecycleContext,
+  self: AnyActorRef,
+  settled: LifecycleSettled,
+): NodeSettledEvent {
+  const { nodeId } = context;
+  if (settled.completed) return { type: 'NODE.COMPLETED', nodeId, run: self, label: context.label };
+  if ('waiting' in settled) return { type: 'NODE.WAITING', nodeId, run: self, waiting: settled.waiting };
+  return { type: 'NODE.FAILED', nodeId, willRetry: settled.willRetry, run: self };
+}
 
 const lifecycleSetup = setup({
   types: {
@@ -136,16 +183,14 @@ const lifecycleSetup = setup({
     settle: enqueueActions(({ self, context, enqueue }, settled: LifecycleSettled) => {
       const parent = self._parent;
       if (parent === undefined) return;
-      const event: NodeSettledEvent = settled.completed
-        ? { type: 'NODE.COMPLETED', nodeId: context.nodeId, run: self, label: context.label }
-        : { type: 'NODE.FAILED', nodeId: context.nodeId, willRetry: settled.willRetry, run: self };
-      enqueue.sendTo(parent, event);
+      enqueue.sendTo(parent, settledEvent(context, self, settled));
     }),
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),
     /** The outcome is of the current attempt (a late one of an earlier attempt is ignored). */
-    current: ({ context, event }) => event.type === 'WORK.DONE' && event.attempt === context.attempts,
+    current: ({ context, event }) =>
+      (event.type === 'WORK.DONE' || event.type === 'WORK.WAITING') && event.attempt === context.attempts,
     /** The current attempt succeeded. */
     succeeded: ({ context, event }) =>
       event.type === 'WORK.DONE' && event.outcome.ok && event.attempt === context.attempts,
@@ -162,6 +207,7 @@ const initialContext = (input: LifecycleInput): LifecycleContext => ({
   durationMs: undefined,
   output: undefined,
   label: undefined,
+  waiting: undefined,
   error: undefined,
   blockedBy: undefined,
 });
@@ -174,6 +220,33 @@ const reportReady = {
     nodeId: context.nodeId,
   }),
 } as const;
+
+/** The current attempt's outcome, in `running` or `waiting`: completed, or failed (a late one is ignored). */
+const workDone = lifecycleSetup.createStateConfig({
+  on: {
+    'WORK.DONE': [
+      {
+        guard: 'succeeded',
+        target: '#lifecycle.completed',
+        actions: assign(({ context, event: { outcome } }) => ({
+          output: outcome.ok ? outcome.output : undefined,
+          label: outcome.ok ? outcome.label : undefined,
+          waiting: undefined,
+          durationMs: duration(context, outcome),
+        })),
+      },
+      {
+        guard: 'current',
+        target: '#lifecycle.failed',
+        actions: assign(({ context, event: { outcome } }) => ({
+          error: outcome.ok ? undefined : outcome.error,
+          waiting: undefined,
+          durationMs: duration(context, outcome),
+        })),
+      },
+    ],
+  },
+}).on?.['WORK.DONE'];
 
 /** The states of every node run's lifecycle; {@link lifecycleMachine} documents them. */
 const lifecycleStates = lifecycleSetup.createStateConfig({
@@ -215,26 +288,33 @@ const lifecycleStates = lifecycleSetup.createStateConfig({
         },
       ],
       on: {
-        'WORK.DONE': [
-          {
-            guard: 'succeeded',
-            target: 'completed',
-            actions: assign(({ context, event: { outcome } }) => ({
-              output: outcome.ok ? outcome.output : undefined,
-              label: outcome.ok ? outcome.label : undefined,
-              durationMs: duration(context, outcome),
-            })),
-          },
-          {
-            guard: 'current',
-            target: 'failed',
-            actions: assign(({ context, event: { outcome } }) => ({
-              error: outcome.ok ? undefined : outcome.error,
-              durationMs: duration(context, outcome),
-            })),
-          },
-        ],
+        'WORK.WAITING': {
+          guard: 'current',
+          target: 'waiting',
+          actions: assign({ waiting: ({ event }) => event.waiting }),
+        },
+        'WORK.DONE': workDone,
       },
+    },
+    // It waits: for outside input (its run pauses, and goes on in a new run of it), or until a time
+    // (its work goes on, and its `WORK.DONE` ends it as in `running`).
+    waiting: {
+      entry: [
+        {
+          type: 'report',
+          params: ({ context }) => ({
+            type: 'node.waiting',
+            nodeId: context.nodeId,
+            attempt: context.attempts,
+            waiting: context.waiting as NodeWait,
+          }),
+        },
+        {
+          type: 'settle',
+          params: ({ context }) => ({ completed: false, waiting: context.waiting as NodeWait }),
+        },
+      ],
+      on: { 'WORK.DONE': workDone },
     },
     // Terminal but not final on purpose: a final child sends its parent `xstate.done.actor.<id>`, an
     // event type per node id, and XState caches transitions per event type on the (module-level)

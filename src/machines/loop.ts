@@ -167,6 +167,21 @@ export const loopMachine = setup({
             ],
           },
         ],
+        // It waits (for a human): as a failure for good, the tasks after it cannot start now.
+        'NODE.WAITING': {
+          target: 'done',
+          actions: [
+            stopChild(({ event }) => event.run),
+            {
+              type: 'blockFrom',
+              params: ({ context, event }) => ({
+                iteration: context.iteration,
+                index: context.index + 1,
+                reason: event.nodeId,
+              }),
+            },
+          ],
+        },
       },
     },
     judging: {

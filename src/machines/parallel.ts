@@ -114,6 +114,16 @@ export const parallelMachine = setup({
             ],
           },
         ],
+        // It waits (for a human): it frees its slot; the others go on.
+        'NODE.WAITING': {
+          actions: [
+            stopChild(({ event }) => event.run),
+            assign({
+              inFlight: ({ context }) => context.inFlight - 1,
+              settled: ({ context }) => context.settled + 1,
+            }),
+          ],
+        },
       },
     },
     done: { type: 'final' },

@@ -110,6 +110,17 @@ export const sequentialMachine = setup({
             ],
           },
         ],
+        // It waits (for a human): the run ends here, paused; the tasks after it cannot start.
+        'NODE.WAITING': {
+          target: 'done',
+          actions: [
+            stopChild(({ event }) => event.run),
+            {
+              type: 'blockFrom',
+              params: ({ context, event }) => ({ index: context.index + 1, reason: event.nodeId }),
+            },
+          ],
+        },
       },
     },
     done: { type: 'final' },

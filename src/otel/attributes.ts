@@ -29,6 +29,8 @@ export const ATTR = {
   errorMessage: 'statecrew.error.message',
   retryDelayMs: 'statecrew.retry.delay_ms',
   blockedReason: 'statecrew.blocked.reason',
+  /** What a waiting node waits for: `approval`, `review`, `human`, `event`, `sleep` or `crew`. */
+  waitingFor: 'statecrew.node.waiting_for',
   delegationKind: 'statecrew.delegation.kind',
   delegationFrom: 'statecrew.delegation.from',
   delegationError: 'statecrew.delegation.error',

@@ -13,7 +13,13 @@ import {
 
 /** The events of a crew's task runs. */
 export type NodeEvent = EventOf<
-  'node.started' | 'node.completed' | 'node.failed' | 'node.retrying' | 'model.call' | 'tool.call'
+  | 'node.started'
+  | 'node.completed'
+  | 'node.failed'
+  | 'node.retrying'
+  | 'node.waiting'
+  | 'model.call'
+  | 'tool.call'
 >;
 
 /**
@@ -41,6 +47,17 @@ export function traceNodeEvent(settings: TraceSettings, run: RunSpan, event: Nod
         at,
       );
       break;
+    case 'node.waiting':
+      // A wait is no failure: the span ends with its status unset, saying what it waits for.
+      if (node === undefined) return;
+      node.span.setAttributes({
+        [ATTR.attempts]: event.attempt,
+        [ATTR.waitingFor]: event.waitingFor.kind,
+        ...usageAttributes(node.usage),
+      });
+      node.span.end(at);
+      run.nodes.delete(event.nodeId);
+      return;
     case 'node.completed':
       if (node === undefined) return;
       node.span.setAttributes({ [ATTR.attempts]: event.attempts, ...usageAttributes(node.usage) });

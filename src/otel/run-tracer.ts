@@ -93,6 +93,7 @@ export class RunTracer {
       case 'node.completed':
       case 'node.failed':
       case 'node.retrying':
+      case 'node.waiting':
       case 'model.call':
       case 'tool.call':
         // A flow step's own lifecycle is traced from its `flow.step` events.

@@ -46,6 +46,11 @@ export class AguiTranslator {
         ];
       case 'node.failed':
         return event.willRetry ? [custom(event)] : [custom(event), ...this.#stepFinished(event.nodeId)];
+      case 'node.waiting':
+        // A sleeping step goes on by itself; any other wait ends the step's part of this run.
+        return event.waitingFor.kind === 'sleep'
+          ? [custom(event)]
+          : [custom(event), ...this.#stepFinished(event.nodeId)];
       case 'flow.step':
         return this.#flowStep(event, seq);
       case 'tool.call':

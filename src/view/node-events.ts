@@ -69,11 +69,18 @@ export function foldNodeEvents(events: readonly StatecrewEvent[]): Map<string, V
         if (entry === undefined) break;
         settle(entry, event.at, false);
         if (event.willRetry) break;
-        // A node that stopped to wait for a human (a tool call to approve, its output to review) paused.
-        entry.run.status = event.code === 'awaiting_human' ? 'paused' : 'failed';
+        entry.run.status = 'failed';
         entry.run.durationMs = event.durationMs;
         entry.run.error = event.error;
         if (event.code !== undefined) entry.run.code = event.code;
+        break;
+      }
+      case 'node.waiting': {
+        // A node that waits for a human (a tool call to approve, its output to review…) paused.
+        const entry = open.get(event.nodeId);
+        if (entry === undefined || event.waitingFor.kind === 'sleep') break;
+        settle(entry, event.at, true);
+        entry.run.status = 'paused';
         break;
       }
       case 'model.call': {

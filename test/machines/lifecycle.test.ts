@@ -23,6 +23,17 @@ const input: LifecycleInput = {
 
 /** The executor's outcomes of attempts 1 to 3: the machine only takes the one of its current attempt. */
 const outcomes: GraphEvent[] = [1, 2, 3].flatMap((attempt): GraphEvent[] => [
+  {
+    type: 'WORK.WAITING',
+    attempt,
+    waiting: {
+      waitingFor: {
+        kind: 'review',
+        output: { name: 'n', description: '', expectedOutput: '', agent: '', raw: 'x' },
+      },
+    },
+    at: 9,
+  },
   { type: 'WORK.DONE', attempt, outcome: { ok: true, output: 'x', finishedAt: 9 } },
   {
     type: 'WORK.DONE',
@@ -44,7 +55,15 @@ const events: GraphEvent[] = [
   ...outcomes,
 ];
 const label = (e: GraphEvent): string =>
-  e.type === 'WORK.DONE' ? (e.outcome.ok ? 'DONE' : e.outcome.error.retryable ? 'FAIL' : 'FATAL') : e.type;
+  e.type === 'WORK.DONE'
+    ? e.outcome.ok
+      ? 'DONE'
+      : e.outcome.error.retryable
+        ? 'FAIL'
+        : 'FATAL'
+    : e.type === 'WORK.WAITING'
+      ? 'WAIT'
+      : e.type;
 const key = (s: Snapshot) =>
   JSON.stringify([s.value, s.context.attempts, s.context.error?.retryable ?? null]);
 
@@ -82,6 +101,10 @@ describe('lifecycle machine', () => {
         'running -DONE-> completed',
         'running -FAIL-> failed',
         'running -FATAL-> failed',
+        'running -WAIT-> waiting',
+        'waiting -DONE-> completed',
+        'waiting -FAIL-> failed',
+        'waiting -FATAL-> failed',
         'failed -RETRY-> ready',
         'blocked -UNBLOCK-> ready',
       ].sort(),
@@ -93,11 +116,12 @@ describe('lifecycle machine', () => {
       idle: ['READY', 'START', 'BLOCK'],
       ready: ['START', 'BLOCK'],
       running: [],
+      waiting: [],
       failed: ['RETRY'],
       blocked: ['UNBLOCK'],
       completed: [],
     };
-    const supervisorEvents = events.filter((e) => e.type !== 'WORK.DONE');
+    const supervisorEvents = events.filter((e) => e.type !== 'WORK.DONE' && e.type !== 'WORK.WAITING');
     for (const { state } of Object.values(graph(3))) {
       const row = allowed[String(state.value)] ?? [];
       for (const event of supervisorEvents) {
@@ -123,12 +147,13 @@ describe('lifecycle machine', () => {
       }
     }
     expect([...covered].sort()).toEqual([...transitionTable(2)].sort());
-    expect(covered.size).toBe(10);
+    expect(covered.size).toBe(14);
   });
 
-  it('lets every reachable state reach completed, failed or blocked', () => {
+  it('lets every reachable state reach completed, failed, waiting or blocked', () => {
     const map = graph(3);
-    const settled = new Set(['completed', 'failed', 'blocked']);
+    // A run that waits ends its run's part here (its run pauses); its work may still end it (a sleep).
+    const settled = new Set(['completed', 'failed', 'waiting', 'blocked']);
     const reaches = new Map<string, boolean>();
     for (const [id, { state }] of Object.entries(map)) reaches.set(id, settled.has(String(state.value)));
     let changed = true;

@@ -32,6 +32,7 @@ const settled = [
   { type: 'xstate.error.actor.t', error: new Error('crash'), actorId: 't' },
   { type: 'NODE.FAILED', nodeId: 't', willRetry: true, run },
   { type: 'NODE.FAILED', nodeId: 't', willRetry: false, run },
+  { type: 'NODE.WAITING', nodeId: 't', run, waiting: { waitingFor: { kind: 'review', output: {} } } },
   { type: 'ABORT', runs: [] },
 ];
 
@@ -133,13 +134,22 @@ describe('every supervisor machine is proven to end, with no unreachable state',
       .wait('w', 'a', { event: 'e' });
     const machine = createFlowMachine(flow.definition);
     const pending = { kind: 'event', step: 'w', nodeId: 'w', event: 'e', payload: 'a' } as const;
+    const crewWait = { kind: 'crew', step: 'mend', nodeId: 'mend', crew: 'c', executionId: 'x', pending: [] };
     const events = [
       { type: 'START' },
       { type: 'NODE.COMPLETED', nodeId: 'a', run },
       { type: 'NODE.FAILED', nodeId: 'a', willRetry: false, run },
       { type: 'NODE.COMPLETED', nodeId: 'mend', run },
       { type: 'NODE.FAILED', nodeId: 'mend', willRetry: false, run },
-      { type: 'NODE.WAITING', pending },
+      { type: 'STEP.WAITING', pending },
+      // A step whose crew paused waits too; a sleeping one runs on.
+      {
+        type: 'NODE.WAITING',
+        nodeId: 'mend',
+        run,
+        waiting: { waitingFor: { kind: 'crew' }, keep: crewWait },
+      },
+      { type: 'NODE.WAITING', nodeId: 'a', run, waiting: { waitingFor: { kind: 'sleep', wakeAt: 1 } } },
       { type: 'xstate.error.actor.a', error: new Error('crash'), actorId: 'a' },
       { type: 'ABORT', runs: [] },
     ];

@@ -5,6 +5,7 @@ import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
+import { waitingForText } from '../waiting-text.js';
 import { crewWaitText, resumeHint } from './flow-output.js';
 
 /** Options of `statecrew show`. */
@@ -39,15 +40,27 @@ export async function showCommand(id: string, options: ShowCommandOptions, io: C
   }
 }
 
+/** The mark of a task result's line, by its status. */
+const MARKS: Record<ExecutionDocument['results'][number]['status'], string> = {
+  completed: '✔',
+  failed: '✖',
+  paused: '⏸',
+};
+
+/** What a task result's line says: its output's first line, what it waits for, or why it failed. */
+function resultText(r: ExecutionDocument['results'][number]): string {
+  if (r.status === 'completed') return (r.raw ?? '').split('\n')[0] ?? '';
+  if (r.status === 'paused')
+    return r.waiting === undefined ? 'waits' : `waits for ${waitingForText(r.waiting)}`;
+  return `failed: ${r.error ?? ''}`;
+}
+
 function crewSummary(doc: ExecutionDocument): string {
   const lines = [
     `crew ${doc.crew} (${doc.process}) run ${doc.executionId}: ${doc.status}`,
     `  ${doc.summary}`,
   ];
-  for (const r of doc.results) {
-    const what = r.status === 'completed' ? (r.raw ?? '').split('\n')[0] : `failed: ${r.error ?? ''}`;
-    lines.push(`  ${r.status === 'completed' ? '✔' : '✖'} ${r.nodeId} by ${r.agent}: ${what}`);
-  }
+  for (const r of doc.results) lines.push(`  ${MARKS[r.status]} ${r.nodeId} by ${r.agent}: ${resultText(r)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -28,10 +28,7 @@ export interface FlowMachineDefinition {
   steps: readonly StepShape[];
 }
 
-/**
- * What the flow machine asks of its run: start a round's step runs, publish and store what settled,
- * and say what a step run that failed waits for instead (a crew of it paused for a human).
- */
+/** What the flow machine asks of its run: start a round's step runs, publish and store what settled. */
 export interface FlowEffects extends RetryEffects {
   /**
    * Starts the step runs of round `round` (from 1) under `supervisor`, or tells it which completed
@@ -44,8 +41,6 @@ export interface FlowEffects extends RetryEffects {
   stepFailed(nodeId: string): void;
   /** Round `round` closed (`flow.closed`): publish it, store it, pause or fail as the machine decided. */
   roundClosed(round: number, flow: FlowRoundState): void;
-  /** What step run `nodeId`, which failed, waits for instead: a crew of it paused for a human. */
-  waitingOf(nodeId: string): PendingStep | undefined;
 }
 
 /** Effects that do nothing: the machine as analysis walks it (`@xstate/graph` runs no action anyway). */
@@ -55,7 +50,6 @@ export const NO_FLOW_EFFECTS: FlowEffects = {
   stepFailed: () => {},
   retryNode: () => {},
   roundClosed: () => {},
-  waitingOf: () => undefined,
 };
 
 /** What a run of the flow machine starts with: its effects, and the rounds an earlier run of it completed. */
@@ -92,7 +86,7 @@ export type FlowEvent =
   | RoundEvent
   | { type: 'START' }
   | { type: 'NODE.RESTORED'; nodeId: string; label: string | undefined }
-  | { type: 'NODE.WAITING'; pending: PendingStep };
+  | { type: 'STEP.WAITING'; pending: PendingStep };
 
 /** The machine's setup: its types, the actions that call its run's effects, and its guards. */
 function flowSetup() {
@@ -133,8 +127,6 @@ type FlowSetup = ReturnType<typeof flowSetup>;
  * run completed, `NODE.WAITING` for a step that waits) until every run is accounted for.
  */
 function roundState(setupOf: FlowSetup, steps: FlowSteps) {
-  /** What step run `nodeId`, which failed, waits for instead, if anything. */
-  const waitingOf = (context: FlowContext, nodeId: string) => context.effects.waitingOf(nodeId);
   return setupOf.createStateConfig({
     entry: { type: 'startRound', params: ({ context }) => ({ round: context.round }) },
     always: { guard: 'roundSettled', target: 'between' },
@@ -154,17 +146,6 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps) {
           guard: 'willRetry',
           actions: { type: 'retryNode', params: ({ event }) => ({ nodeId: event.nodeId }) },
         },
-        // Its crew paused for a human: the step run waits (and runs again once answered).
-        {
-          guard: ({ context, event }) => waitingOf(context, event.nodeId) !== undefined,
-          actions: [
-            stopChild(({ event }) => event.run),
-            assign({
-              flow: ({ context, event }) =>
-                waitFor(context.flow, waitingOf(context, event.nodeId) as PendingStep),
-            }),
-          ],
-        },
         {
           actions: [
             stopChild(({ event }) => event.run),
@@ -181,7 +162,20 @@ function roundState(setupOf: FlowSetup, steps: FlowSteps) {
           flow: ({ context, event }) => settleRun(context.flow, event.nodeId, event.label),
         }),
       },
+      // A step run waits: a crew it kicked off paused for a human (the step runs again once
+      // answered); a sleep's work goes on, and it completes at its wake time.
       'NODE.WAITING': {
+        guard: ({ event }) => event.waiting.waitingFor.kind !== 'sleep',
+        actions: [
+          stopChild(({ event }) => event.run),
+          assign({
+            // What a step run's wait keeps is what the paused run waits for.
+            flow: ({ context, event }) => waitFor(context.flow, event.waiting.keep as PendingStep),
+          }),
+        ],
+      },
+      // A human or wait step of the round waits for its answer, without running.
+      'STEP.WAITING': {
         actions: assign({ flow: ({ context, event }) => waitFor(context.flow, event.pending) }),
       },
       // Analysis: the round settled at once and closed in one microstep, staying in `round` (a

@@ -5,11 +5,12 @@ import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/c
 import { decodeRunValue } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
-import { type CrewAnswers, checkAnswers, WaitingTasks } from './crew-answers.js';
+import type { HumanAnswers } from '../run/answers.js';
 import { pendingOf } from './crew-pause.js';
 import type { RunRestore } from './crew-run.js';
 import { RUN_KEY, readTaskResult, type StoredTaskResult } from './crew-store.js';
 import type { Task } from './task.js';
+import { checkAnswers, WaitingTasks } from './waiting-tasks.js';
 
 /** What resuming needs of a crew. */
 export interface ResumableCrew {
@@ -54,7 +55,7 @@ export async function resumeRestore(
   crew: ResumableCrew,
   executionId: string,
   store: Store | undefined = crew.store,
-  answers?: CrewAnswers,
+  answers?: HumanAnswers,
 ): Promise<RunRestore> {
   const ids = new Set(crew.tasks.map((t) => crew.nodeIdOf(t)));
   const stored = await storedResults(crew, executionId, 'resume', store);
@@ -122,7 +123,7 @@ export async function claimCrewRun(
   crew: ResumableCrew,
   owner: RunOwner,
   clock: Clock,
-  answers?: CrewAnswers,
+  answers?: HumanAnswers,
 ): Promise<{ inputs: Record<string, unknown> | undefined }> {
   const what = `Crew "${crew.name}" resume`;
   const notPaused = (status: string) => new NotPausedError(crew.name, owner.id, status, 'crew');

@@ -17,7 +17,6 @@ import { optionalInteger } from '../engine/validate.js';
 import type { CrewDefinition, CrewProcess } from '../process.js';
 import { Run, type RunKeeping, type RunPlacement } from '../run/run.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
-import type { WaitingTasks } from './crew-answers.js';
 import { factsOf } from './crew-facts.js';
 import { checkCanPause } from './crew-pause.js';
 import { CrewRecords } from './crew-records.js';
@@ -31,6 +30,7 @@ import type { CrewPlan, PlanSource } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
 import { SUMMARY_NODE, type SummaryNode } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
+import type { WaitingTasks } from './waiting-tasks.js';
 
 /** Options of one crew run. */
 export interface RunOptions {

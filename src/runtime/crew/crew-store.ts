@@ -1,8 +1,9 @@
+import type { TaskWait } from '../../actors/pause.js';
 import { type JsonValue, toJson } from '../../stores/store.js';
 import type { CrewOutput, DelegationMessage, RunStatus, Usage } from '../../types.js';
 import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
 import type { NodeRecord } from '../engine/recorder.js';
-import { isPaused, type TaskWait, waitOf } from './crew-pause.js';
+import { isPaused } from './crew-pause.js';
 
 /** A task run's result as a crew stores it in `crew_task_results`, keyed by its node id. */
 export interface StoredTaskResult {
@@ -110,7 +111,7 @@ export function storedTaskResult(
     stored.raw = record.output.raw;
     if ('structured' in record.output) stored.structured = record.output.structured;
   }
-  const waiting = isPaused(record) ? waitOf(record.failure) : undefined;
+  const waiting = isPaused(record) ? record.wait : undefined;
   if (waiting !== undefined) stored.waiting = waiting;
   else {
     if (record.error !== undefined) stored.error = record.error;

@@ -12,10 +12,12 @@ import { optionalInteger } from '../engine/validate.js';
 import type { LoopOptions, ProcessKind } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
+import { readAnswers } from '../run/answers.js';
+import type { ChildDefinition, ChildRunScope } from '../run/child-run.js';
 import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
 import { Agent } from './agent.js';
-import { keepAnswers, keptAnswers, readAnswers } from './crew-answers.js';
+import { runCrewAsChild } from './crew-child.js';
 import { factsOf, taskAgents } from './crew-facts.js';
 import { type KickoffForEachOptions, kickoffForEach } from './crew-for-each.js';
 import { crewMermaid } from './crew-mermaid.js';
@@ -43,6 +45,7 @@ import { planCrew } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
 import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
 import { Task } from './task.js';
+import { keepAnswers, keptAnswers } from './waiting-tasks.js';
 
 /** Options of {@link Crew.replay}: a run's options and the task to run again from. */
 export interface ReplayOptions extends RunOptions {
@@ -156,7 +159,7 @@ export interface CrewOptions {
  * const crew = new Crew({ agents: [researcher, writer], tasks: [research, write] });
  * const out = await crew.kickoff({ inputs: { topic: 'AI' } });
  */
-export class Crew {
+export class Crew implements ChildDefinition<CrewOutput> {
   readonly tasks: readonly Task[];
   readonly agents: readonly Agent[];
   readonly process: ProcessKind;
@@ -311,6 +314,14 @@ export class Crew {
    */
   async kickoff(options: RunOptions = {}): Promise<CrewOutput> {
     return hostTurn.whenRoom(() => this.run(options).result);
+  }
+
+  /**
+   * Runs the crew as the child of another run's node (a flow step's `ctx.kickoff(crew)`): see
+   * `runCrewAsChild`. A run that pauses for a human rejects with `ChildWaits`, and the node waits.
+   */
+  runAsChild(scope: ChildRunScope): Promise<CrewOutput> {
+    return runCrewAsChild(this, scope);
   }
 
   /**

@@ -1,5 +1,6 @@
+import { waitingForTask } from '../../actors/pause.js';
 import type { JsonValue, Store } from '../../stores/store.js';
-import type { DelegationMessage, MemoryEntry, RunStatus, Usage } from '../../types.js';
+import type { DelegationMessage, MemoryEntry, RunStatus, Usage, WaitingFor } from '../../types.js';
 import { RUN_KEY, readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
 import { memoryEntry } from './memory.js';
 import { SUMMARY_NODE } from './summary.js';
@@ -21,6 +22,8 @@ export interface ExecutionResult {
   /** Why it failed for good (failed runs), and its code. */
   error?: string;
   code?: string;
+  /** What it waits for (paused runs). */
+  waiting?: WaitingFor;
   /** When its first attempt started, in epoch ms. */
   startedAt?: number;
   /** What its agent was asked (persona and task lines) and the context it read. */
@@ -103,6 +106,7 @@ export class ExecutionDocument implements ExecutionDocumentData {
     const first = stored[0];
     if (first === undefined) return undefined;
     const completed = results.filter((r) => r.status === 'completed').length;
+    const paused = results.filter((r) => r.status === 'paused').length;
     return new ExecutionDocument({
       executionId,
       crew: first.crew,
@@ -110,7 +114,7 @@ export class ExecutionDocument implements ExecutionDocumentData {
       status: 'interrupted',
       results,
       output: undefined,
-      summary: `${completed} completed, ${results.length - completed} failed, interrupted`,
+      summary: `${completed} completed, ${results.length - completed - paused} failed${paused > 0 ? `, ${paused} paused` : ''}, interrupted`,
       startedAt: Math.min(...stored.map((r) => r.startedAt)),
       totalTimeMs: undefined,
     });
@@ -192,6 +196,7 @@ function toResult(stored: StoredTaskResult): ExecutionResult {
   if (stored.structured !== undefined) result.structured = stored.structured;
   if (stored.error !== undefined) result.error = stored.error;
   if (stored.code !== undefined) result.code = stored.code;
+  if (stored.waiting !== undefined) result.waiting = waitingForTask(stored.waiting);
   if (stored.startedAt !== undefined) result.startedAt = stored.startedAt;
   if (stored.prompt !== undefined) result.prompt = stored.prompt;
   if (stored.context !== undefined) result.context = stored.context;

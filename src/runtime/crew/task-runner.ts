@@ -1,6 +1,7 @@
 import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { toFailure } from '../../actors/failure.js';
+import type { TaskWait } from '../../actors/pause.js';
 import {
   type AttemptHooks,
   type AttemptSpec,
@@ -10,7 +11,12 @@ import {
 } from '../../actors/task-attempt.js';
 import type { ToolSessions } from '../../actors/tool-sessions.js';
 import { InternalError, InvalidStateError } from '../../errors.js';
-import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/lifecycle.js';
+import {
+  type AttemptOutcome,
+  isWait,
+  type LifecycleEmitted,
+  type NodeWait,
+} from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { CallGate } from '../engine/budget.js';
@@ -20,12 +26,11 @@ import { type NodeKind, NodeRunner, type NodeWorker } from '../run/node-runner.j
 import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 import { attemptHooks } from './attempt-hooks.js';
-import { countedOn, type WaitingTasks } from './crew-answers.js';
-import { waitOf } from './crew-pause.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
 import type { RunMemory } from './memory.js';
 import { writtenOutcome } from './output-file.js';
+import { countedOn, type WaitingTasks } from './waiting-tasks.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
 export interface TaskRunSpec extends AttemptSpec {
@@ -127,16 +132,18 @@ class TaskRunWork implements NodeKind<TaskRunSpec> {
    * One attempt: the task's work — or, for a task whose completed result the store kept, that result —
    * with the output written to the task's output file once it completed.
    */
-  attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+  attempt(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<AttemptOutcome> {
     const outcome = this.#outcome(spec, attemptNo, signal);
     const { outputFile } = spec;
     return outputFile === undefined
       ? outcome
-      : outcome.then((done) => writtenOutcome(spec.name, outputFile, done));
+      : outcome.then((done): AttemptOutcome | Promise<AttemptOutcome> =>
+          isWait(done) ? done : writtenOutcome(spec.name, outputFile, done),
+        );
   }
 
   /** The attempt's outcome before its output file is written. */
-  #outcome(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+  #outcome(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<AttemptOutcome> {
     const result = this.#restored?.get(spec.nodeId);
     if (result === undefined) {
       const outcome = this.#waiting?.has(spec.nodeId)
@@ -151,7 +158,7 @@ class TaskRunWork implements NodeKind<TaskRunSpec> {
   }
 
   /** An attempt of a run that waited for a human: as the answers say, counting on from its attempts. */
-  #goOn(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<WorkOutcome> {
+  #goOn(spec: TaskRunSpec, attemptNo: number, signal: AbortSignal): Promise<AttemptOutcome> {
     const asked = (this.#waiting as WaitingTasks).attempt(
       this.#withFeedback(spec),
       attemptNo,
@@ -177,6 +184,9 @@ class TaskRunWork implements NodeKind<TaskRunSpec> {
         return;
       case 'node.failed':
         this.#failed(emitted, spec);
+        return;
+      case 'node.waiting':
+        if (spec !== undefined) this.#waited(emitted, spec);
         return;
       default:
         this.#hub.emit(emitted);
@@ -206,6 +216,15 @@ class TaskRunWork implements NodeKind<TaskRunSpec> {
     const result = this.#restored?.get(nodeId);
     if (result !== undefined) this.#recorder.restored(nodeId, result);
     // After the event: a run that keeps its events commits it with the record.
+    if (this.#store !== undefined) this.#stored(nodeId, spec);
+  }
+
+  /** A run waits for a human: told as such, and kept with what it waits for (not as a failure). */
+  #waited(emitted: Emitted<'node.waiting'>, spec: TaskRunSpec): void {
+    const { nodeId, attempt, waiting } = emitted;
+    this.#hub.emit({ type: 'node.waiting', nodeId, attempt, waitingFor: waiting.waitingFor });
+    const record = this.#recorder.nodes.get(nodeId);
+    if (record !== undefined) record.wait = waiting.keep as TaskWait;
     if (this.#store !== undefined) this.#stored(nodeId, spec);
   }
 
@@ -260,9 +279,13 @@ type Emitted<K extends LifecycleEmitted['type']> = Extract<LifecycleEmitted, { t
  * function, a class instance) fails the attempt with `invalid_state` naming its path, before anything
  * of it is written.
  */
-function storable(task: string, outcome: WorkOutcome): WorkOutcome {
-  // A completed run's value, or the output a paused run keeps for its review.
-  const value = outcome.ok ? (outcome.output as TaskRunValue) : reviewedOutput(outcome.error);
+function storable(task: string, outcome: AttemptOutcome): AttemptOutcome {
+  // A completed run's value, or the output a waiting run keeps for its review.
+  const value = isWait(outcome)
+    ? reviewedOutput(outcome.waiting)
+    : outcome.ok
+      ? (outcome.output as TaskRunValue)
+      : undefined;
   if (value === undefined || !('structured' in value)) return outcome;
   try {
     encodeRunValue(value.structured);
@@ -274,10 +297,10 @@ function storable(task: string, outcome: WorkOutcome): WorkOutcome {
   }
 }
 
-/** The output a failed attempt holds for a human's review, when it waits for one. */
-function reviewedOutput(failure: NodeFailure): TaskRunValue | undefined {
-  const wait = waitOf(failure);
-  return wait?.kind === 'review' ? wait.output : undefined;
+/** The output a waiting attempt holds for a human's review, when it waits for one. */
+function reviewedOutput(waiting: NodeWait): TaskRunValue | undefined {
+  const wait = waiting.keep as TaskWait;
+  return wait.kind === 'review' ? wait.output : undefined;
 }
 
 /** What a task run's agent is asked: its persona and the task lines (`Agent.renderPrompt`). */

@@ -1,3 +1,4 @@
+import type { TaskWait } from '../../actors/pause.js';
 import { addUsage, emptyUsage } from '../../models/usage.js';
 import type {
   Delegation,
@@ -17,6 +18,8 @@ export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {
   output?: TaskOutput;
   /** Why it failed for good, with its code. */
   failure?: Failure;
+  /** What it waits for (status `waiting`): what its run keeps to go on with it. */
+  wait?: TaskWait;
   /** The messages its agents sent coworkers (refused ones too), in the order asked. */
   delegations: DelegationMessage[];
   /**
@@ -79,6 +82,13 @@ export class RunRecorder {
         record.error = event.error;
         record.failure = failureOf(event);
         if (event.code !== undefined) record.errorCode = event.code;
+        this.settled.push(record);
+        return;
+      }
+      case 'node.waiting': {
+        const record = this.#record(event.nodeId, event.nodeId, '');
+        record.status = 'waiting';
+        record.attempts = event.attempt;
         this.settled.push(record);
         return;
       }

@@ -1,12 +1,9 @@
-import { AwaitingHumanError } from '../../actors/pause.js';
 import { AnswerRequiredError, InvalidOptionError } from '../../errors.js';
 import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
-import type { Store } from '../../stores/store.js';
-import type { ApprovalAnswer, CrewOutput, CrewPending, Failure, ReviewAnswer } from '../../types.js';
-import type { Crew } from '../crew/crew.js';
-import { readAnswers } from '../crew/crew-answers.js';
-import { storedPending } from '../crew/crew-resume.js';
-import type { CrewRun, RunOptions } from '../crew/crew-run.js';
+import type { NodeWait } from '../../machines/lifecycle.js';
+import type { ApprovalAnswer, CrewPending, ReviewAnswer } from '../../types.js';
+import { type HumanAnswers, readAnswers } from '../run/answers.js';
+import type { ChildWaits } from '../run/child-run.js';
 import type { CrewStepAnswer, StepAnswer } from './snapshot.js';
 
 /**
@@ -93,14 +90,12 @@ export function crewStepAnswers(
 }
 
 /**
- * The steps of one flow run whose crews wait for a human: the ones the resumed run found waiting
- * (with the answers it was given), and the ones that paused in this run. The one place that knows
- * both.
+ * The steps of one flow run whose crews waited for a human when the run paused, and the answers a
+ * resume gave them. The one place that knows both.
  */
 export class FlowCrewWaits {
   readonly #stored = new Map<string, PendingCrew>();
   readonly #answers = new Map<string, CrewStepAnswer>();
-  readonly #noted = new Map<string, PendingCrew>();
 
   constructor(stored: readonly PendingStep[] = [], answers: readonly StepAnswer[] = []) {
     for (const p of stored) if (p.kind === 'crew') this.#stored.set(p.nodeId, p);
@@ -116,81 +111,34 @@ export class FlowCrewWaits {
   }
 
   /** The answers for crew run `executionId` of step run `nodeId`, if this run was given some. */
-  answerFor(nodeId: string, executionId: string): CrewStepAnswer | undefined {
+  answerFor(nodeId: string, executionId: string): HumanAnswers | undefined {
     const answer = this.#answers.get(nodeId);
-    return answer?.executionId === executionId ? answer : undefined;
+    if (answer?.executionId !== executionId) return undefined;
+    return { approvals: answer.approvals, reviews: answer.reviews };
   }
 
-  /**
-   * A step run failed: when its failure is a crew waiting for a human, it is noted as the wait of the
-   * step run (the flow pauses on it) and true is returned; else false.
-   */
-  note(spec: { step: { name: string }; nodeId: string; payload: unknown }, failure: Failure): boolean {
-    const details = failure.details as
-      | { kind?: unknown; crew?: string; executionId?: string; pending?: CrewPending[] }
-      | undefined;
-    if (failure.code !== 'awaiting_human' || details?.kind !== 'crew') return false;
-    this.#noted.set(spec.nodeId, {
-      kind: 'crew',
-      step: spec.step.name,
-      nodeId: spec.nodeId,
-      crew: details.crew ?? '',
-      executionId: details.executionId ?? '',
-      pending: details.pending ?? [],
-      payload: spec.payload,
-    });
-    return true;
-  }
-
-  /** What step run `nodeId` waits for, when its crew paused in this run. */
-  waitingOf(nodeId: string): PendingCrew | undefined {
-    return this.#noted.get(nodeId);
+  /** What crew run `executionId` of step run `nodeId` waited for when the run paused, if it did. */
+  waitedFor(nodeId: string, executionId: string): CrewPending[] | undefined {
+    const stored = this.#stored.get(nodeId);
+    return stored?.executionId === executionId ? stored.pending : undefined;
   }
 }
 
-/** Where a crew kicked off in a step run is kept, and what the step run knows. */
-export interface StepCrewScope {
-  /** The flow run's store: the crew's runs are kept there unless the crew has a store. */
-  store: Store | undefined;
-  flowId: string;
-  nodeId: string;
-  waits: FlowCrewWaits;
-}
-
-/**
- * Kicks off, in a step, a crew that could pause for a human: its run is kept (in the crew's store,
- * else the flow's) under an id derived from the flow run, the step run and the kickoff's number in
- * it, so that the step run again goes on with that run instead of starting another — with the
- * answers the flow was resumed with, when it paused. A run that pauses (again) rejects with
- * `awaiting_human`, which pauses the flow on the step.
- */
-export async function kickoffPausable(
-  crew: Crew,
-  options: RunOptions,
-  scope: StepCrewScope & { kickoff: number },
-  relay: (run: CrewRun) => void,
-): Promise<CrewOutput> {
-  const store = crew.store ?? scope.store;
-  const executionId = options.executionId ?? `${scope.flowId}:${scope.nodeId}:${scope.kickoff}`;
-  const head = store === undefined ? undefined : await store.readRun(executionId);
-  let out: CrewOutput;
-  if (head === undefined || store === undefined) {
-    const run = crew.run({ ...options, executionId, store });
-    relay(run);
-    out = await run.result;
-  } else {
-    const answer = scope.waits.answerFor(scope.nodeId, executionId);
-    if (head.status === 'paused' && answer === undefined) {
-      throw AwaitingHumanError.crew(crew.name, executionId, await storedPending(store, executionId));
-    }
-    const { executionId: _id, inputs: _inputs, ...rest } = options;
-    // A crew run answered meanwhile (by crew.resume) goes on, or gives its result, without them.
-    const answers =
-      answer === undefined || head.status !== 'paused'
-        ? {}
-        : { approvals: answer.approvals, reviews: answer.reviews };
-    out = await crew.resume(executionId, { ...rest, store, ...answers, onRun: relay });
-  }
-  if (out.status === 'paused') throw AwaitingHumanError.crew(crew.name, executionId, out.pending ?? []);
-  return out;
+/** What a step run waits for when a crew it kicked off paused for a human: its crew, and that crew's wait. */
+export function crewWait(
+  spec: { step: { name: string }; nodeId: string; payload: unknown },
+  waits: ChildWaits,
+): NodeWait {
+  const { child, executionId } = waits;
+  const pending = [...waits.pending];
+  const keep: PendingCrew = {
+    kind: 'crew',
+    step: spec.step.name,
+    nodeId: spec.nodeId,
+    crew: child,
+    executionId,
+    pending,
+    payload: spec.payload,
+  };
+  return { waitingFor: { kind: 'crew', crew: child, executionId, pending }, keep };
 }

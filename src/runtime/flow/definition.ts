@@ -2,8 +2,7 @@ import type { ZodType } from 'zod';
 import type { StepShape } from '../../machines/flow/step-shape.js';
 import type { Store } from '../../stores/store.js';
 import type { CrewOutput, MemoryEntry } from '../../types.js';
-import type { Crew } from '../crew/crew.js';
-import type { RunOptions } from '../crew/crew-run.js';
+import type { ChildDefinition } from '../run/child-run.js';
 
 /** What a flow step gets. */
 export interface StepContext<S> {
@@ -19,13 +18,23 @@ export interface StepContext<S> {
   flowId: string;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
-  /** Runs a crew as a child actor of this step; its events join the flow's, tagged with the step. */
-  kickoff(crew: Crew, options?: Pick<RunOptions, 'inputs' | 'executionId'>): Promise<CrewOutput>;
+  /**
+   * Runs a crew (any `Crew`) as a child actor of this step; its events join the flow's, tagged with
+   * the step. A crew that pauses for a human makes the step wait, and the flow pause.
+   */
+  kickoff(crew: ChildDefinition<CrewOutput>, options?: StepKickoffOptions): Promise<CrewOutput>;
   /**
    * The execution memory of this run's crews: every task run that a crew kicked off from a step of
    * this run (in this process) completed, in completion order.
    */
   results(): MemoryEntry[];
+}
+
+/** Options of a step's `kickoff`: the crew run's inputs, and its execution id. */
+export interface StepKickoffOptions {
+  inputs?: Record<string, unknown> | undefined;
+  /** @default an id derived from the flow run, the step run and the kickoff's number in it */
+  executionId?: string | undefined;
 }
 
 /** A step's body. */

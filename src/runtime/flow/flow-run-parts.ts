@@ -103,7 +103,6 @@ export function wireFlowRun<S>(
       const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs, crews };
       return stepContext(spec, signal, self, run);
     },
-    waits: (spec, failure) => crewWaits.note(spec, failure),
     checkState: (spec, output) => {
       checkState(definition.state, state, spec.step.name);
       keeper?.encodeStep(spec.nodeId, spec.step.name, output);

@@ -5,6 +5,7 @@ import { chosenLabel, FAILED_OUTCOME } from '../../machines/flow/outcomes.js';
 import { type FlowRoundState, runNodeId } from '../../machines/flow/round-state.js';
 import type { ScheduledStep } from '../../machines/flow/rounds.js';
 import { type PendingStep, type SnapshotRound, waitingStepOf } from '../../machines/flow/waits.js';
+import type { WaitingFor } from '../../types.js';
 import type { NodeRunner } from '../run/node-runner.js';
 import type { RunEvents } from '../run/run-events.js';
 import type { FlowCrewWaits } from './crew-steps.js';
@@ -184,13 +185,9 @@ class FlowRoundDriver<S> implements RoundDriver {
     return this.#paused ? this.#waiting.map((w) => structuredClone(w)) : [];
   }
 
-  waitingOf(nodeId: string): PendingStep | undefined {
-    return this.#parts.crewWaits?.waitingOf(nodeId);
-  }
-
   /**
    * Starts one scheduled step run of round `round`; a run that completed before the earlier run
-   * stopped (`NODE.RESTORED`) or that waits for an answer (`NODE.WAITING`) is told to the machine.
+   * stopped (`NODE.RESTORED`) or that waits for an answer (`STEP.WAITING`) is told to the machine.
    */
   #startRun(entry: ScheduledStep, round: number, self: AnyActorRef): void {
     const step = this.#byName.get(entry.step) as StepDefinition<S>;
@@ -206,14 +203,14 @@ class FlowRoundDriver<S> implements RoundDriver {
     // Its crew waited for a human and got no answer: it waits on, without running.
     const crewWait = round === 1 ? this.#parts.crewWaits?.unanswered(nodeId) : undefined;
     if (crewWait !== undefined) {
-      self.send({ type: 'NODE.WAITING', pending: crewWait });
+      this.#waits(self, crewWait);
       return;
     }
     const payload = this.#inputs.payloadOf(entry.trigger);
     const waits = step.kind === 'human' || step.kind === 'wait';
     const runnable = waits ? this.#answered(step, entry.run, nodeId, round) : step;
     if (runnable === undefined) {
-      self.send({ type: 'NODE.WAITING', pending: this.#pendingOf(step, nodeId, payload) });
+      this.#waits(self, this.#pendingOf(step, nodeId, payload));
       return;
     }
     const { retries, retryDelayMs } = runnable;
@@ -242,6 +239,19 @@ class FlowRoundDriver<S> implements RoundDriver {
     if (answer.kind === 'timeout') this.#timedOut.add(nodeId);
     const output = answerOutput(step, answer);
     return { ...step, routes: undefined, run: output };
+  }
+
+  /** Step run `pending.nodeId` waits for its answer without running: told as it (`node.waiting`), then to the machine. */
+  #waits(self: AnyActorRef, pending: PendingStep): void {
+    const { nodeId, step } = pending;
+    this.#parts.hub.emit({
+      type: 'node.waiting',
+      nodeId,
+      attempt: 0,
+      waitingFor: waitingForStep(pending),
+      step,
+    });
+    self.send({ type: 'STEP.WAITING', pending });
   }
 
   /** What a step waiting for `step`'s answer records: what it waits for, and until when. */
@@ -281,5 +291,23 @@ class FlowRoundDriver<S> implements RoundDriver {
       retryable: false,
       details: error.details,
     });
+  }
+}
+
+/** What a step that waits without running tells of it (its `node.waiting` event's `waitingFor`). */
+function waitingForStep(pending: PendingStep): WaitingFor {
+  const deadline = pending.timeoutAt === undefined ? {} : { timeoutAt: pending.timeoutAt };
+  switch (pending.kind) {
+    case 'human':
+      return { kind: 'human', prompt: pending.prompt, routes: [...pending.routes], ...deadline };
+    case 'event':
+      return { kind: 'event', event: pending.event, ...deadline };
+    case 'crew':
+      return {
+        kind: 'crew',
+        crew: pending.crew,
+        executionId: pending.executionId,
+        pending: [...pending.pending],
+      };
   }
 }

@@ -11,6 +11,8 @@ export interface SleepParts {
   sleeps: Map<string, number>;
   /** Stores step run `nodeId`'s wake time before it sleeps; rejects when the write failed. */
   noteWake(nodeId: string, wakeAt: number): Promise<void>;
+  /** Tells the step run's lifecycle that it waits, until `wakeAt` (it goes on by itself then). */
+  waits(wakeAt: number): void;
 }
 
 /** Resolves once `clock` reads `wakeAt` or later; rejects with the signal's reason on abort. */
@@ -74,6 +76,7 @@ export function sleepingStep<S>(
         parts.sleeps.set(nodeId, wakeAt);
       }
       parts.hub.emit({ type: 'flow.sleeping', step: step.name, nodeId, wakeAt });
+      parts.waits(wakeAt);
       await sleepUntil(parts.clock, wakeAt, context.signal);
       return context.payload;
     },

@@ -1,13 +1,10 @@
 import type { AnyActorRef } from 'xstate';
 import type { Store } from '../../stores/store.js';
 import type { MemoryEntry } from '../../types.js';
-import { crewCouldPause } from '../crew/crew-pause.js';
-import type { CrewRun } from '../crew/crew-run.js';
-import { memoryEntry } from '../crew/memory.js';
-import { SUMMARY_NODE } from '../crew/summary.js';
 import type { Clock } from '../engine/clock.js';
+import type { ChildRunScope } from '../run/child-run.js';
 import type { RunEvents } from '../run/run-events.js';
-import { type FlowCrewWaits, kickoffPausable } from './crew-steps.js';
+import type { FlowCrewWaits } from './crew-steps.js';
 import type { StepContext } from './definition.js';
 import type { WithId } from './state.js';
 import type { StepRunSpec } from './step-runner.js';
@@ -44,22 +41,26 @@ export function stepContext<S>(
     signal,
     kickoff(crew, crewOptions = {}) {
       kickoffs += 1;
-      const relay = (crewRun: CrewRun) =>
-        crewRun.events$.subscribe((event) => {
-          if (event.type === 'node.completed' && event.nodeId !== SUMMARY_NODE) {
-            run.results.push(memoryEntry(event.nodeId, event.output));
-          }
-          run.hub.relay(event, spec.step.name);
-        });
-      const options = { ...crewOptions, signal, parent: self, clock: run.clock };
+      const scope: ChildRunScope = {
+        parent: self,
+        signal,
+        clock: run.clock,
+        inputs: crewOptions.inputs,
+        executionId: crewOptions.executionId,
+        relay: (event) => run.hub.relay(event, spec.step.name),
+        completed: (entry) => run.results.push(entry),
+      };
       const { crews } = run;
-      if (crews !== undefined && crewCouldPause(crew)) {
-        const scope = { ...crews, flowId: run.state.id, nodeId: spec.nodeId, kickoff: kickoffs };
-        return kickoffPausable(crew, options, scope, relay);
+      if (crews !== undefined) {
+        const { nodeId } = spec;
+        scope.durable = {
+          store: crews.store,
+          executionId: `${run.state.id}:${nodeId}:${kickoffs}`,
+          answersFor: (executionId) => crews.waits.answerFor(nodeId, executionId),
+          waitedFor: (executionId) => crews.waits.waitedFor(nodeId, executionId),
+        };
       }
-      const crewRun = crew.run(options);
-      relay(crewRun);
-      return crewRun.result;
+      return crew.runAsChild(scope);
     },
     results: () => [...run.results],
   };

@@ -4,12 +4,19 @@ import { runFlowStep } from '../../actors/flow-step.js';
 import { withTimeLimit } from '../../actors/time-limit.js';
 import { StepTimeoutError } from '../../errors.js';
 import { chosenLabel } from '../../machines/flow/outcomes.js';
-import type { LifecycleEmitted, NodeFailure, WorkOutcome } from '../../machines/lifecycle.js';
+import {
+  type AttemptOutcome,
+  isWait,
+  type LifecycleEmitted,
+  type NodeWait,
+} from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { failedEvent } from '../crew/task-runner.js';
 import type { Clock } from '../engine/clock.js';
+import { ChildWaits } from '../run/child-run.js';
 import { NodeRunner, type NodeRunSpec } from '../run/node-runner.js';
 import type { RunEvents } from '../run/run-events.js';
+import { crewWait } from './crew-steps.js';
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedStep } from './forced-routes.js';
 import { type SleepParts, sleepingStep } from './sleep-step.js';
@@ -32,16 +39,11 @@ export interface StepRunnerParts<S> {
   /** The steps whose failure some `failed(...)` trigger handles. */
   handled: ReadonlySet<string>;
   /** What a sleep step's run sleeps with: its wake times, stored and to store. */
-  sleep: Omit<SleepParts, 'clock' | 'hub'>;
+  sleep: Omit<SleepParts, 'clock' | 'hub' | 'waits'>;
   /** The run's state: an attempt of a step with retries works on a copy of it (`StateDraft`). */
   state: object;
   /** The context a step run's body gets, with `draft` as its state when the attempt has one. */
   contextFor(spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef, draft?: object): StepContext<S>;
-  /**
-   * A step run failed for good: true when its failure is a crew waiting for a human (the step run
-   * waits; nothing reports it as failed).
-   */
-  waits?(spec: StepRunSpec<S>, failure: NodeFailure): boolean;
   /**
    * Checks what a step run left — the state (a schema's `invalid_state`) and its output — before it
    * counts as completed; throwing fails the step.
@@ -114,12 +116,22 @@ function publishStep<S>(
       });
       return;
     }
+    case 'node.waiting': {
+      const { nodeId, attempt, waiting } = emitted;
+      hub.emit({ type: 'node.waiting', nodeId, attempt, waitingFor: waiting.waitingFor, step });
+      return;
+    }
     default:
       hub.emit({ ...emitted, step });
   }
 }
 
 const STEPS = Symbol('steps');
+
+/** What a step run's attempt that threw `error` waits for instead of failing: a crew it kicked off that paused. */
+function waitOf<S>(spec: StepRunSpec<S>): (error: unknown) => NodeWait | undefined {
+  return (error) => (error instanceof ChildWaits ? crewWait(spec, error) : undefined);
+}
 
 /**
  * One attempt of a step run: under its time limit when the step has one, on its own copy of the state
@@ -137,6 +149,7 @@ async function attemptStep<S>(
     const draft = retries > 0 ? new StateDraft(parts.state, name) : undefined;
     return runFlowStep(step, parts.contextFor(spec, attemptSignal, self, draft?.state), signal, {
       now: parts.hub.now,
+      waits: waitOf(spec),
       check: (output) => {
         draft?.land();
         try {
@@ -160,11 +173,13 @@ async function attemptStep<S>(
 }
 
 /** A completed step run's outcome with the label it chose (a router's route…), for the flow machine. */
-function labelled<S>(spec: StepRunSpec<S>, outcome: Promise<WorkOutcome>): Promise<WorkOutcome> {
+function labelled<S>(spec: StepRunSpec<S>, outcome: Promise<AttemptOutcome>): Promise<AttemptOutcome> {
   const { kind } = spec.step;
   if (kind !== 'router' && kind !== 'human' && spec.timedOut !== true) return outcome;
   return outcome.then((done) =>
-    done.ok ? { ...done, label: chosenLabel(spec.step, done.output, spec.timedOut === true) } : done,
+    !isWait(done) && done.ok
+      ? { ...done, label: chosenLabel(spec.step, done.output, spec.timedOut === true) }
+      : done,
   );
 }
 
@@ -172,13 +187,30 @@ function labelled<S>(spec: StepRunSpec<S>, outcome: Promise<WorkOutcome>): Promi
 export function createStepRunner<S>(parts: StepRunnerParts<S>): NodeRunner<StepRunSpec<S>> {
   const { hub, forced } = parts;
   /** One attempt of step run `spec`: its body, with what the step's options and the forced routes say. */
-  const attemptOf = (spec: StepRunSpec<S>, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome> => {
+  const attemptOf = (
+    spec: StepRunSpec<S>,
+    attempt: number,
+    signal: AbortSignal,
+    self: AnyActorRef,
+  ): Promise<AttemptOutcome> => {
     // A human step's forced route is its answer already (the round driver gives it); a router's
     // label, and a forced failure, are applied here.
     const forcedOrDefined = forcedStep(spec.step, forced, spec.run);
     const step =
       spec.step.kind === 'sleep' && forcedOrDefined === spec.step
-        ? sleepingStep(forcedOrDefined, spec.nodeId, { ...parts.sleep, clock: parts.clock, hub })
+        ? sleepingStep(forcedOrDefined, spec.nodeId, {
+            ...parts.sleep,
+            clock: parts.clock,
+            hub,
+            // A sleeping step run waits, and goes on by itself at its wake time.
+            waits: (wakeAt) =>
+              self.send({
+                type: 'WORK.WAITING',
+                attempt,
+                waiting: { waitingFor: { kind: 'sleep', wakeAt } },
+                at: parts.clock.now(),
+              }),
+          })
         : forcedOrDefined;
     if (spec.step.retries > 0 || spec.step.timeoutMs !== undefined) {
       return attemptStep(parts, spec, step, signal, self);
@@ -186,6 +218,7 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): NodeRunner<StepR
     // The common step: no copy of the state, no timer, no frame more than before.
     return runFlowStep(step, parts.contextFor(spec, signal, self), signal, {
       now: hub.now,
+      waits: waitOf(spec),
       check: (output) => parts.checkState(spec, output),
     });
   };
@@ -193,15 +226,11 @@ export function createStepRunner<S>(parts: StepRunnerParts<S>): NodeRunner<StepR
     {
       // One executor actor per flow run runs every step.
       workerOf: () => ({ key: STEPS, name: 'steps' }),
-      attempt(spec, _attempt, signal, self) {
-        return labelled(spec, attemptOf(spec, signal, self));
+      attempt(spec, attempt, signal, self) {
+        return labelled(spec, attemptOf(spec, attempt, signal, self));
       },
       publish(emitted, spec) {
-        if (spec === undefined) return;
-        // A crew of the step paused for a human: the step waits, the flow pauses on it.
-        if (emitted.type === 'node.failed' && !emitted.willRetry && parts.waits?.(spec, emitted.error))
-          return;
-        publishStep(hub, emitted, spec, parts.handled);
+        if (spec !== undefined) publishStep(hub, emitted, spec, parts.handled);
       },
     },
     parts.clock,

@@ -120,6 +120,11 @@ export function dagSupervisor(
       const blocked = scheduler.failed(nodeId);
       if (blocked.length > 0) scope.block(blocked, nodeId, self);
     },
+    // A task that waits holds its descendants back as a failed one does, until the run goes on.
+    recordWaiting(nodeId, self) {
+      const blocked = scheduler.failed(nodeId);
+      if (blocked.length > 0) scope.block(blocked, nodeId, self);
+    },
     retryNode: (nodeId) => runner.retry(nodeId),
   };
   return {

@@ -3,11 +3,11 @@ import { type AgentExecutor, agentActorLogic } from '../../actors/agent-actor.js
 import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
 import { InternalError } from '../../errors.js';
 import {
+  type AttemptOutcome,
   type LifecycleEffects,
   type LifecycleEmitted,
   lifecycleMachine,
   startedLifecycleMachine,
-  type WorkOutcome,
 } from '../../machines/lifecycle.js';
 import { retryDelay } from '../engine/backoff.js';
 import type { Clock } from '../engine/clock.js';
@@ -45,7 +45,7 @@ export interface NodeKind<TSpec extends NodeRunSpec> {
    * One attempt of a live node, run by its worker's actor: resolves with its outcome; rejects only
    * when `signal` aborts. `self` is the node's run actor (a crew started inside a step is its child).
    */
-  attempt(spec: TSpec, attempt: number, signal: AbortSignal, self: AnyActorRef): Promise<WorkOutcome>;
+  attempt(spec: TSpec, attempt: number, signal: AbortSignal, self: AnyActorRef): Promise<AttemptOutcome>;
   /** Publishes one lifecycle transition of a run (`spec` is undefined for a run that was blocked). */
   publish(emitted: LifecycleEmitted, spec: TSpec | undefined): void;
   /** Holds a conversation a coworker asked an agent for (delegation); absent: agents take none. */

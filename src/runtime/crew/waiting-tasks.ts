@@ -1,60 +1,14 @@
 import { toFailure } from '../../actors/failure.js';
-import { AwaitingHumanError } from '../../actors/pause.js';
+import { type TaskWait, waitingForTask } from '../../actors/pause.js';
 import type { AttemptSpec, TaskRunValue } from '../../actors/task-attempt.js';
 import { AnswerRequiredError, InvalidOptionError, ReviewRejectedError } from '../../errors.js';
-import type { LifecycleEmitted, WorkOutcome } from '../../machines/lifecycle.js';
+import type { AttemptOutcome, LifecycleEmitted } from '../../machines/lifecycle.js';
 import type { JsonValue, Store } from '../../stores/store.js';
-import type { ApprovalAnswer, CrewPending, ReviewAnswer } from '../../types.js';
+import type { CrewPending } from '../../types.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { RunRecorder } from '../engine/recorder.js';
-import type { TaskWait } from './crew-pause.js';
+import type { HumanAnswers } from '../run/answers.js';
 import type { StoredTaskResult } from './crew-store.js';
-
-/** The answers `crew.resume(id, { approvals, reviews })` brings to a paused run, checked for shape. */
-export interface CrewAnswers {
-  /** By the `callId` of a tool call waiting for approval. */
-  approvals: Readonly<Record<string, ApprovalAnswer>>;
-  /** By the node id of a task run whose output waits for review. */
-  reviews: Readonly<Record<string, ReviewAnswer>>;
-}
-
-/**
- * The answers given to `resume`, checked for shape (`invalid_option`): each approval `{ approve:
- * true }` or `{ approve: false, feedback? }`, each review `{ approve: true }` or `{ approve: false,
- * feedback }`. Undefined when none was given.
- */
-export function readAnswers(where: string, approvals: unknown, reviews: unknown): CrewAnswers | undefined {
-  const read = <A>(option: string, given: unknown, feedbackRequired: boolean): Record<string, A> => {
-    if (given === undefined) return {};
-    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-      throw new InvalidOptionError(where, option, 'an object of answers by id', given);
-    }
-    for (const [id, answer] of Object.entries(given))
-      checkAnswer(where, `${option}.${id}`, answer, feedbackRequired);
-    return { ...(given as Record<string, A>) };
-  };
-  const answers: CrewAnswers = {
-    approvals: read<ApprovalAnswer>('approvals', approvals, false),
-    reviews: read<ReviewAnswer>('reviews', reviews, true),
-  };
-  const none = Object.keys(answers.approvals).length === 0 && Object.keys(answers.reviews).length === 0;
-  return none ? undefined : answers;
-}
-
-function checkAnswer(where: string, option: string, answer: unknown, feedbackRequired: boolean): void {
-  const given = answer as { approve?: unknown; feedback?: unknown } | null;
-  const expected = feedbackRequired
-    ? '{ approve: true } or { approve: false, feedback: string }'
-    : '{ approve: true } or { approve: false, feedback?: string }';
-  const shaped =
-    typeof given === 'object' &&
-    given !== null &&
-    typeof given.approve === 'boolean' &&
-    (given.feedback === undefined
-      ? !(feedbackRequired && given.approve === false)
-      : typeof given.feedback === 'string');
-  if (!shaped) throw new InvalidOptionError(where, option, expected, answer);
-}
 
 /** How a waiting item is named in messages: a call by its id, tool and agent; a review by its node. */
 function describePending(pending: CrewPending): string {
@@ -72,7 +26,7 @@ export function checkAnswers(
   crew: string,
   id: string,
   pending: readonly CrewPending[],
-  answers: CrewAnswers | undefined,
+  answers: HumanAnswers | undefined,
 ): void {
   const waiting = pending.map(describePending);
   if (answers === undefined) {
@@ -120,13 +74,13 @@ type GoOn =
  */
 export class WaitingTasks {
   readonly #waiting: ReadonlyMap<string, WaitingTask>;
-  readonly #answers: CrewAnswers;
+  readonly #answers: HumanAnswers;
   /** How each waiting run goes on, once its run started (`specOf`). */
   readonly #plans = new Map<string, GoOn>();
   /** The runs whose earlier facts are still to be recorded (at their first start). */
   readonly #unrecorded: Set<string>;
 
-  constructor(waiting: ReadonlyMap<string, WaitingTask>, answers: CrewAnswers | undefined) {
+  constructor(waiting: ReadonlyMap<string, WaitingTask>, answers: HumanAnswers | undefined) {
     this.#waiting = waiting;
     this.#answers = answers ?? { approvals: {}, reviews: {} };
     this.#unrecorded = new Set(waiting.keys());
@@ -162,13 +116,13 @@ export class WaitingTasks {
     spec: AttemptSpec & { maxAttempts: number; attemptsBefore?: number },
     attemptNo: number,
     now: number,
-  ): { spec: AttemptSpec; attemptNo: number } | { outcome: WorkOutcome } {
+  ): { spec: AttemptSpec; attemptNo: number } | { outcome: AttemptOutcome } {
     const before = spec.attemptsBefore ?? 0;
     const total = { ...spec, maxAttempts: spec.maxAttempts + before };
     const plan = attemptNo === 1 ? this.#plans.get(spec.nodeId) : undefined;
     const task = this.#waiting.get(spec.nodeId);
     if (plan === undefined || task === undefined) return { spec: total, attemptNo: attemptNo + before };
-    const failed = (error: Error): { outcome: WorkOutcome } => ({
+    const failed = (error: Error): { outcome: AttemptOutcome } => ({
       outcome: { ok: false, error: toFailure(error), finishedAt: now },
     });
     switch (plan.kind) {
@@ -180,10 +134,12 @@ export class WaitingTasks {
       }
       case 'approved':
         return { outcome: { ok: true, output: plan.value, finishedAt: now } };
-      case 'waits':
-        return task.wait.kind === 'review'
-          ? failed(AwaitingHumanError.review(task.wait.output))
-          : { spec: total, attemptNo: attemptNo + before };
+      case 'waits': {
+        const { wait } = task;
+        if (wait.kind !== 'review') return { spec: total, attemptNo: attemptNo + before };
+        // Nothing answers its review: it waits on, as it was.
+        return { outcome: { waiting: { waitingFor: waitingForTask(wait), keep: wait }, finishedAt: now } };
+      }
       case 'again':
         return { spec: { ...total, feedback: plan.feedback }, attemptNo: attemptNo + before };
       case 'rejected':
@@ -228,6 +184,7 @@ export function countedOn(emitted: LifecycleEmitted, before: number): LifecycleE
     case 'node.started':
     case 'node.failed':
     case 'node.retrying':
+    case 'node.waiting':
       return { ...emitted, attempt: emitted.attempt + before };
     case 'node.completed':
       return { ...emitted, attempts: emitted.attempts + before };
@@ -245,15 +202,15 @@ export const ANSWERS_KEY = 'answers';
  * without answers) goes on with them instead of asking the human again. A failed write rejects
  * (`store_unavailable`), and the caller gives the run back as it found it.
  */
-export function keepAnswers(owner: RunOwner, answers: CrewAnswers): Promise<void> {
+export function keepAnswers(owner: RunOwner, answers: HumanAnswers): Promise<void> {
   const value = { approvals: answers.approvals, reviews: answers.reviews } as unknown as JsonValue;
   return owner.commit([{ collection: 'crew_executions', key: ANSWERS_KEY, value }]);
 }
 
 /** The answers the latest resume of run `id` was given, if it kept any. */
-export async function keptAnswers(store: Store, id: string): Promise<CrewAnswers | undefined> {
+export async function keptAnswers(store: Store, id: string): Promise<HumanAnswers | undefined> {
   const record = await store.get('crew_executions', id, ANSWERS_KEY);
   if (record === undefined) return undefined;
-  const value = record.value as unknown as Partial<CrewAnswers> | null;
+  const value = record.value as unknown as Partial<HumanAnswers> | null;
   return { approvals: value?.approvals ?? {}, reviews: value?.reviews ?? {} };
 }
