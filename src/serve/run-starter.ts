@@ -110,6 +110,16 @@ export class RunStarter {
     return { id: submitted.id, definition: served.name, kind: served.kind };
   }
 
+  /**
+   * Asks the worker of the run queue that runs run `id` to abort it, and resolves true once its job
+   * ended; false when this server has no run queue, or no worker runs that job now.
+   */
+  async abortQueued(id: string, reason: string): Promise<boolean> {
+    if (this.#queueOptions === undefined) return false;
+    const queue = await this.#openQueue();
+    return queue.cancelRun(id, reason);
+  }
+
   #openQueue(): Promise<RunQueue> {
     const options = this.#queueOptions ?? {};
     // BullMQ loads only for a server that submits runs.
