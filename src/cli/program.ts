@@ -251,7 +251,10 @@ function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
       'where runs are kept: sqlite[:path], memory, postgres://… or redis://…',
       'sqlite',
     )
-    .option('--queue <url>', 'submit runs to the BullMQ run queue on this Redis (statecrew worker runs them)')
+    .option(
+      '--queue <url>',
+      'submit runs to the BullMQ run queue on this Redis (statecrew worker runs them); ?queue=<name> names the queue',
+    )
     .option('--token <token>', 'the bearer token requests must carry (else STATECREW_TOKEN)')
     .option('--insecure-no-auth', 'serve without a token (127.0.0.1 only)')
     .option('--cors <origin>', 'the browser origin allowed to call it')

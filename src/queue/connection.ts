@@ -118,6 +118,12 @@ export async function connected(queue: string, ready: Promise<unknown>, timeoutM
 /** The Pub/Sub channel on which a run asks the workers to cancel a job. */
 export const cancelChannel = (o: ResolvedQueueOptions) => `${o.prefix}:${o.queue}:statecrew-cancel`;
 
+/** The queue of whole runs beside a conversation queue. */
+export const runQueueName = (o: ResolvedQueueOptions) => `${o.queue}-runs`;
+
+/** The Pub/Sub channel on which the workers are asked to abort the whole run a job of theirs runs. */
+export const runCancelChannel = (o: ResolvedQueueOptions) => cancelChannel({ ...o, queue: runQueueName(o) });
+
 /** A BullMQ job id for a conversation: unique per execution, node and attempt, and free of ':'. */
 export function jobIdOf(executionId: string, nodeId: string, attempt: number): string {
   const part = (text: string) => encodeURIComponent(text).replace(/\./g, '%2E');

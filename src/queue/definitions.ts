@@ -17,6 +17,8 @@ export interface RunStoreOption {
 export interface QueuedRunOptions extends RunStoreOption {
   /** `'store'` when the job asks the run to keep its events in its store. */
   events?: 'store';
+  /** The job's signal: aborted when its job is cancelled (a `cancelRun` elsewhere asked for it). */
+  signal?: AbortSignal;
 }
 
 /**

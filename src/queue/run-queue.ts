@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, QueueEvents } from 'bullmq';
-import { toFailure } from '../actors/failure.js';
-import { InvalidOptionError, StatecrewError, UnknownDefinitionError } from '../errors.js';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { InvalidOptionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 import { keepsEventsOption } from '../runtime/durable/events-option.js';
-import { type JsonValue, type Store, toJson } from '../stores/store.js';
+import type { JsonValue } from '../stores/store.js';
+import { cancelRunJob } from './cancel.js';
 import {
   connected,
   probe,
   type QueueOptions,
   type ResolvedQueueOptions,
   resolveQueueOptions,
+  runCancelChannel,
+  runQueueName,
 } from './connection.js';
-import { isFlow, type RunDefinitions } from './definitions.js';
-import { resumeWhenFree } from './locked-run.js';
 
 /** A whole run on the queue: which definition, its inputs, its execution id, and whether it keeps its events. */
 export interface RunJob {
@@ -52,72 +53,15 @@ export interface RunJobResult {
   id: string;
   name: string;
   kind: 'crew' | 'flow' | undefined;
-  /** The run's status (`paused` for a flow waiting for a human); `failed` when it could not run. */
+  /**
+   * The run's status (`paused` for a flow waiting for a human); `aborted` when its job was cancelled
+   * ({@link RunQueue.cancelRun}); `failed` when it could not run.
+   */
   status: string;
   output: JsonValue;
   worker: string;
   /** Why it could not run (an unknown definition, a rejected kickoff). */
   failure?: NodeFailure;
-}
-
-/** The queue of whole runs beside a conversation queue. */
-export const runQueueName = (o: ResolvedQueueOptions) => `${o.queue}-runs`;
-
-/**
- * The processor of whole runs: the named definition's run under the job's id, kept in `store` (else
- * the definition's own). A run its store already holds (its worker died; another took the job over)
- * is resumed rather than started again; one that another owner still runs is waited for (until
- * `stop` aborts, when the worker closes), and the job ends with the run's end.
- */
-export function runProcessor(
-  definitions: RunDefinitions,
-  store: Store | undefined,
-  worker: string,
-  stop: AbortSignal = new AbortController().signal,
-) {
-  return async (job: Job<RunJob>): Promise<RunJobResult> => {
-    const { name, inputs, id, events } = job.data;
-    const definition = definitions[name];
-    const base = { id, name, worker };
-    if (definition === undefined) {
-      const failure = toFailure(new UnknownDefinitionError(name, Object.keys(definitions)));
-      return { ...base, kind: undefined, status: 'failed', output: null, failure };
-    }
-    const kept = store ?? definition.store;
-    // A job submitted before runs could keep their events has no `events`: its run keeps none.
-    const stored = {
-      ...(kept === undefined ? {} : { store: kept }),
-      ...(events === undefined ? {} : { events }),
-    };
-    // A run its store already holds (its worker died; another took the job over) is resumed.
-    const held = (error: unknown) => error instanceof StatecrewError && error.code === 'run_exists';
-    try {
-      if (isFlow(definition)) {
-        const resume = () => definition.resume(id, undefined, stored);
-        const out = await definition
-          .kickoff({ inputs: { ...inputs, id }, ...stored })
-          .catch((error: unknown) =>
-            held(error) ? resumeWhenFree(resume, kept, id, stop) : Promise.reject(error),
-          );
-        return { ...base, kind: 'flow', status: out.status, output: toJson(out.output) };
-      }
-      const resume = () => definition.resume(id, stored);
-      const out = await definition
-        .kickoff({ executionId: id, inputs, ...stored })
-        .catch((error: unknown) =>
-          held(error) ? resumeWhenFree(resume, kept, id, stop) : Promise.reject(error),
-        );
-      return { ...base, kind: 'crew', status: out.status, output: toJson(out.output) };
-    } catch (error) {
-      return {
-        ...base,
-        kind: isFlow(definition) ? 'flow' : 'crew',
-        status: 'failed',
-        output: null,
-        failure: toFailure(error),
-      };
-    }
-  };
 }
 
 /** A submitted run: its id, and its end as the worker that ran it tells. */
@@ -139,13 +83,67 @@ export interface RunQueue {
     inputs?: Record<string, unknown>,
     options?: SubmitRunOptions,
   ): Promise<SubmittedRun>;
+  /**
+   * Asks the worker that runs run `id` as a job of this queue to abort it (BullMQ's `cancelJob` on
+   * that worker, reached over Redis Pub/Sub; the run is kept as `aborted`), and resolves true once the
+   * job ended, whichever way; false, asking nothing, when no worker runs that job now. An id that is
+   * not a non-empty string rejects with `invalid_option`.
+   */
+  cancelRun(id: string, reason?: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The run queue's BullMQ parts: the queue, and the events that tell of each run's end. */
+interface RunQueueParts {
+  queue: Queue;
+  events: QueueEvents;
+}
+
+/** A run the queue failed itself (stalled too often, a lost lock), as a result. */
+const failedByQueue = (jobId: string, failedReason: string): RunJobResult => ({
+  id: jobId,
+  name: '',
+  kind: undefined,
+  status: 'failed',
+  output: null,
+  worker: '',
+  failure: { message: `The queue failed the run: ${failedReason}`, retryable: true },
+});
+
+/** Makes the run queue's parts once Redis answered; each run's end goes to its waiter in `waiting`. */
+async function openParts(
+  o: ResolvedQueueOptions,
+  waiting: Map<string, (result: RunJobResult) => void>,
+): Promise<RunQueueParts> {
+  const lastEventId = await probe(o, runQueueName(o));
+  const queue = new Queue(runQueueName(o), { connection: o.connection, prefix: o.prefix });
+  const events = new QueueEvents(runQueueName(o), {
+    connection: o.connection,
+    prefix: o.prefix,
+    lastEventId,
+  });
+  queue.on('error', () => {});
+  events.on('error', () => {});
+  events.on('completed', ({ jobId, returnvalue }) => {
+    waiting.get(jobId)?.(returnvalue as unknown as RunJobResult);
+    waiting.delete(jobId);
+  });
+  events.on('failed', ({ jobId, failedReason }) => {
+    waiting.get(jobId)?.(failedByQueue(jobId, failedReason));
+    waiting.delete(jobId);
+  });
+  await connected(
+    o.queue,
+    Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+    o.connectTimeoutMs,
+  );
+  return { queue, events };
 }
 
 /**
  * Submits whole crew and flow runs to a fleet of workers (`createWorker({ definitions })`) through
- * BullMQ; each run's end is heard through queue events. A run is a job keyed by its id: submitted
- * twice, it runs once.
+ * BullMQ; each run's end is heard through queue events, and `cancelRun` aborts one a worker runs. A
+ * run is a job keyed by its id: submitted twice, it runs once.
  *
  * @example
  * const runs = createRunQueue({ connection: 'redis://127.0.0.1:6379', queue: 'research' });
@@ -155,45 +153,22 @@ export interface RunQueue {
 export function createRunQueue(options: QueueOptions = {}): RunQueue {
   const o = resolveQueueOptions('createRunQueue', options);
   const waiting = new Map<string, (result: RunJobResult) => void>();
-  let parts: Promise<{ queue: Queue; events: QueueEvents }> | undefined;
+  let parts: Promise<RunQueueParts> | undefined;
+  let publisher: Redis | undefined;
   const open = () => {
-    parts ??= (async () => {
-      const lastEventId = await probe(o, runQueueName(o));
-      const queue = new Queue(runQueueName(o), { connection: o.connection, prefix: o.prefix });
-      const events = new QueueEvents(runQueueName(o), {
-        connection: o.connection,
-        prefix: o.prefix,
-        lastEventId,
-      });
-      queue.on('error', () => {});
-      events.on('error', () => {});
-      events.on('completed', ({ jobId, returnvalue }) => {
-        waiting.get(jobId)?.(returnvalue as unknown as RunJobResult);
-        waiting.delete(jobId);
-      });
-      events.on('failed', ({ jobId, failedReason }) => {
-        waiting.get(jobId)?.({
-          id: jobId,
-          name: '',
-          kind: undefined,
-          status: 'failed',
-          output: null,
-          worker: '',
-          failure: { message: `The queue failed the run: ${failedReason}`, retryable: true },
-        });
-        waiting.delete(jobId);
-      });
-      await connected(
-        o.queue,
-        Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
-        o.connectTimeoutMs,
-      );
-      return { queue, events };
-    })().catch((error: unknown) => {
+    parts ??= openParts(o, waiting).catch((error: unknown) => {
       parts = undefined;
       throw error;
     });
     return parts;
+  };
+  const publish = (message: string) => {
+    // Opened on the first cancel: a process that only submits runs never needs it.
+    if (publisher === undefined) {
+      publisher = new Redis(o.connection);
+      publisher.on('error', () => {});
+    }
+    return publisher.publish(runCancelChannel(o), message);
   };
   return {
     async submitRun(name, inputs = {}, submit = {}) {
@@ -210,7 +185,14 @@ export function createRunQueue(options: QueueOptions = {}): RunQueue {
       });
       return { id, result };
     },
+    async cancelRun(id, reason = 'The run was aborted') {
+      if (typeof id !== 'string' || id === '')
+        throw new InvalidOptionError('cancelRun', 'id', 'a run id', id);
+      const { queue, events } = await open();
+      return cancelRunJob(queue, events, publish, id, String(reason));
+    },
     async close() {
+      publisher?.disconnect();
       const made = await parts?.catch(() => undefined);
       if (made !== undefined) await Promise.allSettled([made.events.close(), made.queue.close()]);
     },

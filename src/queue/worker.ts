@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import {
   type AgentRegistry,
   type ConversationJob,
@@ -12,10 +11,11 @@ import { ToolSessions } from '../actors/tool-sessions.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
-import { cancelChannel, connected, probe, type QueueOptions, resolveQueueOptions } from './connection.js';
+import { listenForCancels } from './cancel.js';
+import { probe, type QueueOptions, resolveQueueOptions, runQueueName } from './connection.js';
 import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
 import { isLive, type JobResult } from './executor-connection.js';
-import { runProcessor, runQueueName } from './run-queue.js';
+import { runProcessor } from './run-processor.js';
 import { resolveWorkerTuning } from './worker-tuning.js';
 
 /** Options of {@link createWorker}. */
@@ -99,13 +99,8 @@ export function createWorker(options: WorkerOptions): QueueWorker {
             runProcessor(options.definitions, options.store, name, closing.signal),
             tuning,
           );
-    // A run that was aborted asks for its active jobs to be cancelled.
-    const subscriber = new Redis(o.connection);
-    subscriber.on('error', () => {});
-    subscriber.on('message', (_channel: string, jobId: string) => {
-      conversations.worker.cancelJob(jobId, 'The run was aborted');
-    });
-    await connected(o.queue, subscriber.subscribe(cancelChannel(o)), o.connectTimeoutMs);
+    // A run aborted elsewhere asks for its jobs to be cancelled: its conversations, or the run itself.
+    const subscriber = await listenForCancels(o, conversations.worker, runs?.worker);
     return { conversations, runs, subscriber, runners: startRunners(options) };
   };
   const started = start();

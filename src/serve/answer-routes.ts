@@ -60,7 +60,8 @@ export const answerRoutes: RouteGroup = {
     {
       method: 'post',
       path: '/runs/{id}/abort',
-      summary: 'Abort a run this server runs; answers once it is kept as aborted',
+      summary:
+        'Abort a run this server runs, or one a worker of its run queue runs; answers once it is kept as aborted',
       params: runParamsSchema,
       responses: {
         200: { description: 'The run stopped and is kept as aborted', schema: abortedSchema },

@@ -40,8 +40,9 @@ export class LiveRuns {
   }
 
   /**
-   * Tracks a run from its start until `result` settles (whichever way): `controller` aborts it.
-   * A run already tracked under `id` is replaced (its entry was about to leave).
+   * Tracks a run from the moment it holds its id (its claim in the store) until `result` settles
+   * (whichever way): `controller` aborts it. Only a run that holds `id` may be tracked under it, so a
+   * run already tracked under `id` has given the id up, and is replaced (its entry was about to leave).
    */
   track(
     id: string,

@@ -5,12 +5,13 @@ import {
   RunNotFoundError,
   UnknownDefinitionError,
 } from '../errors.js';
+import { leaseIsLive } from '../runtime/durable/identity.js';
 import type { CrewAnswerInput } from '../runtime/flow/crew-steps.js';
 import type { HumanAnswerInput } from '../runtime/flow/flow-resume.js';
 import type { RunHead, Store } from '../stores/store.js';
 import type { Catalog, ServedDefinition, ServedResumeOptions, StartedRun } from './definitions.js';
 import type { LiveRuns } from './live-runs.js';
-import type { RunRef } from './run-starter.js';
+import type { RunRef, RunStarter } from './run-starter.js';
 import { summaryOf } from './run-views.js';
 
 /** What the answering routes work with. */
@@ -18,6 +19,8 @@ export interface AnswerDesk {
   store: Store;
   catalog: Catalog;
   live: LiveRuns;
+  /** Where runs start: it reaches the workers of the run queue, when the server has one. */
+  starter: Pick<RunStarter, 'abortQueued'>;
 }
 
 /** An answer as a resume takes it: a flow's human answer, crew answers, or nothing. */
@@ -106,20 +109,31 @@ export async function signalRun(
   return { id, definition: served.name, kind: served.kind };
 }
 
-/**
- * `POST /runs/:id/abort`: aborts run `id` when this process runs it, and resolves once it is kept as
- * aborted; `run_locked` when another owner runs it, `not_running` when nothing does.
- */
-export async function abortRun(desk: AnswerDesk, id: string, now: number = Date.now()) {
-  const route = 'POST /runs/:id/abort';
-  const aborted = await desk.live.abort(id, new Error(`aborted by ${route}`));
-  const head = await desk.store.readRun(id);
+/** The stored head of run `id`; `run_not_found` when the store holds none. */
+async function headOf(store: Store, route: string, id: string): Promise<RunHead> {
+  const head = await store.readRun(id);
   if (head === undefined) throw new RunNotFoundError(route, id);
-  if (!aborted) {
+  return head;
+}
+
+/**
+ * `POST /runs/:id/abort`: aborts run `id` and resolves once it is kept as aborted — when this process
+ * runs it, or when a worker of this server's run queue does (that worker is asked to abort it);
+ * `run_locked` when another owner runs it, `not_running` when nothing does.
+ */
+export async function abortRun(desk: AnswerDesk, id: string) {
+  const route = 'POST /runs/:id/abort';
+  const reason = `aborted by ${route}`;
+  const here = await desk.live.abort(id, new Error(reason));
+  let head = await headOf(desk.store, route, id);
+  // Held elsewhere: by a worker of the run queue (which is asked, and heard once the job ended), or not.
+  const queued = !here && leaseIsLive(head.lease, Date.now()) && (await desk.starter.abortQueued(id, reason));
+  if (queued) head = await headOf(desk.store, route, id);
+  if (!here) {
     const { lease } = head;
-    if (lease !== null && lease.expiresAt > now)
+    if (lease !== null && leaseIsLive(lease, Date.now()))
       throw new RunLockedError(route, id, lease.owner, lease.expiresAt);
-    throw new NotRunningError(id, head.status);
+    if (!queued) throw new NotRunningError(id, head.status);
   }
   const { id: runId, definition, kind, status } = summaryOf(head);
   return { id: runId, definition, kind, status };

@@ -29,17 +29,20 @@ export function whenStarted(run: StartedRun): Promise<void> {
   return firstValueFrom(merge(started, ended), { defaultValue: undefined });
 }
 
-/** Tracks `run` as live until it settles, and resolves once it started (see {@link whenStarted}). */
+/**
+ * Resolves once `run` started (see {@link whenStarted}), and from then tracks it as live until it
+ * settles; rejects, tracking nothing, with what stopped it before it held its id.
+ */
 export async function trackStarted(
   live: LiveRuns,
   served: ServedDefinition,
   run: StartedRun,
   controller: AbortController,
 ): Promise<RunRef> {
-  // Subscribed before anything else happens: the run's first event must not be missed.
-  const started = whenStarted(run);
+  // Tracked only once it holds its id: a run refused the id (run_exists) must never stand, even for a
+  // moment, in the place of the run that holds it, whose abort controller the entry carries.
+  await whenStarted(run);
   live.track(run.id, { kind: served.kind, definition: served.name, ...run }, controller);
-  await started;
   return { id: run.id, definition: served.name, kind: served.kind };
 }
 
@@ -105,6 +108,16 @@ export class RunStarter {
       ...(id === undefined ? {} : { id }),
     });
     return { id: submitted.id, definition: served.name, kind: served.kind };
+  }
+
+  /**
+   * Asks the worker of the run queue that runs run `id` to abort it, and resolves true once its job
+   * ended; false when this server has no run queue, or no worker runs that job now.
+   */
+  async abortQueued(id: string, reason: string): Promise<boolean> {
+    if (this.#queueOptions === undefined) return false;
+    const queue = await this.#openQueue();
+    return queue.cancelRun(id, reason);
   }
 
   #openQueue(): Promise<RunQueue> {

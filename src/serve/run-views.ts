@@ -1,9 +1,10 @@
 import { InvalidRequestError, RunNotFoundError } from '../errors.js';
 import { storedInputs, storedPending } from '../runtime/crew/crew-resume.js';
 import { ExecutionDocument } from '../runtime/crew/execution-document.js';
+import { leaseIsLive } from '../runtime/durable/identity.js';
 import { loadSnapshot } from '../runtime/flow/flow-store.js';
 import { runInfo } from '../runtime/flow/snapshot.js';
-import { type RunHead, type Store, type StoredRunStatus, toJson } from '../stores/store.js';
+import { type JsonValue, type RunHead, type Store, type StoredRunStatus, toJson } from '../stores/store.js';
 import type { LiveRuns } from './live-runs.js';
 
 /** A run as `GET /runs` lists it. */
@@ -91,6 +92,19 @@ export async function listRuns(store: Store, query: RunQuery): Promise<RunPage> 
 }
 
 /**
+ * A crew run's execution document as `GET /runs/:id` gives it. The document reads task results alone
+ * and calls a run without its end document `interrupted`; one whose owner still holds a live lease
+ * (here, or in a worker process) is `running`, as its head says.
+ */
+function executionOf(document: ExecutionDocument, head: RunHead): JsonValue {
+  const data = document.toJSON();
+  if (data.status !== 'interrupted' || !leaseIsLive(head.lease, Date.now())) return toJson(data);
+  const completed = data.results.filter((r) => r.status === 'completed').length;
+  const summary = `${completed} completed, ${data.results.length - completed} failed, running`;
+  return toJson({ ...data, status: 'running', summary });
+}
+
+/**
  * `GET /runs/:id`: the run's summary, its inputs, whether this server runs it now, and what its kind
  * keeps: a flow's stored state, trail, outputs and pending steps; a crew's execution document and
  * what it waits for.
@@ -118,7 +132,7 @@ export async function runDetail(store: Store, live: LiveRuns, id: string): Promi
   ]);
   return {
     ...base,
-    ...(document === undefined ? {} : { execution: toJson(document.toJSON()) }),
+    ...(document === undefined ? {} : { execution: executionOf(document, head) }),
     pending: toJson(pending),
   };
 }

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dropKeys, noServices, obliterate } from '../executors/queue-helpers.js';
 import { cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-serve-'));
@@ -95,5 +97,68 @@ describe('statecrew serve', { timeout: 60_000 }, () => {
     );
     expect(wide.code).toBe(1);
     expect(wide.stderr).toContain('--insecure-no-auth serves 127.0.0.1 only');
+  });
+});
+
+describe.skipIf(noServices)('statecrew serve --queue with statecrew worker', { timeout: 60_000 }, () => {
+  it('aborts a run the worker holds: POST /runs/:id/abort asks that worker, the run reads running, then aborted', async () => {
+    const queue = `cli-serve-${randomUUID()}`;
+    const prefix = `statecrew-cli-serve-${process.pid}-${randomUUID()}`;
+    const store = `redis://127.0.0.1:6379?prefix=${prefix}`;
+    // The worker's `write` waits on its model until the run is aborted.
+    const worker = start(
+      ['worker', fixture('crew.ts'), '--queue', queue, '--name', 'holder', '--store', store],
+      { cwd, env: { HANG_AT: 'write' } },
+    );
+    const server = start(
+      [
+        'serve',
+        fixture('crew.ts'),
+        ...['--port', '0', '--store', store, '--token', TOKEN, '--no-runner'],
+        ...['--queue', `redis://127.0.0.1:6379?queue=${queue}`],
+      ],
+      { cwd },
+    );
+    try {
+      await Promise.all([worker.whenPrinted('ready'), server.whenPrinted('openapi.json')]);
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1] ?? '';
+      const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const call = async (path: string, body?: unknown) => {
+        const init =
+          body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(body) };
+        const response = await fetch(`${url}${path}`, init);
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const posted = await call('/runs', { definition: 'research', inputs: { topic: 'queues' }, id: 'far' });
+      expect(posted).toEqual({ status: 202, body: { id: 'far', definition: 'research', kind: 'crew' } });
+      await worker.whenPrinted('(waiting in write');
+      // Held by the worker's live lease: running, not interrupted, in both reads.
+      expect.soft((await call('/runs/far')).body).toMatchObject({
+        status: 'running',
+        live: false,
+        owner: `${hostname()}:${worker.child.pid}`,
+        execution: { status: 'running', results: [{ name: 'research', status: 'completed' }] },
+      });
+      expect(await call('/runs/far/abort', {})).toEqual({
+        status: 200,
+        body: { id: 'far', definition: 'research', kind: 'crew', status: 'aborted' },
+      });
+      expect((await call('/runs/far')).body).toMatchObject({
+        status: 'aborted',
+        owner: null,
+        execution: { status: 'aborted' },
+      });
+      server.child.kill('SIGTERM');
+      worker.child.kill('SIGTERM');
+      expect((await server.done).code).toBe(0);
+      expect((await worker.done).code).toBe(0);
+    } finally {
+      server.child.kill('SIGKILL');
+      worker.child.kill('SIGKILL');
+      await Promise.all([server.done, worker.done]);
+      await obliterate(queue);
+      await obliterate(`${queue}-runs`);
+      await dropKeys(prefix);
+    }
   });
 });

@@ -20,6 +20,24 @@ export async function obliterate(queue: string): Promise<void> {
   redis.disconnect();
 }
 
+/** Removes every key under `prefix` (a Redis store's own, named by the test). */
+export async function dropKeys(prefix: string): Promise<void> {
+  const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  await redis.quit();
+}
+
+/** Resolves once `child` exited. */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
 /**
  * Starts the worker script `script` (a fixture run through tsx) with `env` added; resolves once it
  * printed `ready` (it takes jobs), rejects if it exits first.

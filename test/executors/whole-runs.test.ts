@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFlow, ExecutionDocument, SqliteStore, type Store } from '../../src/index.js';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createFlow, ExecutionDocument, MemoryStore, SqliteStore, type Store } from '../../src/index.js';
 import { createRunQueue, createWorker } from '../../src/queue/index.js';
+import { briefCrew } from '../fixtures/queue/kept-events.js';
 import { connection, noServices, obliterate, startWorkerProcess } from './queue-helpers.js';
 
 if (noServices)
@@ -144,6 +145,41 @@ describe.skipIf(noServices)('whole runs submitted to a fleet', () => {
     try {
       const { result } = await runs.submitRun('nowhere', {});
       expect(await result).toMatchObject({ status: 'failed', failure: { code: 'unknown_definition' } });
+    } finally {
+      await runs.close();
+      await worker.close();
+    }
+  });
+
+  it('cancelRun aborts the run a worker runs: its job ends aborted and the run is kept aborted; false when no worker runs it', async () => {
+    const queue = `runs-${randomUUID()}`;
+    queues.push(queue);
+    const store = new MemoryStore();
+    const worker = createWorker({
+      connection,
+      queue,
+      definitions: { brief: briefCrew({ hangWrite: true }) },
+      store,
+      recover: false,
+    });
+    await worker.ready;
+    const runs = createRunQueue({ connection, queue });
+    try {
+      expect(await runs.cancelRun('never-submitted')).toBe(false);
+      await expect(runs.cancelRun('')).rejects.toMatchObject({ code: 'invalid_option' });
+      const { result } = await runs.submitRun('brief', { topic: 'AI' }, { id: 'stopped' });
+      // The outline is kept; the write waits on its model, for ever unless the run is aborted.
+      await vi.waitFor(async () => expect(await store.list('crew_task_results', 'stopped')).toHaveLength(1), {
+        timeout: 30_000,
+        interval: 20,
+      });
+      expect(await runs.cancelRun('stopped', 'enough')).toBe(true);
+      expect(await result).toMatchObject({
+        status: 'aborted',
+        failure: { code: 'aborted', message: expect.stringContaining('enough') },
+      });
+      expect((await store.readRun('stopped'))?.status).toBe('aborted');
+      expect(await runs.cancelRun('stopped')).toBe(false);
     } finally {
       await runs.close();
       await worker.close();

@@ -146,6 +146,27 @@ describe('POST /runs/:id/abort', { timeout: 30_000 }, () => {
     expect(liveRuns(server).has('s1')).toBe(false);
   });
 
+  it('still aborts its run after a second POST /runs with the same id was refused (run_exists)', async () => {
+    const slow = waitingCrew('slow');
+    await server.close();
+    server = testServer(store, { crews: [slow.crew], flows: [] });
+    const start = { definition: 'slow', inputs: {}, id: 'twice' };
+    expect((await server.request('/runs', authed({ body: start }))).status).toBe(202);
+    await slow.called;
+    const again = await server.request('/runs', authed({ body: start }));
+    expect(again.status).toBe(409);
+    expect((await json(again)).error?.code).toBe('run_exists');
+    // The refused run never held the id: the first one is still this server's, live and abortable.
+    expect(liveRuns(server).has('twice')).toBe(true);
+    expect((await detail('twice')).live).toBe(true);
+    const aborted = await post('/runs/twice/abort');
+    expect(aborted).toEqual({
+      status: 200,
+      answer: { id: 'twice', definition: 'slow', kind: 'crew', status: 'aborted' },
+    });
+    expect((await store.readRun('twice'))?.status).toBe('aborted');
+  });
+
   it('answers 404 for an unknown run and 409 not_running for a run nothing runs', async () => {
     expect((await post('/runs/ghost/abort')).answer.error?.code).toBe('run_not_found');
     await post('/runs', { definition: 'review', inputs: { title: 'T' }, id: 'f3' });

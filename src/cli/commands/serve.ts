@@ -1,11 +1,12 @@
 import { InvalidOptionError } from '../../errors.js';
+import type { QueueOptions } from '../../queue/connection.js';
 import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import { listen } from '../../serve/listen.js';
 import { createServer } from '../../serve/server.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import type { CliIo } from '../output.js';
-import { openStore } from '../store-option.js';
+import { openStore, takeParam } from '../store-option.js';
 
 /** Options of `statecrew serve`. */
 export interface ServeCommandOptions {
@@ -53,6 +54,16 @@ function tokenOf(options: ServeCommandOptions, env: CliIo['env']): string | unde
 }
 
 /**
+ * `--queue`: the Redis URL of the run queue; `?queue=<name>` names the queue, as `statecrew worker
+ * --queue <name>` does (else `statecrew`, the worker's default too).
+ */
+function queueOf(spec: string | undefined): QueueOptions | undefined {
+  if (spec === undefined) return undefined;
+  const { rest, value } = takeParam(spec, 'queue');
+  return value === undefined ? { connection: spec } : { connection: rest, queue: value };
+}
+
+/**
  * `statecrew serve [file]`: serves the crews and flows a module exports over HTTP (`createServer`),
  * every run kept in `--store`, until Ctrl-C or SIGTERM, which close the server, its runner and the
  * store. Prints the URL and how to authenticate. Resolves with the exit code.
@@ -75,7 +86,7 @@ export async function serveCommand(
     store,
     ...(token === undefined ? { insecureNoAuth: true } : { token }),
     ...(options.cors === undefined ? {} : { cors: options.cors }),
-    ...(options.queue === undefined ? {} : { queue: options.queue }),
+    ...(options.queue === undefined ? {} : { queue: queueOf(options.queue) }),
     ...(options.runner === false ? { runner: false as const } : {}),
   });
   const listening = await listen(server, { port, hostname: options.host });
