@@ -6,7 +6,8 @@ import type { ApprovalAnswer, CrewOutput, CrewPending, Failure, ReviewAnswer } f
 import type { Crew } from '../crew/crew.js';
 import { readAnswers } from '../crew/crew-answers.js';
 import { storedPending } from '../crew/crew-resume.js';
-import type { CrewRun, RunOptions } from '../crew/crew-run.js';
+import type { CrewRun } from '../crew/crew-run.js';
+import type { RunOptions } from '../crew/run-options.js';
 import type { CrewStepAnswer, StepAnswer } from './snapshot.js';
 
 /**
