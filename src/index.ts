@@ -153,8 +153,8 @@ export {
   type RecoveryOptions,
   type RecoveryReport,
   type Runner,
-  type RunnerOptions,
 } from './runtime/durable/runner.js';
+export type { RunnerOptions } from './runtime/durable/runner-options.js';
 export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';

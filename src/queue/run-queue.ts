@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
-import { InvalidOptionError, StatecrewError, UnknownDefinitionError } from '../errors.js';
+import { StatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
-import { keepsEventsOption } from '../runtime/durable/events-option.js';
+import { parseOptions } from '../options/parse.js';
 import { type JsonValue, type Store, toJson } from '../stores/store.js';
 import {
   connected,
@@ -14,6 +14,9 @@ import {
 } from './connection.js';
 import { isFlow, type RunDefinitions } from './definitions.js';
 import { resumeWhenFree } from './locked-run.js';
+import { type SubmitRunOptions, submitRunOptionsSchema } from './submit-run-options.js';
+
+export type { SubmitRunOptions } from './submit-run-options.js';
 
 /** A whole run on the queue: which definition, its inputs, its execution id, and whether it keeps its events. */
 export interface RunJob {
@@ -24,27 +27,12 @@ export interface RunJob {
   events?: 'store';
 }
 
-/** Options of {@link RunQueue.submitRun}. */
-export interface SubmitRunOptions {
-  /** The run's execution id. @default a new UUID */
-  id?: string | undefined;
-  /** `'store'`: the run keeps its events in its store (`readEvents`, `followEvents`), as `kickoff` does. */
-  events?: 'store' | undefined;
-}
-
-const SUBMIT_RUN_OPTIONS = { id: true, events: true } as const satisfies Readonly<
-  Record<keyof SubmitRunOptions, true>
->;
-
 /**
  * Whether a submitted run keeps its events: `events: 'store'` yes, none no; an option `submitRun`
  * does not know, or another `events`, is `invalid_option` naming `submitRun`.
  */
 function keepsEvents(options: SubmitRunOptions): boolean {
-  const known = Object.keys(SUBMIT_RUN_OPTIONS);
-  for (const key of Object.keys(options))
-    if (!known.includes(key)) throw InvalidOptionError.unknown('submitRun', key, known, undefined);
-  return keepsEventsOption('submitRun', options.events);
+  return parseOptions(submitRunOptionsSchema, 'submitRun', options).events === 'store';
 }
 
 /** How a whole run ended, as the worker that ran it tells. */
