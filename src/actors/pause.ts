@@ -44,7 +44,7 @@ export interface ConversationResume {
  */
 export class AwaitingHumanError extends StatecrewError<'awaiting_human'> {
   constructor(what: string, details: Record<string, unknown>) {
-    super('awaiting_human', what, { retryable: false, details });
+    super('awaiting_human', what, { details });
   }
 
   /** A conversation that paused before running `pause.waiting`. */
