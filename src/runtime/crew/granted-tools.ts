@@ -3,19 +3,19 @@ import { isToolSource } from '../../actors/tool-sessions.js';
 import { option } from '../../options/option.js';
 import type { Tool, ToolSource } from '../../types.js';
 
-/** What an agent's or a task's `tools` grants: tools, and tool sources (MCP servers) that yield tools. */
-export type Grants = readonly (Tool | ToolSource)[];
-
-/** The `tools` option of agents and tasks: a list of tools and tool sources. */
-export function toolsOption(): z.ZodCustom<Grants, Grants> {
-  return option<Grants>(
+/** The `tools` option of agents and tasks: a list of tools, and tool sources (MCP servers) that yield tools. */
+export function toolsOption(): z.ZodCustom<readonly (Tool | ToolSource)[], readonly (Tool | ToolSource)[]> {
+  return option<readonly (Tool | ToolSource)[]>(
     'a list of tools (defineTool) and tool sources (mcpServer)',
     (list) => Array.isArray(list) && list.every((item) => isToolSource(item) || isTool(item)),
   );
 }
 
 /** A checked `tools` option split into tools and tool sources. */
-export function grantedTools(granted: Grants): { tools: readonly Tool[]; sources: readonly ToolSource[] } {
+export function grantedTools(granted: readonly (Tool | ToolSource)[]): {
+  tools: readonly Tool[];
+  sources: readonly ToolSource[];
+} {
   const tools: Tool[] = [];
   const sources: ToolSource[] = [];
   for (const item of granted) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { flag, integer, positive, text } from '../../options/fields.js';
 import { option, unchecked } from '../../options/option.js';
 import type { GuardrailContext, TaskOutput } from '../../types.js';
@@ -39,7 +39,7 @@ export const taskOptionsSchema = z.strictObject({
   /** Tasks whose outputs it reads; see the process for what `undefined` and `[]` mean. */
   context: option<Task[]>('an array of tasks or undefined', Array.isArray).optional(),
   /** Parses the output as JSON and validates it; the result is the task's `structured` output. */
-  outputSchema: unchecked<z.ZodType>().optional(),
+  outputSchema: unchecked<ZodType>().optional(),
   /** A guardrail, or a list applied in order (each sees what the ones before accepted). */
   guardrail: option<Guardrail | readonly Guardrail[]>('a function or a list of functions', (g) =>
     [g].flat().every((one) => typeof one === 'function'),

@@ -1,0 +1,161 @@
+import type { OptionsObject } from './options.js';
+
+/** Every public options object, in the order the reference lists them: one schema each. */
+export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
+  {
+    title: 'new Agent(options)',
+    type: 'AgentOptions',
+    module: 'src/runtime/crew/agent-options.ts',
+    schema: 'agentOptionsSchema',
+  },
+  {
+    title: 'new Task(options)',
+    type: 'TaskOptions',
+    module: 'src/runtime/crew/task-options.ts',
+    schema: 'taskOptionsSchema',
+  },
+  {
+    title: 'new Crew(options)',
+    type: 'CrewOptions',
+    module: 'src/runtime/crew/crew-options.ts',
+    schema: 'crewOptionsSchema',
+  },
+  {
+    title: 'crew.kickoff(options), crew.run(options)',
+    type: 'RunOptions',
+    module: 'src/runtime/crew/run-options.ts',
+    schema: 'runOptionsSchema',
+  },
+  {
+    title: 'crew.kickoffForEach(inputsList, options)',
+    type: 'KickoffForEachOptions',
+    module: 'src/runtime/crew/run-options.ts',
+    schema: 'kickoffForEachOptionsSchema',
+  },
+  {
+    title: 'crew.resume(executionId, options)',
+    type: 'CrewResumeOptions',
+    module: 'src/runtime/crew/run-options.ts',
+    schema: 'crewResumeOptionsSchema',
+  },
+  {
+    title: 'crew.replay(executionId, options)',
+    type: 'ReplayOptions',
+    module: 'src/runtime/crew/run-options.ts',
+    schema: 'replayOptionsSchema',
+  },
+  {
+    title: 'createFlow(options)',
+    type: 'FreeFlowOptions, StructuredFlowOptions',
+    module: 'src/runtime/flow/flow-options.ts',
+    schema: 'flowOptionsSchema',
+  },
+  {
+    title: 'new Flow(name, state, settings)',
+    type: 'FlowSettings',
+    module: 'src/runtime/flow/flow-options.ts',
+    schema: 'flowSettingsSchema',
+  },
+  {
+    title: 'flow.kickoff(options), flow.run(options)',
+    type: 'FlowRunOptions',
+    module: 'src/runtime/flow/flow-run-options.ts',
+    schema: 'flowRunOptionsSchema',
+  },
+  {
+    title: 'flow.resume(id, answer, options), flow.signal(id, event, payload, options)',
+    type: 'FlowResumeOptions',
+    module: 'src/runtime/flow/flow-run-options.ts',
+    schema: 'flowResumeOptionsSchema',
+  },
+  {
+    title: 'flow.start(name, fn, options)',
+    type: 'StepOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'stepOptionsSchema',
+  },
+  {
+    title: 'flow.listen(name, trigger, fn, options)',
+    type: 'ListenOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'listenOptionsSchema',
+  },
+  {
+    title: 'flow.router(name, trigger, fn, options)',
+    type: 'RouterOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'routerOptionsSchema',
+  },
+  {
+    title: 'flow.human(name, trigger, options)',
+    type: 'HumanOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'humanOptionsSchema',
+  },
+  {
+    title: 'flow.wait(name, trigger, options)',
+    type: 'WaitOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'waitOptionsSchema',
+  },
+  {
+    title: 'flow.sleep(name, trigger, options)',
+    type: 'SleepOptions',
+    module: 'src/runtime/flow/step-options.ts',
+    schema: 'sleepOptionsSchema',
+  },
+  {
+    title: 'createRunner(options)',
+    type: 'RunnerOptions',
+    module: 'src/runtime/durable/runner-options.ts',
+    schema: 'runnerOptionsSchema',
+  },
+  {
+    title: 'createServer(options) (statecrew/serve)',
+    type: 'ServeOptions',
+    module: 'src/serve/serve-options.ts',
+    schema: 'serveOptionsSchema',
+  },
+  {
+    title: 'renderRunView(view, options), writeRunView(view, path, options) (statecrew/view)',
+    type: 'RenderRunViewOptions',
+    module: 'src/view/options.ts',
+    schema: 'renderRunViewOptionsSchema',
+  },
+  {
+    title: 'createQueueExecutor(options), createRunQueue(options) (statecrew/queue)',
+    type: 'QueueOptions',
+    module: 'src/queue/queue-options.ts',
+    schema: 'queueOptionsSchema',
+  },
+  {
+    title: 'createWorker(options) (statecrew/queue)',
+    type: 'WorkerOptions',
+    module: 'src/queue/worker-options.ts',
+    schema: 'workerOptionsSchema',
+  },
+  {
+    title: 'runQueue.submitRun(name, inputs, options) (statecrew/queue)',
+    type: 'SubmitRunOptions',
+    module: 'src/queue/submit-run-options.ts',
+    schema: 'submitRunOptionsSchema',
+  },
+  {
+    title: 'mcpServer(server, options) (statecrew/mcp)',
+    type: 'McpServerOptions',
+    module: 'src/mcp/options.ts',
+    schema: 'mcpServerOptionsSchema',
+  },
+  {
+    title: 'mcpPool(options) (statecrew/mcp)',
+    type: 'McpPoolOptions',
+    module: 'src/mcp/pool.ts',
+    schema: 'mcpPoolOptionsSchema',
+  },
+  {
+    title: 'createMcpServer(options) (statecrew/mcp)',
+    type: 'McpServeOptions',
+    module: 'src/mcp/serve-options.ts',
+    schema: 'mcpServeOptionsSchema',
+  },
+];
