@@ -5,7 +5,7 @@ import type { OptionsSchema } from '../../src/options/parse.js';
 import { type ErrorRow, errorRows } from './errors.js';
 import { type EventField, type EventsReference, eventsReference } from './events.js';
 import { OPTIONS_OBJECTS } from './objects.js';
-import { type OptionRow, type OptionsObject, optionRows, optionsImport } from './options.js';
+import { exportedImport, type OptionRow, type OptionsObject, optionRows, optionsImport } from './options.js';
 import { root, type Sources, sourcesOf } from './program.js';
 
 /** A Markdown table cell: one line, its pipes escaped. */
@@ -21,7 +21,8 @@ const defaultCell = (text: string) =>
 /** The sources the reference reads types from: the events' file, and the options types made in memory. */
 function referenceSources(): Sources {
   const made = ["import type { z } from 'zod';", ...OPTIONS_OBJECTS.map(optionsImport)].join('\n');
-  return sourcesOf(['src/types.ts'], made);
+  const exported = ["import type { z } from 'zod';", ...OPTIONS_OBJECTS.map(exportedImport)].join('\n');
+  return sourcesOf(['src/types.ts'], { made, exported });
 }
 
 /** Every file of `src/`, parsed (no types needed): where the error classes are declared. */
@@ -105,7 +106,7 @@ export async function referenceMarkdown(): Promise<string> {
   const sources = referenceSources();
   const schemas = await Promise.all(OPTIONS_OBJECTS.map(schemaOf));
   const options = OPTIONS_OBJECTS.flatMap((object, index) =>
-    optionsSection(object, optionRows(sources, schemas[index] as OptionsSchema, index)),
+    optionsSection(object, optionRows(sources, object, schemas[index] as OptionsSchema, index)),
   );
   return [
     '# Reference',

@@ -5,35 +5,47 @@ import ts from 'typescript';
 /** The repository's root. */
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A TypeScript program over the repository's sources, with one more file made in memory. */
+/** A TypeScript program over the repository's sources, with files made in memory. */
 export interface Sources {
   program: ts.Program;
   checker: ts.TypeChecker;
-  /** The file made in memory. */
+  /** The files made in memory, by name: `made` is where the reference's types are printed from. */
   made: ts.SourceFile;
+  files: ReadonlyMap<string, ts.SourceFile>;
 }
 
 /**
- * A program over `files` (relative to the root) and a file made of `text` beside this one, compiled
- * with the repository's settings: what the reference reads types and docs from.
+ * A program over `files` (relative to the root) and files made of `texts` beside this one (by name,
+ * `made` among them), compiled with the repository's settings: what the reference reads types and
+ * docs from.
  */
-export function sourcesOf(files: readonly string[], text: string): Sources {
+export function sourcesOf(files: readonly string[], texts: Readonly<Record<string, string>>): Sources {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const madePath = join(root, 'scripts/reference/made.ts');
+  const path = (name: string) => join(root, `scripts/reference/${name}.ts`);
+  const made = new Map(Object.entries(texts).map(([name, text]) => [path(name), text]));
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
-  host.getSourceFile = (name, language, ...rest) =>
-    name === madePath
-      ? ts.createSourceFile(name, text, language, true)
-      : getSourceFile(name, language, ...rest);
-  host.fileExists = (name) => name === madePath || fileExists(name);
-  host.readFile = (name) => (name === madePath ? text : readFile(name));
-  const rootNames = [madePath, ...files.map((file) => join(root, file))];
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = made.get(name);
+    return text === undefined
+      ? getSourceFile(name, language, ...rest)
+      : ts.createSourceFile(name, text, language, true);
+  };
+  host.fileExists = (name) => made.has(name) || fileExists(name);
+  host.readFile = (name) => made.get(name) ?? readFile(name);
+  const rootNames = [...made.keys(), ...files.map((file) => join(root, file))];
   const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host });
-  const made = program.getSourceFile(madePath);
-  if (made === undefined) throw new Error('The file made in memory is not in the program');
-  return { program, checker: program.getTypeChecker(), made };
+  const sourceFiles = new Map(
+    Object.keys(texts).map((name) => {
+      const file = program.getSourceFile(path(name));
+      if (file === undefined) throw new Error(`The file ${name} made in memory is not in the program`);
+      return [name, file] as const;
+    }),
+  );
+  const printed = sourceFiles.get('made');
+  if (printed === undefined) throw new Error('No file named made was made');
+  return { program, checker: program.getTypeChecker(), made: printed, files: sourceFiles };
 }
 
 /** A symbol's docs as one line of Markdown: newlines joined, `{@link X}` as `X`. */
