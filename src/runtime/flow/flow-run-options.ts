@@ -65,7 +65,7 @@ export const flowResumeOptionsSchema = flowRunOptionsSchema.omit({ inputs: true,
    * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe
    * to its `events$` there to see every event. Not called for a completed run, which runs nothing.
    */
-  onRun: unchecked<(run: FlowRun<never>) => void>().optional(),
+  onRun: unchecked<(run: FlowRun<unknown>) => void>().optional(),
 });
 
 type FlowResumeInput = z.input<typeof flowResumeOptionsSchema>;

@@ -73,7 +73,7 @@ export const sleepOptionsSchema = z.strictObject({
     (ms) => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0,
   ).optional(),
   /** When it wakes: a time computed from the run when it starts (a `Date` or epoch ms). */
-  until: fn<(context: HumanPromptContext<never>) => Date | number>(
+  until: fn<(context: HumanPromptContext<unknown>) => Date | number>(
     'a function returning a Date or epoch ms',
   ).optional(),
 });
@@ -90,7 +90,7 @@ export const humanOptionsSchema = z.strictObject({
   /** Every route the human may choose. */
   routes: unchecked<readonly string[]>(),
   /** What the human is asked: text, or a function of the run. @default the step's name */
-  prompt: option<string | ((context: HumanPromptContext<never>) => string)>(
+  prompt: option<string | ((context: HumanPromptContext<unknown>) => string)>(
     'a string or a function',
     (p) => typeof p === 'string' || typeof p === 'function',
   ).optional(),
