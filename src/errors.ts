@@ -1,81 +1,14 @@
+import { retryableByDefault, type StatecrewErrorCode } from './error-codes.js';
 import type { MissingInput, MissingInputPlace } from './types.js';
 
-/** Every stable error code statecrew uses: the contract that survives JSON, queues and stores. */
-export type StatecrewErrorCode =
-  | 'aborted'
-  | 'analysis_limit'
-  | 'budget_exceeded'
-  | 'cassette_miss'
-  | 'answer_required'
-  | 'context_forward_reference'
-  | 'context_in_parallel'
-  | 'corrupt_snapshot'
-  | 'cycle'
-  | 'duplicate_role'
-  | 'duplicate_step'
-  | 'duplicate_task'
-  | 'flow_mismatch'
-  | 'forced_failure'
-  | 'guardrail_failed'
-  | 'guardrail_rejected'
-  | 'internal_error'
-  | 'invalid_config'
-  | 'invalid_inputs'
-  | 'invalid_model_response'
-  | 'invalid_option'
-  | 'invalid_request'
-  | 'invalid_state'
-  | 'judge_failed'
-  | 'judge_unparseable'
-  | 'manager_failed'
-  | 'lease_lost'
-  | 'max_iterations'
-  | 'max_runs'
-  | 'mcp_unavailable'
-  | 'missing_agent'
-  | 'missing_dependency'
-  | 'missing_input'
-  | 'missing_manager'
-  | 'missing_routes'
-  | 'name_clash'
-  | 'no_start'
-  | 'no_waiter'
-  | 'not_paused'
-  | 'not_running'
-  | 'output_file_failed'
-  | 'output_invalid'
-  | 'payload_too_large'
-  | 'review_rejected'
-  | 'queue_unavailable'
-  | 'route_coverage'
-  | 'run_exists'
-  | 'run_locked'
-  | 'run_not_found'
-  | 'script_exhausted'
-  | 'self_trigger'
-  | 'snapshot_version'
-  | 'store_closed'
-  | 'store_required'
-  | 'store_unavailable'
-  | 'step_timeout'
-  | 'task_timeout'
-  | 'unknown_agent'
-  | 'unknown_command_target'
-  | 'unknown_context_task'
-  | 'unknown_definition'
-  | 'unknown_endpoint'
-  | 'unknown_mcp_server'
-  | 'unknown_provider'
-  | 'unknown_tool'
-  | 'unknown_route'
-  | 'unknown_router'
-  | 'unknown_trigger'
-  | 'unknown_worker'
-  | 'unauthorized';
+export type { StatecrewErrorCode } from './error-codes.js';
 
 /** Options every {@link StatecrewError} accepts. */
 export interface StatecrewErrorOptions {
-  /** Whether a task attempt that failed with this error may be tried again. @default true */
+  /**
+   * Whether a task attempt that failed with this error may be tried again.
+   * @default its code's, as `ERROR_CODES` says (true for a code it does not hold)
+   */
   retryable?: boolean;
   /** Structured facts about the failure (names, limits, the offending value). */
   details?: Record<string, unknown>;
@@ -103,7 +36,7 @@ export class StatecrewError<C extends StatecrewErrorCode = StatecrewErrorCode> e
     super(`${what} (${code})`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retryable = options.retryable ?? true;
+    this.retryable = options.retryable ?? retryableByDefault(code);
     this.details = options.details ?? {};
   }
 }
@@ -158,7 +91,6 @@ export class RunAbortedError<P = unknown> extends StatecrewError<'aborted'> {
 
   constructor(run: string, reason: unknown, partial: P) {
     super('aborted', `Run "${run}" was aborted: ${describeThrown(reason)}`, {
-      retryable: false,
       cause: reason,
       details: { run },
     });
@@ -171,7 +103,6 @@ export class ManagerError extends StatecrewError<'manager_failed'> {
   constructor(phase: 'allocate' | 'synthesize', cause: unknown, task?: string) {
     const where = task === undefined ? phase : `${phase} for task "${task}"`;
     super('manager_failed', `Manager failed to ${where}: ${describeThrown(cause)}`, {
-      retryable: false,
       cause,
       details: task === undefined ? { phase } : { phase, task },
     });
@@ -182,7 +113,6 @@ export class ManagerError extends StatecrewError<'manager_failed'> {
 export class JudgeCallError extends StatecrewError<'judge_failed'> {
   constructor(iteration: number, cause: unknown) {
     super('judge_failed', `Judge failed after iteration ${iteration}: ${describeThrown(cause)}`, {
-      retryable: false,
       cause,
       details: { iteration },
     });
@@ -193,7 +123,6 @@ export class JudgeCallError extends StatecrewError<'judge_failed'> {
 export class ContextOrderError extends StatecrewError<'context_forward_reference'> {
   constructor(task: string, referenced: string) {
     super('context_forward_reference', `Task "${task}" references task "${referenced}", which runs later`, {
-      retryable: false,
       details: { task, referenced },
     });
   }
@@ -206,7 +135,6 @@ export class UnknownContextTaskError extends StatecrewError<'unknown_context_tas
       'unknown_context_task',
       `Task "${task}" references task "${referenced}", which is not in this crew`,
       {
-        retryable: false,
         details: { task, referenced },
       },
     );
@@ -217,7 +145,6 @@ export class UnknownContextTaskError extends StatecrewError<'unknown_context_tas
 export class DuplicateTaskError extends StatecrewError<'duplicate_task'> {
   constructor(name: string, positions: readonly number[]) {
     super('duplicate_task', `Task name "${name}" is used by tasks at positions ${positions.join(' and ')}`, {
-      retryable: false,
       details: { name, positions },
     });
   }
@@ -229,7 +156,7 @@ export class ContextInParallelError extends StatecrewError<'context_in_parallel'
     super(
       'context_in_parallel',
       `Task "${task}" has a context, but parallel tasks see no context; use process: 'graph' to run it after its dependencies`,
-      { retryable: false, details: { task } },
+      { details: { task } },
     );
   }
 }
@@ -238,7 +165,6 @@ export class ContextInParallelError extends StatecrewError<'context_in_parallel'
 export class CycleError extends StatecrewError<'cycle'> {
   constructor(cycle: readonly string[]) {
     super('cycle', `Tasks depend on each other in a cycle: ${[...cycle, cycle[0]].join(' → ')}`, {
-      retryable: false,
       details: { cycle },
     });
   }
@@ -251,7 +177,6 @@ export class JudgeError extends StatecrewError<'judge_unparseable'> {
       'judge_unparseable',
       `Judge's reply after iteration ${iteration} does not start with YES or NO: "${reply}"`,
       {
-        retryable: false,
         details: { reply, iteration },
       },
     );
@@ -262,7 +187,6 @@ export class JudgeError extends StatecrewError<'judge_unparseable'> {
 export class DuplicateStepError extends StatecrewError<'duplicate_step'> {
   constructor(flow: string, step: string) {
     super('duplicate_step', `Flow "${flow}" already has a step named "${step}"`, {
-      retryable: false,
       details: { flow, step },
     });
   }
@@ -272,7 +196,6 @@ export class DuplicateStepError extends StatecrewError<'duplicate_step'> {
 export class NameClashError extends StatecrewError<'name_clash'> {
   constructor(flow: string, name: string, router: string) {
     super('name_clash', `Flow "${flow}": "${name}" is both a step and a route label of router "${router}"`, {
-      retryable: false,
       details: { flow, name, router },
     });
   }
@@ -282,7 +205,6 @@ export class NameClashError extends StatecrewError<'name_clash'> {
 export class SelfTriggerError extends StatecrewError<'self_trigger'> {
   constructor(flow: string, step: string) {
     super('self_trigger', `Flow "${flow}": step "${step}" is triggered by itself`, {
-      retryable: false,
       details: { flow, step },
     });
   }
@@ -295,7 +217,6 @@ export class MissingRoutesError extends StatecrewError<'missing_routes'> {
       'missing_routes',
       `Flow "${flow}": router "${router}" must declare its routes, e.g. { routes: ['yes', 'no'] }`,
       {
-        retryable: false,
         details: { flow, router },
       },
     );
@@ -309,7 +230,6 @@ export class UnknownTriggerError extends StatecrewError<'unknown_trigger'> {
       'unknown_trigger',
       `Flow "${flow}": step "${step}" listens to "${trigger}", which is neither a step nor a route label`,
       {
-        retryable: false,
         details: { flow, step, trigger },
       },
     );
@@ -322,7 +242,7 @@ export class UnknownRouterError extends StatecrewError<'unknown_router'> {
     super(
       'unknown_router',
       `Flow "${flow}" has no router "${router}" to force; its routers are: ${routers.map((r) => `"${r}"`).join(', ') || 'none'}`,
-      { retryable: false, details: { flow, router, routers } },
+      { details: { flow, router, routers } },
     );
   }
 }
@@ -333,7 +253,7 @@ export class UnknownRouteError extends StatecrewError<'unknown_route'> {
     super(
       'unknown_route',
       `Router "${router}" returned ${JSON.stringify(label) ?? String(label)}, which is not one of its routes: ${routes.map((r) => `"${r}"`).join(', ')}`,
-      { retryable: false, details: { router, label, routes } },
+      { details: { router, label, routes } },
     );
   }
 }
@@ -345,7 +265,6 @@ export class MaxRunsError extends StatecrewError<'max_runs'> {
       'max_runs',
       `Step "${step}" was triggered a ${ordinal(maxRuns + 1)} time, but its maxRuns is ${maxRuns}`,
       {
-        retryable: false,
         details: { step, maxRuns },
       },
     );
@@ -358,7 +277,7 @@ export class MaxRunsError extends StatecrewError<'max_runs'> {
  */
 export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
   constructor(what: string, details: Record<string, unknown> = {}) {
-    super('invalid_inputs', what, { retryable: false, details });
+    super('invalid_inputs', what, { details });
   }
 
   /** Inputs that are not a plain object, for the run of `where` (`Crew "x"`, `Flow "y"`). */
@@ -403,7 +322,7 @@ export class InvalidStateError extends StatecrewError<'invalid_state'> {
     what = `Step "${step}" left the state invalid: ${listIssues(issues)}`,
     extra: Record<string, unknown> = {},
   ) {
-    super('invalid_state', what, { retryable: false, details: { step, issues, ...extra } });
+    super('invalid_state', what, { details: { step, issues, ...extra } });
   }
 
   /** Step `step` made a value at `path` (`state.customer.onPay`) that no store can keep, for `reason`. */
@@ -420,7 +339,7 @@ export class InvalidStateError extends StatecrewError<'invalid_state'> {
 /** A flow has no start step, so nothing would ever run. */
 export class NoStartError extends StatecrewError<'no_start'> {
   constructor(flow: string) {
-    super('no_start', `Flow "${flow}" has no start step`, { retryable: false, details: { flow } });
+    super('no_start', `Flow "${flow}" has no start step`, { details: { flow } });
   }
 }
 
@@ -428,7 +347,6 @@ export class NoStartError extends StatecrewError<'no_start'> {
 export class DuplicateRoleError extends StatecrewError<'duplicate_role'> {
   constructor(role: string) {
     super('duplicate_role', `Role "${role}" is held by more than one agent`, {
-      retryable: false,
       details: { role },
     });
   }
@@ -461,7 +379,6 @@ export class MissingAgentError extends StatecrewError<'missing_agent'> {
       'missing_agent',
       `${atFileLine(where)}Task "${task}" has no agent, which the ${process} process needs${how}`,
       {
-        retryable: false,
         details: { task, process, ...where },
       },
     );
@@ -479,7 +396,7 @@ export class MissingInputError extends StatecrewError<'missing_input'> {
     super(
       'missing_input',
       `${where}: no input fills ${describeMissingInputs(missingInputs)}. Pass it in inputs ({ ${example} }; the CLI: ${flag}), or leave strictInputs off to send the braces as written`,
-      { retryable: false, details: { where, missingInputs } },
+      { details: { where, missingInputs } },
     );
   }
 }
@@ -502,7 +419,7 @@ function placeText(place: MissingInputPlace): string {
 /** A hierarchical crew was built without a manager. */
 export class MissingManagerError extends StatecrewError<'missing_manager'> {
   constructor() {
-    super('missing_manager', 'A hierarchical crew needs a `manager` option', { retryable: false });
+    super('missing_manager', 'A hierarchical crew needs a `manager` option', {});
   }
 }
 
@@ -512,7 +429,7 @@ export class UnknownWorkerError extends StatecrewError<'unknown_worker'> {
     super(
       'unknown_worker',
       `Manager chose "${role}" for task "${task}", but the workers are: ${knownRoles.map((r) => `"${r}"`).join(', ')}`,
-      { retryable: false, details: { role, knownRoles, task } },
+      { details: { role, knownRoles, task } },
     );
   }
 }
@@ -531,7 +448,6 @@ export class InvalidOptionError extends StatecrewError<'invalid_option'> {
       told?.message ?? `${where}: option "${option}" must be ${expected}, got ${describe(received)}`;
     const suggestion = told?.suggestion === undefined ? {} : { suggestion: told.suggestion };
     super('invalid_option', message, {
-      retryable: false,
       details: { where, option, expected, ...suggestion },
     });
   }
@@ -558,7 +474,6 @@ export class ModelResponseError extends StatecrewError<'invalid_model_response'>
       'invalid_model_response',
       `Model of agent "${agent}" returned ${describe(received)} instead of text`,
       {
-        retryable: false,
         details: { agent },
       },
     );
@@ -589,7 +504,7 @@ export class GuardrailFailedError extends StatecrewError<'guardrail_failed'> {
     super(
       'guardrail_failed',
       `Guardrail of task "${task}" rejected every attempt (${attempts}); the last reason: ${reason}`,
-      { retryable: false, details: { task, reason, attempts } },
+      { details: { task, reason, attempts } },
     );
   }
 }
@@ -607,7 +522,6 @@ export class TaskTimeoutError extends StatecrewError<'task_timeout'> {
 export class ForcedFailureError extends StatecrewError<'forced_failure'> {
   constructor(step: string) {
     super('forced_failure', `Step "${step}" was forced to fail (routes: { ${step}: 'failed' })`, {
-      retryable: false,
       details: { step },
     });
   }
@@ -617,7 +531,6 @@ export class ForcedFailureError extends StatecrewError<'forced_failure'> {
 export class NoWaiterError extends StatecrewError<'no_waiter'> {
   constructor(flow: string, id: string, event: string, why: string) {
     super('no_waiter', `Flow "${flow}" run "${id}" has no step waiting for event "${event}": ${why}`, {
-      retryable: false,
       details: { flow, id, event },
     });
   }
@@ -645,7 +558,6 @@ export class MaxIterationsError extends StatecrewError<'max_iterations'> {
 export class ScriptExhaustedError extends StatecrewError<'script_exhausted'> {
   constructor(calls: number, replies: number) {
     super('script_exhausted', `Scripted model was called ${calls} times but has only ${replies} replies`, {
-      retryable: false,
       details: { calls, replies },
     });
   }
@@ -655,7 +567,6 @@ export class ScriptExhaustedError extends StatecrewError<'script_exhausted'> {
 export class CorruptSnapshotError extends StatecrewError<'corrupt_snapshot'> {
   constructor(collection: string, executionId: string, key: string, reason: string) {
     super('corrupt_snapshot', `Stored record ${collection}/${executionId}/${key} cannot be read: ${reason}`, {
-      retryable: false,
       details: { collection, executionId, key },
     });
   }
@@ -668,7 +579,7 @@ export class SnapshotVersionError extends StatecrewError<'snapshot_version'> {
     super(
       'snapshot_version',
       `${what} has format version ${describe(version)}, which this version of statecrew cannot read`,
-      { retryable: false, details: { what, version: String(version) } },
+      { details: { what, version: String(version) } },
     );
   }
 }
@@ -677,7 +588,6 @@ export class SnapshotVersionError extends StatecrewError<'snapshot_version'> {
 export class StoreRequiredError extends StatecrewError<'store_required'> {
   constructor(what: string, needs: string) {
     super('store_required', `${what} needs a store to ${needs}: pass one as the \`store\` option`, {
-      retryable: false,
       details: { what },
     });
   }
@@ -688,7 +598,6 @@ export class RunNotFoundError extends StatecrewError<'run_not_found'> {
   constructor(what: string, executionId: string, reason?: string) {
     const why = reason === undefined ? '' : ` (${reason})`;
     super('run_not_found', `${what}: the store holds no run "${executionId}"${why}`, {
-      retryable: false,
       details: { executionId },
     });
   }
@@ -701,7 +610,6 @@ export class FlowMismatchError extends StatecrewError<'flow_mismatch'> {
       'flow_mismatch',
       `Flow "${flow}" cannot go on with run "${id}": it is a run of flow "${storedFlow}"`,
       {
-        retryable: false,
         details: { flow, id, storedFlow },
       },
     );
@@ -722,7 +630,7 @@ export class AnswerRequiredError extends StatecrewError<'answer_required'> {
     super(
       'answer_required',
       `${RUN_TITLE[of]} "${name}" run "${id}" waits for ${waiting.map((w) => `"${w}"`).join(', ')}: ${what}`,
-      { retryable: false, details: { [of]: name, id, waiting: [...waiting] } },
+      { details: { [of]: name, id, waiting: [...waiting] } },
     );
   }
 }
@@ -734,7 +642,6 @@ export class NotPausedError extends StatecrewError<'not_paused'> {
       'not_paused',
       `${RUN_TITLE[of]} "${name}" run "${id}" is ${status}, not paused: it takes no answer`,
       {
-        retryable: false,
         details: { [of]: name, id, status },
       },
     );
@@ -750,7 +657,7 @@ export class ReviewRejectedError extends StatecrewError<'review_rejected'> {
     super(
       'review_rejected',
       `Task "${task}": a human rejected its output after its last attempt (${attempts}): ${feedback}`,
-      { retryable: false, details: { task, feedback, attempts } },
+      { details: { task, feedback, attempts } },
     );
   }
 }
@@ -767,7 +674,6 @@ export class UnknownProviderError extends StatecrewError<'unknown_provider'> {
       'unknown_provider',
       `${atFileLine(where)}Model "${spec}" names provider "${provider}", which is not registered: ${install} and call registerProvider('${provider}', (id) => fromAiSdk(...))`,
       {
-        retryable: false,
         details: { spec, provider, ...(pkg === undefined ? {} : { package: pkg }), ...where },
       },
     );
@@ -779,7 +685,6 @@ export class BudgetExceededError extends StatecrewError<'budget_exceeded'> {
   constructor(limit: 'maxTokens' | 'maxCostUsd', budget: number, spent: number) {
     const what = limit === 'maxTokens' ? `${spent} tokens of ${budget}` : `$${spent} of $${budget}`;
     super('budget_exceeded', `The run's budget is spent (${what}): no more model calls`, {
-      retryable: false,
       details: { limit, budget, spent },
     });
   }
@@ -795,7 +700,6 @@ export class CassetteMissError extends StatecrewError<'cassette_miss'> {
     const near =
       closest === undefined ? 'the cassette is empty' : `the closest recorded request: ${show(closest)}`;
     super('cassette_miss', `Cassette ${cassette} holds no answer to ${show(request)}; ${near}`, {
-      retryable: false,
       details: { cassette },
     });
   }
@@ -804,7 +708,7 @@ export class CassetteMissError extends StatecrewError<'cassette_miss'> {
 /** A store was used after `close()`. */
 export class StoreClosedError extends StatecrewError<'store_closed'> {
   constructor(store: string) {
-    super('store_closed', `${store} was used after close()`, { retryable: false, details: { store } });
+    super('store_closed', `${store} was used after close()`, { details: { store } });
   }
 }
 
@@ -817,7 +721,6 @@ export class StoreUnavailableError extends StatecrewError<'store_unavailable'> {
   constructor(store: string, where: string, cause: unknown) {
     const code = driverCode(cause);
     super('store_unavailable', `${store} cannot reach ${where}: ${describeThrown(cause)}`, {
-      retryable: true,
       cause,
       details: { store, where, ...(code === undefined ? {} : { cause: code }) },
     });
@@ -837,7 +740,6 @@ function driverCode(error: unknown, depth = 0): string | undefined {
 export class MissingDependencyError extends StatecrewError<'missing_dependency'> {
   constructor(what: string, pkg: string, cause?: unknown) {
     super('missing_dependency', `${what} needs the package "${pkg}": install it with npm install ${pkg}`, {
-      retryable: false,
       cause,
       details: { what, package: pkg },
     });
@@ -850,7 +752,7 @@ export class RunLockedError extends StatecrewError<'run_locked'> {
     super(
       'run_locked',
       `${what}: run "${id}" is held by ${owner} until ${new Date(expiresAt).toISOString()}; wait for it to end, or for its lease to expire`,
-      { retryable: true, details: { id, owner, expiresAt } },
+      { details: { id, owner, expiresAt } },
     );
   }
 }
@@ -861,7 +763,7 @@ export class LeaseLostError extends StatecrewError<'lease_lost'> {
     super(
       'lease_lost',
       `Run "${id}" lost its lease${owner === undefined ? '' : ` to ${owner}`}: it stopped and started nothing more; its new owner goes on with it`,
-      { retryable: false, details: { id, ...(owner === undefined ? {} : { owner }) } },
+      { details: { id, ...(owner === undefined ? {} : { owner }) } },
     );
   }
 }
@@ -872,7 +774,7 @@ export class RunExistsError extends StatecrewError<'run_exists'> {
     super(
       'run_exists',
       `${what}: the store already holds run "${id}" (a run of ${kind} "${name}"); resume or replay it instead`,
-      { retryable: false, details: { id, kind, name } },
+      { details: { id, kind, name } },
     );
   }
 }
@@ -902,7 +804,6 @@ function ordinal(n: number): string {
 export class ConfigError extends StatecrewError<'invalid_config'> {
   constructor(file: string, line: number | undefined, what: string, key?: string) {
     super('invalid_config', `${file}${line === undefined ? '' : ` line ${line}`}: ${what}`, {
-      retryable: false,
       details: { file, ...(line === undefined ? {} : { line }), ...(key === undefined ? {} : { key }) },
     });
   }
@@ -915,7 +816,6 @@ export class ConfigError extends StatecrewError<'invalid_config'> {
 export class OutputFileError extends StatecrewError<'output_file_failed'> {
   constructor(task: string, path: string, why: string, cause?: unknown) {
     super('output_file_failed', `Task "${task}" cannot write its output file "${path}": ${why}`, {
-      retryable: false,
       details: { task, path },
       ...(cause === undefined ? {} : { cause }),
     });
@@ -928,7 +828,7 @@ export class OutputFileError extends StatecrewError<'output_file_failed'> {
  */
 export class UnknownCommandTargetError extends StatecrewError<'unknown_command_target'> {
   constructor(target: string, why: string) {
-    super('unknown_command_target', `${target}: ${why}`, { retryable: false, details: { target } });
+    super('unknown_command_target', `${target}: ${why}`, { details: { target } });
   }
 }
 
@@ -938,7 +838,7 @@ export class UnknownAgentError extends StatecrewError<'unknown_agent'> {
     super(
       'unknown_agent',
       `This worker's registry holds no agent "${agent}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
-      { retryable: false, details: { agent, known: [...known] } },
+      { details: { agent, known: [...known] } },
     );
   }
 }
@@ -947,7 +847,6 @@ export class UnknownAgentError extends StatecrewError<'unknown_agent'> {
 export class UnknownToolError extends StatecrewError<'unknown_tool'> {
   constructor(tool: string, agent: string) {
     super('unknown_tool', `This worker's registry holds no tool "${tool}" for agent "${agent}"`, {
-      retryable: false,
       details: { tool, agent },
     });
   }
@@ -960,7 +859,7 @@ export class UnknownMcpServerError extends StatecrewError<'unknown_mcp_server'> 
     super(
       'unknown_mcp_server',
       `This worker's registry holds no MCP server "${server}" for agent "${agent}" (it holds ${holds})`,
-      { retryable: false, details: { server, agent, known: [...known] } },
+      { details: { server, agent, known: [...known] } },
     );
   }
 }
@@ -969,7 +868,6 @@ export class UnknownMcpServerError extends StatecrewError<'unknown_mcp_server'> 
 export class QueueUnavailableError extends StatecrewError<'queue_unavailable'> {
   constructor(queue: string, cause: unknown) {
     super('queue_unavailable', `Queue "${queue}" cannot reach its server: ${describeThrown(cause)}`, {
-      retryable: true,
       cause,
       details: { queue },
     });
@@ -984,7 +882,6 @@ export class QueueUnavailableError extends StatecrewError<'queue_unavailable'> {
 export class McpUnavailableError extends StatecrewError<'mcp_unavailable'> {
   constructor(server: string, reason: string, cause?: unknown) {
     super('mcp_unavailable', `MCP server "${server}" is unavailable: ${reason}`, {
-      retryable: true,
       cause,
       details: { server, reason },
     });
@@ -998,7 +895,7 @@ export class UnknownDefinitionError extends StatecrewError<'unknown_definition'>
     super(
       'unknown_definition',
       `${holder} holds no crew or flow named "${name}" (it holds ${known.length === 0 ? 'none' : known.map((k) => `"${k}"`).join(', ')})`,
-      { retryable: false, details: { name, known: [...known] } },
+      { details: { name, known: [...known] } },
     );
   }
 }
@@ -1010,7 +907,6 @@ export class AnalysisLimitError extends StatecrewError<'analysis_limit'> {
       'analysis_limit',
       `Flow "${flow}" has more than ${states} abstract states; raise stateLimit to analyse it`,
       {
-        retryable: false,
         details: { flow, states },
       },
     );
@@ -1024,7 +920,7 @@ export class RouteCoverageError extends StatecrewError<'route_coverage'> {
     super(
       'route_coverage',
       `Route coverage ${percent(ratio)} is below ${percent(min)}; not taken: ${uncovered.join(', ')}`,
-      { retryable: false, details: { ratio, min, uncovered: [...uncovered] } },
+      { details: { ratio, min, uncovered: [...uncovered] } },
     );
   }
 }
@@ -1038,7 +934,6 @@ export class InternalError extends StatecrewError<'internal_error'> {
   /** `where`: the function or method whose check failed (`taskAt`); `what`: what it found. */
   constructor(where: string, what: string, details: Record<string, unknown> = {}) {
     super('internal_error', `${what}: this is a bug in statecrew (in ${where}), please report it`, {
-      retryable: false,
       details: { ...details, where },
     });
   }
@@ -1057,7 +952,6 @@ export interface RequestIssue {
 export class InvalidRequestError extends StatecrewError<'invalid_request'> {
   constructor(route: string, issues: readonly RequestIssue[]) {
     super('invalid_request', `${route}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
-      retryable: false,
       details: { route, issues: issues.map((i) => ({ ...i })) },
     });
   }
@@ -1070,7 +964,7 @@ export class UnauthorizedError extends StatecrewError<'unauthorized'> {
       reason === 'missing'
         ? 'This server needs a bearer token: send the header "Authorization: Bearer <token>"'
         : 'The bearer token sent is not the one this server takes';
-    super('unauthorized', what, { retryable: false, details: { reason } });
+    super('unauthorized', what, { details: { reason } });
   }
 }
 
@@ -1078,7 +972,6 @@ export class UnauthorizedError extends StatecrewError<'unauthorized'> {
 export class PayloadTooLargeError extends StatecrewError<'payload_too_large'> {
   constructor(limit: number) {
     super('payload_too_large', `The request body is larger than this server takes (${limit} bytes)`, {
-      retryable: false,
       details: { limit },
     });
   }
@@ -1088,7 +981,6 @@ export class PayloadTooLargeError extends StatecrewError<'payload_too_large'> {
 export class UnknownEndpointError extends StatecrewError<'unknown_endpoint'> {
   constructor(method: string, path: string) {
     super('unknown_endpoint', `This server serves no ${method} ${path}: GET /openapi.json lists its routes`, {
-      retryable: false,
       details: { method, path },
     });
   }
@@ -1098,7 +990,6 @@ export class UnknownEndpointError extends StatecrewError<'unknown_endpoint'> {
 export class NotRunningError extends StatecrewError<'not_running'> {
   constructor(id: string, status: string) {
     super('not_running', `Run "${id}" is ${status}: nothing runs it, so there is nothing to abort`, {
-      retryable: false,
       details: { id, status },
     });
   }

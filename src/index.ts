@@ -113,17 +113,12 @@ export {
   recordReplay,
 } from './models/record-replay.js';
 export { createResultsTool, resultsTool } from './models/results-tool.js';
-export { Agent, type AgentOptions } from './runtime/crew/agent.js';
-export {
-  Crew,
-  type CrewOptions,
-  type CrewResumeOptions,
-  type Manager,
-  type ReplayOptions,
-} from './runtime/crew/crew.js';
-export type { KickoffForEachOptions } from './runtime/crew/crew-for-each.js';
+export { Agent } from './runtime/crew/agent.js';
+export type { AgentOptions } from './runtime/crew/agent-options.js';
+export { Crew } from './runtime/crew/crew.js';
+export type { CrewOptions, Manager } from './runtime/crew/crew-options.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
-export type { CrewRun, RunOptions } from './runtime/crew/crew-run.js';
+export type { CrewRun } from './runtime/crew/crew-run.js';
 export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew/crew-store.js';
 export {
   ExecutionDocument,
@@ -138,13 +133,15 @@ export {
   modelGuardrail,
 } from './runtime/crew/model-guardrail.js';
 export type { OutputFiles } from './runtime/crew/output-file.js';
+export type {
+  CrewResumeOptions,
+  KickoffForEachOptions,
+  ReplayOptions,
+  RunOptions,
+} from './runtime/crew/run-options.js';
 export type { SummarizeOptions } from './runtime/crew/summary.js';
-export {
-  type Guardrail,
-  type GuardrailVerdict,
-  Task,
-  type TaskOptions,
-} from './runtime/crew/task.js';
+export { Task } from './runtime/crew/task.js';
+export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/task-options.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
 export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
@@ -155,36 +152,20 @@ export {
   type RecoveryOptions,
   type RecoveryReport,
   type Runner,
-  type RunnerOptions,
 } from './runtime/durable/runner.js';
+export type { RunnerOptions } from './runtime/durable/runner-options.js';
 export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
-export type {
-  HumanOptions,
-  HumanPromptContext,
-  ListenOptions,
-  RouterFn,
-  RouterOptions,
-  SleepOptions,
-  StepContext,
-  StepFn,
-  StepOptions,
-  WaitOptions,
-} from './runtime/flow/definition.js';
-export {
-  createFlow,
-  Flow,
-  type FlowResumeOptions,
-  type FlowSettings,
-  type FreeFlowOptions,
-  type StructuredFlowOptions,
-} from './runtime/flow/flow.js';
+export type { HumanPromptContext, RouterFn, StepContext, StepFn } from './runtime/flow/definition.js';
+export { createFlow, Flow } from './runtime/flow/flow.js';
+export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './runtime/flow/flow-options.js';
 export type { HumanAnswerInput } from './runtime/flow/flow-resume.js';
-export type { FlowOutput, FlowRun, FlowRunOptions } from './runtime/flow/flow-run.js';
+export type { FlowOutput, FlowRun } from './runtime/flow/flow-run.js';
+export type { FlowResumeOptions, FlowRunOptions } from './runtime/flow/flow-run-options.js';
 export type {
   FlowRunInfo,
   FlowRunStatus,
@@ -192,6 +173,14 @@ export type {
   SnapshotStepRun,
 } from './runtime/flow/snapshot.js';
 export type { WithId } from './runtime/flow/state.js';
+export type {
+  HumanOptions,
+  ListenOptions,
+  RouterOptions,
+  SleepOptions,
+  StepOptions,
+  WaitOptions,
+} from './runtime/flow/step-options.js';
 export type { LoopOptions, ProcessKind } from './runtime/process.js';
 export type { StoreErrorPolicy } from './runtime/run/run-commits.js';
 export { MemoryStore } from './stores/memory.js';

@@ -400,34 +400,59 @@ interface EventBase {
 
 /** Every event a run emits on `events$`. */
 export type StatecrewEvent = EventBase &
+  /** A run started: the first event of every run (and of every resumed segment). */
   (
-    | { type: 'run.started'; process: string; nodes: number }
+    | {
+        type: 'run.started';
+        /** The crew's process (`sequential`, `graph`, …), or `flow`. */
+        process: string;
+        /** How many nodes (task runs, or steps) its plan holds. */
+        nodes: number;
+      }
+    /** A node (a task run, a flow step run) is ready to start. */
     | { type: 'node.ready'; nodeId: string }
+    /** A node's attempt started. */
     | {
         type: 'node.started';
         nodeId: string;
+        /** The task's name, or the step's. */
         name: string;
+        /** The attempt, from 1. */
         attempt: number;
+        /** The role of the agent that works on it ('' for a flow step). */
         agent: string;
         /** A task run's: what its agent is asked (persona and task lines) and the context it reads. */
         prompt?: string;
         context?: string;
       }
+    /** A node completed, with its output; `attempts` it took, `durationMs` across them. */
     | { type: 'node.completed'; nodeId: string; attempts: number; durationMs: number; output: TaskOutput }
+    /** A node's attempt failed: `willRetry` says whether another attempt follows. */
     | {
         type: 'node.failed';
         nodeId: string;
         attempt: number;
         durationMs: number;
+        /** The failure's message. */
         error: string;
+        /** A `StatecrewError`'s code, or a provider's error code. */
         code?: string;
         retryable: boolean;
         details?: unknown;
         willRetry: boolean;
       }
+    /** A node's next attempt (`attempt`, from 2) starts after `delayMs`. */
     | { type: 'node.retrying'; nodeId: string; attempt: number; delayMs: number }
     /** A node run waits (`waiting`, not failed): for what, as `waitingFor` says. */
-    | { type: 'node.waiting'; nodeId: string; attempt: number; waitingFor: WaitingFor }
+    | {
+        type: 'node.waiting';
+        nodeId: string;
+        /** The attempt that waits; 0 for a flow step that waits without running (a human or wait step). */
+        attempt: number;
+        /** What it waits for: an approval, a review, a human's answer, an outside event, a wake time, a crew. */
+        waitingFor: WaitingFor;
+      }
+    /** A node will never run: what it waited for failed (`reason` says why). */
     | { type: 'node.blocked'; nodeId: string; reason: string }
     /**
      * Work handed over: a manager's allocation (`kind: 'allocate'`), or an agent asking a coworker
@@ -438,8 +463,11 @@ export type StatecrewEvent = EventBase &
     | ({ type: 'delegation.replied' } & DelegationReplied)
     /** A crew run paused: tool calls or task outputs wait for a human (`crew.resume`). */
     | { type: 'crew.paused'; pending: CrewPending[] }
+    /** A hierarchical crew's manager was asked to allocate a task or to synthesize the outputs. */
     | { type: 'manager.call'; phase: 'allocate' | 'synthesize'; usage: Usage }
+    /** A loop's judge answered after iteration `iteration`: `reply` as it said it. */
     | { type: 'judge.verdict'; iteration: number; verdict: 'yes' | 'no'; reply: string; usage: Usage }
+    /** A model call of a node's attempt settled, with its usage (and what it threw, if it failed). */
     | {
         type: 'model.call';
         nodeId: string;
@@ -452,20 +480,24 @@ export type StatecrewEvent = EventBase &
         error?: string;
         code?: string;
       }
+    /** A tool call of a node's attempt settled: its arguments, result or error, and duration. */
     | { type: 'tool.call'; nodeId: string; call: ToolCallRecord }
     /**
      * A tool call still running reported how far it got (an MCP server's progress notification):
      * `progress` grows with each report; `total` when the tool knows it.
      */
     | ({ type: 'tool.progress'; nodeId: string; tool: string; callId: string; agent?: string } & ToolProgress)
+    /** A flow step run started, is retried, completed or failed. */
     | {
         type: 'flow.step';
         /** The step's name. */
         name: string;
         nodeId: string;
+        /** Which run of the step this is, from 1 (a step with `maxRuns` runs again). */
         run: number;
         /** `retrying`: an attempt failed and the step runs again after `delayMs` (its attempt `attempt`). */
         status: 'started' | 'retrying' | 'completed' | 'failed';
+        /** On `completed`: what the step returned. */
         output?: unknown;
         /** On `retrying`: the attempt about to start, from 2, and the wait before it. */
         attempt?: number;
@@ -478,7 +510,9 @@ export type StatecrewEvent = EventBase &
         /** On a failed step: a `failed(...)` trigger handles it, so the run goes on. */
         handled?: boolean;
       }
+    /** Router `router` chose route `label` (emitted after the router's name). */
     | { type: 'flow.route'; router: string; label: string }
+    /** Round `round` of a flow run ended: the steps it ran, and the names it emitted. */
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
     /** A piece of text a streaming model produced for a node's attempt. */
     | { type: 'model.delta'; nodeId: string; attempt: number; delta: string }
@@ -496,7 +530,15 @@ export type StatecrewEvent = EventBase &
     /** Sleep step `step` sleeps until `wakeAt` (epoch ms on the run's clock). */
     | { type: 'flow.sleeping'; step: string; nodeId: string; wakeAt: number }
     /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
-    | { type: 'store.error'; collection: string; key: string; error: string; code?: string }
+    | {
+        type: 'store.error';
+        /** The collection and key of the record whose write failed. */
+        collection: string;
+        key: string;
+        error: string;
+        /** The driver's code, when it gave one. */
+        code?: string;
+      }
     /**
      * Something about the run its caller should know, said once right after `run.started`:
      * `missing_input` — placeholders no input filled (`details.missingInputs`).
@@ -509,6 +551,7 @@ export type StatecrewEvent = EventBase &
       }
     /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
     | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }
+    /** The run was rejected (a configuration error, an abort, a manager's or judge's failure, a store's). */
     | { type: 'run.failed'; error: string; code?: string }
     /** A runner took over a stored run whose owner is gone (`previousOwner`: whose lease it was). */
     | { type: 'run.recovered'; kind: 'flow' | 'crew'; name: string; previousOwner: string | null }

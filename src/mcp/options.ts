@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { InvalidOptionError } from '../errors.js';
+import { option } from '../options/option.js';
+import { parseOptions } from '../options/parse.js';
 
 /** An MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface McpStdioServer {
@@ -27,19 +30,33 @@ export interface McpHttpServer {
 /** Where an MCP server is: a command to start, or a URL. */
 export type McpServerSpec = McpStdioServer | McpHttpServer;
 
-/** Options of {@link mcpServer}. */
-export interface McpServerOptions {
+const names = () =>
+  option<readonly string[]>(
+    'a list of strings',
+    (list) => Array.isArray(list) && list.every((v) => typeof v === 'string'),
+  );
+const ms = () =>
+  option<number>(
+    'a positive integer of milliseconds',
+    (n) => typeof n === 'number' && Number.isInteger(n) && n > 0,
+  );
+
+/** The options of `mcpServer(spec, options)`: each option's type, check, default and docs, once. */
+export const mcpServerOptionsSchema = z.strictObject({
   /** Only these of the server's own tool names are granted. @default every tool */
-  include?: readonly string[] | undefined;
+  include: names().optional(),
   /** These of the server's own tool names are never granted. @default [] */
-  exclude?: readonly string[] | undefined;
+  exclude: names().default([]),
   /** What its tools' names start with (`<prefix>_<tool>`); `''`: the server's own names. @default the server's name */
-  prefix?: string | undefined;
+  prefix: option<string>('a string', (p) => typeof p === 'string').optional(),
   /** How long starting and initializing the server may take, in ms (`mcp_unavailable` after). @default 10000 */
-  connectTimeoutMs?: number | undefined;
+  connectTimeoutMs: ms().default(10_000),
   /** How long one tool call may take, in ms (`mcp_unavailable` after). @default no limit */
-  callTimeoutMs?: number | undefined;
-}
+  callTimeoutMs: ms().optional(),
+});
+
+/** Options of {@link mcpServer}. */
+export interface McpServerOptions extends z.input<typeof mcpServerOptionsSchema> {}
 
 /** A server's description and options, checked. */
 export interface McpServerConfig {
@@ -52,7 +69,6 @@ export interface McpServerConfig {
 }
 
 const SPEC_KEYS = new Set(['name', 'command', 'args', 'env', 'cwd', 'url', 'headers']);
-const OPTION_KEYS = new Set(['include', 'exclude', 'prefix', 'connectTimeoutMs', 'callTimeoutMs']);
 
 /** Checks what `mcpServer` was given: anything wrong is `invalid_option` naming the option. */
 export function checkServerConfig(spec: McpServerSpec, options: McpServerOptions): McpServerConfig {
@@ -63,23 +79,13 @@ export function checkServerConfig(spec: McpServerSpec, options: McpServerOptions
     throw new InvalidOptionError('mcpServer', 'name', 'a non-empty string', name);
   const where = `mcpServer "${name}"`;
   checkKeys(where, spec, SPEC_KEYS);
-  checkKeys(where, options, OPTION_KEYS);
+  const { include, exclude, prefix, connectTimeoutMs, callTimeoutMs } = parseOptions(
+    mcpServerOptionsSchema,
+    where,
+    options,
+  );
   checkTransport(where, spec);
-  const { include, exclude, prefix, connectTimeoutMs = 10_000, callTimeoutMs } = options;
-  if (include !== undefined) checkNames(where, 'include', include);
-  if (exclude !== undefined) checkNames(where, 'exclude', exclude);
-  if (prefix !== undefined && typeof prefix !== 'string')
-    throw new InvalidOptionError(where, 'prefix', 'a string', prefix);
-  checkMs(where, 'connectTimeoutMs', connectTimeoutMs);
-  if (callTimeoutMs !== undefined) checkMs(where, 'callTimeoutMs', callTimeoutMs);
-  return {
-    spec,
-    include,
-    exclude: exclude ?? [],
-    prefix: prefix ?? name,
-    connectTimeoutMs,
-    callTimeoutMs,
-  };
+  return { spec, include, exclude, prefix: prefix ?? name, connectTimeoutMs, callTimeoutMs };
 }
 
 /** Refuses a spec that is neither a command nor a URL, or whose fields have the wrong types. */
@@ -117,9 +123,4 @@ function checkNames(where: string, option: string, value: unknown): void {
 function checkStrings(where: string, option: string, value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.values(value).some((v) => typeof v !== 'string'))
     throw new InvalidOptionError(where, option, 'an object of string values', value);
-}
-
-function checkMs(where: string, option: string, value: unknown): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    throw new InvalidOptionError(where, option, 'a positive integer of milliseconds', value);
 }

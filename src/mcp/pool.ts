@@ -1,12 +1,18 @@
+import { z } from 'zod';
 import { InvalidOptionError, McpUnavailableError } from '../errors.js';
+import { option } from '../options/option.js';
+import { parseOptions } from '../options/parse.js';
 import { McpServer } from './server.js';
 import { type McpSession, openSession } from './session.js';
 
-/** Options of {@link mcpPool}. */
-export interface McpPoolOptions {
+/** The options of `mcpPool(...)`: each option's type, check and docs, once. */
+export const mcpPoolOptionsSchema = z.strictObject({
   /** The servers it holds connections to (from {@link mcpServer}), by their names. */
-  servers: readonly McpServer[];
-}
+  servers: option<readonly McpServer[]>('a list of mcpServer(...)', Array.isArray),
+});
+
+/** Options of {@link mcpPool}. */
+export interface McpPoolOptions extends z.input<typeof mcpPoolOptionsSchema> {}
 
 /**
  * Connections to MCP servers shared across runs, for a long-lived app: each server connects when a
@@ -91,7 +97,5 @@ export class McpPool {
  * await pool.close();
  */
 export function mcpPool(options: McpPoolOptions): McpPool {
-  if (typeof options !== 'object' || options === null || !Array.isArray(options.servers))
-    throw new InvalidOptionError('mcpPool', 'servers', 'a list of mcpServer(...)', options);
-  return new McpPool(options.servers);
+  return new McpPool(parseOptions(mcpPoolOptionsSchema, 'mcpPool', options).servers);
 }

@@ -1,33 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InvalidOptionError } from '../errors.js';
-import type { Crew } from '../runtime/crew/crew.js';
+import { parseOptions } from '../options/parse.js';
 import { crewInputSchema, flowInputSchema } from '../runtime/input-schema.js';
-import type { Store } from '../stores/store.js';
-import { type CallExtra, callServed, type ServableFlow, type Served, type ServedRun } from './serve-call.js';
+import { type CallExtra, callServed, type Served } from './serve-call.js';
+import { type McpServeOptions, mcpServeOptionsSchema } from './serve-options.js';
 import { crewDescription, flowDescription, toolNames } from './serve-schema.js';
 
 export type { ServableFlow, ServedRun } from './serve-call.js';
-
-/** Options of {@link createMcpServer}. */
-export interface McpServeOptions {
-  /** The crews to serve, by key: each becomes a tool named after its key. @default {} */
-  crews?: Readonly<Record<string, Crew>> | undefined;
-  /** The flows to serve, by key: each becomes a tool named after its key. @default {} */
-  flows?: Readonly<Record<string, ServableFlow>> | undefined;
-  /**
-   * Where the runs the tools start are kept (durable runs, resumable by their execution id; a flow
-   * with a human step needs one). @default each definition's own store, else none
-   */
-  store?: Store | undefined;
-  /** The server's name, as the client's `initialize` sees it. @default 'statecrew' */
-  name?: string | undefined;
-  /** The server's version. @default '0.1.0' */
-  version?: string | undefined;
-  /** Aborting it aborts every run in flight (each ends as an `aborted` error result). */
-  signal?: AbortSignal | undefined;
-  /** Called as soon as a tool call started a run (a store then already holds its id). */
-  onRun?: ((run: ServedRun) => void | Promise<void>) | undefined;
-}
+export type { McpServeOptions } from './serve-options.js';
 
 const WHERE = 'createMcpServer';
 
@@ -71,9 +51,10 @@ function servedOf(options: McpServeOptions): Served[] {
  * const server = createMcpServer({ crews: { research: crew }, flows: { refunds }, store: new SqliteStore() });
  * await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(options: McpServeOptions = {}): McpServer {
+export function createMcpServer(given: McpServeOptions = {}): McpServer {
+  const options = parseOptions(mcpServeOptionsSchema, WHERE, given);
   const served = servedOf(options);
-  const server = new McpServer({ name: options.name ?? 'statecrew', version: options.version ?? '0.1.0' });
+  const server = new McpServer({ name: options.name, version: options.version });
   const settings = { store: options.store, signal: options.signal, onRun: options.onRun };
   for (const item of served) {
     const config =

@@ -1,23 +1,10 @@
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { InvalidOptionError, QueueUnavailableError } from '../errors.js';
+import { parseOptions } from '../options/parse.js';
+import { type QueueOptions, queueOptionsSchema } from './queue-options.js';
 
-/** Where a queue's Redis is: a `redis://` / `rediss://` URL, or ioredis connection options. */
-export type QueueConnection =
-  | string
-  | { host?: string; port?: number; db?: number; password?: string; username?: string; tls?: object };
-
-/** Options every queue part takes. */
-export interface QueueOptions {
-  /** The Redis server BullMQ runs on. @default 'redis://127.0.0.1:6379' */
-  connection?: QueueConnection | undefined;
-  /** The queue's name (no ':'). @default 'statecrew' */
-  queue?: string | undefined;
-  /** The first segment of BullMQ's keys. @default 'bull' */
-  prefix?: string | undefined;
-  /** How long connecting may take before `queue_unavailable`, in ms. @default 5000 */
-  connectTimeoutMs?: number | undefined;
-}
+export type { QueueConnection, QueueOptions } from './queue-options.js';
 
 /** The options as BullMQ and ioredis take them. */
 export interface ResolvedQueueOptions {
@@ -27,20 +14,21 @@ export interface ResolvedQueueOptions {
   connectTimeoutMs: number;
 }
 
-/** Checks and fills in queue options. */
+/** Checks and fills in queue options (`invalid_option` naming `where`); a URL becomes connection options. */
 export function resolveQueueOptions(where: string, options: QueueOptions): ResolvedQueueOptions {
-  const queue = options.queue ?? 'statecrew';
-  if (typeof queue !== 'string' || queue === '' || queue.includes(':')) {
-    throw new InvalidOptionError(where, 'queue', "a non-empty name without ':'", queue);
-  }
-  const raw = options.connection ?? 'redis://127.0.0.1:6379';
+  const {
+    connection: raw,
+    queue,
+    prefix,
+    connectTimeoutMs,
+  } = parseOptions(queueOptionsSchema, where, options);
   const connection = typeof raw === 'string' ? fromUrl(where, raw) : { ...raw };
   return {
     // BullMQ's workers block on Redis: ioredis must not give up on a command while they do.
     connection: { ...connection, maxRetriesPerRequest: null },
     queue,
-    prefix: options.prefix ?? 'bull',
-    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    prefix,
+    connectTimeoutMs,
   };
 }
 

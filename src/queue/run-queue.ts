@@ -3,9 +3,13 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { InvalidOptionError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
-import { keepsEventsOption } from '../runtime/durable/events-option.js';
+import { parseOptions } from '../options/parse.js';
 import type { JsonValue } from '../stores/store.js';
 import { cancelRunJob } from './cancel.js';
+import { type SubmitRunOptions, submitRunOptionsSchema } from './submit-run-options.js';
+
+export type { SubmitRunOptions } from './submit-run-options.js';
+
 import {
   connected,
   probe,
@@ -25,27 +29,12 @@ export interface RunJob {
   events?: 'store';
 }
 
-/** Options of {@link RunQueue.submitRun}. */
-export interface SubmitRunOptions {
-  /** The run's execution id. @default a new UUID */
-  id?: string | undefined;
-  /** `'store'`: the run keeps its events in its store (`readEvents`, `followEvents`), as `kickoff` does. */
-  events?: 'store' | undefined;
-}
-
-const SUBMIT_RUN_OPTIONS = { id: true, events: true } as const satisfies Readonly<
-  Record<keyof SubmitRunOptions, true>
->;
-
 /**
  * Whether a submitted run keeps its events: `events: 'store'` yes, none no; an option `submitRun`
  * does not know, or another `events`, is `invalid_option` naming `submitRun`.
  */
 function keepsEvents(options: SubmitRunOptions): boolean {
-  const known = Object.keys(SUBMIT_RUN_OPTIONS);
-  for (const key of Object.keys(options))
-    if (!known.includes(key)) throw InvalidOptionError.unknown('submitRun', key, known, undefined);
-  return keepsEventsOption('submitRun', options.events);
+  return parseOptions(submitRunOptionsSchema, 'submitRun', options).events === 'store';
 }
 
 /** How a whole run ended, as the worker that ran it tells. */

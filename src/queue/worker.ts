@@ -1,59 +1,24 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import {
-  type AgentRegistry,
   type ConversationJob,
   type ConversationProgress,
   holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
 import { ToolSessions } from '../actors/tool-sessions.js';
+import { parseOptions } from '../options/parse.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { listenForCancels } from './cancel.js';
-import { probe, type QueueOptions, resolveQueueOptions, runQueueName } from './connection.js';
-import type { QueueableCrew, QueueableFlow, RunDefinitions } from './definitions.js';
+import { probe, resolveQueueOptions, runQueueName } from './connection.js';
+import type { QueueableCrew, QueueableFlow } from './definitions.js';
 import { isLive, type JobResult } from './executor-connection.js';
 import { runProcessor } from './run-processor.js';
-import { resolveWorkerTuning } from './worker-tuning.js';
+import { type WorkerOptions, type WorkerSettings, workerOptionsSchema } from './worker-options.js';
 
-/** Options of {@link createWorker}. */
-export interface WorkerOptions extends QueueOptions, Omit<AgentRegistry, 'agents'> {
-  /**
-   * The agents whose conversations this worker holds, as a list (by role) or a record by name.
-   * @default none: a worker of whole runs only (`definitions`)
-   */
-  agents?: AgentRegistry['agents'] | undefined;
-  /** Jobs held at once (a whole number ≥ 1). @default 8 */
-  concurrency?: number | undefined;
-  /** How this worker is named in the nodes it ran (`nodes[].worker`). @default `<host>:<pid>` */
-  name?: string | undefined;
-  /**
-   * How long a job's lock lasts without renewal, in ms (≥ 1000). The worker renews the locks of its
-   * jobs in flight every quarter to half of it, however long a call takes; a worker that died loses its
-   * jobs to the others once their locks ran out, and one whose event loop is blocked for more than half
-   * of it may lose them too (they then run twice). @default 5000
-   */
-  lockDurationMs?: number | undefined;
-  /**
-   * How often, in ms (≥ 100), the jobs whose locks ran out (their worker died) are looked for and put
-   * back in the queue for another worker. @default 2000
-   */
-  stalledIntervalMs?: number | undefined;
-  /**
-   * Crews and flows by name: the worker also runs whole runs of them (`submitRun`), each kept in
-   * `store` (a run whose worker died is resumed from it by the worker that takes it over).
-   */
-  definitions?: RunDefinitions | undefined;
-  /** Where the whole runs are kept. @default the definitions' own stores */
-  store?: Store | undefined;
-  /**
-   * Whether the worker also resumes the stored runs of its definitions whose process died, like
-   * `createRunner` does, every `pollMs`. @default true when it holds definitions
-   */
-  recover?: boolean | { pollMs?: number } | undefined;
-}
+export type { WorkerOptions } from './worker-options.js';
 
 /** A running worker; `close` lets its jobs in flight finish and releases its connections. */
 export interface QueueWorker {
@@ -76,9 +41,12 @@ export interface QueueWorker {
  * @example
  * const worker = createWorker({ connection: 'redis://127.0.0.1:6379', queue: 'research', agents: [researcher, writer], tools: [search] });
  */
-export function createWorker(options: WorkerOptions): QueueWorker {
-  const o = resolveQueueOptions('createWorker', options);
-  const tuning = resolveWorkerTuning('createWorker', options);
+export function createWorker(given: WorkerOptions): QueueWorker {
+  const options = parseOptions(workerOptionsSchema, 'createWorker', given);
+  const { connection, queue, prefix, connectTimeoutMs, concurrency, lockDurationMs, stalledIntervalMs } =
+    options;
+  const o = resolveQueueOptions('createWorker', { connection, queue, prefix, connectTimeoutMs });
+  const tuning = { concurrency, lockDurationMs, stalledIntervalMs };
   // The MCP servers' connections: each opened when a job first needs it, closed when the worker closes.
   const sessions = new ToolSessions();
   const registry = { ...resolveRegistry({ ...options, agents: options.agents ?? [] }), sessions };
@@ -147,7 +115,7 @@ function conversationProcessor(registry: ReturnType<typeof resolveRegistry>, nam
 }
 
 /** One runner per store the worker's definitions keep their runs in (none unless it holds definitions). */
-function startRunners(options: WorkerOptions): Runner[] {
+function startRunners(options: WorkerSettings): Runner[] {
   const { definitions, recover = true } = options;
   if (definitions === undefined || recover === false) return [];
   const pollMs = typeof recover === 'object' ? recover.pollMs : undefined;

@@ -16,4 +16,5 @@ export type { DefinitionView } from './describe.js';
 export type { ErrorBody } from './http-errors.js';
 export { type Listening, type ListenOptions, listen } from './listen.js';
 export type { RunPage, RunSummary } from './run-views.js';
-export { createServer, DEFAULT_BODY_LIMIT, type ServeOptions, type StatecrewServer } from './server.js';
+export { DEFAULT_BODY_LIMIT, type ServeOptions } from './serve-options.js';
+export { createServer, type StatecrewServer } from './server.js';

@@ -2,15 +2,13 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { InvalidOptionError, PayloadTooLargeError, UnknownEndpointError } from '../errors.js';
+import { parseOptions } from '../options/parse.js';
 import type { QueueOptions } from '../queue/connection.js';
-import type { Crew } from '../runtime/crew/crew.js';
-import { checkOptionKeys } from '../runtime/crew/option-keys.js';
-import { createRunner, type Runner } from '../runtime/durable/runner.js';
-import { isStore, type Store } from '../stores/store.js';
+import { createRunner } from '../runtime/durable/runner.js';
 import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
 import { definitionRoutes } from './definition-routes.js';
-import { Catalog, type ServedFlow, type ServedList } from './definitions.js';
+import { Catalog } from './definitions.js';
 import { eventRoutes } from './event-routes.js';
 import { errorResponse } from './http-errors.js';
 import { LiveRuns } from './live-runs.js';
@@ -18,40 +16,9 @@ import { openApiRoutes } from './openapi.js';
 import type { RouteGroup, ServeContext } from './route-group.js';
 import { runRoutes } from './run-routes.js';
 import { RunStarter } from './run-starter.js';
+import { type ServeOptions, type ServeSettings, serveOptionsSchema } from './serve-options.js';
 import { studioRoutes } from './studio/routes.js';
 import { viewRoutes } from './view-routes.js';
-
-/** Options of {@link createServer}. */
-export interface ServeOptions {
-  /** The crews served, as a list or a record keyed by each one's name. @default [] */
-  crews?: ServedList<Crew> | undefined;
-  /** The flows served (any `createFlow(...)`), as a list or a record keyed by each one's name. @default [] */
-  flows?: ServedList<ServedFlow> | undefined;
-  /** Where every run is kept: runs started over HTTP are durable. */
-  store: Store;
-  /**
-   * What resumes runs whose process died, fires deadlines and schedules: a `createRunner(...)`
-   * result (the caller closes it), or `false` for none. @default one over `store` with the served
-   * definitions, closed with the server
-   */
-  runner?: Runner | false | undefined;
-  /** The bearer token every request must carry (`Authorization: Bearer <token>`). */
-  token?: string | undefined;
-  /**
-   * Serve without a token. Only for a server that listens on 127.0.0.1 alone: the caller promises
-   * that no one else can reach it. @default false
-   */
-  insecureNoAuth?: boolean | undefined;
-  /** The origin allowed to call from a browser (CORS); none when absent. @default undefined */
-  cors?: string | undefined;
-  /** The largest request body taken, in bytes (a 413 `payload_too_large` beyond it). @default 1048576 */
-  bodyLimit?: number | undefined;
-  /**
-   * Submit runs to the BullMQ run queue instead of running them here: a Redis URL, or queue options
-   * (`statecrew worker` processes then run them). @default runs start in this process
-   */
-  queue?: string | QueueOptions | undefined;
-}
 
 /** A Hono app serving crews and flows over HTTP, and `close` for what it owns. */
 export interface StatecrewServer extends Hono {
@@ -63,21 +30,6 @@ export interface StatecrewServer extends Hono {
 }
 
 const WHERE = 'createServer';
-
-const SERVE_OPTIONS = {
-  crews: true,
-  flows: true,
-  store: true,
-  runner: true,
-  token: true,
-  insecureNoAuth: true,
-  cors: true,
-  bodyLimit: true,
-  queue: true,
-} as const;
-
-/** The default largest body: 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The route groups every server is made of, in mounting order; `/openapi.json` documents them all. */
 const ROUTE_GROUPS: readonly RouteGroup[] = [
@@ -112,57 +64,32 @@ export function liveRuns(server: StatecrewServer): LiveRuns {
   return live;
 }
 
-/** Checks the options that are not definitions; resolves the token (undefined: no auth). */
-function checkOptions(options: ServeOptions): { token: string | undefined; limit: number } {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(WHERE, 'options', 'an object', options);
-  }
-  checkOptionKeys(WHERE, options, SERVE_OPTIONS);
-  if (!isStore(options.store))
-    throw new InvalidOptionError(WHERE, 'store', 'a Store (runs are durable)', options.store);
-  const { token, insecureNoAuth, cors: origin, bodyLimit: limit = DEFAULT_BODY_LIMIT } = options;
-  if (token !== undefined && (typeof token !== 'string' || token.trim() === '')) {
-    throw new InvalidOptionError(WHERE, 'token', 'a non-empty string', token);
-  }
-  if (token === undefined && insecureNoAuth !== true) {
+/** The options checked (`invalid_option` naming the first one wrong); a server needs a token unless waived. */
+function checkOptions(options: ServeOptions): ServeSettings {
+  const settings = parseOptions(serveOptionsSchema, WHERE, options);
+  if (settings.token === undefined && settings.insecureNoAuth !== true) {
     throw new InvalidOptionError(
       WHERE,
       'token',
       'a bearer token (or insecureNoAuth: true on 127.0.0.1)',
-      token,
+      settings.token,
       {
         message: `${WHERE}: a server needs a bearer token (option "token"); only one that listens on 127.0.0.1 may go without, with insecureNoAuth: true`,
       },
     );
   }
-  if (origin !== undefined && (typeof origin !== 'string' || origin === '')) {
-    throw new InvalidOptionError(WHERE, 'cors', 'an origin such as https://app.example.com', origin);
-  }
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new InvalidOptionError(WHERE, 'bodyLimit', 'a whole number of bytes, at least 1', limit);
-  }
-  if (
-    options.runner !== undefined &&
-    options.runner !== false &&
-    typeof options.runner?.close !== 'function'
-  ) {
-    throw new InvalidOptionError(WHERE, 'runner', 'a createRunner result, or false', options.runner);
-  }
-  return { token, limit };
+  return settings;
 }
 
 /** The queue options of the `queue` option: a URL is the connection. */
-function queueOptionsOf(queue: ServeOptions['queue']): QueueOptions | undefined {
+function queueOptionsOf(queue: ServeSettings['queue']): QueueOptions | undefined {
   if (queue === undefined) return undefined;
-  if (typeof queue === 'string') return { connection: queue };
-  if (typeof queue !== 'object' || queue === null) {
-    throw new InvalidOptionError(WHERE, 'queue', 'a Redis URL, or queue options', queue);
-  }
-  return queue;
+  return typeof queue === 'string' ? { connection: queue } : queue;
 }
 
 /** The app's middleware: CORS when asked, the bearer token unless waived, the body limit. */
-function useMiddleware(app: Hono, options: ServeOptions, token: string | undefined, limit: number): void {
+function useMiddleware(app: Hono, options: ServeSettings): void {
+  const { token, bodyLimit: limit } = options;
   if (options.cors !== undefined) {
     app.use(
       cors({
@@ -192,8 +119,9 @@ function useMiddleware(app: Hono, options: ServeOptions, token: string | undefin
  * const server = createServer({ crews: [research], flows: [refunds], store: new SqliteStore(), token });
  * const res = await server.request('/definitions', { headers: { authorization: `Bearer ${token}` } });
  */
-export function createServer(options: ServeOptions): StatecrewServer {
-  const { token, limit } = checkOptions(options);
+export function createServer(given: ServeOptions): StatecrewServer {
+  const options = checkOptions(given);
+  const { token } = options;
   const catalog = new Catalog(options.crews, options.flows);
   const live = new LiveRuns();
   const starter = new RunStarter(options.store, live, queueOptionsOf(options.queue));
@@ -206,7 +134,7 @@ export function createServer(options: ServeOptions): StatecrewServer {
         })
       : undefined;
   const app = new Hono();
-  useMiddleware(app, options, token, limit);
+  useMiddleware(app, options);
   const context: ServeContext = { store: options.store, catalog, live, starter };
   const info = { title: 'statecrew', version: '0.1.0', secured: token !== undefined };
   for (const group of [...ROUTE_GROUPS, openApiRoutes(ROUTE_GROUPS, info)]) group.mount(app, context);

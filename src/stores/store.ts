@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import {
   CorruptSnapshotError,
   InvalidOptionError,
   SnapshotVersionError,
   StoreClosedError,
 } from '../errors.js';
+import { option } from '../options/option.js';
 
 /** A value a store keeps: what `JSON.stringify` writes and `JSON.parse` reads back unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -201,6 +203,11 @@ const STORE_METHODS = [
 export function isStore(value: unknown): value is Store {
   if (typeof value !== 'object' || value === null) return false;
   return STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+}
+
+/** The `store` option of whatever keeps runs: a {@link Store}, checked by its methods. */
+export function storeOption(): z.ZodCustom<Store, Store> {
+  return option<Store>(`a Store (${STORE_METHODS.join(', ')})`, isStore);
 }
 
 /** Refuses an option that should be a store and is not one (`invalid_option`, naming `where`). */

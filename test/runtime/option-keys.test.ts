@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, MemoryStore, StatecrewError, Task } from '../../src/index.js';
-import { closestName } from '../../src/runtime/crew/option-keys.js';
+import { closestName } from '../../src/options/closest-name.js';
 import { manualClock } from '../../src/testing.js';
 
 /** The error `attempt` throws or rejects with. */

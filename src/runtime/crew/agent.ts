@@ -4,73 +4,15 @@ import {
   type Speaker,
   type TaskPrompt,
 } from '../../actors/conversation.js';
-import { InvalidOptionError } from '../../errors.js';
-import { isModel } from '../../models/call.js';
 import { ProviderModel } from '../../models/providers.js';
 import { createResultsTool } from '../../models/results-tool.js';
+import { parseOptions } from '../../options/parse.js';
 import type { Llm, Tool, ToolSource } from '../../types.js';
-import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
+import { type AgentOptions, type AgentSettings, agentOptionsSchema } from './agent-options.js';
 import { grantedTools } from './granted-tools.js';
 import { interpolate } from './interpolate.js';
-import { AGENT_OPTIONS, checkOptionKeys } from './option-keys.js';
 
-/** Options of an {@link Agent}. */
-export interface AgentOptions {
-  /** Who the agent is; also how a hierarchical manager names it. */
-  role: string;
-  /** What it works towards. @default '' */
-  goal?: string | undefined;
-  /** Where it comes from. @default '' */
-  backstory?: string | undefined;
-  /**
-   * A policy `(prompt, context, { signal }) => text`, a {@link Model}, or a provider string
-   * (`'openai:gpt-4.1-mini'`) resolved through {@link registerProvider}.
-   */
-  llm: Llm | string;
-  /**
-   * Tools its model may call, and tool sources that yield tools once opened (MCP servers from
-   * `statecrew/mcp`: each is opened once per run, when a task first needs it). @default []
-   */
-  tools?: readonly (Tool | ToolSource)[] | undefined;
-  /** Model calls allowed in one task attempt (tool rounds included). @default 10 */
-  maxIter?: number | undefined;
-  /** Retries after a failed attempt, for tasks that set none. @default 2 */
-  maxRetries?: number | undefined;
-  /**
-   * Delay before the first retry, in ms; doubles per attempt, ±20% jitter, capped at 30 s; a provider's
-   * retry-after wins. @default 500 (the task's, else the agent's)
-   */
-  retryDelayMs?: number | undefined;
-  /** Time limit of one attempt, for tasks that set none. @default no limit */
-  timeoutMs?: number | undefined;
-  /**
-   * Streams its model's text: each delta is a `model.delta` event on `events$` (a model that can
-   * stream, such as `fromAiSdk`'s, is asked to); the final text is the same. @default false
-   */
-  stream?: boolean | undefined;
-  /**
-   * Model calls a minute at most, across every run: calls are spaced and wait their turn on the run's
-   * clock instead of failing. (A model's own `maxRpm` — `fromAiSdk(model, { maxRpm })` — is shared by
-   * every agent that uses it.) @default no limit
-   */
-  maxRpm?: number | undefined;
-  /** The sampling temperature its model is asked for (a model without one ignores it). @default the model's */
-  temperature?: number | undefined;
-  /** The most tokens an answer may have, asked of its model. @default the model's */
-  maxOutputTokens?: number | undefined;
-  /**
-   * Grants it `delegate_work` and `ask_question` over the crew's other agents: a call is a message to
-   * the coworker's agent actor, which holds the conversation with its own persona, tools and model and
-   * replies (bounded by the crew's `maxDelegationDepth`). @default false
-   */
-  allowDelegation?: boolean | undefined;
-  /**
-   * Lets it look up what earlier task runs of the run produced (CrewAI's agent `memory`): it is granted
-   * `createResultsTool()` (unless it has a tool named `results`), and a crew it works in keeps an
-   * execution memory even without the crew's `memory` option. @default false
-   */
-  memory?: boolean | undefined;
-}
+export type { AgentOptions } from './agent-options.js';
 
 /** Each agent's persona sentences, by agent (a copy made by `withInputs` gets its own). */
 const personas = new WeakMap<Agent, string>();
@@ -97,6 +39,8 @@ function personaOf(agent: Agent): string {
  * researcher.renderPrompt('Research AI', '3 bullets');
  */
 export class Agent implements Speaker {
+  /** Its options as checked, with their defaults: what an option without a field of its own is read from. */
+  readonly settings: AgentSettings;
   readonly role: string;
   readonly goal: string;
   readonly backstory: string;
@@ -121,55 +65,31 @@ export class Agent implements Speaker {
   readonly rateKey: object = {};
 
   constructor(options: AgentOptions) {
-    const where = `Agent "${String(options.role)}"`;
-    checkOptionKeys(where, options, AGENT_OPTIONS);
-    requiredText('Agent', 'role', options.role);
-    const llm = typeof options.llm === 'string' ? new ProviderModel(options.llm, where) : options.llm;
-    if (typeof llm !== 'function' && !isModel(llm)) {
-      throw new InvalidOptionError(
-        where,
-        'llm',
-        'a policy function, a model with generate(), or a provider string like "openai:gpt-4.1-mini"',
-        options.llm,
-      );
-    }
-    optionalInteger(where, 'maxIter', options.maxIter, 1);
-    optionalInteger(where, 'maxRetries', options.maxRetries, 0);
-    optionalInteger(where, 'retryDelayMs', options.retryDelayMs, 0);
-    optionalPositive(where, 'timeoutMs', options.timeoutMs);
-    this.role = options.role;
-    this.goal = options.goal ?? '';
-    this.backstory = options.backstory ?? '';
-    this.llm = llm;
-    if (options.memory !== undefined && typeof options.memory !== 'boolean') {
-      throw new InvalidOptionError(where, 'memory', 'true or false', options.memory);
-    }
-    this.memory = options.memory === true;
-    const { tools, sources } = grantedTools(where, options.tools);
+    const where = `Agent "${String((options as { role?: unknown } | undefined)?.role)}"`;
+    const settings = parseOptions(
+      agentOptionsSchema,
+      (option) => (option === 'role' ? 'Agent' : where),
+      options,
+    );
+    this.settings = settings;
+    this.role = settings.role;
+    this.goal = settings.goal;
+    this.backstory = settings.backstory;
+    this.llm = typeof settings.llm === 'string' ? new ProviderModel(settings.llm, where) : settings.llm;
+    this.memory = settings.memory;
+    const { tools, sources } = grantedTools(settings.tools);
     this.toolSources = sources;
     this.tools =
       this.memory && !tools.some((t) => t.name === 'results') ? [...tools, createResultsTool()] : tools;
-    this.maxIter = options.maxIter ?? 10;
-    this.stream = options.stream === true;
-    optionalPositive(where, 'maxRpm', options.maxRpm);
-    this.maxRpm = options.maxRpm;
-    const { temperature } = options;
-    if (
-      temperature !== undefined &&
-      !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)
-    ) {
-      throw new InvalidOptionError(where, 'temperature', 'a number from 0 to 2', temperature);
-    }
-    this.temperature = temperature;
-    optionalInteger(where, 'maxOutputTokens', options.maxOutputTokens, 1);
-    this.maxOutputTokens = options.maxOutputTokens;
-    if (options.allowDelegation !== undefined && typeof options.allowDelegation !== 'boolean') {
-      throw new InvalidOptionError(where, 'allowDelegation', 'true or false', options.allowDelegation);
-    }
-    this.allowDelegation = options.allowDelegation === true;
-    this.maxRetries = options.maxRetries;
-    this.retryDelayMs = options.retryDelayMs;
-    this.timeoutMs = options.timeoutMs;
+    this.maxIter = settings.maxIter;
+    this.stream = settings.stream === true;
+    this.maxRpm = settings.maxRpm;
+    this.temperature = settings.temperature;
+    this.maxOutputTokens = settings.maxOutputTokens;
+    this.allowDelegation = settings.allowDelegation;
+    this.maxRetries = settings.maxRetries;
+    this.retryDelayMs = settings.retryDelayMs;
+    this.timeoutMs = settings.timeoutMs;
   }
 
   /**

@@ -1,25 +1,8 @@
 import { InvalidOptionError, RunAbortedError } from '../../errors.js';
+import { parseOptions } from '../../options/parse.js';
 import type { CrewOutput } from '../../types.js';
-import { optionalInteger } from '../engine/validate.js';
-import type { CrewRun, RunOptions } from './crew-run.js';
-import { CREW_FOR_EACH_OPTIONS, checkOptionKeys } from './option-keys.js';
-
-/**
- * Options of {@link Crew.kickoffForEach}: a kickoff's options that every run shares — but `inputs`
- * (each run has its entry), `executionId` (each run has its own) and `parent` — and how many run at
- * once.
- */
-export interface KickoffForEachOptions extends Omit<RunOptions, 'inputs' | 'executionId' | 'parent'> {
-  /** Runs in flight at most. @default 4 */
-  concurrency?: number | undefined;
-  /**
-   * Aborting it aborts the runs in flight (each rejects with `aborted`, as a kickoff does) and
-   * rejects the runs not started yet with `aborted` without starting them.
-   */
-  signal?: AbortSignal | undefined;
-  /** Called with each run as soon as it was created, and its position in the list: subscribe to its `events$` there. */
-  onRun?: ((run: CrewRun, index: number) => void) | undefined;
-}
+import type { CrewRun } from './crew-run.js';
+import { type KickoffForEachOptions, kickoffForEachOptionsSchema, type RunOptions } from './run-options.js';
 
 /** What running many inputs needs of a crew. */
 export interface ManyRunsCrew {
@@ -39,13 +22,8 @@ export async function kickoffForEach(
   options: KickoffForEachOptions,
 ): Promise<PromiseSettledResult<CrewOutput>[]> {
   const where = `Crew "${crew.name}" kickoffForEach`;
-  checkOptionKeys(where, options, CREW_FOR_EACH_OPTIONS);
+  const { concurrency, onRun, ...runOptions } = parseOptions(kickoffForEachOptionsSchema, where, options);
   checkInputsList(where, inputsList);
-  const { concurrency = 4, onRun, ...runOptions } = options;
-  optionalInteger(where, 'concurrency', concurrency, 1);
-  if (onRun !== undefined && typeof onRun !== 'function') {
-    throw new InvalidOptionError(where, 'onRun', 'a function', onRun);
-  }
   const results: PromiseSettledResult<CrewOutput>[] = new Array(inputsList.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { ToolSessions } from '../../actors/tool-sessions.js';
 import { InvalidInputsError, InvalidOptionError } from '../../errors.js';
@@ -11,7 +11,7 @@ import { encodeAt } from '../durable/codec.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
 import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
-import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
+import { type Clock, toClock } from '../engine/clock.js';
 import { RunRecorder } from '../engine/recorder.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { CrewDefinition, CrewProcess } from '../process.js';
@@ -28,67 +28,10 @@ import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
 import type { CrewPlan, PlanSource } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
+import type { RunOptions } from './run-options.js';
 import { SUMMARY_NODE, type SummaryNode } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
 import type { WaitingTasks } from './waiting-tasks.js';
-
-/** Options of one crew run. */
-export interface RunOptions {
-  /** Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object. @default {} */
-  inputs?: Record<string, unknown> | undefined;
-  /**
-   * Refuses a run whose inputs leave an `{identifier}` placeholder unfilled (`missing_input`), before
-   * any model call; off, such a run goes on, with a `run.warning` event and `metadata.missingInputs`.
-   * @default the crew's `strictInputs`, else false
-   */
-  strictInputs?: boolean | undefined;
-  /**
-   * Aborting it cancels in-flight model calls and rejects the run with `RunAbortedError` (`aborted`):
-   * its `cause` is the signal's reason, its `partial` the result so far.
-   */
-  signal?: AbortSignal | undefined;
-  /** An XState inspection observer: it sees the supervisor and every task and agent run actor. */
-  inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
-  /** The run's execution id. @default a random UUID */
-  executionId?: string | undefined;
-  /**
-   * The clock for timestamps, durations and retry backoffs: a `Clock`, or just its `now` in epoch
-   * milliseconds (backoffs then wait on the host's timers). @default the system clock
-   */
-  clock?: ClockOption | undefined;
-  /**
-   * Runs the crew's supervisor as a child of this actor, in its actor system (a flow step does this);
-   * `inspect` is then the system's.
-   */
-  parent?: AnyActorRef | undefined;
-  /** What this run may spend on model calls (`budget_exceeded` once spent). @default the crew's `budget` */
-  budget?: Budget | undefined;
-  /** Streams every agent's model text as `model.delta` events. @default each agent's `stream` */
-  stream?: boolean | undefined;
-  /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's `costUsd` when its model reports none. @default the crew's */
-  prices?: Readonly<Record<string, ModelPrice>> | undefined;
-  /** Where this run is kept (and, for `resume` and `replay`, read from). @default the crew's `store` */
-  store?: Store | undefined;
-  /**
-   * How long the run's lease in its store lasts without renewal, in ms: it is renewed every third of
-   * that while the run runs; a run whose process died can be taken over after it.
-   * @default the crew's `leaseMs`, else 15000
-   */
-  leaseMs?: number | undefined;
-  /**
-   * What a failed write to the store does: `stop` the run before anything else starts (it rejects
-   * with the store's error, `store_unavailable`), or `continue` it, reporting the failure as a
-   * `store.error` event and in `metadata.storeErrors`. A lost lease always stops it (`lease_lost`).
-   * @default the crew's `onStoreError`, else 'stop'
-   */
-  onStoreError?: StoreErrorPolicy | undefined;
-  /**
-   * `'store'`: the run keeps every event it publishes (but `model.delta`) in its store, numbered, in
-   * the commits of its records; `readEvents(store, id)` reads them back, and a resume goes on keeping
-   * them. Needs a store.
-   */
-  events?: 'store' | undefined;
-}
 
 /** A crew run in progress. */
 export interface CrewRun {

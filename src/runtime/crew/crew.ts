@@ -1,14 +1,13 @@
 import { resolve } from 'node:path';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
-import type { ManagerFunctions } from '../../actors/manager.js';
 import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
-import { checkStore, type Store } from '../../stores/store.js';
-import type { ApprovalAnswer, CrewOutput, ModelPrice, ReviewAnswer } from '../../types.js';
+import { parseOptions } from '../../options/parse.js';
+import type { Store } from '../../stores/store.js';
+import type { CrewOutput, ModelPrice } from '../../types.js';
 import { RunOwner } from '../durable/run-owner.js';
-import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
+import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import { optionalInteger } from '../engine/validate.js';
 import type { LoopOptions, ProcessKind } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import { processes } from '../processes/registry.js';
@@ -16,140 +15,33 @@ import { readAnswers } from '../run/answers.js';
 import type { ChildDefinition, ChildRunScope } from '../run/child-run.js';
 import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
-import { Agent } from './agent.js';
+import type { Agent } from './agent.js';
 import { runCrewAsChild } from './crew-child.js';
 import { factsOf, taskAgents } from './crew-facts.js';
-import { type KickoffForEachOptions, kickoffForEach } from './crew-for-each.js';
+import { kickoffForEach } from './crew-for-each.js';
 import { crewMermaid } from './crew-mermaid.js';
+import { type CrewOptions, type CrewSettings, crewOptionsSchema, type Manager } from './crew-options.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
-import {
-  type CrewRun,
-  checkStoreErrorPolicy,
-  crewLeaseMs,
-  keepEvents,
-  type RunOptions,
-  startCrewRun,
-} from './crew-run.js';
+import { type CrewRun, crewLeaseMs, keepEvents, startCrewRun } from './crew-run.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
-import { checkStrictInputs } from './missing-inputs.js';
-import {
-  CREW_OPTIONS,
-  CREW_REPLAY_OPTIONS,
-  CREW_RESUME_OPTIONS,
-  CREW_RUN_OPTIONS,
-  checkOptionKeys,
-} from './option-keys.js';
 import { checkOutputFile, type OutputFiles } from './output-file.js';
 import { planCrew } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
-import { type SummarizeOptions, type SummaryNode, summaryNode } from './summary.js';
-import { Task } from './task.js';
+import {
+  type CrewResumeOptions,
+  crewResumeOptionsSchema,
+  type KickoffForEachOptions,
+  type ReplayOptions,
+  type RunOptions,
+  replayOptionsSchema,
+  runOptionsSchema,
+} from './run-options.js';
+import { type SummaryNode, summaryNode } from './summary.js';
+import type { Task } from './task.js';
 import { keepAnswers, keptAnswers } from './waiting-tasks.js';
 
-/** Options of {@link Crew.replay}: a run's options and the task to run again from. */
-export interface ReplayOptions extends RunOptions {
-  /** The first task to run again: a task of the crew, or its node id. */
-  fromTask: Task | string;
-}
-
-/**
- * Options of {@link Crew.resume}: a run's options, who hears of the run once it started, and the
- * answers to what a paused run waits for.
- */
-export interface CrewResumeOptions extends Omit<RunOptions, 'executionId'> {
-  /** Called with the resumed run as soon as it was claimed and created: subscribe to its `events$` there. */
-  onRun?: ((run: CrewRun) => void) | undefined;
-  /**
-   * Answers to tool calls waiting for approval, by `callId` (`out.pending`): `{ approve: true }` runs
-   * the call; `{ approve: false, feedback }` gives the model the refusal with the feedback instead.
-   */
-  approvals?: Readonly<Record<string, ApprovalAnswer>> | undefined;
-  /**
-   * Answers to task outputs waiting for review, by node id: `{ approve: true }` completes the task
-   * with it; `{ approve: false, feedback }` sends it back to the agent for another attempt.
-   */
-  reviews?: Readonly<Record<string, ReviewAnswer>> | undefined;
-}
-
-/** A hierarchical crew's manager: `{ allocate, synthesize }` functions, or an agent whose model decides. */
-export type Manager = ManagerFunctions | Agent;
-
-/** Options of a {@link Crew}. */
-export interface CrewOptions {
-  /** The tasks, in list order. */
-  tasks: Task[];
-  /** The agents; hierarchical crews allocate among them. @default the tasks' agents, in order */
-  agents?: Agent[] | undefined;
-  /** How the tasks run. @default 'sequential' */
-  process?: ProcessKind | undefined;
-  /** The manager of a hierarchical crew. */
-  manager?: Manager | undefined;
-  /** What the crew is for; the goal a hierarchical manager synthesizes towards. @default '' */
-  goal?: string | undefined;
-  /** Task runs in flight at most (parallel and graph). @default 8 */
-  maxConcurrency?: number | undefined;
-  /** The repetition of a loop crew (required for `process: 'loop'`). */
-  loop?: LoopOptions | undefined;
-  /** The crew's name, as its stored runs carry it. @default 'crew' */
-  name?: string | undefined;
-  /**
-   * Where runs are kept: the run's id and inputs are claimed before anything runs, each task result is
-   * written as it settles, before any task that reads it starts, and the run's document when it ends.
-   * Each run holds a lease on its record while it runs (one owner per run).
-   */
-  store?: Store | undefined;
-  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
-  leaseMs?: number | undefined;
-  /**
-   * What a failed write does: `stop` the run before anything else starts (it rejects with
-   * `store_unavailable`), or `continue`, reporting it as a `store.error` event and in
-   * `metadata.storeErrors`. @default 'stop'
-   */
-  onStoreError?: StoreErrorPolicy | undefined;
-  /** What each run may spend on model calls; a kickoff's `budget` replaces it. */
-  budget?: Budget | undefined;
-  /** Prices by model id (`'openai:gpt-4.1-mini'`): each call's cost when its model reports none. */
-  prices?: Readonly<Record<string, ModelPrice>> | undefined;
-  /**
-   * After the tasks, one more node (`summary`) whose agent merges the completed outputs into
-   * `out.summary`: a task run like the others, in `nodes` with its own usage. @default off
-   */
-  summarize?: SummarizeOptions | undefined;
-  /**
-   * Where the agents' conversations run: in this process by default, or on a queue of workers
-   * (`createQueueExecutor` from `statecrew/queue`) that hold the agents and tools by name. The run —
-   * its supervisor, lifecycles, time limits, schemas and guardrails — stays here.
-   */
-  executor?: ConversationExecutor | undefined;
-  /**
-   * An execution memory for each run: every completed task run kept in order, which agents granted
-   * `createResultsTool()` look up — by task, the latest ones, or (with `embed`) by meaning. @default off
-   */
-  memory?: boolean | MemoryOptions | undefined;
-  /**
-   * How many hand-overs deep a delegation may go from a task's agent (agents with `allowDelegation`):
-   * A → B is 1, A → B → C is 2; a deeper one is refused with an observation (`delegation_depth`).
-   * 0 refuses every delegation. @default 2
-   */
-  maxDelegationDepth?: number | undefined;
-  /**
-   * Refuses a run whose inputs leave an `{identifier}` placeholder unfilled (`missing_input`, naming
-   * each and where), before any model call; a kickoff's `strictInputs` wins. Off, such a run goes on
-   * with the braces as written, a `run.warning` event and `metadata.missingInputs`. @default false
-   */
-  strictInputs?: boolean | undefined;
-  /**
-   * The folder a task's relative `outputFile` resolves against (`loadCrew` sets it to the folder of the
-   * tasks YAML file). @default the working directory when the crew is made
-   */
-  baseDir?: string | undefined;
-  /**
-   * Lets a task's `outputFile` leave `baseDir` (through `..` or as an absolute path elsewhere); without
-   * it such a path is refused (`output_file_failed`). @default false
-   */
-  allowOutsideFiles?: boolean | undefined;
-}
+export type { CrewOptions, Manager } from './crew-options.js';
 
 /**
  * A team of agents and the tasks they work through. A crew is a definition: every `run` is a new,
@@ -160,6 +52,8 @@ export interface CrewOptions {
  * const out = await crew.kickoff({ inputs: { topic: 'AI' } });
  */
 export class Crew implements ChildDefinition<CrewOutput> {
+  /** Its options as checked, with their defaults: what an option without a field of its own is read from. */
+  readonly settings: CrewSettings;
   readonly tasks: readonly Task[];
   readonly agents: readonly Agent[];
   readonly process: ProcessKind;
@@ -188,57 +82,34 @@ export class Crew implements ChildDefinition<CrewOutput> {
   readonly #positions = new Map<Task, number>();
 
   constructor(options: CrewOptions) {
-    checkOptionKeys('Crew', options, CREW_OPTIONS);
-    if (!Array.isArray(options.tasks) || options.tasks.some((t) => !(t instanceof Task))) {
-      throw new InvalidOptionError('Crew', 'tasks', 'an array of Task', options.tasks);
-    }
-    if (options.agents?.some((a) => !(a instanceof Agent))) {
-      throw new InvalidOptionError('Crew', 'agents', 'an array of Agent', options.agents);
-    }
-    const process = options.process ?? 'sequential';
-    if (!Object.hasOwn(processes, process)) {
-      throw new InvalidOptionError('Crew', 'process', `one of ${Object.keys(processes).join(', ')}`, process);
-    }
-    this.tasks = [...options.tasks];
-    this.agents = options.agents ? [...options.agents] : taskAgents(this.tasks);
-    this.process = process;
-    this.manager = options.manager;
-    this.goal = options.goal ?? '';
-    optionalInteger('Crew', 'maxConcurrency', options.maxConcurrency, 1);
-    this.maxConcurrency = options.maxConcurrency ?? 8;
-    this.loop = options.loop;
-    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
-      throw new InvalidOptionError('Crew', 'name', 'a non-empty string', options.name);
-    }
-    this.name = options.name ?? 'crew';
-    checkStore('Crew', options.store);
-    this.store = options.store;
-    optionalInteger('Crew', 'leaseMs', options.leaseMs, 10);
-    this.leaseMs = options.leaseMs;
-    checkStoreErrorPolicy('Crew', options.onStoreError);
-    this.onStoreError = options.onStoreError;
-    checkBudget('Crew', options.budget);
-    this.budget = options.budget;
-    checkPrices('Crew', options.prices);
-    this.prices = options.prices;
+    const settings = parseOptions(crewOptionsSchema, 'Crew', options);
+    this.settings = settings;
+    this.tasks = [...settings.tasks];
+    this.agents = settings.agents ? [...settings.agents] : taskAgents(this.tasks);
+    this.process = settings.process;
+    this.manager = settings.manager;
+    this.goal = settings.goal;
+    this.maxConcurrency = settings.maxConcurrency;
+    this.loop = settings.loop;
+    this.name = settings.name;
+    this.store = settings.store;
+    this.leaseMs = settings.leaseMs;
+    this.onStoreError = settings.onStoreError;
+    this.budget = settings.budget;
+    this.prices = settings.prices;
     this.#assignNodeIds();
-    this.summary = summaryNode(options.summarize, this.goal, this.#nodeIds.values());
-    if (options.executor !== undefined && typeof options.executor?.converse !== 'function') {
-      throw new InvalidOptionError('Crew', 'executor', 'an executor with converse()', options.executor);
-    }
-    this.executor = options.executor;
+    this.summary = summaryNode(settings.summarize, this.goal, this.#nodeIds.values());
+    this.executor = settings.executor;
     // An agent with `memory` (CrewAI's) reads the execution memory: the crew keeps one for it.
     const agentMemory = factsOf(this).agents.some((a) => a.memory);
-    this.memory = checkMemory('Crew', options.memory) ?? (agentMemory ? {} : undefined);
-    this.files = crewFiles(options);
+    this.memory = checkMemory('Crew', settings.memory) ?? (agentMemory ? {} : undefined);
+    this.files = { baseDir: resolve(settings.baseDir ?? '.'), allowOutsideFiles: settings.allowOutsideFiles };
     this.tasks.forEach((task, index) => {
       checkOutputFile(this.#nodeIds[index] as string, task.outputFile, this.files);
     });
-    optionalInteger('Crew', 'maxDelegationDepth', options.maxDelegationDepth, 0);
-    this.maxDelegationDepth = options.maxDelegationDepth ?? 2;
-    checkStrictInputs('Crew', options.strictInputs);
-    this.strictInputs = options.strictInputs ?? false;
-    processes[process].checkDefinition(this);
+    this.maxDelegationDepth = settings.maxDelegationDepth;
+    this.strictInputs = settings.strictInputs;
+    processes[this.process].checkDefinition(this);
     this.#planAhead();
   }
 
@@ -270,9 +141,9 @@ export class Crew implements ChildDefinition<CrewOutput> {
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(options: RunOptions = {}): CrewRun {
-    checkOptionKeys(`Crew "${this.name}" kickoff`, options, CREW_RUN_OPTIONS);
+    const settings = parseOptions(runOptionsSchema, `Crew "${this.name}" kickoff`, options);
     hostTurn.spend(RUN_START_OPERATIONS);
-    return startCrewRun(this, processes[this.process], options);
+    return startCrewRun(this, processes[this.process], settings);
   }
 
   /** Finds cycles and what they make unreachable, the critical path, what a failure blocks, and the paths. */
@@ -356,8 +227,8 @@ export class Crew implements ChildDefinition<CrewOutput> {
    * const [call] = out.pending ?? [];
    * if (call?.kind === 'approval') await crew.resume('refund-42', { approvals: { [call.callId]: { approve: true } } });
    */
-  async resume(executionId: string, options: CrewResumeOptions = {}): Promise<CrewOutput> {
-    checkOptionKeys(`Crew "${this.name}" resume`, options, CREW_RESUME_OPTIONS);
+  async resume(executionId: string, given: CrewResumeOptions = {}): Promise<CrewOutput> {
+    const options = parseOptions(crewResumeOptionsSchema, `Crew "${this.name}" resume`, given);
     const store = options.store ?? this.store;
     if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, 'resume a run');
     const { approvals, reviews, onRun, ...rest } = options;
@@ -402,8 +273,11 @@ export class Crew implements ChildDefinition<CrewOutput> {
    * given; `metadata.replayOf` is the source run's id.
    */
   async replay(executionId: string, options: ReplayOptions): Promise<CrewOutput> {
-    checkOptionKeys(`Crew "${this.name}" replay`, options, CREW_REPLAY_OPTIONS);
-    const { fromTask, ...runOptions } = options;
+    const { fromTask, ...runOptions } = parseOptions(
+      replayOptionsSchema,
+      `Crew "${this.name}" replay`,
+      options,
+    );
     const store = runOptions.store ?? this.store;
     const restore = await replayRestore(this, executionId, fromTask, store);
     const source = await store?.readRun(executionId);
@@ -437,16 +311,4 @@ export class Crew implements ChildDefinition<CrewOutput> {
       if (at !== undefined) throw new DuplicateTaskError(name, at);
     }
   }
-}
-
-/** Where a crew's output files go: its `baseDir` (absolute) and whether they may leave it. */
-function crewFiles(options: CrewOptions): OutputFiles {
-  const { baseDir, allowOutsideFiles } = options;
-  if (baseDir !== undefined && (typeof baseDir !== 'string' || baseDir === '')) {
-    throw new InvalidOptionError('Crew', 'baseDir', 'a folder path', baseDir);
-  }
-  if (allowOutsideFiles !== undefined && typeof allowOutsideFiles !== 'boolean') {
-    throw new InvalidOptionError('Crew', 'allowOutsideFiles', 'true or false', allowOutsideFiles);
-  }
-  return { baseDir: resolve(baseDir ?? '.'), allowOutsideFiles: allowOutsideFiles === true };
 }

@@ -1,24 +1,26 @@
+import type { z } from 'zod';
 import { isToolSource } from '../../actors/tool-sessions.js';
-import { InvalidOptionError } from '../../errors.js';
+import { option } from '../../options/option.js';
 import type { Tool, ToolSource } from '../../types.js';
 
-/**
- * An agent's or a task's `tools` option split into tools and tool sources (MCP servers); anything
- * else in it is `invalid_option` naming `where`.
- */
-export function grantedTools(
-  where: string,
-  granted: readonly (Tool | ToolSource)[] | undefined,
-): { tools: readonly Tool[]; sources: readonly ToolSource[] } {
-  const list: unknown = granted ?? [];
-  const expected = 'a list of tools (defineTool) and tool sources (mcpServer)';
-  if (!Array.isArray(list)) throw new InvalidOptionError(where, 'tools', expected, granted);
+/** The `tools` option of agents and tasks: a list of tools, and tool sources (MCP servers) that yield tools. */
+export function toolsOption(): z.ZodCustom<readonly (Tool | ToolSource)[], readonly (Tool | ToolSource)[]> {
+  return option<readonly (Tool | ToolSource)[]>(
+    'a list of tools (defineTool) and tool sources (mcpServer)',
+    (list) => Array.isArray(list) && list.every((item) => isToolSource(item) || isTool(item)),
+  );
+}
+
+/** A checked `tools` option split into tools and tool sources. */
+export function grantedTools(granted: readonly (Tool | ToolSource)[]): {
+  tools: readonly Tool[];
+  sources: readonly ToolSource[];
+} {
   const tools: Tool[] = [];
   const sources: ToolSource[] = [];
-  for (const item of list as unknown[]) {
+  for (const item of granted) {
     if (isToolSource(item)) sources.push(item);
-    else if (isTool(item)) tools.push(item);
-    else throw new InvalidOptionError(where, 'tools', expected, granted);
+    else tools.push(item);
   }
   return { tools, sources };
 }

@@ -1,18 +1,13 @@
 import { type Observable, Subject } from 'rxjs';
 import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
-import { checkStore, type RunHead, type RunKind, type Store } from '../../stores/store.js';
+import { parseOptions } from '../../options/parse.js';
+import type { RunHead, RunKind, Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
-import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
-import { optionalInteger } from '../engine/validate.js';
+import { type Clock, toClock } from '../engine/clock.js';
 import { earliestDeadline } from '../flow/flow-store.js';
 import { leaseIsLive } from './identity.js';
-import {
-  checkSchedules,
-  type FlowSchedule,
-  firstSeen,
-  type Schedule,
-  type ScheduledKickoff,
-} from './schedules.js';
+import { type RunnerOptions, runnerOptionsSchema } from './runner-options.js';
+import { checkSchedules, firstSeen, type Schedule, type ScheduledKickoff } from './schedules.js';
 
 /** What a runner passes to the `resume` of a run it recovers. */
 export interface RecoveryOptions {
@@ -34,28 +29,6 @@ export interface RecoverableFlow {
 export interface RecoverableCrew {
   readonly name: string;
   resume(executionId: string, options: RecoveryOptions): Promise<unknown>;
-}
-
-/** Options of {@link createRunner}. */
-export interface RunnerOptions {
-  /** Where the runs it looks after are kept. */
-  store: Store;
-  /** The flows whose runs it may resume, found by name. @default [] */
-  flows?: readonly RecoverableFlow[] | undefined;
-  /** The crews whose runs it may resume, found by name. @default [] */
-  crews?: readonly RecoverableCrew[] | undefined;
-  /** The clock for leases and polling. @default the system clock */
-  clock?: ClockOption | undefined;
-  /** How often it looks for stuck runs, in ms. @default 5000 */
-  pollMs?: number | undefined;
-  /** The lease of the runs it resumes, in ms. @default each definition's own, else 15000 */
-  leaseMs?: number | undefined;
-  /**
-   * Flows it starts on a cron schedule: each tick once across every runner on the store (the run id
-   * is the schedule's name and the tick), ticks counted from when a runner first saw the schedule.
-   * @default []
-   */
-  schedules?: readonly FlowSchedule[] | undefined;
 }
 
 /** What one pass of a runner did. */
@@ -99,13 +72,8 @@ type Outcome = { id: string } & (
  * const runner = createRunner({ store, flows: [refund], crews: [research] });
  * process.on('SIGTERM', () => runner.close());
  */
-export function createRunner(options: RunnerOptions): Runner {
-  if (typeof options !== 'object' || options === null || options.store === undefined) {
-    throw new InvalidOptionError('createRunner', 'store', 'a Store', options?.store);
-  }
-  checkStore('createRunner', options.store);
-  optionalInteger('createRunner', 'pollMs', options.pollMs, 1);
-  optionalInteger('createRunner', 'leaseMs', options.leaseMs, 10);
+export function createRunner(given: RunnerOptions): Runner {
+  const options = parseOptions(runnerOptionsSchema, 'createRunner', given);
   const definitions = definitionsByName(options);
   const flows = new Map((options.flows ?? []).map((flow) => [flow.name, flow]));
   const schedules = checkSchedules(options.schedules, new Set(flows.keys())).map((schedule) => {

@@ -3,6 +3,16 @@ import type { StepShape } from '../../machines/flow/step-shape.js';
 import type { Store } from '../../stores/store.js';
 import type { CrewOutput, MemoryEntry } from '../../types.js';
 import type { ChildDefinition } from '../run/child-run.js';
+import type { SleepOptions } from './step-options.js';
+
+export type {
+  HumanOptions,
+  ListenOptions,
+  RouterOptions,
+  SleepOptions,
+  StepOptions,
+  WaitOptions,
+} from './step-options.js';
 
 /** What a flow step gets. */
 export interface StepContext<S> {
@@ -43,34 +53,6 @@ export type StepFn<S> = (context: StepContext<S>) => unknown;
 /** A router's body: returns one of its route labels. */
 export type RouterFn<S, R extends string> = (context: StepContext<S>) => R | Promise<R>;
 
-/**
- * How a step's body is tried: again after a failure, and for how long. A retry follows the task retry
- * rules (a non-retryable `StatecrewError`, an error with `isRetryable === false` or an HTTP-like 4xx
- * other than 408, 409 and 429 is not retried; `retry-after` wins over the backoff). Each attempt of a
- * step with retries works on its own copy of the state, taken when the attempt starts; what it changed
- * lands when it completes, so a failed attempt leaves nothing half done.
- */
-export interface StepOptions {
-  /** Attempts after the first when one fails. @default 0 */
-  retries?: number | undefined;
-  /** Wait before the first retry, in ms (doubled per attempt, jittered, capped at 30 s). @default 500 */
-  retryDelayMs?: number | undefined;
-  /** Time limit of each attempt, in ms on the run's clock: the step's `signal` aborts (`step_timeout`). */
-  timeoutMs?: number | undefined;
-}
-
-/** Options of a listening step. */
-export interface ListenOptions extends StepOptions {
-  /** Runs allowed in one flow run; each new emission of the trigger fires it again. @default 1 (later emissions ignored) */
-  maxRuns?: number | undefined;
-}
-
-/** Options of a router. */
-export interface RouterOptions<R extends string> extends ListenOptions {
-  /** Every label the router may return. */
-  routes: readonly R[];
-}
-
 /** One step of a flow definition: its shape, and its body. */
 export interface StepDefinition<S> extends StepShape {
   run: StepFn<S>;
@@ -80,19 +62,6 @@ export interface StepDefinition<S> extends StepShape {
   sleep?: SleepOptions<S> | undefined;
 }
 
-/** Options of a wait step: the event it waits for, and how long before it times out. */
-export interface WaitOptions {
-  /** The event `flow.signal(id, event, payload)` completes the wait with. */
-  event: string;
-  /** How long it waits, in ms on the run's clock; past it the runner times it out. @default no limit */
-  timeoutMs?: number | undefined;
-  /** The route label emitted when the wait timed out; without it the timeout fails the step (`step_timeout`). */
-  onTimeout?: string | undefined;
-}
-
-/** Options of a sleep step: a duration, or a time computed from the run. */
-export type SleepOptions<S> = { ms: number } | { until: (context: HumanPromptContext<S>) => Date | number };
-
 /** What a human step's `prompt` function reads. */
 export interface HumanPromptContext<S> {
   state: S;
@@ -100,18 +69,6 @@ export interface HumanPromptContext<S> {
   inputs: Readonly<Record<string, unknown>>;
   outputs: Readonly<Record<string, unknown>>;
   flowId: string;
-}
-
-/** Options of a human step. */
-export interface HumanOptions<R extends string, S = unknown> {
-  /** Every route the human may choose. */
-  routes: readonly R[];
-  /** What the human is asked: text, or a function of the run. @default the step's name */
-  prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
-  /** How long the human has, in ms on the run's clock; past it the runner times the step out. @default no limit */
-  timeoutMs?: number | undefined;
-  /** The route label emitted when the human did not answer in time; without it the timeout fails the step. */
-  onTimeout?: string | undefined;
 }
 
 /** A step without its body, with what it asks and how long it sleeps: what pictures of a flow read. */

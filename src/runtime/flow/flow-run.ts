@@ -1,63 +1,17 @@
 import type { Observable } from 'rxjs';
-import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import {
   createFlowMachine,
   type FlowMachine,
   type FlowMachineOutput,
 } from '../../machines/flow/flow-machine.js';
 import type { PendingStep } from '../../machines/flow/waits.js';
-import type { Store } from '../../stores/store.js';
 import type { Failure, StatecrewEvent } from '../../types.js';
-import type { ClockOption } from '../engine/clock.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
+import type { FlowRunOptions } from './flow-run-options.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
-import type { ForcedRoutes } from './forced-routes.js';
 import type { WithId } from './state.js';
-
-/** Options of one flow run. */
-export interface FlowRunOptions {
-  /** Merged into the state before the start steps (a plain object); `inputs.id` sets the state id. @default {} */
-  inputs?: Record<string, unknown> | undefined;
-  /**
-   * Aborting it stops the steps in flight (and their crews) and rejects the run with
-   * `RunAbortedError` (`aborted`): `cause` is the signal's reason, `partial` the flow output so far.
-   */
-  signal?: AbortSignal | undefined;
-  /** An XState inspection observer: it sees the flow, every step run and every crew inside one. */
-  inspect?: ActorOptions<AnyActorLogic>['inspect'] | undefined;
-  /** The clock for timestamps, durations and backoffs (a `Clock`, or its `now`). @default the system clock */
-  clock?: ClockOption | undefined;
-  /**
-   * Forces routers along a path without calling them: a label forces every run of that router, a list
-   * its successive runs. A missing label, or one outside the routes, fails the step (`unknown_route`);
-   * a key naming no router rejects the kickoff (`unknown_router`).
-   */
-  routes?: ForcedRoutes | undefined;
-  /**
-   * Where the run is kept: its snapshot is written when it starts (claiming its id: `run_exists` if
-   * a run holds it) and after every step, and the next round starts only once it is written.
-   * @default the flow's `store`
-   */
-  store?: Store | undefined;
-  /**
-   * Forks a stored run (`kickoff` only): a new run, with a new id, starting from that run's stored
-   * state with `inputs` merged over it; the source run is unchanged.
-   */
-  from?: string | undefined;
-  /**
-   * How long the run's lease in its store lasts without renewal, in ms: it is renewed every third of
-   * that while the run runs; a run whose process died can be taken over after it.
-   * @default the flow's `leaseMs`, else 15000
-   */
-  leaseMs?: number | undefined;
-  /**
-   * `'store'`: the run keeps every event it publishes (but `model.delta`) in its store, numbered, in
-   * the commits of its steps; `readEvents(store, id)` reads them back, and a resume goes on keeping
-   * them. Needs a store.
-   */
-  events?: 'store' | undefined;
-}
 
 /** The result of a flow run. */
 export interface FlowOutput<S> {

@@ -9,13 +9,13 @@ import {
 } from '../../errors.js';
 import { createFlowMachine, type FlowMachine } from '../../machines/flow/flow-machine.js';
 import { namesIn, type Trigger } from '../../machines/flow/triggers.js';
-import { checkStore, type Store } from '../../stores/store.js';
-import { checkOptionKeys, FLOW_OPTIONS, FLOW_RESUME_OPTIONS, FLOW_RUN_OPTIONS } from '../crew/option-keys.js';
+import { parseOptions } from '../../options/parse.js';
+import type { Store } from '../../stores/store.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
-import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
+import { type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import { optionalInteger, optionalPositive, requiredText } from '../engine/validate.js';
+import { optionalPositive, requiredText } from '../engine/validate.js';
 import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
 import type { CrewAnswerInput } from './crew-steps.js';
@@ -34,6 +34,13 @@ import type {
 } from './definition.js';
 import { leaseMsOf } from './flow-kickoff.js';
 import {
+  type FlowSettings,
+  type FreeFlowOptions,
+  flowOptionsSchema,
+  flowSettingsSchema,
+  type StructuredFlowOptions,
+} from './flow-options.js';
+import {
   claimFlowRun,
   forkInputs,
   type HumanAnswerInput,
@@ -41,13 +48,29 @@ import {
   storedRunOf,
   storeFor,
 } from './flow-resume.js';
-import { type FlowOutput, type FlowRun, type FlowRunOptions, startFlowRun } from './flow-run.js';
+import { type FlowOutput, type FlowRun, startFlowRun } from './flow-run.js';
+import {
+  type FlowResumeOptions,
+  type FlowRunOptions,
+  flowResumeOptionsSchema,
+  flowRunOptionsSchema,
+} from './flow-run-options.js';
 import type { FlowRunSeed } from './flow-run-parts.js';
 import { loadSnapshot } from './flow-store.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
-import { PLAIN_STEP, type StepSettings, stepSettings } from './step-options.js';
+import {
+  humanOptionsSchema,
+  PLAIN_STEP,
+  type StepSettings,
+  sleepOptionsSchema,
+  stepSettings,
+  waitOptionsSchema,
+} from './step-options.js';
+
+export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './flow-options.js';
+export type { FlowResumeOptions } from './flow-run-options.js';
 
 /**
  * A flow definition: an event graph of steps over a state. Build it with `start`, `listen` and
@@ -78,13 +101,8 @@ export class Flow<S> {
   readonly clock: ClockOption | undefined;
 
   constructor(name: string, state: StateSource<S>, settings: FlowSettings = {}) {
-    const { store, leaseMs, clock } = settings;
     requiredText('createFlow', 'name', name);
-    checkStore('createFlow', store);
-    optionalInteger('createFlow', 'leaseMs', leaseMs, 10);
-    if (clock !== undefined && typeof clock !== 'function' && typeof (clock as Clock).now !== 'function') {
-      throw new InvalidOptionError('createFlow', 'clock', 'a Clock or a function returning epoch ms', clock);
-    }
+    const { store, leaseMs, clock } = parseOptions(flowSettingsSchema, 'createFlow', settings);
     this.name = name;
     this.#state = state;
     this.store = store;
@@ -133,11 +151,7 @@ export class Flow<S> {
     const where = this.#where(name);
     const routes = (options as Partial<HumanOptions<R>> | undefined)?.routes;
     if (!Array.isArray(routes) || routes.length === 0) throw new MissingRoutesError(this.name, name);
-    checkOptionKeys(where, options, HUMAN_KEYS);
-    const prompt = options.prompt;
-    if (prompt !== undefined && typeof prompt !== 'string' && typeof prompt !== 'function') {
-      throw new InvalidOptionError(where, 'prompt', 'a string or a function', prompt);
-    }
+    const { prompt } = parseOptions(humanOptionsSchema, where, options);
     const answered = () => {
       throw new InternalError('Flow.human', `Human step "${name}" is answered through resume`);
     };
@@ -161,12 +175,11 @@ export class Flow<S> {
     if (typeof options !== 'object' || options === null) {
       throw new InvalidOptionError(where, 'options', '{ event, timeoutMs?, onTimeout? }', options);
     }
-    checkOptionKeys(where, options, WAIT_KEYS);
-    requiredText(where, 'event', options.event);
+    const checked = parseOptions(waitOptionsSchema, where, options);
     const waiting = () => {
       throw new InternalError('Flow.wait', `Wait step "${name}" is completed through signal`);
     };
-    const extra = { event: options.event, ...deadlineOf(where, options) };
+    const extra = { event: checked.event, ...deadlineOf(where, checked) };
     return this.#add(name, 'wait', trigger, waiting, undefined, PLAIN_STEP, extra);
   }
 
@@ -221,8 +234,8 @@ export class Flow<S> {
   }
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
-  run(options: FlowRunOptions = {}): FlowRun<WithId<S>> {
-    checkOptionKeys(`Flow "${this.name}" run`, options, FLOW_RUN_OPTIONS);
+  run(given: FlowRunOptions = {}): FlowRun<WithId<S>> {
+    const options = parseOptions(flowRunOptionsSchema, `Flow "${this.name}" run`, given);
     if (options.from !== undefined) {
       throw new InvalidOptionError(
         `Flow "${this.name}" run`,
@@ -238,8 +251,8 @@ export class Flow<S> {
    * Runs the flow to the end: `run(options).result`. With `from`, forks that stored run: a new run
    * starting from its stored state, `inputs` merged over it.
    */
-  async kickoff(options: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
-    checkOptionKeys(`Flow "${this.name}" kickoff`, options, FLOW_RUN_OPTIONS);
+  async kickoff(given: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
+    const options = parseOptions(flowRunOptionsSchema, `Flow "${this.name}" kickoff`, given);
     // At once unless this turn of the loop is spent by other runs' work (see Crew.kickoff).
     if (options.from === undefined) return hostTurn.whenRoom(() => this.run(options).result);
     const definition = this.definition as FlowDefinition<unknown>;
@@ -264,8 +277,8 @@ export class Flow<S> {
     answer?: HumanAnswerInput | CrewAnswerInput,
     options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
-    checkOptionKeys(`Flow "${this.name}" resume`, options, FLOW_RESUME_OPTIONS);
-    return this.#goOn(id, { kind: 'answer', answer }, options);
+    const checked = parseOptions(flowResumeOptionsSchema, `Flow "${this.name}" resume`, options);
+    return this.#goOn(id, { kind: 'answer', answer }, checked as FlowResumeOptions<WithId<S>>);
   }
 
   /**
@@ -283,9 +296,9 @@ export class Flow<S> {
     payload?: unknown,
     options: FlowResumeOptions<WithId<S>> = {},
   ): Promise<FlowOutput<WithId<S>>> {
-    checkOptionKeys(`Flow "${this.name}" signal`, options, FLOW_RESUME_OPTIONS);
+    const checked = parseOptions(flowResumeOptionsSchema, `Flow "${this.name}" signal`, options);
     requiredText(`Flow "${this.name}" signal`, 'event', event);
-    return this.#goOn(id, { kind: 'signal', event, payload }, options);
+    return this.#goOn(id, { kind: 'signal', event, payload }, checked as FlowResumeOptions<WithId<S>>);
   }
 
   /** Claims stored run `id` with what `request` brings it and runs it on, here. */
@@ -401,23 +414,11 @@ function checkTrigger(where: string, trigger: Trigger): void {
   for (const inner of trigger.of) checkTrigger(where, inner);
 }
 
-/** Options of {@link Flow.resume}: a run's options, and who hears of the run once it started. */
-export interface FlowResumeOptions<S> extends Omit<FlowRunOptions, 'inputs' | 'from'> {
-  /**
-   * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe
-   * to its `events$` there to see every event. Not called for a completed run, which runs nothing.
-   */
-  onRun?: ((run: FlowRun<S>) => void) | undefined;
-}
-
 /** What a human, wait or sleep step adds to a step. */
 type StepExtras<S> = Pick<
   StepDefinition<WithId<S>>,
   'prompt' | 'event' | 'deadlineMs' | 'onTimeout' | 'sleep'
 >;
-
-const HUMAN_KEYS = { routes: true, prompt: true, timeoutMs: true, onTimeout: true } as const;
-const WAIT_KEYS = { event: true, timeoutMs: true, onTimeout: true } as const;
 
 /** A waiting step's deadline: `timeoutMs` (a number > 0) and the label it emits then (needs `timeoutMs`). */
 function deadlineOf(
@@ -439,57 +440,14 @@ function deadlineOf(
 
 /** A sleep step's options, checked: `{ ms }` (a number ≥ 0) or `{ until }` (a function). */
 function sleepOf<S>(where: string, options: SleepOptions<S>): SleepOptions<S> {
-  const given = options as { ms?: unknown; until?: unknown } | null | undefined;
-  if (typeof given !== 'object' || given === null) {
+  if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(where, 'options', '{ ms } or { until }', options);
   }
-  checkOptionKeys(where, given, { ms: true, until: true });
-  if ((given.ms === undefined) === (given.until === undefined)) {
+  const { ms, until } = parseOptions(sleepOptionsSchema, where, options);
+  if ((ms === undefined) === (until === undefined)) {
     throw new InvalidOptionError(where, 'options', 'exactly one of ms and until', options);
   }
-  if (
-    given.ms !== undefined &&
-    !(typeof given.ms === 'number' && Number.isFinite(given.ms) && given.ms >= 0)
-  ) {
-    throw new InvalidOptionError(where, 'ms', 'a number ≥ 0', given.ms);
-  }
-  if (given.until !== undefined && typeof given.until !== 'function') {
-    throw new InvalidOptionError(where, 'until', 'a function returning a Date or epoch ms', given.until);
-  }
   return options;
-}
-
-/** Where a flow's runs are kept and on which clock, unless a kickoff says otherwise. */
-export interface FlowSettings {
-  store?: Store | undefined;
-  leaseMs?: number | undefined;
-  clock?: ClockOption | undefined;
-}
-
-/** Options of {@link createFlow} with a free state object. */
-export interface FreeFlowOptions<S extends object> {
-  name: string;
-  /** Copied (deeply) for every run. */
-  initialState: S;
-  /** Where runs are kept (snapshots after every step); a kickoff may name another. */
-  store?: Store | undefined;
-  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
-  leaseMs?: number | undefined;
-  /** The clock of its runs: timestamps, backoffs, deadlines and sleeps (a manual clock in tests). @default the system clock */
-  clock?: ClockOption | undefined;
-}
-
-/** Options of {@link createFlow} with a schema-checked state. */
-export interface StructuredFlowOptions<Z extends ZodType> {
-  name: string;
-  /** Where runs are kept (snapshots after every step); a kickoff may name another. */
-  store?: Store | undefined;
-  /** Validates the inputs (`invalid_inputs`) and the state after every step (`invalid_state`). */
-  state: Z;
-  /** How long a run's lease in its store lasts without renewal, in ms. @default 15000 */
-  leaseMs?: number | undefined;
-  /** The clock of its runs: timestamps, backoffs, deadlines and sleeps (a manual clock in tests). @default the system clock */
-  clock?: ClockOption | undefined;
 }
 
 /**
@@ -502,14 +460,13 @@ export interface StructuredFlowOptions<Z extends ZodType> {
 export function createFlow<S extends object>(options: FreeFlowOptions<S>): Flow<S>;
 export function createFlow<Z extends ZodType>(options: StructuredFlowOptions<Z>): Flow<z.infer<Z>>;
 export function createFlow(options: FreeFlowOptions<object> | StructuredFlowOptions<ZodType>): Flow<object> {
-  checkOptionKeys('createFlow', options, FLOW_OPTIONS);
-  const { store, leaseMs, clock } = options;
-  if ('state' in options && options.state !== undefined) {
-    return new Flow(options.name, { kind: 'schema', schema: options.state }, { store, leaseMs, clock });
-  }
-  const initial = (options as FreeFlowOptions<object>).initialState ?? {};
-  if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {
-    throw new InvalidOptionError('createFlow', 'initialState', 'an object', initial);
-  }
-  return new Flow(options.name, { kind: 'free', initial }, { store, leaseMs, clock });
+  const {
+    name,
+    state,
+    initialState = {},
+    ...settings
+  } = parseOptions(flowOptionsSchema, 'createFlow', options);
+  const source: StateSource<object> =
+    state === undefined ? { kind: 'free', initial: initialState } : { kind: 'schema', schema: state };
+  return new Flow(name, source, settings);
 }
