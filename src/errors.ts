@@ -325,6 +325,17 @@ export class InvalidStateError extends StatecrewError<'invalid_state'> {
     super('invalid_state', what, { details: { step, issues, ...extra } });
   }
 
+  /** Step `step` changed `state.id`, the run's id, which is fixed when the run starts. */
+  static idChanged(step: string, id: string, changed: unknown): InvalidStateError {
+    const message = `the run's id, fixed when it starts (give one with inputs.id)`;
+    return new InvalidStateError(
+      step,
+      [{ path: ['id'], message }],
+      `Step "${step}" changed state.id from "${id}" to ${JSON.stringify(changed) ?? String(changed)}: it is ${message}`,
+      { path: 'state.id' },
+    );
+  }
+
   /** Step `step` made a value at `path` (`state.customer.onPay`) that no store can keep, for `reason`. */
   static unstorable(step: string, path: string, reason: string): InvalidStateError {
     return new InvalidStateError(

@@ -45,6 +45,8 @@ export interface QueueableFlow {
   kickoff(options: { inputs: Record<string, unknown> } & QueuedRunOptions): Promise<RunEnd>;
   resume(id: string, answer: undefined, options: QueuedRunOptions | RecoveryOptions): Promise<RunEnd>;
   getRun(id: string, options?: RunStoreOption): Promise<unknown>;
+  /** When the first waiting step of a paused run times out: the worker's runner goes on with it then. */
+  nextDeadline(id: string, store: Store): Promise<number | undefined>;
 }
 
 /** Crews and flows a worker can run whole, by the name a submitted run gives. */

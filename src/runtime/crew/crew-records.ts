@@ -1,7 +1,8 @@
 import type { JsonValue } from '../../stores/store.js';
 import type { CrewOutput } from '../../types.js';
+import { RUN_KEY } from '../durable/run-key.js';
 import type { RunCommits } from '../run/run-commits.js';
-import { RUN_KEY, type StoredTaskResult, storedExecution, taskResultRecord } from './crew-store.js';
+import { type StoredTaskResult, storedExecution, taskResultRecord } from './crew-store.js';
 
 /**
  * What a crew run writes, on its run's commit path: each task run that settled for good, as it

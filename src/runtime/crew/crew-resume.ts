@@ -3,12 +3,13 @@ import type { JsonValue, RunHead, Store } from '../../stores/store.js';
 import type { CrewPending } from '../../types.js';
 import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
+import { RUN_KEY } from '../durable/run-key.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import type { HumanAnswers } from '../run/answers.js';
 import { pendingOf } from './crew-pause.js';
 import type { RunRestore } from './crew-run.js';
-import { RUN_KEY, readTaskResult, type StoredTaskResult } from './crew-store.js';
+import { readTaskResult, type StoredTaskResult } from './crew-store.js';
 import type { Task } from './task.js';
 import { checkAnswers, WaitingTasks } from './waiting-tasks.js';
 

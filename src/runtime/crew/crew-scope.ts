@@ -2,11 +2,12 @@ import { DEFAULT_RETRY_DELAY_MS } from '../engine/backoff.js';
 import type { CallGate } from '../engine/budget.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { CrewDefinition, CrewRunScope } from '../process.js';
+import { failedEvent } from '../run/node-events.js';
 import type { RunEvents } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
-import { failedEvent, type TaskRunner, type TaskRunSpec } from './task-runner.js';
+import type { TaskRunner, TaskRunSpec } from './task-runner.js';
 import type { WaitingTasks } from './waiting-tasks.js';
 
 /** What a crew run's scope is made of. */

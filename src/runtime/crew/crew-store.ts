@@ -56,9 +56,6 @@ export interface StoredCrewExecution {
   totalTimeMs: number;
 }
 
-/** The key of a run's own document in `crew_executions` and `flow_runs`. */
-export const RUN_KEY = 'run';
-
 /** The marker of a task result whose `structured` is in the run value codec's form. */
 const CODEC = 'devalue';
 

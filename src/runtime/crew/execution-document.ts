@@ -1,7 +1,8 @@
 import { waitingForTask } from '../../actors/pause.js';
 import type { JsonValue, Store } from '../../stores/store.js';
 import type { DelegationMessage, MemoryEntry, RunStatus, Usage, WaitingFor } from '../../types.js';
-import { RUN_KEY, readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
+import { RUN_KEY } from '../durable/run-key.js';
+import { readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
 import { memoryEntry } from './memory.js';
 import { SUMMARY_NODE } from './summary.js';
 

@@ -22,6 +22,7 @@ import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
 import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
+import { failedEvent } from '../run/node-events.js';
 import { type NodeKind, NodeRunner, type NodeWorker } from '../run/node-runner.js';
 import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { Agent } from './agent.js';
@@ -319,16 +320,4 @@ function taskOutput(spec: TaskRunSpec, value: TaskRunValue): TaskOutput {
   };
   if ('structured' in value) output.structured = value.structured;
   return output;
-}
-
-/** A lifecycle's `node.failed` as a run event: the failure's message, code, retry flag and details. */
-export function failedEvent(emitted: Emitted<'node.failed'>) {
-  const { error, ...rest } = emitted;
-  return {
-    ...rest,
-    error: error.message,
-    retryable: error.retryable,
-    ...(error.code === undefined ? {} : { code: error.code }),
-    ...(error.details === undefined ? {} : { details: error.details }),
-  };
 }

@@ -4,7 +4,6 @@ import { parseOptions } from '../../options/parse.js';
 import type { RunHead, RunKind, Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { type Clock, toClock } from '../engine/clock.js';
-import { earliestDeadline } from '../flow/flow-store.js';
 import { leaseIsLive } from './identity.js';
 import { type RunnerOptions, runnerOptionsSchema } from './runner-options.js';
 import { checkSchedules, firstSeen, type Schedule, type ScheduledKickoff } from './schedules.js';
@@ -23,6 +22,11 @@ export interface RecoverableFlow {
   resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
   /** Starts a run: what a schedule's tick does (a flow without it cannot be scheduled). */
   kickoff?(options: ScheduledKickoff): Promise<unknown>;
+  /**
+   * When the first of the waiting steps of paused run `id` in `store` times out (epoch ms), if any
+   * has a deadline: the runner goes on with the run then.
+   */
+  nextDeadline(id: string, store: Store): Promise<number | undefined>;
 }
 
 /** What a runner needs of a crew (any `Crew`): its name, and `resume`. */
@@ -155,7 +159,13 @@ class StuckRunRunner implements Runner {
     const now = this.clock.now();
     const started: Promise<Outcome>[] = [];
     for (const head of heads) {
-      if (this.#closed || this.#running.has(head.id) || leaseIsLive(head.lease, now)) continue;
+      // A run another pass of this runner goes on with: this pass reports how that ends.
+      const going = this.#running.get(head.id);
+      if (going !== undefined) {
+        started.push(going);
+        continue;
+      }
+      if (this.#closed || leaseIsLive(head.lease, now)) continue;
       const definition = this.definitions.get(key(head.kind, head.name));
       if (definition === undefined) {
         this.#reportSkipped(head);
@@ -183,10 +193,16 @@ class StuckRunRunner implements Runner {
     const started: Promise<Outcome>[] = [];
     for (const head of await store.listRuns({ statuses: ['paused'] })) {
       const definition = this.definitions.get(key(head.kind, head.name));
-      if (this.#closed || head.kind !== 'flow' || definition === undefined || this.#running.has(head.id))
-        continue;
-      const due = await earliestDeadline(store, head.id);
+      if (this.#closed || definition?.kind !== 'flow') continue;
+      const due = await definition.flow.nextDeadline(head.id, store);
       if (due === undefined || due > now) continue;
+      // Looked at once the deadline was read: another pass of this runner may have taken it meanwhile,
+      // and this pass then reports how that run ends.
+      const going = this.#running.get(head.id);
+      if (going !== undefined) {
+        started.push(going);
+        continue;
+      }
       const outcome = this.#resumeOne(head, definition, 'timedOut').finally(() =>
         this.#running.delete(head.id),
       );

@@ -1,9 +1,9 @@
 import { StoreRequiredError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
-import { checkInputs } from '../crew/inputs.js';
 import { checkRunId } from '../durable/claim.js';
 import { DEFAULT_LEASE_MS } from '../durable/run-owner.js';
 import { optionalInteger } from '../engine/validate.js';
+import { checkInputs } from '../run/inputs.js';
 import type { FlowDefinition } from './definition.js';
 import type { StoredFlowSnapshot } from './flow-store.js';
 import { checkForcedRoutes, type ForcedRoutes } from './forced-routes.js';

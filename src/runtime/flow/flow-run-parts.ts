@@ -104,7 +104,7 @@ export function wireFlowRun<S>(
       return stepContext(spec, signal, self, run);
     },
     checkState: (spec, output) => {
-      checkState(definition.state, state, spec.step.name);
+      checkState(definition.state, state, spec.step.name, run.id);
       keeper?.encodeStep(spec.nodeId, spec.step.name, output);
     },
   });

@@ -126,7 +126,7 @@ function flowOutput<S>(
 ): FlowOutput<S> {
   const { recorder } = parts;
   const out: FlowOutput<S> = {
-    id: parts.state.id,
+    id: parts.run.id,
     state: parts.state,
     output: recorder.lastOutput,
     trail: [...recorder.trail],

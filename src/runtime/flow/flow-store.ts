@@ -2,8 +2,8 @@ import { CorruptSnapshotError, SnapshotVersionError } from '../../errors.js';
 import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
 import type { JsonValue, Store, StoredRecord } from '../../stores/store.js';
 import type { Failure } from '../../types.js';
-import { RUN_KEY } from '../crew/crew-store.js';
 import { decodeRunValue } from '../durable/codec.js';
+import { RUN_KEY } from '../durable/run-key.js';
 import type { HeadChange } from '../durable/run-owner.js';
 import type { RunCommits } from '../run/run-commits.js';
 import {

@@ -56,7 +56,7 @@ import {
   flowRunOptionsSchema,
 } from './flow-run-options.js';
 import type { FlowRunSeed } from './flow-run-parts.js';
-import { loadSnapshot } from './flow-store.js';
+import { earliestDeadline, loadSnapshot } from './flow-store.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
@@ -326,6 +326,15 @@ export class Flow<S> {
       await owner.releaseQuietly(claim.snapshot?.status);
       throw error;
     }
+  }
+
+  /**
+   * When the first of the waiting steps of paused run `id` times out (epoch ms on the run's clock),
+   * if any has a deadline; undefined for a run that waits for no deadline (or that is not stored).
+   */
+  nextDeadline(id: string, store?: Store): Promise<number | undefined> {
+    const definition = this.definition as FlowDefinition<unknown>;
+    return earliestDeadline(storeFor(definition, store, 'read a run'), id);
   }
 
   /** What the store holds of run `id` (undefined when nothing); `store_required` without a store. */

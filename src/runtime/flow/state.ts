@@ -29,8 +29,21 @@ export function createState<S>(
   return state as WithId<S>;
 }
 
-/** Checks a state against its schema after `step` ran (`invalid_state` with the issue paths). */
-export function checkState<S>(source: StateSource<S>, state: unknown, step: string): void {
+/**
+ * Checks a state after `step` ran: its id is still the run's (`id`; one a step changed is put back,
+ * and the step fails), and it fits its schema (`invalid_state` with the issue paths).
+ */
+export function checkState<S>(
+  source: StateSource<S>,
+  state: WithId<unknown>,
+  step: string,
+  id: string,
+): void {
+  if (state.id !== id) {
+    const changed = state.id;
+    state.id = id;
+    throw InvalidStateError.idChanged(step, id, changed);
+  }
   if (source.kind !== 'schema') return;
   const parsed = source.schema.safeParse(state);
   if (!parsed.success) throw new InvalidStateError(step, parsed.error.issues);

@@ -11,9 +11,9 @@ import {
   type NodeWait,
 } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
-import { failedEvent } from '../crew/task-runner.js';
 import type { Clock } from '../engine/clock.js';
 import { ChildWaits } from '../run/child-run.js';
+import { failedEvent } from '../run/node-events.js';
 import { NodeRunner, type NodeRunSpec } from '../run/node-runner.js';
 import type { RunEvents } from '../run/run-events.js';
 import { crewWait } from './crew-steps.js';

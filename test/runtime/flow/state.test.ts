@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFlow, InvalidInputsError } from '../../../src/index.js';
+import { createFlow, InvalidInputsError, MemoryStore } from '../../../src/index.js';
 
 describe('flow state', () => {
   it('keeps mutations across steps and gives each run a fresh copy', async () => {
@@ -50,6 +50,33 @@ describe('flow state', () => {
     expect(seen).toEqual([out.id, out.id, out.id, out.id]);
     expect(out.state.id).toBe(out.id);
     expect((await flow.kickoff({ inputs: { id: 'order-42' } })).id).toBe('order-42');
+  });
+
+  it('keeps the run on its id when a step writes state.id: that step fails (invalid_state) and the id stays', async () => {
+    const store = new MemoryStore();
+    const flow = createFlow({ name: 'rename', initialState: { id: '' }, store })
+      .start('a', ({ state }) => {
+        state.id = 'test-uuid';
+        return 'a';
+      })
+      .start(
+        'b',
+        ({ state }) => {
+          state.id = 'again';
+        },
+        { retries: 1, retryDelayMs: 0 },
+      );
+    const out = await flow.kickoff({ inputs: { id: 'run-1' } });
+    expect(out.id).toBe('run-1');
+    expect(out.state.id).toBe('run-1');
+    expect(out.status).toBe('failed');
+    for (const step of ['a', 'b']) {
+      expect(out.failures[step]).toMatchObject({ code: 'invalid_state', details: { path: 'state.id' } });
+    }
+    expect(out.errors.a).toContain('changed state.id from "run-1" to "test-uuid"');
+    expect((await flow.getRun(out.id))?.status).toBe('failed');
+    // The stored run goes on under its id: its failed steps run again (and fail again).
+    await expect(flow.resume(out.id)).resolves.toMatchObject({ id: 'run-1', status: 'failed' });
   });
 
   it('merges inputs into the state before the start steps', async () => {

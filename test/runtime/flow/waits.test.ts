@@ -97,6 +97,28 @@ describe('wait steps', () => {
     await expect(flow.signal('p-3', 'payment.received', {})).rejects.toMatchObject({ code: 'no_waiter' });
   });
 
+  it('time out through a runner whose own poll came first: recover() reports the run it goes on with, and it ends', async () => {
+    const store = new MemoryStore();
+    const clock = createManualClock();
+    const ran: string[] = [];
+    const flow = createFlow({ name: 'invoice', initialState: {}, store, clock })
+      .start('invoice', () => 'sent')
+      .wait('payment', 'invoice', { event: 'payment.received', timeoutMs: 3 * 24 * HOUR, onTimeout: 'late' })
+      .listen('chase', 'late', () => {
+        ran.push('chase');
+        return 'chased';
+      });
+    await flow.kickoff({ inputs: { id: 'i-1' } });
+    // Polling every minute: moving the clock three days fires the runner's poll, whose pass takes the run.
+    const runner = createRunner({ store, flows: [flow], clock, pollMs: 60_000 });
+    clock.advance(3 * 24 * HOUR + 1);
+    const report = await runner.recover();
+    await runner.close();
+    expect(report).toMatchObject({ timedOut: ['i-1'], skipped: [], failed: [] });
+    expect((await flow.getRun('i-1'))?.status).toBe('completed');
+    expect(ran).toEqual(['chase']);
+  });
+
   it('fail with step_timeout when timed out without an onTimeout label, which failed(step) can handle', async () => {
     const store = new MemoryStore();
     const clock = createManualClock();
