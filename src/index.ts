@@ -118,7 +118,7 @@ export type { AgentOptions } from './runtime/crew/agent-options.js';
 export { Crew } from './runtime/crew/crew.js';
 export type { CrewOptions, Manager } from './runtime/crew/crew-options.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
-export type { CrewRun } from './runtime/crew/crew-run.js';
+
 export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew/crew-store.js';
 export {
   ExecutionDocument,
@@ -135,25 +135,24 @@ export {
 export type { OutputFiles } from './runtime/crew/output-file.js';
 export type {
   CrewResumeOptions,
+  CrewRun,
   KickoffForEachOptions,
   ReplayOptions,
   RunOptions,
 } from './runtime/crew/run-options.js';
 export type { SummarizeOptions } from './runtime/crew/summary.js';
+export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/task.js';
 export { Task } from './runtime/crew/task.js';
-export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/task-options.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
 export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
-export {
-  createRunner,
-  type RecoverableCrew,
-  type RecoverableFlow,
-  type RecoveryOptions,
-  type RecoveryReport,
-  type Runner,
-} from './runtime/durable/runner.js';
-export type { RunnerOptions } from './runtime/durable/runner-options.js';
+export { createRunner, type RecoveryReport, type Runner } from './runtime/durable/runner.js';
+export type {
+  RecoverableCrew,
+  RecoverableFlow,
+  RecoveryOptions,
+  RunnerOptions,
+} from './runtime/durable/runner-options.js';
 export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
@@ -163,8 +162,8 @@ export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
 export type { HumanPromptContext, RouterFn, StepContext, StepFn } from './runtime/flow/definition.js';
 export { createFlow, Flow } from './runtime/flow/flow.js';
 export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './runtime/flow/flow-options.js';
+export type { FlowOutput, FlowRun } from './runtime/flow/flow-output.js';
 export type { HumanAnswerInput } from './runtime/flow/flow-resume.js';
-export type { FlowOutput, FlowRun } from './runtime/flow/flow-run.js';
 export type { FlowResumeOptions, FlowRunOptions } from './runtime/flow/flow-run-options.js';
 export type {
   FlowRunInfo,
@@ -181,7 +180,8 @@ export type {
   StepOptions,
   WaitOptions,
 } from './runtime/flow/step-options.js';
-export type { LoopOptions, ProcessKind } from './runtime/process.js';
+export type { LoopOptions } from './runtime/process.js';
+export type { ProcessKind } from './runtime/processes/registry.js';
 export type { StoreErrorPolicy } from './runtime/run/run-commits.js';
 export { MemoryStore } from './stores/memory.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';

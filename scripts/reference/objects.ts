@@ -15,7 +15,7 @@ export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
     type: 'TaskOptions',
     entry: 'src/index.ts',
     exported: ['TaskOptions'],
-    module: 'src/runtime/crew/task-options.ts',
+    module: 'src/runtime/crew/task.ts',
     schema: 'taskOptionsSchema',
   },
   {

@@ -1,11 +1,6 @@
 import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
-import {
-  type AbortEvent,
-  type NodeSettledEvent,
-  type RetryEffects,
-  type WithEffects,
-  willRetry,
-} from './settled.js';
+import type { AbortEvent, NodeSettledEvent } from './lifecycle.js';
+import { type RetryEffects, type WithEffects, willRetry } from './settled.js';
 
 /** What the graph supervisor asks of its run: its scheduler's work, and whether every task settled. */
 export interface GraphEffects extends RetryEffects {

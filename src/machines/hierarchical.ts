@@ -1,7 +1,6 @@
 import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { NodeFailure } from './lifecycle.js';
+import type { AbortEvent, NodeFailure, NodeSettledEvent } from './lifecycle.js';
 import {
-  type AbortEvent,
   type AdvisorAnswer,
   answerError,
   answered,
@@ -10,7 +9,6 @@ import {
   askAdvisor,
   budgetSpent,
   chainGuards,
-  type NodeSettledEvent,
   type RetryEffects,
   type WithEffects,
 } from './settled.js';

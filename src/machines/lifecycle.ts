@@ -1,6 +1,5 @@
-import { type AnyActorRef, assign, enqueueActions, sendTo, setup } from 'xstate';
+import { type AnyActorRef, assign, type ErrorActorEvent, enqueueActions, sendTo, setup } from 'xstate';
 import type { Failure, WaitingFor } from '../types.js';
-import type { NodeSettledEvent } from './settled.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
 export interface NodeFailure extends Failure {
@@ -43,6 +42,31 @@ export type AttemptOutcome = WorkOutcome | WaitOutcome;
 /** Whether an attempt ended waiting. */
 export function isWait(outcome: AttemptOutcome): outcome is WaitOutcome {
   return 'waiting' in outcome;
+}
+
+/**
+ * What a supervisor hears from its task runs: `NODE.COMPLETED` when a run completed, `NODE.FAILED`
+ * when an attempt failed (failed is not final: it may be retried), `NODE.WAITING` when it waits, and
+ * XState's error event when a run crashed. Event types never carry a node id: XState caches transitions per event type on the
+ * supervisor machine, which lives as long as the process. Runs are created with the supervisor as
+ * `parent` but outside its `children` map, so only the supervisor can stop them: the events carry the
+ * refs for its `stopChild`.
+ */
+export type NodeSettledEvent =
+  /** `label`: the label the run's work chose (a flow router's route), if it chose one. */
+  | { type: 'NODE.COMPLETED'; nodeId: string; run: AnyActorRef; label?: string | undefined }
+  | ErrorActorEvent<unknown>
+  | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean; run: AnyActorRef }
+  /**
+   * The run waits (for an approval, a review, a crew of a flow step…): it is not a failure, but like
+   * one that is final it ends what the run can do now (a sleep aside: its work goes on).
+   */
+  | { type: 'NODE.WAITING'; nodeId: string; run: AnyActorRef; waiting: NodeWait };
+
+/** Asks a supervisor to stop: `runs` are the task runs in flight, which only it can stop. */
+export interface AbortEvent {
+  type: 'ABORT';
+  runs: readonly AnyActorRef[];
 }
 
 /** Input of a lifecycle actor. */

@@ -1,7 +1,6 @@
 import { type AnyActorRef, and, assign, enqueueActions, setup, stopChild } from 'xstate';
-import type { NodeFailure } from './lifecycle.js';
+import type { AbortEvent, NodeFailure, NodeSettledEvent } from './lifecycle.js';
 import {
-  type AbortEvent,
   type AdvisorAnswer,
   answerError,
   answered,
@@ -9,7 +8,6 @@ import {
   askAdvisor,
   budgetSpent,
   chainGuards,
-  type NodeSettledEvent,
   type RetryEffects,
   type WithEffects,
 } from './settled.js';

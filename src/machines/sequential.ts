@@ -1,11 +1,6 @@
 import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
-import {
-  type AbortEvent,
-  chainGuards,
-  type NodeSettledEvent,
-  type RetryEffects,
-  type WithEffects,
-} from './settled.js';
+import type { AbortEvent, NodeSettledEvent } from './lifecycle.js';
+import { chainGuards, type RetryEffects, type WithEffects } from './settled.js';
 
 /** What the sequential supervisor asks of its run. */
 export interface SequentialEffects extends RetryEffects {

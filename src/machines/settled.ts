@@ -1,31 +1,6 @@
-import type { AnyActorRef, ErrorActorEvent } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import { InternalError } from '../errors.js';
-import type { NodeFailure, NodeWait, WorkOutcome } from './lifecycle.js';
-
-/**
- * What a supervisor hears from its task runs: `NODE.COMPLETED` when a run completed, `NODE.FAILED`
- * when an attempt failed (failed is not final: it may be retried), `NODE.WAITING` when it waits, and
- * XState's error event when a run crashed. Event types never carry a node id: XState caches transitions per event type on the
- * supervisor machine, which lives as long as the process. Runs are created with the supervisor as
- * `parent` but outside its `children` map, so only the supervisor can stop them: the events carry the
- * refs for its `stopChild`.
- */
-export type NodeSettledEvent =
-  /** `label`: the label the run's work chose (a flow router's route), if it chose one. */
-  | { type: 'NODE.COMPLETED'; nodeId: string; run: AnyActorRef; label?: string | undefined }
-  | ErrorActorEvent<unknown>
-  | { type: 'NODE.FAILED'; nodeId: string; willRetry: boolean; run: AnyActorRef }
-  /**
-   * The run waits (for an approval, a review, a crew of a flow step…): it is not a failure, but like
-   * one that is final it ends what the run can do now (a sleep aside: its work goes on).
-   */
-  | { type: 'NODE.WAITING'; nodeId: string; run: AnyActorRef; waiting: NodeWait };
-
-/** Asks a supervisor to stop: `runs` are the task runs in flight, which only it can stop. */
-export interface AbortEvent {
-  type: 'ABORT';
-  runs: readonly AnyActorRef[];
-}
+import type { NodeFailure, WorkOutcome } from './lifecycle.js';
 
 /**
  * What every supervisor gets in its input and keeps in its context: its run's effects, which its

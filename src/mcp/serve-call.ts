@@ -4,7 +4,7 @@ import type { Observable } from 'rxjs';
 import type { ZodType } from 'zod';
 import type { StepShape } from '../machines/flow/step-shape.js';
 import type { Crew } from '../runtime/crew/crew.js';
-import type { FlowOutput } from '../runtime/flow/flow-run.js';
+import type { FlowOutput } from '../runtime/flow/flow-output.js';
 import type { FlowRunOptions } from '../runtime/flow/flow-run-options.js';
 import type { Store } from '../stores/store.js';
 import type { StatecrewEvent } from '../types.js';

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isStatecrewError } from '../errors.js';
-import type { FlowOutput } from '../runtime/flow/flow-run.js';
+import type { FlowOutput } from '../runtime/flow/flow-output.js';
 import type { CrewOutput, Failure } from '../types.js';
 
 /** Structured content as JSON carries it: no functions, no `undefined`, bigints as text. */

@@ -1,4 +1,4 @@
-import type { RecoveryOptions } from '../runtime/durable/runner.js';
+import type { RecoveryOptions } from '../runtime/durable/runner-options.js';
 import type { Store } from '../stores/store.js';
 
 /** How a whole run ended, as far as the queue reads it: its status and its output. */

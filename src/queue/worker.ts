@@ -3,9 +3,9 @@ import type { Job } from 'bullmq';
 import {
   type ConversationJob,
   type ConversationProgress,
-  holdConversation,
   resolveRegistry,
 } from '../actors/conversation-job.js';
+import { holdConversation } from '../actors/hold-conversation.js';
 import { ToolSessions } from '../actors/tool-sessions.js';
 import { parseOptions } from '../options/parse.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';

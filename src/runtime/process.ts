@@ -17,8 +17,6 @@ import type { ProcessShape } from './process-shape.js';
 import type { Advisor } from './run/node-runner.js';
 import type { RunEvents } from './run/run-events.js';
 
-export type { ProcessKind } from './processes/registry.js';
-
 /** A loop crew's repetition: run the tasks, ask the judge, stop on YES or at `maxIterations`. */
 export interface LoopOptions {
   /** What must hold for the loop to stop, as the judge is asked it. */

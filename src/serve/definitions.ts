@@ -3,7 +3,7 @@ import type { ZodType } from 'zod';
 import { InvalidOptionError, UnknownDefinitionError } from '../errors.js';
 import type { StepShape } from '../machines/flow/step-shape.js';
 import type { Crew } from '../runtime/crew/crew.js';
-import type { RecoverableFlow, RecoveryOptions } from '../runtime/durable/runner.js';
+import type { RecoverableFlow, RecoveryOptions } from '../runtime/durable/runner-options.js';
 import type { PlainMachine } from '../runtime/engine/plain-machine.js';
 import type { CrewAnswerInput } from '../runtime/flow/crew-steps.js';
 import type { HumanAnswerInput } from '../runtime/flow/flow-resume.js';

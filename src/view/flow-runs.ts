@@ -1,6 +1,6 @@
 import { type PendingStep, stepRunOf } from '../machines/flow/waits.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
-import type { FlowOutput } from '../runtime/flow/flow-run.js';
+import type { FlowOutput } from '../runtime/flow/flow-output.js';
 import type { FlowRunInfo, FlowSnapshot } from '../runtime/flow/snapshot.js';
 import type { Failure, StatecrewEvent, Usage } from '../types.js';
 import type { RunViewStatus, ViewRun } from './model.js';

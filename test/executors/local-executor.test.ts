@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localExecutor } from '../../src/actors/conversation-job.js';
+import { localExecutor } from '../../src/actors/hold-conversation.js';
 import { Agent } from '../../src/index.js';
 import { executorContract } from '../contracts/executor.contract.js';
 

@@ -1,5 +1,5 @@
 import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
-import type { FlowOutput } from '../../runtime/flow/flow-run.js';
+import type { FlowOutput } from '../../runtime/flow/flow-output.js';
 
 /** A flow's result as JSON, for `--json`. */
 export function flowJson(out: FlowOutput<object>): string {

@@ -1,11 +1,6 @@
 import { type AnyActorRef, assign, enqueueActions, setup, stopChild } from 'xstate';
-import {
-  type AbortEvent,
-  type NodeSettledEvent,
-  type RetryEffects,
-  type WithEffects,
-  willRetry,
-} from '../settled.js';
+import type { AbortEvent, NodeSettledEvent } from '../lifecycle.js';
+import { type RetryEffects, type WithEffects, willRetry } from '../settled.js';
 import { handledSteps } from './outcomes.js';
 import {
   closeRound,

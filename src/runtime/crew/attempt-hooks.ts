@@ -1,10 +1,26 @@
+import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import type { AttemptAgent, AttemptHooks } from '../../actors/task-attempt.js';
+import type { ToolSessions } from '../../actors/tool-sessions.js';
+import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
 import { waitTurn } from '../engine/rate-limit.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { RunMemory } from './memory.js';
-import type { TaskRunnerOptions } from './task-runner.js';
+
+/** What a crew run's task attempts report to, and through, besides the run's events. */
+export interface AttemptHookOptions {
+  /** What the run's model calls may spend, and what they cost. */
+  gate?: CallGate | undefined;
+  /** Every agent streams its model's text. */
+  stream?: boolean | undefined;
+  /** Holds the attempts' conversations elsewhere (a queue of workers). */
+  executor?: ConversationExecutor | undefined;
+  /** The run's execution memory, which the results tool reads. */
+  memory?: RunMemory | undefined;
+  /** The run's tool sources (MCP servers), opened once each when a task first needs them. */
+  toolSessions?: ToolSessions | undefined;
+}
 
 /**
  * Where one crew run's task attempts report: model calls and deltas to `recorder` and `hub` (events
@@ -15,7 +31,7 @@ export function attemptHooks(
   hub: RunEvents,
   recorder: RunRecorder,
   clock: Clock,
-  options: TaskRunnerOptions,
+  options: AttemptHookOptions,
 ): AttemptHooks {
   const { beforeCall, priceOf } = options.gate ?? {};
   const hooks: AttemptHooks = {

@@ -2,9 +2,9 @@ import type { CrewOutput } from '../../types.js';
 import { type ChildRunScope, ChildWaits, type DurableChild } from '../run/child-run.js';
 import { crewCouldPause } from './crew-pause.js';
 import { storedPending } from './crew-resume.js';
-import type { CrewRun, RunnableCrew } from './crew-run.js';
 import { memoryEntry } from './memory.js';
-import type { CrewResumeOptions, RunOptions } from './run-options.js';
+import type { CrewResumeOptions, CrewRun, RunOptions } from './run-options.js';
+import type { RunnableCrew } from './runnable-crew.js';
 import { SUMMARY_NODE } from './summary.js';
 
 /** What running as a child needs of a crew: its run, its resume, and what could make it pause. */

@@ -1,7 +1,7 @@
 import { InvalidOptionError, RunAbortedError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
 import type { CrewOutput } from '../../types.js';
-import type { CrewRun } from './crew-run.js';
+import type { CrewRun } from './run-options.js';
 import { type KickoffForEachOptions, kickoffForEachOptionsSchema, type RunOptions } from './run-options.js';
 
 /** What running many inputs needs of a crew. */

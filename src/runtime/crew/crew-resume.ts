@@ -8,8 +8,8 @@ import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import type { HumanAnswers } from '../run/answers.js';
 import { pendingOf } from './crew-pause.js';
-import type { RunRestore } from './crew-run.js';
 import { readTaskResult, type StoredTaskResult } from './crew-store.js';
+import type { RunRestore } from './runnable-crew.js';
 import type { Task } from './task.js';
 import { checkAnswers, WaitingTasks } from './waiting-tasks.js';
 

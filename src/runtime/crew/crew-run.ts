@@ -1,20 +1,17 @@
-import type { Observable } from 'rxjs';
-import type { AnyActorRef } from 'xstate';
-import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { ToolSessions } from '../../actors/tool-sessions.js';
 import { InvalidInputsError, InvalidOptionError } from '../../errors.js';
 import { ProviderModel } from '../../models/providers.js';
-import { checkStore, type Store } from '../../stores/store.js';
-import type { CrewOutput, MissingInput, ModelPrice, StatecrewEvent } from '../../types.js';
+import { checkStore } from '../../stores/store.js';
+import type { CrewOutput, MissingInput } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
 import { encodeAt } from '../durable/codec.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { DEFAULT_LEASE_MS, RunOwner } from '../durable/run-owner.js';
-import { type Budget, type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
+import { type CallGate, callGate, checkBudget, checkPrices } from '../engine/budget.js';
 import { type Clock, toClock } from '../engine/clock.js';
 import { RunRecorder } from '../engine/recorder.js';
 import { optionalInteger } from '../engine/validate.js';
-import type { CrewDefinition, CrewProcess } from '../process.js';
+import type { CrewProcess } from '../process.js';
 import { checkInputs } from '../run/inputs.js';
 import { Run, type RunKeeping, type RunPlacement } from '../run/run.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
@@ -24,58 +21,14 @@ import { CrewRecords } from './crew-records.js';
 import { CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, storedTaskResult } from './crew-store.js';
-import { type MemoryOptions, memoryEntry, RunMemory } from './memory.js';
+import { memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
-import type { CrewPlan, PlanSource } from './plan.js';
+import type { CrewPlan } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
-import type { RunOptions } from './run-options.js';
-import { SUMMARY_NODE, type SummaryNode } from './summary.js';
+import type { CrewRun, RunOptions } from './run-options.js';
+import type { RunnableCrew, RunRestore } from './runnable-crew.js';
+import { SUMMARY_NODE } from './summary.js';
 import { createTaskRunner, promptOf, type TaskRunnerOptions } from './task-runner.js';
-import type { WaitingTasks } from './waiting-tasks.js';
-
-/** A crew run in progress. */
-export interface CrewRun {
-  /** The execution id. */
-  id: string;
-  /** Every event of the run, in order; completes when the run ends. Subscribe right after `run()`. */
-  events$: Observable<StatecrewEvent>;
-  /** The supervisor actor (it starts on the next microtask). */
-  actor: AnyActorRef;
-  /**
-   * Resolves with the result contract; rejects on abort (`aborted`), a configuration error or a
-   * manager or judge failure. Nobody has to await it: a failure is also the `run.failed` event.
-   */
-  result: Promise<CrewOutput>;
-}
-
-/** What a run needs of its crew. */
-export interface RunnableCrew extends PlanSource, CrewDefinition {
-  readonly name: string;
-  readonly store: Store | undefined;
-  readonly budget: Budget | undefined;
-  readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
-  readonly summary: SummaryNode | undefined;
-  readonly executor: ConversationExecutor | undefined;
-  readonly memory: MemoryOptions | undefined;
-  readonly leaseMs: number | undefined;
-  readonly onStoreError: StoreErrorPolicy | undefined;
-  readonly maxDelegationDepth: number;
-  readonly strictInputs: boolean;
-}
-
-/** What a resumed or replayed run takes from an earlier one. */
-export interface RunRestore {
-  /** Completed task results kept by the store, by node id: these tasks are not run again. */
-  results: ReadonlyMap<string, StoredTaskResult>;
-  /** Every node id the earlier run got to (completed or failed), restored or not. */
-  reached: ReadonlySet<string>;
-  /** The execution a replay starts from (`metadata.replayOf`). */
-  replayOf?: string;
-  /** The owner that claimed the stored run this one goes on with (a resume). */
-  owner?: RunOwner;
-  /** Task runs the earlier run left waiting for a human, and the answers they go on with (a resume). */
-  waiting?: WaitingTasks;
-}
 
 const NOTHING_RESTORED: ReadonlyMap<string, StoredTaskResult> = new Map();
 const NOTHING_REACHED: ReadonlySet<string> = new Set();

@@ -8,8 +8,9 @@ import { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import type { LoopOptions, ProcessKind } from '../process.js';
+import type { LoopOptions } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
+import type { ProcessKind } from '../processes/registry.js';
 import { processes } from '../processes/registry.js';
 import { readAnswers } from '../run/answers.js';
 import type { ChildDefinition, ChildRunScope } from '../run/child-run.js';
@@ -23,13 +24,14 @@ import { crewMermaid } from './crew-mermaid.js';
 import { type CrewOptions, type CrewSettings, crewOptionsSchema, type Manager } from './crew-options.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
 import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew-resume.js';
-import { type CrewRun, crewLeaseMs, keepEvents, startCrewRun } from './crew-run.js';
+import { crewLeaseMs, keepEvents, startCrewRun } from './crew-run.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
 import { checkOutputFile, type OutputFiles } from './output-file.js';
 import { planCrew } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
 import {
   type CrewResumeOptions,
+  type CrewRun,
   crewResumeOptionsSchema,
   type KickoffForEachOptions,
   type ReplayOptions,

@@ -3,12 +3,15 @@ import { z } from 'zod';
 import { fn, integer } from '../../options/fields.js';
 import { unchecked } from '../../options/option.js';
 import type { Store } from '../../stores/store.js';
-import type { ApprovalAnswer, ModelPrice, ReviewAnswer } from '../../types.js';
+import type { ApprovalAnswer, CrewOutput, ModelPrice, ReviewAnswer } from '../../types.js';
 import type { Budget } from '../engine/budget.js';
 import type { ClockOption } from '../engine/clock.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
-import type { CrewRun } from './crew-run.js';
+import type { RunHandle } from '../run/run-handle.js';
 import type { Task } from './task.js';
+
+/** A crew run in progress: its id, events, supervisor actor and result (the result contract). */
+export interface CrewRun extends RunHandle<CrewOutput> {}
 
 /*
  * A run's options are taken as they are here: the run checks their values itself (inputs, ids,

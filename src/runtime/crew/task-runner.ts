@@ -1,5 +1,4 @@
 import type { ConsultOutcome, ConsultRequest } from '../../actors/consult.js';
-import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { toFailure } from '../../actors/failure.js';
 import type { TaskWait } from '../../actors/pause.js';
 import {
@@ -9,7 +8,6 @@ import {
   runTaskAttempt,
   type TaskRunValue,
 } from '../../actors/task-attempt.js';
-import type { ToolSessions } from '../../actors/tool-sessions.js';
 import { InternalError, InvalidStateError } from '../../errors.js';
 import {
   type AttemptOutcome,
@@ -19,17 +17,15 @@ import {
 } from '../../machines/lifecycle.js';
 import type { TaskOutput } from '../../types.js';
 import { encodeRunValue, UnstorableValueError } from '../durable/codec.js';
-import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
 import type { NodeRecord, RunRecorder } from '../engine/recorder.js';
 import { failedEvent } from '../run/node-events.js';
 import { type NodeKind, NodeRunner, type NodeWorker } from '../run/node-runner.js';
 import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { Agent } from './agent.js';
-import { attemptHooks } from './attempt-hooks.js';
+import { type AttemptHookOptions, attemptHooks } from './attempt-hooks.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
-import type { RunMemory } from './memory.js';
 import { writtenOutcome } from './output-file.js';
 import { countedOn, type WaitingTasks } from './waiting-tasks.js';
 
@@ -55,26 +51,16 @@ export type TaskRunner = NodeRunner<TaskRunSpec>;
  */
 export type SettledTaskWriter = (record: NodeRecord, spec: TaskRunSpec) => Promise<void>;
 
-/** What a crew run's task runner does besides running tasks. */
-export interface TaskRunnerOptions {
+/** What a crew run's task runner does besides running tasks (and besides what its attempts report to). */
+export interface TaskRunnerOptions extends AttemptHookOptions {
   /** Stores each task run that settles for good. */
   store?: SettledTaskWriter | undefined;
   /** Completed results kept from an earlier run, by node id: these tasks complete with them at once. */
   restored?: ReadonlyMap<string, StoredTaskResult> | undefined;
-  /** What the run's model calls may spend, and what they cost. */
-  gate?: CallGate | undefined;
-  /** Every agent streams its model's text. */
-  stream?: boolean | undefined;
-  /** Holds the attempts' conversations elsewhere (a queue of workers). */
-  executor?: ConversationExecutor | undefined;
-  /** The run's execution memory, which the results tool reads. */
-  memory?: RunMemory | undefined;
   /** The crew's agents and depth bound, for agents that delegate (`allowDelegation`). */
   delegation?: DelegationOptions | undefined;
   /** Runs a resumed run found waiting for a human, and the answers they go on with. */
   waiting?: WaitingTasks | undefined;
-  /** The run's tool sources (MCP servers), opened once each when a task first needs them. */
-  toolSessions?: ToolSessions | undefined;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { InvalidOptionError } from '../../errors.js';
 import { checkStore, type Store } from '../../stores/store.js';
-import type { EventJournal } from './event-journal.js';
 import { checkAfter, readEvents, type StoredEvent } from './event-record.js';
-import { liveJournal, whenJournal } from './live-journals.js';
+import { type LiveJournal, liveJournal, whenJournal } from './live-journals.js';
 
 /** Options of {@link followEvents}. */
 export interface FollowEventsOptions {
@@ -90,7 +89,7 @@ function checkFollowOptions(store: Store, after: number, pollMs: number): void {
  * store, those its journal numbered so far, then each as it is numbered, until the run's events end.
  */
 async function* followJournal(
-  journal: EventJournal,
+  journal: LiveJournal,
   store: Store,
   id: string,
   after: number,
@@ -129,7 +128,7 @@ class LiveQueue implements AsyncIterable<StoredEvent> {
   readonly #onAbort = () => this.#end();
 
   constructor(
-    journal: EventJournal,
+    journal: LiveJournal,
     private readonly signal: AbortSignal | undefined,
   ) {
     this.#subscription = journal.numbered$.subscribe({

@@ -1,10 +1,38 @@
+import type { Observable } from 'rxjs';
 import { z } from 'zod';
 import { integer } from '../../options/fields.js';
 import { unchecked, withRule } from '../../options/option.js';
 import { checkStore, isStore, type Store } from '../../stores/store.js';
-import type { ClockOption } from '../engine/clock.js';
-import type { RecoverableCrew, RecoverableFlow } from './runner.js';
-import type { FlowSchedule } from './schedules.js';
+import type { StatecrewEvent } from '../../types.js';
+import type { Clock, ClockOption } from '../engine/clock.js';
+import type { FlowSchedule, ScheduledKickoff } from './schedules.js';
+
+/** What a runner passes to the `resume` of a run it recovers. */
+export interface RecoveryOptions {
+  store: Store;
+  clock: Clock;
+  leaseMs?: number;
+  onRun(run: { events$: Observable<StatecrewEvent> }): void;
+}
+
+/** What a runner needs of a flow (any `Flow`, whatever its state): its name, `resume`, and `kickoff` for schedules. */
+export interface RecoverableFlow {
+  readonly name: string;
+  resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
+  /** Starts a run: what a schedule's tick does (a flow without it cannot be scheduled). */
+  kickoff?(options: ScheduledKickoff): Promise<unknown>;
+  /**
+   * When the first of the waiting steps of paused run `id` in `store` times out (epoch ms), if any
+   * has a deadline: the runner goes on with the run then.
+   */
+  nextDeadline(id: string, store: Store): Promise<number | undefined>;
+}
+
+/** What a runner needs of a crew (any `Crew`): its name, and `resume`. */
+export interface RecoverableCrew {
+  readonly name: string;
+  resume(executionId: string, options: RecoveryOptions): Promise<unknown>;
+}
 
 /** A runner's store: required, so a missing one is named as such before a wrong one is. */
 const runnerStore = withRule(z.custom<Store>(isStore), {

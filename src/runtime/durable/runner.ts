@@ -1,39 +1,17 @@
 import { type Observable, Subject } from 'rxjs';
 import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
-import type { RunHead, RunKind, Store } from '../../stores/store.js';
+import type { RunHead, RunKind } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { type Clock, toClock } from '../engine/clock.js';
 import { leaseIsLive } from './identity.js';
-import { type RunnerOptions, runnerOptionsSchema } from './runner-options.js';
-import { checkSchedules, firstSeen, type Schedule, type ScheduledKickoff } from './schedules.js';
-
-/** What a runner passes to the `resume` of a run it recovers. */
-export interface RecoveryOptions {
-  store: Store;
-  clock: Clock;
-  leaseMs?: number;
-  onRun(run: { events$: Observable<StatecrewEvent> }): void;
-}
-
-/** What a runner needs of a flow (any `Flow`, whatever its state): its name, `resume`, and `kickoff` for schedules. */
-export interface RecoverableFlow {
-  readonly name: string;
-  resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
-  /** Starts a run: what a schedule's tick does (a flow without it cannot be scheduled). */
-  kickoff?(options: ScheduledKickoff): Promise<unknown>;
-  /**
-   * When the first of the waiting steps of paused run `id` in `store` times out (epoch ms), if any
-   * has a deadline: the runner goes on with the run then.
-   */
-  nextDeadline(id: string, store: Store): Promise<number | undefined>;
-}
-
-/** What a runner needs of a crew (any `Crew`): its name, and `resume`. */
-export interface RecoverableCrew {
-  readonly name: string;
-  resume(executionId: string, options: RecoveryOptions): Promise<unknown>;
-}
+import {
+  type RecoverableCrew,
+  type RecoverableFlow,
+  type RunnerOptions,
+  runnerOptionsSchema,
+} from './runner-options.js';
+import { checkSchedules, firstSeen, type Schedule } from './schedules.js';
 
 /** What one pass of a runner did. */
 export interface RecoveryReport {

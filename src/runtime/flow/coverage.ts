@@ -1,7 +1,7 @@
 import { RouteCoverageError } from '../../errors.js';
 import type { FlowPath } from './analysis.js';
 import type { Flow } from './flow.js';
-import type { FlowOutput } from './flow-run.js';
+import type { FlowOutput } from './flow-output.js';
 import type { FlowRunOptions } from './flow-run-options.js';
 
 /** One path of a flow, run with its routes forced. */

@@ -3,10 +3,11 @@ import type { StepShape } from '../../machines/flow/step-shape.js';
 import type { Store } from '../../stores/store.js';
 import type { CrewOutput, MemoryEntry } from '../../types.js';
 import type { ChildDefinition } from '../run/child-run.js';
-import type { SleepOptions } from './step-options.js';
+import type { HumanPromptContext, SleepOptions } from './step-options.js';
 
 export type {
   HumanOptions,
+  HumanPromptContext,
   ListenOptions,
   RouterOptions,
   SleepOptions,
@@ -60,15 +61,6 @@ export interface StepDefinition<S> extends StepShape {
   prompt?: string | ((context: HumanPromptContext<S>) => string) | undefined;
   /** How long a sleep step sleeps: `ms` from when it starts, or `until` a time of the run (a sleep step only). */
   sleep?: SleepOptions<S> | undefined;
-}
-
-/** What a human step's `prompt` function reads. */
-export interface HumanPromptContext<S> {
-  state: S;
-  payload: unknown;
-  inputs: Readonly<Record<string, unknown>>;
-  outputs: Readonly<Record<string, unknown>>;
-  flowId: string;
 }
 
 /** A step without its body, with what it asks and how long it sleeps: what pictures of a flow read. */

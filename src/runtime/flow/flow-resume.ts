@@ -14,7 +14,7 @@ import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
 import type { FlowDefinition } from './definition.js';
-import type { FlowOutput } from './flow-run.js';
+import type { FlowOutput } from './flow-output.js';
 import { loadSnapshot, type StoredFlowSnapshot } from './flow-store.js';
 import type { FlowSnapshot, StepAnswer } from './snapshot.js';
 import type { WithId } from './state.js';

@@ -4,7 +4,7 @@ import { unchecked } from '../../options/option.js';
 import type { Retyped } from '../../options/retyped.js';
 import type { Store } from '../../stores/store.js';
 import type { ClockOption } from '../engine/clock.js';
-import type { FlowRun } from './flow-run.js';
+import type { FlowRun } from './flow-output.js';
 import type { ForcedRoutes } from './forced-routes.js';
 
 /*

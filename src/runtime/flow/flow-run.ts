@@ -1,55 +1,14 @@
-import type { Observable } from 'rxjs';
 import type { AnyActorRef } from 'xstate';
 import {
   createFlowMachine,
   type FlowMachine,
   type FlowMachineOutput,
 } from '../../machines/flow/flow-machine.js';
-import type { PendingStep } from '../../machines/flow/waits.js';
-import type { Failure, StatecrewEvent } from '../../types.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
+import type { FlowOutput, FlowRun } from './flow-output.js';
 import type { FlowRunOptions } from './flow-run-options.js';
 import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
-import type { WithId } from './state.js';
-
-/** The result of a flow run. */
-export interface FlowOutput<S> {
-  /** The state id. */
-  id: string;
-  state: WithId<S>;
-  /** The return value of the last step in `trail`. */
-  output: unknown;
-  /** Completed step runs, round by round, in definition order within a round. */
-  trail: string[];
-  /** Every completed step's latest output, by step name. */
-  outputs: Record<string, unknown>;
-  /** Every name emitted (step names and route labels), in order. */
-  emitted: string[];
-  /** `failed` also for the partial output of an aborted run. */
-  status: 'completed' | 'failed' | 'paused';
-  /** Step name → error message. */
-  errors: Record<string, string>;
-  /** Step name → the failure with its code: the contract that survives JSON. */
-  failures: Record<string, Failure>;
-  totalTimeMs: number;
-  /** A paused run: the human or wait step it waits for (the first, when several wait). */
-  pending?: PendingStep;
-  /** A paused run with several steps waiting: all of them. */
-  waiting?: PendingStep[];
-}
-
-/** A flow run in progress. */
-export interface FlowRun<S> {
-  /** The state id. */
-  id: string;
-  /** Every event of the run, crews' included (tagged with their step); completes when the run ends. */
-  events$: Observable<StatecrewEvent>;
-  /** The flow supervisor actor (it starts on the next microtask). */
-  actor: AnyActorRef;
-  /** Resolves with the flow output; rejects on abort. Nobody has to await it (see `run.failed`). */
-  result: Promise<FlowOutput<S>>;
-}
 
 /**
  * Starts one run of a flow. Definition errors (`unknown_trigger`, `no_start`), inputs that are not a

@@ -40,6 +40,7 @@ import {
   flowSettingsSchema,
   type StructuredFlowOptions,
 } from './flow-options.js';
+import type { FlowOutput, FlowRun } from './flow-output.js';
 import {
   claimFlowRun,
   forkInputs,
@@ -48,7 +49,7 @@ import {
   storedRunOf,
   storeFor,
 } from './flow-resume.js';
-import { type FlowOutput, type FlowRun, startFlowRun } from './flow-run.js';
+import { startFlowRun } from './flow-run.js';
 import {
   type FlowResumeOptions,
   type FlowRunOptions,

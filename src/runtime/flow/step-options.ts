@@ -1,9 +1,18 @@
 import { z } from 'zod';
+import type { StepShape } from '../../machines/flow/step-shape.js';
 import { fn, integer, positive, text } from '../../options/fields.js';
 import { option, unchecked } from '../../options/option.js';
 import { type OptionsWhere, parseOptions } from '../../options/parse.js';
 import type { Retyped, RetypedRequired } from '../../options/retyped.js';
-import type { HumanPromptContext, StepDefinition } from './definition.js';
+
+/** What a human step's `prompt` function reads. */
+export interface HumanPromptContext<S> {
+  state: S;
+  payload: unknown;
+  inputs: Readonly<Record<string, unknown>>;
+  outputs: Readonly<Record<string, unknown>>;
+  flowId: string;
+}
 
 /** The wait before a step's first retry unless it says otherwise, as for tasks. */
 export const DEFAULT_STEP_RETRY_DELAY_MS = 500;
@@ -109,10 +118,7 @@ export interface HumanOptions<R extends string, S = unknown>
     Retyped<HumanInput, 'prompt', string | ((context: HumanPromptContext<S>) => string) | undefined> {}
 
 /** How a step runs besides its body: what the builder's options say, checked, with the defaults filled in. */
-export type StepSettings = Pick<
-  StepDefinition<unknown>,
-  'maxRuns' | 'retries' | 'retryDelayMs' | 'timeoutMs'
->;
+export type StepSettings = Pick<StepShape, 'maxRuns' | 'retries' | 'retryDelayMs' | 'timeoutMs'>;
 
 /** The options each builder method takes: `start` has no `maxRuns`, a router has its `routes`. */
 const STEP_SCHEMAS = { start: stepOptionsSchema, listen: listenOptionsSchema, router: routerOptionsSchema };

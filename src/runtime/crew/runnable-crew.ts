@@ -1,0 +1,41 @@
+import type { ConversationExecutor } from '../../actors/conversation-job.js';
+import type { Store } from '../../stores/store.js';
+import type { ModelPrice } from '../../types.js';
+import type { RunOwner } from '../durable/run-owner.js';
+import type { Budget } from '../engine/budget.js';
+import type { CrewDefinition } from '../process.js';
+import type { StoreErrorPolicy } from '../run/run-commits.js';
+import type { StoredTaskResult } from './crew-store.js';
+import type { MemoryOptions } from './memory.js';
+import type { PlanSource } from './plan.js';
+import type { SummaryNode } from './summary.js';
+import type { WaitingTasks } from './waiting-tasks.js';
+
+/** What a run needs of its crew. */
+export interface RunnableCrew extends PlanSource, CrewDefinition {
+  readonly name: string;
+  readonly store: Store | undefined;
+  readonly budget: Budget | undefined;
+  readonly prices: Readonly<Record<string, ModelPrice>> | undefined;
+  readonly summary: SummaryNode | undefined;
+  readonly executor: ConversationExecutor | undefined;
+  readonly memory: MemoryOptions | undefined;
+  readonly leaseMs: number | undefined;
+  readonly onStoreError: StoreErrorPolicy | undefined;
+  readonly maxDelegationDepth: number;
+  readonly strictInputs: boolean;
+}
+
+/** What a resumed or replayed run takes from an earlier one. */
+export interface RunRestore {
+  /** Completed task results kept by the store, by node id: these tasks are not run again. */
+  results: ReadonlyMap<string, StoredTaskResult>;
+  /** Every node id the earlier run got to (completed or failed), restored or not. */
+  reached: ReadonlySet<string>;
+  /** The execution a replay starts from (`metadata.replayOf`). */
+  replayOf?: string;
+  /** The owner that claimed the stored run this one goes on with (a resume). */
+  owner?: RunOwner;
+  /** Task runs the earlier run left waiting for a human, and the answers they go on with (a resume). */
+  waiting?: WaitingTasks;
+}
