@@ -1,11 +1,9 @@
-export type { AgentActorInput, AgentExecutor, AgentWork } from './actors/agent-actor.js';
 export type {
   AgentRegistry,
   ConversationExecutor,
   ConversationJob,
   ConversationOutcome,
   ConversationProgress,
-  ResolvedRegistry,
 } from './actors/conversation-job.js';
 export type { ManagerFunctions } from './actors/manager.js';
 export {
@@ -94,25 +92,15 @@ export type {
   PendingStep,
   SnapshotRound,
 } from './machines/flow/waits.js';
-export {
-  type LifecycleContext,
-  type LifecycleEmitted,
-  type LifecycleEvent,
-  type LifecycleInput,
-  lifecycleMachine,
-  type NodeFailure,
-  type WorkOutcome,
-  type WorkRequest,
-} from './machines/lifecycle.js';
+export type { NodeFailure } from './machines/lifecycle.js';
 export { defineTool, type ToolDefinition } from './models/define-tool.js';
 export { type ProviderFactory, ProviderModel, registerProvider } from './models/providers.js';
 export {
   type CassetteMode,
   createRecordReplay,
   type RecordReplayOptions,
-  recordReplay,
 } from './models/record-replay.js';
-export { createResultsTool, resultsTool } from './models/results-tool.js';
+export { createResultsTool } from './models/results-tool.js';
 export { Agent } from './runtime/crew/agent.js';
 export type { AgentOptions } from './runtime/crew/agent-options.js';
 export { Crew } from './runtime/crew/crew.js';

@@ -4,9 +4,8 @@ export {
   type Script,
   type ScriptedModel,
   type ScriptedReply,
-  scriptedModel,
 } from './models/scripted.js';
-export { createManualClock, type ManualClock, manualClock } from './runtime/engine/manual-clock.js';
+export { createManualClock, type ManualClock } from './runtime/engine/manual-clock.js';
 export {
   expectRouteCoverage,
   forEachPath,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromAiSdk } from '../src/ai-sdk.js';
 import { Agent, Crew, type StatecrewEvent, Task } from '../src/index.js';
-import { manualClock } from '../src/testing.js';
+import { createManualClock } from '../src/testing.js';
 import { type OpenAiServer, startOpenAiServer, type WireReply } from './fixtures/openai-server.js';
 
 let server: OpenAiServer | undefined;
@@ -143,7 +143,7 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
     const researcher = await openAiAgent((n) =>
       n === 0 ? { status: 429, error: 'slow down', headers: { 'retry-after': '3' } } : { content: 'ok' },
     );
-    const clock = manualClock();
+    const clock = createManualClock();
     const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).run({
       clock,
     });

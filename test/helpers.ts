@@ -1,5 +1,5 @@
 import { Agent, type Llm } from '../src/index.js';
-import { type ScriptedModel, scriptedModel } from '../src/testing.js';
+import { createScriptedModel, type ScriptedModel } from '../src/testing.js';
 
 /** A clock that ticks 1 ms per reading, from a fixed epoch: runs become byte-for-byte reproducible. */
 export function tickingClock(start = 1_700_000_000_000): () => number {
@@ -17,7 +17,9 @@ export function taskLine(prompt: string): string {
 
 /** A scripted model that answers `<role>: <task line>`, so outputs say who did what. */
 export function echoModel(): ScriptedModel {
-  return scriptedModel((request) => `${request.agent}: ${taskLine(request.prompt).slice('Task: '.length)}`);
+  return createScriptedModel(
+    (request) => `${request.agent}: ${taskLine(request.prompt).slice('Task: '.length)}`,
+  );
 }
 
 /** An agent with the given role and model. */
@@ -34,7 +36,7 @@ export function gatedModel() {
   const waiting = new Map<string, (text: string) => void>();
   const arrivals = new Map<string, () => void>();
   const started: string[] = [];
-  const model = scriptedModel((request) => {
+  const model = createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     started.push(task);
     arrivals.get(task)?.();

@@ -18,7 +18,12 @@ import {
   Task,
 } from '../src/index.js';
 import { modelsOf, traceRun } from '../src/otel.js';
-import { createManualClock, type ManualClock, type ScriptedReply, scriptedModel } from '../src/testing.js';
+import {
+  createManualClock,
+  createScriptedModel,
+  type ManualClock,
+  type ScriptedReply,
+} from '../src/testing.js';
 import { agent, echoModel, gatedModel, tickingClock } from './helpers.js';
 
 /** A tracer that keeps its finished spans in memory, registered nowhere. */
@@ -57,7 +62,7 @@ const eventOf = <T extends StatecrewEvent['type']>(events: StatecrewEvent[], typ
 
 /** A scripted model with an id, as a price table names it. */
 const modelWithId = (script: ScriptedReply[], id = 'openai:gpt-4.1-mini') =>
-  Object.assign(scriptedModel(script), { id });
+  Object.assign(createScriptedModel(script), { id });
 
 describe('traceRun', () => {
   it("marks an agent's delegation and its coworker's reply on the run span", async () => {
@@ -65,7 +70,7 @@ describe('traceRun', () => {
     const writer = new Agent({
       role: 'Writer',
       allowDelegation: true,
-      llm: scriptedModel([
+      llm: createScriptedModel([
         {
           text: '',
           toolCalls: [{ id: 'd', name: 'ask_question', args: { coworker: 'Editor', question: 'OK?' } }],
@@ -73,7 +78,7 @@ describe('traceRun', () => {
         'done',
       ]),
     });
-    const editor = new Agent({ role: 'Editor', llm: scriptedModel(['fine']) });
+    const editor = new Agent({ role: 'Editor', llm: createScriptedModel(['fine']) });
     const crew = new Crew({
       agents: [writer, editor],
       tasks: [new Task({ name: 'w', description: 'Write', agent: writer })],
@@ -117,7 +122,7 @@ describe('traceRun', () => {
     });
     const manager = new Agent({
       role: 'Manager',
-      llm: scriptedModel([
+      llm: createScriptedModel([
         { text: 'Researcher', usage: { inputTokens: 5, outputTokens: 1 } },
         { text: 'Writer', usage: { inputTokens: 6, outputTokens: 1 } },
         { text: 'the report', usage: { inputTokens: 9, outputTokens: 2 } },
@@ -229,7 +234,7 @@ describe('traceRun', () => {
     const crew = new Crew({
       tasks: [new Task({ name: 'polish', description: 'Polish it', agent: polisher })],
       process: 'loop',
-      loop: { condition: 'it shines', judge: scriptedModel(['NO', 'YES']), maxIterations: 3 },
+      loop: { condition: 'it shines', judge: createScriptedModel(['NO', 'YES']), maxIterations: 3 },
     });
     const run = crew.run({ clock: tickingClock() });
     const traced = traceRun(run, { tracer });
@@ -251,7 +256,11 @@ describe('traceRun', () => {
 
   it('marks a task run that failed for good ERROR with its code, its retry as span events', async () => {
     const { tracer, spans } = memoryTracer();
-    const flaky = new Agent({ role: 'Flaky', llm: scriptedModel([new Error('overloaded')]), maxRetries: 1 });
+    const flaky = new Agent({
+      role: 'Flaky',
+      llm: createScriptedModel([new Error('overloaded')]),
+      maxRetries: 1,
+    });
     const first = new Task({ name: 'first', description: 'x', agent: flaky, retryDelayMs: 0 });
     const second = new Task({ name: 'second', description: 'y', agent: flaky });
     const run = new Crew({ tasks: [first, second] }).run({ clock: tickingClock() });
@@ -297,7 +306,7 @@ describe('traceRun', () => {
       input: z.object({ query: z.string() }),
       execute: ({ query }) => `results for ${query}`,
     });
-    const llm = scriptedModel([
+    const llm = createScriptedModel([
       {
         text: '',
         toolCalls: [
@@ -483,7 +492,7 @@ describe('traceRun', () => {
       execute: (args) => JSON.stringify(args),
     });
     const crewOf = () => {
-      const llm = scriptedModel([
+      const llm = createScriptedModel([
         { text: '', toolCalls: [{ id: 'c', name: 'echo', args: { secret: 1 } }] },
         'out',
       ]);

@@ -125,6 +125,3 @@ export function createRecordReplay(model: Model | undefined, options: RecordRepl
     },
   };
 }
-
-/** @deprecated Renamed {@link createRecordReplay}; this name is removed in the next release. */
-export const recordReplay: typeof createRecordReplay = createRecordReplay;

@@ -42,6 +42,3 @@ export function createResultsTool(): Tool<z.infer<typeof input>> {
     },
   });
 }
-
-/** @deprecated Renamed {@link createResultsTool}; this name is removed in the next release. */
-export const resultsTool: typeof createResultsTool = createResultsTool;

@@ -99,6 +99,3 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => void
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
 }
-
-/** @deprecated Renamed {@link createScriptedModel}; this name is removed in the next release. */
-export const scriptedModel: typeof createScriptedModel = createScriptedModel;

@@ -30,7 +30,3 @@ export type { RenderRunViewOptions } from './options.js';
 export { writeRunView } from './write.js';
 
 export { toCrewView, toFlowView };
-/** @deprecated Renamed {@link toCrewView}; this name is removed in the next release. */
-export const crewView: typeof toCrewView = toCrewView;
-/** @deprecated Renamed {@link toFlowView}; this name is removed in the next release. */
-export const flowView: typeof toFlowView = toFlowView;

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { type RunView, toCrewView, writeRunView } from '../../src/view/index.js';
 import { taskLine } from '../helpers.js';
 import {
@@ -24,7 +24,7 @@ const FAILING = new Set(['Task: Check item 7', 'Task: Check item 150']);
 
 /** `plan` → `count` checks → `report` (a graph crew); checks 7 and 150 fail, so `report` is blocked. */
 async function bigRun(count: number): Promise<RunView> {
-  const llm = scriptedModel((request) =>
+  const llm = createScriptedModel((request) =>
     FAILING.has(taskLine(request.prompt)) ? new Error(HOSTILE_ERROR) : 'checked <b>ok</b>',
   );
   const checker = new Agent({ role: 'Checker', llm, maxRetries: 0 });

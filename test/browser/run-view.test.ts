@@ -4,8 +4,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Crew, type ModelResponse, type StatecrewEvent, Task } from '../../src/index.js';
 import { createScriptedModel } from '../../src/models/scripted.js';
-import { scriptedModel } from '../../src/testing.js';
-import { crewView, type RunView, writeRunView } from '../../src/view/index.js';
+import { type RunView, toCrewView, writeRunView } from '../../src/view/index.js';
 import { taskLine } from '../helpers.js';
 import {
   ARTIFACTS,
@@ -30,7 +29,7 @@ const PAYLOAD = [
 /** A graph crew whose first output is hostile HTML; one task retries, one fails and blocks another. */
 async function hostileRun(): Promise<{ view: RunView }> {
   let verifyCalls = 0;
-  const llm = scriptedModel((request) => {
+  const llm = createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     if (task === 'Research the market') return PAYLOAD;
     if (task === 'Verify the findings' && verifyCalls++ === 0) return new Error('rate limited, try again');
@@ -78,7 +77,7 @@ async function hostileRun(): Promise<{ view: RunView }> {
   const run = crew.run();
   const events: StatecrewEvent[] = [];
   run.events$.subscribe((e) => events.push(e));
-  return { view: crewView(crew, { output: await run.result, events }) };
+  return { view: toCrewView(crew, { output: await run.result, events }) };
 }
 
 /** A model turn that calls one tool. */
@@ -110,7 +109,7 @@ async function delegatingRun(): Promise<RunView> {
   const run = crew.run();
   const events: StatecrewEvent[] = [];
   run.events$.subscribe((e) => events.push(e));
-  return crewView(crew, { output: await run.result, events });
+  return toCrewView(crew, { output: await run.result, events });
 }
 
 describe.skipIf(optedOut)('the run view in Chromium', () => {

@@ -10,7 +10,7 @@ import {
   StatecrewError,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { taskLine } from '../helpers.js';
 
 /** What the contract needs of one executor: one made for a registry, and its teardown. */
@@ -32,7 +32,7 @@ const lookup = defineTool({
 /** A researcher who looks a term up before answering, a writer, and an editor with a schema. */
 function team() {
   let flaky = 0;
-  const llm = scriptedModel((request) => {
+  const llm = createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     if (task === 'research AI' && !request.messages.some((m) => m.role === 'tool')) {
       return {
@@ -103,7 +103,7 @@ export function executorContract(name: string, harness: ExecutorHarness): void {
           return `published ${title}`;
         },
       });
-      const llm = scriptedModel((request) => {
+      const llm = createScriptedModel((request) => {
         const said = request.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
         if (said.length > 0) return `done: ${said.join(' | ')}`;
         return { text: '', toolCalls: [{ id: 'p1', name: 'publish', args: { title: 'AI' } }] };

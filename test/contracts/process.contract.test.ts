@@ -12,14 +12,14 @@ import { blockedByFailure } from '../../src/runtime/crew/failure-reach.js';
 import { planCrew } from '../../src/runtime/crew/plan.js';
 import type { ProcessShape } from '../../src/runtime/process-shape.js';
 import { processes } from '../../src/runtime/processes/registry.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 /** Every registered process: a new process is held to the contract by being registered. */
 const PROCESSES = Object.keys(processes) as ProcessKind[];
 
 /** The same three scripted tasks for every process; `failing` names the tasks whose model fails. */
 function crewFor(process: ProcessKind, failing: readonly string[], count = 3) {
-  const llm = scriptedModel((r) => {
+  const llm = createScriptedModel((r) => {
     const name = r.prompt.split('Task: ')[1] ?? '';
     if (name === 'fatal') return new ModelResponseError('Worker', 42);
     return failing.includes(name)

@@ -10,7 +10,7 @@ import {
   StoreUnavailableError,
   Task,
 } from '../../src/index.js';
-import { manualClock } from '../../src/testing.js';
+import { createManualClock } from '../../src/testing.js';
 import { chainCrew, chainFlow, deliveryFlow, refundCrew } from '../fixtures/durable/definitions.js';
 import { openStore } from '../fixtures/durable/stores.js';
 import { wrapStore } from '../store-helpers.js';
@@ -84,7 +84,7 @@ for (const [kind, provide] of storeKinds()) {
     });
 
     it('stops a sleep whose wake time cannot be written: it never sleeps unstored, and resume sleeps to the time it then stores', async () => {
-      const clock = manualClock();
+      const clock = createManualClock();
       const broken = { on: false };
       const ran: string[] = [];
       const nap = (on: Store) =>
@@ -196,7 +196,7 @@ for (const [kind, provide] of storeKinds()) {
     });
 
     it('stops a run whose heartbeat finds the lease taken, even in the middle of a step', async () => {
-      const clock = manualClock();
+      const clock = createManualClock();
       let started: () => void = () => {};
       const inTwo = new Promise<void>((resolve) => {
         started = resolve;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, MemoryStore, type Store, Task } from '../../src/index.js';
-import { manualClock } from '../../src/testing.js';
+import { createManualClock } from '../../src/testing.js';
 
 /** A promise and the function that settles it. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -55,7 +55,7 @@ const expiryOf = async (store: Store, id: string) => (await store.readRun(id))?.
 describe('leaseMs: how long a run’s lease lasts without renewal', () => {
   it('is 15 s by default, the flow’s own when it has one, and a kickoff’s or resume’s over both', async () => {
     const store = new MemoryStore();
-    const clock = manualClock(1_000_000);
+    const clock = createManualClock(1_000_000);
     const plain = heldFlow(store);
     const running = plain.flow.kickoff({ inputs: { id: 'a' }, clock });
     await plain.entered.opened;
@@ -84,7 +84,7 @@ describe('leaseMs: how long a run’s lease lasts without renewal', () => {
 
   it('is the crew’s own when it has one, and a kickoff’s or resume’s over it', async () => {
     const store = new MemoryStore();
-    const clock = manualClock(2_000_000);
+    const clock = createManualClock(2_000_000);
     const own = heldCrew(store, 20_000);
     const running = own.crew.kickoff({ executionId: 'c', clock });
     await own.entered.opened;

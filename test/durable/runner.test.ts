@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRunner, MemoryStore, type RunHead, type StatecrewEvent } from '../../src/index.js';
 import { encodeRunValue } from '../../src/runtime/durable/codec.js';
-import { manualClock } from '../../src/testing.js';
+import { createManualClock } from '../../src/testing.js';
 import { chainCrew, chainFlow } from '../fixtures/durable/definitions.js';
 import { Child, countRuns, type Reply, runLogs } from './processes.js';
 import { storeKinds } from './store-specs.js';
@@ -30,7 +30,7 @@ describe('createRunner', () => {
     const log = freshLog();
     await store.createRun(orphan('f1', 'flow', 'chain', { topic: 'AI', id: 'f1' }));
     await store.createRun(orphan('c1', 'crew', 'chain', { topic: 'ML' }));
-    const clock = manualClock();
+    const clock = createManualClock();
     const runner = createRunner({
       store,
       flows: [chainFlow(store, log)],

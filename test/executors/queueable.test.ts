@@ -15,7 +15,7 @@ import {
   Task,
 } from '../../src/index.js';
 import type { QueueableCrew, QueueableFlow, RunDefinitions } from '../../src/queue/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 describe('what the queue needs of a definition', () => {
   it('is what a Crew and any Flow are', () => {
@@ -25,7 +25,7 @@ describe('what the queue needs of a definition', () => {
   });
 
   it('takes a crew and a flow as they are made, by name', () => {
-    const writer = new Agent({ role: 'Writer', llm: scriptedModel(() => 'ok') });
+    const writer = new Agent({ role: 'Writer', llm: createScriptedModel(() => 'ok') });
     const brief = new Crew({ name: 'brief', tasks: [new Task({ description: 'write', agent: writer })] });
     const review = createFlow({ name: 'review', initialState: { score: 0 } }).start('grade', () => 7);
     const definitions = { brief, review } satisfies RunDefinitions;

@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, MemoryStore, or, Task } from '../../src/index.js';
 import { createMcpServer, type McpServeOptions } from '../../src/mcp/serve.js';
-import { createScriptedModel, scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
-const echo = scriptedModel((request) => {
+const echo = createScriptedModel((request) => {
   const task = request.prompt.split('\nTask: ')[1]?.split('\n')[0] ?? '';
   return `${request.agent}: ${task}`;
 });
@@ -151,7 +151,7 @@ describe('createMcpServer', () => {
     const modelStarted = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const hanging = scriptedModel((request) => () => {
+    const hanging = createScriptedModel((request) => () => {
       started();
       return new Promise<string>((_, reject) => {
         request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true });

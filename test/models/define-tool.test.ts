@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, defineTool, StatecrewError, Task, type Tool } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 const searched: string[] = [];
 const search = defineTool({
@@ -23,7 +23,11 @@ const add = defineTool({
 
 const call = (name: string, args: unknown, id = name) => ({ id, name, args });
 
-function oneTask(llm: ReturnType<typeof scriptedModel>, tools: Tool[] = [search, add], maxIter?: number) {
+function oneTask(
+  llm: ReturnType<typeof createScriptedModel>,
+  tools: Tool[] = [search, add],
+  maxIter?: number,
+) {
   const agent = new Agent({
     role: 'R',
     llm,
@@ -37,7 +41,7 @@ function oneTask(llm: ReturnType<typeof scriptedModel>, tools: Tool[] = [search,
 describe('typed tools in the tool loop', () => {
   it('runs granted tools, refuses others, and sends invalid arguments back for the model to correct', async () => {
     searched.length = 0;
-    const llm = scriptedModel([
+    const llm = createScriptedModel([
       {
         text: '',
         toolCalls: [call('search', { query: 'a' }), call('add', { a: 1, b: 2 }), call('delete_all', {})],
@@ -73,7 +77,7 @@ describe('typed tools in the tool loop', () => {
       input: z.object({ query: z.string() }),
       execute: ({ query }) => `intranet: ${query}`,
     });
-    const llm = scriptedModel((request) =>
+    const llm = createScriptedModel((request) =>
       request.messages.some((m) => m.role === 'tool')
         ? String(request.messages.at(-1)?.content)
         : { text: '', toolCalls: [call('search', { query: 'q' }), call('add', { a: 1, b: 1 })] },
@@ -90,7 +94,7 @@ describe('typed tools in the tool loop', () => {
   });
 
   it('stops a model that never stops calling tools: max_iterations, never an endless loop', async () => {
-    const llm = scriptedModel(() => ({ text: '', toolCalls: [call('search', { query: 'again' })] }));
+    const llm = createScriptedModel(() => ({ text: '', toolCalls: [call('search', { query: 'again' })] }));
     const out = await oneTask(llm, [search], 3).kickoff();
     expect(out.status).toBe('failed');
     expect(out.failures.t?.code).toBe('max_iterations');
@@ -107,9 +111,12 @@ describe('typed tools in the tool loop', () => {
         throw new Error('try later');
       },
     });
-    const soft = scriptedModel([{ text: '', toolCalls: [call('fragile', { hard: false })] }, 'handled']);
+    const soft = createScriptedModel([
+      { text: '', toolCalls: [call('fragile', { hard: false })] },
+      'handled',
+    ]);
     expect((await oneTask(soft, [fragile]).kickoff()).raw).toBe('handled');
-    const hard = scriptedModel([{ text: '', toolCalls: [call('fragile', { hard: true })] }, 'never']);
+    const hard = createScriptedModel([{ text: '', toolCalls: [call('fragile', { hard: true })] }, 'never']);
     const out = await oneTask(hard, [fragile]).kickoff();
     expect(out.failures.t).toMatchObject({ code: 'output_invalid', retryable: false });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, registerProvider, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 describe('provider strings', () => {
   it('resolve through the registry when first needed, one model per string for every agent naming it', async () => {
@@ -9,7 +9,7 @@ describe('provider strings', () => {
     const b = new Agent({ role: 'B', llm: 'scripted-one:model-x' });
     registerProvider('scripted-one', (id) => {
       made.push(id);
-      return scriptedModel((request) => `${request.agent} via ${id}`);
+      return createScriptedModel((request) => `${request.agent} via ${id}`);
     });
     const out = await new Crew({
       tasks: [
@@ -33,7 +33,7 @@ describe('provider strings', () => {
       expect.objectContaining({ code: 'invalid_option' }),
     );
     expect(() => new Agent({ role: 'A', llm: 'openai:' })).toThrow(/provider string/);
-    expect(() => registerProvider('bad name', () => scriptedModel([]))).toThrow(/option "name"/);
+    expect(() => registerProvider('bad name', () => createScriptedModel([]))).toThrow(/option "name"/);
     expect(() => registerProvider('ok', 'nope' as never)).toThrow(/option "factory"/);
   });
 });

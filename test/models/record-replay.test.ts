@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromAiSdk } from '../../src/ai-sdk.js';
-import { Agent, Crew, recordReplay, Task } from '../../src/index.js';
+import { Agent, Crew, createRecordReplay, Task } from '../../src/index.js';
 import { startOpenAiServer } from '../fixtures/openai-server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'statecrew-cassettes-'));
@@ -28,14 +28,14 @@ describe('record and replay', () => {
       content: `answer to ${String(request.messages.at(-1)?.content).split('\n')[0]}`,
     }));
     const live = fromAiSdk(createOpenAI({ baseURL: server.url, apiKey: 'k' }).chat('gpt-test'));
-    const recorded = await crewOf(recordReplay(live, { cassette, mode: 'record' })).kickoff();
+    const recorded = await crewOf(createRecordReplay(live, { cassette, mode: 'record' })).kickoff();
     await server.close();
     expect(server.requests).toHaveLength(2);
     const file = JSON.parse(readFileSync(cassette, 'utf8')) as { recordings: unknown[] };
     expect(file.recordings).toHaveLength(2);
 
     // Offline: no model, no server; a replayed run gives the recorded outputs.
-    const replayed = await crewOf(recordReplay(undefined, { cassette, mode: 'replay' })).kickoff();
+    const replayed = await crewOf(createRecordReplay(undefined, { cassette, mode: 'replay' })).kickoff();
     expect(replayed.tasksOutput.map((t) => t.raw)).toEqual(recorded.tasksOutput.map((t) => t.raw));
     expect(replayed.raw).toBe('answer to Task: Write it up');
   });
@@ -52,10 +52,10 @@ describe('record and replay', () => {
       signal: new AbortController().signal,
     });
     const echo = { generate: async (request: { prompt: string }) => ({ text: `re: ${request.prompt}` }) };
-    const recorder = recordReplay(echo, { cassette, mode: 'record' });
+    const recorder = createRecordReplay(echo, { cassette, mode: 'record' });
     await recorder.generate(ask('first'));
     await recorder.generate(ask('second'));
-    const replay = recordReplay(undefined, { cassette, mode: 'replay' });
+    const replay = createRecordReplay(undefined, { cassette, mode: 'replay' });
     expect((await replay.generate(ask('second'))).text).toBe('re: second');
     expect((await replay.generate(ask('first'))).text).toBe('re: first');
   });
@@ -76,10 +76,10 @@ describe('record and replay', () => {
     const echo = {
       generate: async (request: { schema?: unknown }) => ({ text: request.schema ? '{"n":1}' : 'plain' }),
     };
-    const recorder = recordReplay(echo, { cassette, mode: 'record' });
+    const recorder = createRecordReplay(echo, { cassette, mode: 'record' });
     await recorder.generate(ask(shapes));
     await recorder.generate(ask());
-    const replay = recordReplay(undefined, { cassette, mode: 'replay' });
+    const replay = createRecordReplay(undefined, { cassette, mode: 'replay' });
     expect((await replay.generate(ask(shapes))).text).toBe('{"n":1}');
     expect((await replay.generate(ask())).text).toBe('plain');
     await expect(replay.generate(ask({ type: 'string' }))).rejects.toMatchObject({ code: 'cassette_miss' });
@@ -89,7 +89,7 @@ describe('record and replay', () => {
     const cassette = join(root, 'miss.json');
     const server = await startOpenAiServer(() => ({ content: 'ok' }));
     const live = fromAiSdk(createOpenAI({ baseURL: server.url, apiKey: 'k' }).chat('gpt-test'));
-    await crewOf(recordReplay(live, { cassette })).kickoff(); // auto: records what is missing
+    await crewOf(createRecordReplay(live, { cassette })).kickoff(); // auto: records what is missing
     await server.close();
     const other = new Crew({
       tasks: [
@@ -98,7 +98,7 @@ describe('record and replay', () => {
           description: 'Something else',
           agent: new Agent({
             role: 'Researcher',
-            llm: recordReplay(undefined, { cassette, mode: 'replay' }),
+            llm: createRecordReplay(undefined, { cassette, mode: 'replay' }),
             maxRetries: 0,
           }),
         }),
@@ -112,21 +112,25 @@ describe('record and replay', () => {
 
   it('keeps the recorded model’s id and rate limit, and a replay takes its id as an option', () => {
     const echo = { id: 'openai:gpt-test', maxRpm: 60, generate: async () => ({ text: 'x' }) };
-    const recording = recordReplay(echo, { cassette: join(root, 'ids.json'), mode: 'record' });
+    const recording = createRecordReplay(echo, { cassette: join(root, 'ids.json'), mode: 'record' });
     expect(recording).toMatchObject({ id: 'openai:gpt-test', maxRpm: 60 });
-    const replay = recordReplay(undefined, {
+    const replay = createRecordReplay(undefined, {
       cassette: join(root, 'ids.json'),
       mode: 'replay',
       id: 'openai:x',
     });
     expect(replay.id).toBe('openai:x');
-    expect(recordReplay(undefined, { cassette: join(root, 'ids.json'), mode: 'replay' }).id).toBeUndefined();
+    expect(
+      createRecordReplay(undefined, { cassette: join(root, 'ids.json'), mode: 'replay' }).id,
+    ).toBeUndefined();
   });
 
   it('refuses a mode it does not know and recording without a model (invalid_option)', () => {
-    expect(() => recordReplay(undefined, { cassette: 'x.json', mode: 'live' as never })).toThrow(
+    expect(() => createRecordReplay(undefined, { cassette: 'x.json', mode: 'live' as never })).toThrow(
       /option "mode"/,
     );
-    expect(() => recordReplay(undefined, { cassette: 'x.json', mode: 'record' })).toThrow(/option "model"/);
+    expect(() => createRecordReplay(undefined, { cassette: 'x.json', mode: 'record' })).toThrow(
+      /option "model"/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 const request = (prompt: string, signal = new AbortController().signal): ModelRequest => ({
   agent: 'A',
@@ -12,9 +12,12 @@ const request = (prompt: string, signal = new AbortController().signal): ModelRe
   signal,
 });
 
-describe('scriptedModel', () => {
+describe('createScriptedModel', () => {
   it('answers a list in call order with estimated usage, then fails with script_exhausted', async () => {
-    const model = scriptedModel(['first', { text: 'second', usage: { inputTokens: 1, outputTokens: 2 } }]);
+    const model = createScriptedModel([
+      'first',
+      { text: 'second', usage: { inputTokens: 1, outputTokens: 2 } },
+    ]);
     await expect(model.generate(request('12345678'))).resolves.toEqual({
       text: 'first',
       usage: { inputTokens: 2, outputTokens: 2 },
@@ -31,7 +34,7 @@ describe('scriptedModel', () => {
   });
 
   it('answers from a function of the request, throwing errors it returns', async () => {
-    const model = scriptedModel((r, call) =>
+    const model = createScriptedModel((r, call) =>
       r.prompt === 'boom' ? new Error('boom') : `${call}:${r.prompt}`,
     );
     await expect(model.generate(request('a'))).resolves.toMatchObject({ text: '0:a' });
@@ -40,7 +43,7 @@ describe('scriptedModel', () => {
 
   it('tracks calls in flight and rejects a pending call when its signal aborts', async () => {
     let release: (text: string) => void = () => {};
-    const model = scriptedModel(() => () => new Promise<string>((resolve) => (release = resolve)));
+    const model = createScriptedModel(() => () => new Promise<string>((resolve) => (release = resolve)));
     const controller = new AbortController();
     const pending = model.generate(request('slow', controller.signal));
     const other = model.generate(request('other'));

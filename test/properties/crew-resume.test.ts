@@ -9,7 +9,7 @@ import {
   type Store,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 /** A random crew: node i may read any nodes before it; a process; and the model call to stop at. */
 const caseArbitrary = fc.integer({ min: 1, max: 24 }).chain((n) =>
@@ -29,7 +29,7 @@ type Case = { deps: number[][]; process: ProcessKind; maxConcurrency: number };
 
 /** The crew of a case; its model answers with the task and its context, so outputs depend on order. */
 function crewOf({ deps, process, maxConcurrency }: Case, store: Store, onCall: (task: string) => void) {
-  const llm = scriptedModel((request) => {
+  const llm = createScriptedModel((request) => {
     const task = request.prompt.split('Task: ')[1] ?? '';
     onCall(task);
     return `${task}[${request.context}]`;

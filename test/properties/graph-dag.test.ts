@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 /** A random DAG: node i may depend on any node before it; listed in a random order; some nodes fail. */
 const dagArbitrary = fc.integer({ min: 1, max: 60 }).chain((n) =>
@@ -25,7 +25,7 @@ describe('graph process on random DAGs', () => {
     await fc.assert(
       fc.asyncProperty(dagArbitrary, async ({ deps, order, failing, maxConcurrency }) => {
         const failSet = new Set(failing.map((i) => `n${i}`));
-        const llm = scriptedModel((r) => {
+        const llm = createScriptedModel((r) => {
           const name = r.prompt.split('Task: ')[1] ?? '';
           return failSet.has(name) ? new Error(`${name} failed`) : `out ${name}`;
         });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type Model, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { taskLine } from '../helpers.js';
 
 /** A model with a price-table id whose every call spends 10 tokens (6 in, 4 out). */
 function pricedModel(id: string, answer: (task: string) => string): Model & { asked: string[] } {
   const asked: string[] = [];
-  const base = scriptedModel((request) => {
+  const base = createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     asked.push(task);
     return { text: answer(task), usage: { inputTokens: 6, outputTokens: 4 } };

@@ -10,7 +10,7 @@ import {
   type Tool,
   type Usage,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 describe('Agent', () => {
   it('renders the prompt in the documented format, leaving out empty parts', () => {
@@ -92,7 +92,7 @@ describe('Agent', () => {
 
   it('reports a model call that throws with zero usage and the failure, then rethrows what it threw', async () => {
     const thrown = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const speaker = { role: 'R', llm: scriptedModel([thrown]), tools: [], maxIter: 2 };
+    const speaker = { role: 'R', llm: createScriptedModel([thrown]), tools: [], maxIter: 2 };
     const calls: [Usage, Failure | undefined][] = [];
     const hooks = {
       now: Date.now,
@@ -112,7 +112,7 @@ describe('Agent', () => {
   it('does not report a model call that was aborted as a failed call', async () => {
     const speaker = {
       role: 'R',
-      llm: scriptedModel(() => () => new Promise<string>(() => {})),
+      llm: createScriptedModel(() => () => new Promise<string>(() => {})),
       tools: [],
       maxIter: 2,
     };
@@ -128,7 +128,7 @@ describe('Agent', () => {
   });
 
   it('emits a model.call event with the error when its model throws once, then retries', async () => {
-    const llm = scriptedModel([Object.assign(new Error('rate limited'), { status: 429 }), 'fine']);
+    const llm = createScriptedModel([Object.assign(new Error('rate limited'), { status: 429 }), 'fine']);
     const worker = new Agent({ role: 'Worker', llm, retryDelayMs: 0 });
     const run = new Crew({ tasks: [new Task({ name: 'work', description: 'work', agent: worker })] }).run();
     const calls: StatecrewEvent[] = [];
@@ -149,7 +149,7 @@ describe('Agent', () => {
       parameters: z.object({ q: z.string() }),
       execute: ({ q }) => ({ term: q, meaning: 'a thing' }),
     };
-    const llm = scriptedModel([
+    const llm = createScriptedModel([
       {
         text: '',
         toolCalls: [
@@ -202,7 +202,7 @@ describe('Agent', () => {
 
   it('fails an attempt with max_iterations when the model keeps calling tools', async () => {
     const echo: Tool = { name: 'echo', description: 'echo', execute: () => 'again' };
-    const llm = scriptedModel(() => ({ text: '', toolCalls: [{ id: 'x', name: 'echo', args: {} }] }));
+    const llm = createScriptedModel(() => ({ text: '', toolCalls: [{ id: 'x', name: 'echo', args: {} }] }));
     const looping = new Agent({ role: 'Looper', llm, tools: [echo], maxIter: 3, maxRetries: 0 });
     const out = await new Crew({
       tasks: [new Task({ name: 'spin', description: 'spin', agent: looping })],

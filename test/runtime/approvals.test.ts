@@ -12,7 +12,7 @@ import {
   Task,
   type ToolCall,
 } from '../../src/index.js';
-import { type ScriptedModel, scriptedModel } from '../../src/testing.js';
+import { createScriptedModel, type ScriptedModel } from '../../src/testing.js';
 import { taskLine } from '../helpers.js';
 
 /** A refund tool that records what it refunded; amounts over `over` wait for approval. */
@@ -34,7 +34,7 @@ function refundTool(done: number[], over = 0) {
  * then answers with what the tools said. Any other task it answers at once.
  */
 function clerkModel(): ScriptedModel {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     const results = request.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
     const amounts = task.startsWith('refund ') ? task.split(' ').slice(1).map(Number) : [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, InvalidOptionError, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { echoModel, gatedModel, taskLine } from '../helpers.js';
 
 /** The node events of a run, as `<type> <nodeId>`, in order. */
@@ -85,7 +85,7 @@ describe('asynchronous tasks in a sequential crew (async_execution)', () => {
   });
 
   it('blocks the joining task when an asynchronous task fails, while the one beside it completes', async () => {
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       const task = taskLine(request.prompt).slice('Task: '.length);
       if (task === 'broken') throw Object.assign(new Error('bad request'), { status: 400 });
       return `${task} ok`;

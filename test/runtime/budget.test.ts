@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Crew, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent } from '../helpers.js';
 
 function chain(usage: { inputTokens: number; outputTokens: number; costUsd?: number }) {
-  const llm = scriptedModel(() => ({ text: 'ok', usage }));
+  const llm = createScriptedModel(() => ({ text: 'ok', usage }));
   const writer = agent('W', llm);
   const tasks = ['a', 'b', 'c', 'd'].map((name) => new Task({ name, description: name, agent: writer }));
   return { llm, tasks };

@@ -8,12 +8,12 @@ import {
   StatecrewError,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, taskLine } from '../helpers.js';
 
 /** A model that answers `<task>: <context>` and throws (for good) on the tasks in `failing`. */
 function modelFailing(failing: Set<string>) {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     if (failing.has(task)) throw new StatecrewError('output_invalid', `${task} broke`, { retryable: false });
     return `${task}<${request.context}>`;
@@ -140,7 +140,7 @@ describe('crew.resume', () => {
   it('a run aborted half way is stored as aborted and resumes without running its completed tasks again', async () => {
     const store = new MemoryStore();
     const controller = new AbortController();
-    const first = scriptedModel((request) => {
+    const first = createScriptedModel((request) => {
       if (taskLine(request.prompt) === 'Task: c') controller.abort('shutdown');
       return 'ok';
     });

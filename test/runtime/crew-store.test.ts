@@ -12,7 +12,7 @@ import {
   Task,
 } from '../../src/index.js';
 import type { JsonValue, Store } from '../../src/stores/store.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, echoModel, tickingClock } from '../helpers.js';
 import { GatedStore, wrapStore } from '../store-helpers.js';
 
@@ -92,7 +92,7 @@ describe('a crew with a store', () => {
 
   it('stores a task that failed for good with its code, and graph dependents wait for the write', async () => {
     const store = new MemoryStore();
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       if (request.prompt.includes('Task: b')) throw new StoreUnavailableError('Model', 'nowhere', 'down');
       return 'ok';
     });
@@ -175,7 +175,7 @@ describe('a crew with a store', () => {
           : store.commit(id, commit),
     });
     const controller = new AbortController();
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       if (request.prompt.includes('Task: Do the polish')) controller.abort('shutdown');
       return 'text';
     });

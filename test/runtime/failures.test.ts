@@ -7,7 +7,7 @@ import {
   type StatecrewEvent,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { echoModel } from '../helpers.js';
 
 function chain(llm: ConstructorParameters<typeof Agent>[0]['llm'], options: { maxRetries?: number } = {}) {
@@ -20,7 +20,7 @@ function chain(llm: ConstructorParameters<typeof Agent>[0]['llm'], options: { ma
 describe('failures and retries', () => {
   it('retries a failed attempt through failed → ready and completes', async () => {
     let calls = 0;
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       calls += 1;
       return calls === 2 ? new Error('rate limited') : `ok ${request.prompt.slice(-1)}`;
     });
@@ -55,7 +55,7 @@ describe('failures and retries', () => {
   });
 
   it('fails a task after 1 + maxRetries attempts (default 2 retries) and blocks the later tasks', async () => {
-    const llm = scriptedModel((request) =>
+    const llm = createScriptedModel((request) =>
       request.prompt.endsWith('do b') ? new Error('model down') : 'fine',
     );
     const { crew } = chain(llm);
@@ -78,13 +78,13 @@ describe('failures and retries', () => {
   });
 
   it('takes the task’s maxRetries over the agent’s', async () => {
-    const llm = scriptedModel(() => new Error('nope'));
+    const llm = createScriptedModel(() => new Error('nope'));
     const worker = new Agent({ role: 'Worker', llm, maxRetries: 4, retryDelayMs: 0 });
     const once = new Task({ name: 'once', description: 'x', agent: worker, maxRetries: 0 });
     const out = await new Crew({ tasks: [once] }).kickoff();
     expect(out.status).toBe('failed');
     expect(llm.calls).toHaveLength(1);
-    const agentDefault = scriptedModel(() => new Error('nope'));
+    const agentDefault = createScriptedModel(() => new Error('nope'));
     await new Crew({
       tasks: [
         new Task({
@@ -112,7 +112,7 @@ describe('failures and retries', () => {
   });
 
   it('aborts in-flight model calls and rejects with aborted, the reason as cause and the completed task kept', async () => {
-    const llm = scriptedModel((request) =>
+    const llm = createScriptedModel((request) =>
       request.prompt.endsWith('do b') ? () => new Promise<string>(() => {}) : 'fine',
     );
     const { crew } = chain(llm);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, CycleError, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, echoModel, gatedModel } from '../helpers.js';
 
 function graphOf(
@@ -51,7 +51,7 @@ describe('graph process', () => {
   });
 
   it('blocks the descendants of a failed task and finishes the independent branch', async () => {
-    const llm = scriptedModel((r) =>
+    const llm = createScriptedModel((r) =>
       r.prompt.endsWith('Task: b') ? new Error('b broke') : `ok ${r.prompt.slice(-1)}`,
     );
     const worker = new Agent({ role: 'W', llm, maxRetries: 0 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 describe('guardrails', () => {
   it('apply a list in order; a rejection re-runs the agent with the reason as feedback, then it succeeds', async () => {
-    const llm = scriptedModel(['draft without sources', 'draft with sources [1]']);
+    const llm = createScriptedModel(['draft without sources', 'draft with sources [1]']);
     const writer = new Agent({ role: 'Writer', llm, retryDelayMs: 0 });
     const seen: string[] = [];
     const task = new Task({
@@ -31,7 +31,7 @@ describe('guardrails', () => {
 
   it('fail with guardrail_failed naming the last reason once no attempt remains', async () => {
     let n = 0;
-    const llm = scriptedModel(() => 'same answer');
+    const llm = createScriptedModel(() => 'same answer');
     const writer = new Agent({ role: 'Writer', llm, retryDelayMs: 0 });
     const task = new Task({
       name: 'write',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type ManagerFunctions, Task, UnknownWorkerError } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, echoModel } from '../helpers.js';
 
 function workers() {
@@ -142,7 +142,7 @@ describe('hierarchical process', () => {
 
   it('lets a manager agent choose by model, parsed strictly against the roles', async () => {
     const { llm, researcher, writer } = workers();
-    const managerModel = scriptedModel(['  Writer \n', 'Researcher', 'All done: two parts']);
+    const managerModel = createScriptedModel(['  Writer \n', 'Researcher', 'All done: two parts']);
     const boss = new Agent({ role: 'Manager', goal: 'deliver', llm: managerModel });
     const out = await new Crew({
       agents: [researcher, writer],
@@ -160,7 +160,7 @@ describe('hierarchical process', () => {
     expect(out.managerCalls).toBe(3);
     expect(out.usage.calls).toBe(llm.calls.length + managerModel.calls.length);
 
-    const chatty = new Agent({ role: 'Manager', llm: scriptedModel(['I pick the Writer.']) });
+    const chatty = new Agent({ role: 'Manager', llm: createScriptedModel(['I pick the Writer.']) });
     await expect(
       new Crew({
         agents: [researcher, writer],
@@ -172,7 +172,7 @@ describe('hierarchical process', () => {
   });
 
   it('skips synthesis and blocks the rest when a worker fails for good', async () => {
-    const failing = scriptedModel(() => new Error('model down'));
+    const failing = createScriptedModel(() => new Error('model down'));
     const researcher = new Agent({ role: 'Researcher', llm: failing, maxRetries: 0 });
     const { writer, editor } = workers();
     const { manager, synthesized } = routingManager();

@@ -9,7 +9,7 @@ import {
   RunAbortedError,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { gatedModel } from '../helpers.js';
 
 /** A crew of one task, `Write about {topic}`, by an agent with `llm`. */
@@ -24,7 +24,7 @@ const topics = (...names: string[]) => names.map((topic) => ({ topic }));
 
 describe('crew.kickoffForEach', () => {
   it('settles every run in input order, a failed one rejected in its place, the others completed', async () => {
-    const llm = scriptedModel((request) =>
+    const llm = createScriptedModel((request) =>
       request.prompt.endsWith('Write about B') ? new Error('model down') : `on ${request.prompt.slice(-1)}`,
     );
     const results = await crewWith(llm).kickoffForEach(topics('A', 'B', 'C'));
@@ -38,7 +38,7 @@ describe('crew.kickoffForEach', () => {
   });
 
   it('puts a rejected run (a refused kickoff) in its place and runs the others', async () => {
-    const llm = scriptedModel((request) => `on ${request.prompt.slice(-1)}`);
+    const llm = createScriptedModel((request) => `on ${request.prompt.slice(-1)}`);
     const results = await crewWith(llm).kickoffForEach([{ topic: 'A' }, {}, { topic: 'C' }], {
       strictInputs: true,
     });
@@ -116,14 +116,14 @@ describe('crew.kickoffForEach', () => {
 
   it('gives each run the shared options: a store keeps every run under its own id', async () => {
     const store = new MemoryStore();
-    const llm = scriptedModel(() => 'ok');
+    const llm = createScriptedModel(() => 'ok');
     const results = await crewWith(llm).kickoffForEach(topics('A', 'B'), { store });
     const ids = results.map((r) => (r.status === 'fulfilled' ? r.value.metadata.executionId : ''));
     for (const id of ids) expect(await store.readRun(id)).toMatchObject({ status: 'completed' });
   });
 
   it('resolves with no results for an empty list', async () => {
-    await expect(crewWith(scriptedModel(() => 'ok')).kickoffForEach([])).resolves.toEqual([]);
+    await expect(crewWith(createScriptedModel(() => 'ok')).kickoffForEach([])).resolves.toEqual([]);
   });
 
   it.each([
@@ -135,7 +135,7 @@ describe('crew.kickoffForEach', () => {
     ['an unknown option', [], { concurency: 2 }, /did you mean "concurrency"/],
     ['an executionId (each run has its own)', [], { executionId: 'x' }, /executionId/],
   ])('refuses %s with invalid_option before any run', async (_, list, options, message) => {
-    const llm = scriptedModel(() => 'ok');
+    const llm = createScriptedModel(() => 'ok');
     const error = await crewWith(llm)
       .kickoffForEach(list as never, options as never)
       .catch((e: unknown) => e);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseVerdict } from '../../src/actors/judge.js';
 import { Agent, Crew, JudgeError, type Llm, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { echoModel } from '../helpers.js';
 
 function loopCrew(judge: Llm, maxIterations?: number) {
   let draftNo = 0;
-  const llm = scriptedModel((r) => {
+  const llm = createScriptedModel((r) => {
     if (r.prompt.endsWith('Task: draft')) {
       draftNo += 1;
       return `draft ${draftNo}`;
@@ -30,7 +30,7 @@ function loopCrew(judge: Llm, maxIterations?: number) {
 
 describe('loop process', () => {
   it('stops on the second YES-judged iteration with maxIterations 5', async () => {
-    const judge = scriptedModel(['NO, needs work', '  yes. ship it']);
+    const judge = createScriptedModel(['NO, needs work', '  yes. ship it']);
     const { crew, polish } = loopCrew(judge, 5);
     const out = await crew.kickoff();
     expect(out.metadata).toMatchObject({ iterations: 2, conditionMet: true });
@@ -48,7 +48,7 @@ describe('loop process', () => {
   });
 
   it('runs exactly maxIterations when the condition is never met, and completes', async () => {
-    const judge = scriptedModel(() => 'No');
+    const judge = createScriptedModel(() => 'No');
     const { crew, llm } = loopCrew(judge, 3);
     const out = await crew.kickoff();
     expect(out.status).toBe('completed');
@@ -63,7 +63,7 @@ describe('loop process', () => {
   });
 
   it('feeds the first task of iteration 2 the final output of iteration 1', async () => {
-    const judge = scriptedModel(['no', 'yes']);
+    const judge = createScriptedModel(['no', 'yes']);
     const { crew, llm } = loopCrew(judge);
     await crew.kickoff();
     expect(llm.calls.map((c) => c.context)).toEqual(['', 'draft 1', 'polished 1', 'draft 2']);
@@ -80,13 +80,13 @@ describe('loop process', () => {
   });
 
   it('does not end the loop on a reply that merely contains a stop word', async () => {
-    const { crew } = loopCrew(scriptedModel(["no, don't stop yet", 'NO', 'no: stop is not warranted']));
+    const { crew } = loopCrew(createScriptedModel(["no, don't stop yet", 'NO', 'no: stop is not warranted']));
     const out = await crew.kickoff();
     expect(out.metadata).toMatchObject({ iterations: 3, conditionMet: false });
   });
 
   it('rejects the run with judge_unparseable quoting a reply like "maybe"', async () => {
-    const { crew } = loopCrew(scriptedModel(['maybe']));
+    const { crew } = loopCrew(createScriptedModel(['maybe']));
     const error = await crew.kickoff().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JudgeError);
     expect((error as Error).message).toBe(
@@ -95,7 +95,7 @@ describe('loop process', () => {
   });
 
   it('ends without a verdict when a task fails for good, blocking the rest of the iteration', async () => {
-    const judge = scriptedModel(['no']);
+    const judge = createScriptedModel(['no']);
     let calls = 0;
     const flaky = new Agent({
       role: 'Writer',

@@ -4,23 +4,23 @@ import { fromAiSdk } from '../../src/ai-sdk.js';
 import {
   Agent,
   Crew,
+  createResultsTool,
   type EmbeddingModel,
   ExecutionDocument,
   type MemoryEntry,
   MemoryStore,
-  resultsTool,
   StatecrewError,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { startOpenAiServer } from '../fixtures/openai-server.js';
 import { taskLine } from '../helpers.js';
 
-const results = resultsTool();
+const results = createResultsTool();
 
 /** A model that, on the task `asker`, first calls the results tool with `args`, then answers with what it got. */
 function askingModel(asker: string, args: Record<string, unknown>) {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     if (task !== asker)
       return { text: `${task} by ${request.agent}`, usage: { inputTokens: 1, outputTokens: 1 } };
@@ -51,7 +51,7 @@ describe('execution memory and the results tool', () => {
   });
 
   it('lets a loop iteration read every earlier iteration’s drafts, by task', async () => {
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       const task = taskLine(request.prompt).slice('Task: '.length);
       if (task === 'draft') return `draft ${request.context === '' ? 1 : 2}`;
       const seen = request.messages.find((m) => m.role === 'tool');
@@ -60,7 +60,7 @@ describe('execution memory and the results tool', () => {
       return { text: seen.content };
     });
     const writer = new Agent({ role: 'Writer', llm, tools: [results] });
-    const judge = scriptedModel(['NO', 'YES']);
+    const judge = createScriptedModel(['NO', 'YES']);
     const crew = new Crew({
       tasks: [
         new Task({ name: 'draft', description: 'draft', agent: writer }),
@@ -91,7 +91,7 @@ describe('execution memory and the results tool', () => {
       },
     };
     const none = { inputTokens: 0, outputTokens: 0 };
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       const task = taskLine(request.prompt).slice('Task: '.length);
       const tools = request.messages.filter((m) => m.role === 'tool');
       if (task !== 'ask') return { text: `notes on ${task}`, usage: { inputTokens: 0, outputTokens: 0 } };
@@ -126,12 +126,12 @@ describe('execution memory and the results tool', () => {
 
   it('keeps the memory in the durable record: a resumed run’s agents see the restored results', async () => {
     const store = new MemoryStore();
-    const failing = scriptedModel((request) => {
+    const failing = createScriptedModel((request) => {
       if (taskLine(request.prompt) === 'Task: check')
         throw new StatecrewError('output_invalid', 'down', { retryable: false });
       return `${taskLine(request.prompt)} done`;
     });
-    const crewOf = (llm: ReturnType<typeof scriptedModel>) =>
+    const crewOf = (llm: ReturnType<typeof createScriptedModel>) =>
       new Crew({
         tasks: [
           new Task({ name: 'gather', description: 'gather', agent: new Agent({ role: 'W', llm }) }),
@@ -232,7 +232,7 @@ describe('fromAiSdkEmbedding', () => {
 describe('a flow step’s results', () => {
   it('lists every task run the crews of earlier steps completed, in order', async () => {
     const { createFlow } = await import('../../src/index.js');
-    const llm = scriptedModel((request) => `${taskLine(request.prompt).slice('Task: '.length)} done`);
+    const llm = createScriptedModel((request) => `${taskLine(request.prompt).slice('Task: '.length)} done`);
     const crewOf = (...names: string[]) =>
       new Crew({
         tasks: names.map(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, MemoryStore, StatecrewError, Task } from '../../src/index.js';
 import { closestName } from '../../src/options/closest-name.js';
-import { manualClock } from '../../src/testing.js';
+import { createManualClock } from '../../src/testing.js';
 
 /** The error `attempt` throws or rejects with. */
 async function errorOf(attempt: () => unknown): Promise<StatecrewError> {
@@ -79,7 +79,7 @@ describe('options a constructor or run does not know', () => {
 
   it('gives a schema-checked flow the lease it was created with', async () => {
     const store = new MemoryStore();
-    const clock = manualClock(5_000_000);
+    const clock = createManualClock(5_000_000);
     let seen: number | undefined;
     const flow = createFlow({
       name: 'typed',

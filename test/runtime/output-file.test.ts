@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, MemoryStore, OutputFileError, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { taskLine } from '../helpers.js';
 
 let dir: string;
@@ -15,7 +15,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const answers = scriptedModel((request) => {
+const answers = createScriptedModel((request) => {
   const task = taskLine(request.prompt).slice('Task: '.length);
   return task.startsWith('Report') ? '{"title":"AI","pages":3}' : `notes on ${task}`;
 });
@@ -69,7 +69,7 @@ describe('a task output file', () => {
   });
 
   it('refuses at kickoff, before any call, a path whose inputs make it leave baseDir', async () => {
-    const llm = scriptedModel(() => 'never');
+    const llm = createScriptedModel(() => 'never');
     const task = new Task({
       name: 'sneaky',
       description: 'Write',
@@ -85,7 +85,7 @@ describe('a task output file', () => {
   });
 
   it('names a path placeholder no input fills among the missing inputs, and refuses it when strict', async () => {
-    const llm = scriptedModel(() => 'notes');
+    const llm = createScriptedModel(() => 'notes');
     const task = new Task({
       name: 'notes',
       description: 'Write',
@@ -123,7 +123,7 @@ describe('a task output file', () => {
   it('writes the same file again when a resumed run restores the completed task', async () => {
     const store = new MemoryStore();
     let fail = true;
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       const task = taskLine(request.prompt).slice('Task: '.length);
       if (task === 'Second' && fail) throw Object.assign(new Error('down'), { status: 400 });
       return `done ${task}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, echoModel, gatedModel } from '../helpers.js';
 
 const tasksFor = (worker: Agent, n: number) =>
@@ -54,7 +54,7 @@ describe('parallel process', () => {
   });
 
   it('isolates failures: the others complete, status partial; all failing is failed', async () => {
-    const llm = scriptedModel((r) => (r.prompt.endsWith('part 2') ? new Error('boom') : 'ok'));
+    const llm = createScriptedModel((r) => (r.prompt.endsWith('part 2') ? new Error('boom') : 'ok'));
     const worker = new Agent({ role: 'W', llm, maxRetries: 0 });
     const out = await new Crew({ tasks: tasksFor(worker, 4), process: 'parallel' }).kickoff();
     expect(out.status).toBe('partial');
@@ -63,7 +63,7 @@ describe('parallel process', () => {
     expect(out.metadata.blocked).toEqual([]);
     expect(out.output).toEqual({ p1: 'ok', p3: 'ok', p4: 'ok' });
 
-    const down = new Agent({ role: 'W', llm: scriptedModel(() => new Error('down')), maxRetries: 0 });
+    const down = new Agent({ role: 'W', llm: createScriptedModel(() => new Error('down')), maxRetries: 0 });
     const failed = await new Crew({ tasks: tasksFor(down, 3), process: 'parallel' }).kickoff();
     expect(failed.status).toBe('failed');
     expect(failed.output).toEqual({});

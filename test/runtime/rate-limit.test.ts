@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, Task } from '../../src/index.js';
-import { manualClock, scriptedModel } from '../../src/testing.js';
+import { createManualClock, createScriptedModel } from '../../src/testing.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('rate limits', () => {
   it('space an agent’s calls by its maxRpm on the run’s clock instead of failing them', async () => {
-    const clock = manualClock();
+    const clock = createManualClock();
     const seen: number[] = [];
     const agent = new Agent({
       role: 'W',
@@ -35,9 +35,9 @@ describe('rate limits', () => {
   });
 
   it('share a model’s maxRpm among the agents that use it', async () => {
-    const clock = manualClock();
+    const clock = createManualClock();
     const seen: number[] = [];
-    const base = scriptedModel(() => {
+    const base = createScriptedModel(() => {
       seen.push(clock.now());
       return 'ok';
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Crew, type CrewOutput, type ManagerFunctions, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { agent, tickingClock } from '../helpers.js';
 
 const manager: ManagerFunctions = {
@@ -11,7 +11,7 @@ const manager: ManagerFunctions = {
 async function runBoth() {
   const results: Record<string, CrewOutput> = {};
   for (const process of ['sequential', 'hierarchical'] as const) {
-    const llm = scriptedModel((request) => ({
+    const llm = createScriptedModel((request) => ({
       text: `${request.prompt.split('Task: ')[1]}!`,
       usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
     }));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { retryDelay } from '../../src/runtime/engine/backoff.js';
-import { manualClock, type ScriptedReply, scriptedModel } from '../../src/testing.js';
+import { createManualClock, createScriptedModel, type ScriptedReply } from '../../src/testing.js';
 
 /** One task whose model replies from `replies` in order; the run on a manual clock. */
 function oneTask(replies: ScriptedReply[], options: { retryDelayMs?: number; maxRetries?: number } = {}) {
-  const llm = scriptedModel(replies);
+  const llm = createScriptedModel(replies);
   const worker = new Agent({ role: 'W', llm, maxRetries: options.maxRetries ?? 2 });
   const task = new Task({
     name: 'flaky',
@@ -13,7 +13,7 @@ function oneTask(replies: ScriptedReply[], options: { retryDelayMs?: number; max
     agent: worker,
     retryDelayMs: options.retryDelayMs,
   });
-  const clock = manualClock();
+  const clock = createManualClock();
   const crew = new Crew({ tasks: [task] });
   const start = (executionId = 'run-1', signal?: AbortSignal) => {
     const run = crew.run({ clock, executionId, signal });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, ExecutionDocument, MemoryStore, type Policy, Task } from '../../src/index.js';
-import { type ScriptedModel, scriptedModel } from '../../src/testing.js';
+import { createScriptedModel, type ScriptedModel } from '../../src/testing.js';
 import { loadCrew } from '../../src/yaml/load-crew.js';
 import { taskLine } from '../helpers.js';
 
@@ -9,7 +9,7 @@ const FEEDBACK = /Feedback: your previous answer was rejected: (.*)$/m;
 
 /** A writer's model: a draft of its task, revised as the last feedback it was told asks. */
 function writerModel(): ScriptedModel {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     const feedback = FEEDBACK.exec(request.prompt)?.[1];
     return feedback === undefined ? `${task} draft` : `${task} draft, ${feedback}`;
@@ -96,7 +96,7 @@ describe('human review of a task (humanInput)', () => {
   it('reviews what the schema and the guardrails accepted, structured value included', async () => {
     const store = new MemoryStore();
     const replies = ['{"title": ""}', '{"title": "Hello"}'];
-    const llm = scriptedModel(replies);
+    const llm = createScriptedModel(replies);
     const writer = new Agent({ role: 'Writer', llm });
     const task = new Task({
       name: 'title',

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, type ProcessKind, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 setFlagsFromString('--expose-gc');
 /** V8's full garbage collection, exposed for this test. */
@@ -37,7 +37,7 @@ async function abortedRun(process: ProcessKind): Promise<WeakRef<object>> {
   const controller = new AbortController();
   const hanging = crew(
     process,
-    scriptedModel(() => () => new Promise<string>(() => {})),
+    createScriptedModel(() => () => new Promise<string>(() => {})),
   ).run({ signal: controller.signal });
   await new Promise<void>((resolve) =>
     hanging.events$.subscribe((e) => e.type === 'node.started' && resolve()),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, RunAbortedError, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { echoModel, gatedModel, taskLine } from '../helpers.js';
 
 function tasks(llm = echoModel()) {
@@ -10,7 +10,7 @@ function tasks(llm = echoModel()) {
 
 /** A summarizer that says what it read. */
 function summarizer() {
-  return scriptedModel((request) => ({
+  return createScriptedModel((request) => ({
     text: `summary of ${request.context.split('\n\n').length} outputs`,
     usage: { inputTokens: 7, outputTokens: 3 },
   }));
@@ -75,7 +75,7 @@ describe('summarize: one summary node after the tasks', () => {
   });
 
   it('a failed summary leaves the tasks’ work: status partial, failures.summary, the count line', async () => {
-    const llm = scriptedModel([Object.assign(new Error('bad request'), { status: 400 })]);
+    const llm = createScriptedModel([Object.assign(new Error('bad request'), { status: 400 })]);
     const out = await new Crew({ tasks: tasks(), summarize: { llm } }).kickoff();
     expect(out.status).toBe('partial');
     expect(out.failures.summary?.message).toMatch(/bad request/);
@@ -84,7 +84,7 @@ describe('summarize: one summary node after the tasks', () => {
   });
 
   it('is within the budget: a summary the budget cannot pay fails with budget_exceeded', async () => {
-    const worker = scriptedModel(() => ({ text: 'ok', usage: { inputTokens: 5, outputTokens: 5 } }));
+    const worker = createScriptedModel(() => ({ text: 'ok', usage: { inputTokens: 5, outputTokens: 5 } }));
     const llm = summarizer();
     const out = await new Crew({
       tasks: tasks(worker),
@@ -97,7 +97,7 @@ describe('summarize: one summary node after the tasks', () => {
   });
 
   it('does not run when no task completed', async () => {
-    const failing = scriptedModel([new Error('down')]);
+    const failing = createScriptedModel([new Error('down')]);
     const llm = summarizer();
     const out = await new Crew({
       tasks: [

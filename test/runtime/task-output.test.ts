@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 
 describe('task outputs: schema, guardrail, time limit', () => {
   afterEach(() => {
@@ -9,7 +9,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
   });
 
   it('parses structured output against outputSchema, retrying when it does not match', async () => {
-    const llm = scriptedModel([
+    const llm = createScriptedModel([
       'not json',
       '{"title": 3}',
       '```json\n{"title": "AI", "points": ["a", "b"]}\n```',
@@ -36,7 +36,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
   it.each(['sequential', 'graph', 'hierarchical'] as const)(
     'a structured output reaches the next task’s context as JSON, its raw kept as the model wrote it (%s)',
     async (process) => {
-      const llm = scriptedModel((request) =>
+      const llm = createScriptedModel((request) =>
         request.prompt.includes('Task: Outline')
           ? 'Here it is:\n```json\n{ "title": "AI",\n  "points": ["a"] }\n```'
           : `read: ${request.context}`,
@@ -63,7 +63,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
   );
 
   it('retries when the guardrail rejects and reports its reason when it keeps rejecting', async () => {
-    const llm = scriptedModel(['short', 'a much longer answer']);
+    const llm = createScriptedModel(['short', 'a much longer answer']);
     const writer = new Agent({ role: 'Writer', llm });
     const guarded = new Task({
       name: 'guarded',
@@ -75,7 +75,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
     expect(out.raw).toBe('a much longer answer');
     expect(out.nodes[0]?.attempts).toBe(2);
 
-    const other = new Agent({ role: 'Writer', llm: scriptedModel(['anything']) });
+    const other = new Agent({ role: 'Writer', llm: createScriptedModel(['anything']) });
     const stubborn = new Task({
       name: 'stubborn',
       description: 'Write',
@@ -91,7 +91,7 @@ describe('task outputs: schema, guardrail, time limit', () => {
 
   it('fails an attempt that outlives timeoutMs and aborts its model call', async () => {
     vi.useFakeTimers();
-    const llm = scriptedModel(() => () => new Promise<string>(() => {}));
+    const llm = createScriptedModel(() => () => new Promise<string>(() => {}));
     const slow = new Agent({ role: 'Slow', llm, timeoutMs: 5_000 });
     const task = new Task({
       name: 'slow',

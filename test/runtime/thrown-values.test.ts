@@ -15,7 +15,7 @@ import {
   type Tool,
   type ToolCallRecord,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { echoModel } from '../helpers.js';
 
 const rate = { code: 429, msg: 'rate' };
@@ -66,7 +66,7 @@ describe('a thrown non-Error keeps what it says', () => {
       { name: 'string', description: 'throws a string', execute: thrower('boom') },
       { name: 'nothing', description: 'throws undefined', execute: thrower(undefined) },
     ];
-    const llm = scriptedModel([
+    const llm = createScriptedModel([
       { text: '', toolCalls: tools.map((t, i) => ({ id: String(i), name: t.name, args: {} })) },
       'answered',
     ]);
@@ -141,7 +141,7 @@ describe('a failing manager rejects with manager_failed', () => {
 
   it('wraps an Agent manager whose model throws, in both phases', async () => {
     const cause = new Error('provider down');
-    const manager = new Agent({ role: 'Manager', llm: scriptedModel([cause, cause]), maxRetries: 0 });
+    const manager = new Agent({ role: 'Manager', llm: createScriptedModel([cause, cause]), maxRetries: 0 });
     await expect(allocate(managerScope(manager), 1, live())).rejects.toMatchObject({
       code: 'manager_failed',
       cause,
@@ -156,7 +156,7 @@ describe('a failing manager rejects with manager_failed', () => {
   it('lets a StatecrewError through as it is: unknown_worker, script_exhausted', async () => {
     const chef = functionManager({ allocate: () => 'Chef' });
     await expect(allocate(managerScope(chef), 0, live())).rejects.toMatchObject({ code: 'unknown_worker' });
-    const exhausted = new Agent({ role: 'Manager', llm: scriptedModel([]) });
+    const exhausted = new Agent({ role: 'Manager', llm: createScriptedModel([]) });
     await expect(synthesize(managerScope(exhausted), live())).rejects.toMatchObject({
       code: 'script_exhausted',
     });
@@ -174,7 +174,7 @@ describe('a failing manager rejects with manager_failed', () => {
 
     const stuck = new Agent({
       role: 'Manager',
-      llm: scriptedModel(() => () => new Promise<string>(() => {})),
+      llm: createScriptedModel(() => () => new Promise<string>(() => {})),
     });
     const other = new AbortController();
     const asking = synthesize(managerScope(stuck), other.signal);
@@ -224,7 +224,7 @@ describe('a failing loop judge rejects with judge_failed', () => {
   it("rejects with the signal's reason untouched when the run was aborted", async () => {
     const controller = new AbortController();
     const reason = new Error('user cancelled');
-    const judge = scriptedModel(() => () => new Promise<string>(() => {}));
+    const judge = createScriptedModel(() => () => new Promise<string>(() => {}));
     const pending = judgeIteration(judgeScope(judge), 1, controller.signal);
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);

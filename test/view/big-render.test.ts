@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { renderRunView, toCrewView } from '../../src/view/index.js';
 
 describe('the run view of a big run', () => {
   it('renders a 500-node run in well under a second, every node drawn and folded into rows', async () => {
-    const agent = new Agent({ role: 'Checker', llm: scriptedModel(() => 'ok') });
+    const agent = new Agent({ role: 'Checker', llm: createScriptedModel(() => 'ok') });
     const tasks = Array.from(
       { length: 500 },
       (_, i) => new Task({ name: `check-${i}`, description: `Check item ${i}`, agent }),

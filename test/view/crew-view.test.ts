@@ -7,8 +7,8 @@ import {
   type StatecrewEvent,
   Task,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
-import { crewView, type RunView } from '../../src/view/index.js';
+import { createScriptedModel } from '../../src/testing.js';
+import { type RunView, toCrewView } from '../../src/view/index.js';
 import { agent, echoModel, taskLine, tickingClock } from '../helpers.js';
 
 async function viewOf(crew: Crew): Promise<{ view: RunView; out: CrewOutput; events: StatecrewEvent[] }> {
@@ -16,7 +16,7 @@ async function viewOf(crew: Crew): Promise<{ view: RunView; out: CrewOutput; eve
   const events: StatecrewEvent[] = [];
   run.events$.subscribe((e) => events.push(e));
   const out = await run.result;
-  return { view: crewView(crew, { output: out, events }), out, events };
+  return { view: toCrewView(crew, { output: out, events }), out, events };
 }
 
 const statuses = (view: RunView) => Object.fromEntries(view.nodes.map((n) => [n.id, n.status]));
@@ -28,7 +28,7 @@ function chainTasks(names: string[], llm = echoModel()) {
   return names.map((name) => new Task({ name, description: `Do ${name}`, agent: writer }));
 }
 
-describe('crewView', () => {
+describe('toCrewView', () => {
   it('draws a sequential crew as a chain and shows each task run with its prompt, context and output', async () => {
     const crew = new Crew({ name: 'blog', tasks: chainTasks(['outline', 'draft', 'polish']) });
     const { view, out } = await viewOf(crew);
@@ -58,7 +58,7 @@ describe('crewView', () => {
   });
 
   it('shows a failed graph task, its blocked descendants and the independent branch that ran', async () => {
-    const llm = scriptedModel((r) => (taskLine(r.prompt) === 'Task: b' ? new Error('b broke') : 'ok'));
+    const llm = createScriptedModel((r) => (taskLine(r.prompt) === 'Task: b' ? new Error('b broke') : 'ok'));
     const worker = new Agent({ role: 'W', llm, maxRetries: 0 });
     const a = new Task({ name: 'a', description: 'a', agent: worker });
     const b = new Task({ name: 'b', description: 'b', agent: worker, context: [a] });
@@ -126,12 +126,12 @@ describe('crewView', () => {
   });
 
   it('shows a loop task once with its iterations, the judge with its verdicts and the back edge taken', async () => {
-    const judge = scriptedModel(['NO, again', 'YES']);
+    const judge = createScriptedModel(['NO, again', 'YES']);
     const crew = new Crew({
       tasks: chainTasks(['draft', 'polish']),
       process: 'loop',
       loop: { condition: 'it reads well', judge, maxIterations: 4 },
-      summarize: { llm: scriptedModel(['the summary']) },
+      summarize: { llm: createScriptedModel(['the summary']) },
     });
     const { view } = await viewOf(crew);
     expect(view.nodes.map((n) => n.id)).toEqual(['draft', 'polish', '@judge', '@done', 'summary']);
@@ -163,7 +163,7 @@ describe('crewView', () => {
 
   it('shows retries as attempts on the timeline', async () => {
     let calls = 0;
-    const llm = scriptedModel(() => (calls++ === 0 ? new Error('flaky') : 'fine'));
+    const llm = createScriptedModel(() => (calls++ === 0 ? new Error('flaky') : 'fine'));
     const worker = new Agent({ role: 'W', llm, maxRetries: 2, retryDelayMs: 1 });
     const crew = new Crew({ tasks: [new Task({ name: 'only', description: 'only', agent: worker })] });
     const { view } = await viewOf(crew);
@@ -176,20 +176,20 @@ describe('crewView', () => {
     const crew = new Crew({ tasks: chainTasks(['one', 'two', 'three']) });
     const { events } = await viewOf(crew);
     const cut = events.findIndex((e) => e.type === 'node.started' && e.nodeId === 'two');
-    const view = crewView(crew, { events: events.slice(0, cut + 1) });
+    const view = toCrewView(crew, { events: events.slice(0, cut + 1) });
     expect(view.status).toBe('running');
     expect(statuses(view)).toEqual({ one: 'completed', two: 'running', three: 'waiting' });
     expect(taken(view)).toEqual(['one->two']);
   });
 
   it('shows a definition alone: every node not-run, no edge taken, no timeline', () => {
-    const judge = scriptedModel([]);
+    const judge = createScriptedModel([]);
     const crew = new Crew({
       tasks: chainTasks(['a', 'b']),
       process: 'loop',
       loop: { condition: 'done', judge },
     });
-    const view = crewView(crew);
+    const view = toCrewView(crew);
     expect(view.status).toBeUndefined();
     expect(view.nodes.every((n) => n.status === 'not-run')).toBe(true);
     expect(view.edges.some((e) => e.taken)).toBe(false);

@@ -10,7 +10,7 @@ import {
   Task,
 } from '../../src/index.js';
 import { createScriptedModel } from '../../src/models/scripted.js';
-import { crewView, type RunView, renderRunView, type ViewNode } from '../../src/view/index.js';
+import { type RunView, renderRunView, toCrewView, type ViewNode } from '../../src/view/index.js';
 import { tickingClock } from '../helpers.js';
 
 /** A model turn that calls one tool. */
@@ -89,7 +89,7 @@ describe('the run view of agents delegating', () => {
   it('shows a finished run’s messages in the node, on the agents’ lanes, and the usage by agent', async () => {
     const crew = otterCrew();
     const { out, events } = await run(crew);
-    const view = crewView(crew, { output: out, events });
+    const view = toCrewView(crew, { output: out, events });
     expect(exchanged(view, 'write')).toEqual(EXPECTED);
     const [refused, delegated] = node(view, 'write').messages ?? [];
     expect(refused?.error).toContain('the coworkers are: Researcher');
@@ -117,7 +117,7 @@ describe('the run view of agents delegating', () => {
     const crew = otterCrew();
     const { events } = await run(crew);
     const asked = events.findIndex((e) => e.type === 'delegation');
-    const view = crewView(crew, { events: events.slice(0, asked + 1) });
+    const view = toCrewView(crew, { events: events.slice(0, asked + 1) });
     expect(view.status).toBe('running');
     expect(exchanged(view, 'write')).toEqual([
       EXPECTED[0],
@@ -129,7 +129,7 @@ describe('the run view of agents delegating', () => {
   it('shows who asked whom and the reply from a result without its events (no times, no lanes)', async () => {
     const crew = otterCrew();
     const { out } = await run(crew);
-    const view = crewView(crew, { output: out });
+    const view = toCrewView(crew, { output: out });
     expect(exchanged(view, 'write')).toEqual([EXPECTED[1], EXPECTED[0]]);
     expect(node(view, 'write').messages?.[0]?.context).toBe('for a kids book');
     expect(view.lanes).toBeUndefined();
@@ -140,9 +140,9 @@ describe('the run view of agents delegating', () => {
     const store = new MemoryStore();
     const crew = otterCrew(store);
     const { out, events } = await run(crew);
-    const live = crewView(crew, { output: out, events });
+    const live = toCrewView(crew, { output: out, events });
     const doc = await ExecutionDocument.fromStore(store, out.metadata.executionId);
-    const stored = crewView(crew, JSON.parse(JSON.stringify(doc?.toJSON())));
+    const stored = toCrewView(crew, JSON.parse(JSON.stringify(doc?.toJSON())));
     expect(exchanged(stored, 'write')).toEqual(EXPECTED);
     expect(node(stored, 'write').messages).toEqual(node(live, 'write').messages);
     // The same lanes: their times count from the stored run's start, a clock reading of its own.
@@ -155,7 +155,7 @@ describe('the run view of agents delegating', () => {
       ...data,
       results: data.results.map(({ delegations: _d, agentUsage: _a, ...result }) => result),
     };
-    const view = crewView(crew, older);
+    const view = toCrewView(crew, older);
     expect(node(view, 'write')).toMatchObject({ status: 'completed', output: 'An article about otters' });
     expect(node(view, 'write').messages).toBeUndefined();
     expect(view.lanes).toBeUndefined();
@@ -165,7 +165,7 @@ describe('the run view of agents delegating', () => {
   it('escapes a delegated task’s and a reply’s text everywhere on the page', async () => {
     const crew = otterCrew();
     const { out, events } = await run(crew);
-    const html = renderRunView(crewView(crew, { output: out, events }));
+    const html = renderRunView(toCrewView(crew, { output: out, events }));
     const data = /<script type="application\/json" id="run-data">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
     const outside = html.replace(data, '');
     for (const raw of ['<script>alert', '<img src=x', '<b>bold']) expect(html).not.toContain(raw);
@@ -195,7 +195,7 @@ describe('the run view of agents delegating', () => {
       tasks: [new Task({ name: 't', description: 'Work', agent: agents[0] as Agent })],
     });
     const { out, events } = await run(crew);
-    const view = crewView(crew, { output: out, events });
+    const view = toCrewView(crew, { output: out, events });
     expect(exchanged(view, 't')).toEqual([
       { route: 'A → B', kind: 'delegate', task: 'from A', answer: 'B done' },
       { route: 'B → C', kind: 'delegate', task: 'from B', answer: 'C done' },
@@ -223,7 +223,7 @@ describe('the run view of agents delegating', () => {
       manager: { allocate: () => 'Writer', synthesize: (_goal, outputs) => outputs.join('\n') },
     });
     const { out, events } = await run(crew);
-    const view = crewView(crew, { output: out, events });
+    const view = toCrewView(crew, { output: out, events });
     expect(node(view, '@manager').notes).toEqual(['piece → Writer']);
     expect(view.edges.find((e) => e.from === '@manager')?.label).toBe('allocates → Writer');
     expect(exchanged(view, 'piece')).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFlow, MemoryStore, or, type StatecrewEvent, type Store } from '../../src/index.js';
-import { flowView, type RunView } from '../../src/view/index.js';
+import { type RunView, toFlowView } from '../../src/view/index.js';
 
 /** A refund flow: small refunds are paid at once, large ones wait for a human. */
 function refundFlow(store: Store) {
@@ -25,9 +25,9 @@ const edges = (view: RunView) =>
   view.edges.map((e) => `${e.from}-${e.label ?? ''}->${e.to}${e.taken ? ' *' : ''}`);
 const node = (view: RunView, id: string) => view.nodes.find((n) => n.id === id);
 
-describe('flowView', () => {
+describe('toFlowView', () => {
   it('draws steps and an edge from each trigger, labelled with its route and gate', () => {
-    const view = flowView(refundFlow(new MemoryStore()));
+    const view = toFlowView(refundFlow(new MemoryStore()));
     expect(view).toMatchObject({ kind: 'flow', name: 'refund' });
     expect(view.nodes.map((n) => [n.id, n.kind, n.status])).toEqual([
       ['check', 'step', 'not-run'],
@@ -51,7 +51,7 @@ describe('flowView', () => {
     const run = flow.run({ inputs: { id: 'r-1', amount: 250 } });
     const events: StatecrewEvent[] = [];
     run.events$.subscribe((e) => events.push(e));
-    const view = flowView(flow, { output: await run.result, events });
+    const view = toFlowView(flow, { output: await run.result, events });
     expect(view).toMatchObject({ id: 'r-1', status: 'paused' });
     expect(statuses(view)).toEqual({
       check: 'completed',
@@ -80,7 +80,7 @@ describe('flowView', () => {
     const flow = refundFlow(store);
     await flow.kickoff({ inputs: { id: 'r-2', amount: 500 } });
     await flow.resume('r-2', { route: 'approved', feedback: 'fine by me' });
-    const view = flowView(flow, await flow.getRun('r-2'));
+    const view = toFlowView(flow, await flow.getRun('r-2'));
     expect(view.status).toBe('completed');
     expect(statuses(view)).toEqual({
       check: 'completed',
@@ -108,7 +108,7 @@ describe('flowView', () => {
     const run = flow.run();
     const events: StatecrewEvent[] = [];
     run.events$.subscribe((e) => events.push(e));
-    const view = flowView(flow, { output: await run.result, events });
+    const view = toFlowView(flow, { output: await run.result, events });
     expect(view.status).toBe('failed');
     expect(node(view, 'boom')).toMatchObject({ status: 'failed', error: 'it broke' });
     expect(node(view, 'other')?.status).toBe('not-run');

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, createFlow, type StatecrewEvent, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import {
   CONTENT_SECURITY_POLICY,
-  crewView,
-  flowView,
   type RunView,
   renderRunView,
+  toCrewView,
+  toFlowView,
   writeRunView,
 } from '../../src/view/index.js';
 
@@ -18,7 +18,7 @@ const PAYLOAD =
   'Found it <script>alert(1)</script> and <img src=x onerror=alert(1)> then </script><!-- x \u2028 y & z';
 
 async function hostileView(): Promise<RunView> {
-  const llm = scriptedModel([PAYLOAD, 'fine']);
+  const llm = createScriptedModel([PAYLOAD, 'fine']);
   const worker = new Agent({ role: 'Evil <b>"role"</b>', llm, maxRetries: 0 });
   const crew = new Crew({
     name: 'crew <script>',
@@ -30,7 +30,7 @@ async function hostileView(): Promise<RunView> {
   const run = crew.run();
   const events: StatecrewEvent[] = [];
   run.events$.subscribe((e) => events.push(e));
-  return crewView(crew, { output: await run.result, events });
+  return toCrewView(crew, { output: await run.result, events });
 }
 
 /** The page without its JSON data block, and the block's text. */
@@ -107,7 +107,7 @@ describe('renderRunView', () => {
     const run = flow.run();
     const events: StatecrewEvent[] = [];
     run.events$.subscribe((e) => events.push(e));
-    const html = renderRunView(flowView(flow, { output: await run.result, events }));
+    const html = renderRunView(toFlowView(flow, { output: await run.result, events }));
     expect(html).toMatch(/<g class="edge taken" data-from="route" data-to="page">.*>urgent<\/text><\/g>/);
     expect(html).toMatch(/<g class="edge idle" data-from="route" data-to="queue">.*>later<\/text><\/g>/);
     expect(html.match(/<g class="node /g)).toHaveLength(4);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, ExecutionDocument, MemoryStore, Task } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
-import { crewView } from '../../src/view/index.js';
+import { createScriptedModel } from '../../src/testing.js';
+import { toCrewView } from '../../src/view/index.js';
 import { taskLine, tickingClock } from '../helpers.js';
 
 function storedCrew(store: MemoryStore) {
-  const llm = scriptedModel((r) =>
+  const llm = createScriptedModel((r) =>
     taskLine(r.prompt) === 'Task: Check the facts'
       ? new Error('source unreachable')
       : `done: ${taskLine(r.prompt)}`,
@@ -18,14 +18,14 @@ function storedCrew(store: MemoryStore) {
   return new Crew({ name: 'dd', tasks: [gather, check, report, side], process: 'graph', store });
 }
 
-describe('crewView of a stored run', () => {
+describe('toCrewView of a stored run', () => {
   it('reads an ExecutionDocument: statuses, prompts, contexts and outputs, and the blocked descendants', async () => {
     const store = new MemoryStore();
     const crew = storedCrew(store);
     const out = await crew.kickoff({ inputs: { topic: 'ACME' }, clock: tickingClock() });
     const doc = await ExecutionDocument.fromStore(store, out.metadata.executionId);
     expect(doc).toBeDefined();
-    const view = crewView(crew, doc);
+    const view = toCrewView(crew, doc);
     expect(view).toMatchObject({
       id: out.metadata.executionId,
       status: 'partial',
@@ -50,6 +50,6 @@ describe('crewView of a stored run', () => {
     expect(view.timeline.map((e) => e.node).sort()).toEqual(['check', 'gather', 'side']);
     expect(view.totals.timeMs).toBe(doc?.totalTimeMs);
     // The document's plain data (what a CLI reads back as JSON) gives the same view.
-    expect(crewView(crew, JSON.parse(JSON.stringify(doc?.toJSON())))).toEqual(view);
+    expect(toCrewView(crew, JSON.parse(JSON.stringify(doc?.toJSON())))).toEqual(view);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MARKDOWN_INSTRUCTION } from '../../src/actors/markdown.js';
 import { ConfigError, MemoryStore } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { loadCrew } from '../../src/yaml/load-crew.js';
 import { echoModel, gatedModel, taskLine } from '../helpers.js';
 
@@ -70,7 +70,7 @@ describe('CrewAI task and agent keys in YAML', () => {
   });
 
   it('accepts verbose, and turns on the execution memory for an agent with memory: true', async () => {
-    const llm = scriptedModel((request) => {
+    const llm = createScriptedModel((request) => {
       const task = taskLine(request.prompt).slice('Task: '.length);
       if (task !== 'Recall') return `fact from ${task}`;
       const seen = request.messages.find((m) => m.role === 'tool');

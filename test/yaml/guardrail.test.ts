@@ -8,7 +8,7 @@ import {
   Task,
   UnknownProviderError,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { loadCrew } from '../../src/yaml/load-crew.js';
 import { echoModel } from '../helpers.js';
 
@@ -19,7 +19,7 @@ const AGENTS = yaml('writer:', '  role: Writer');
 function writerAndJudge(verdicts: string[]) {
   let drafts = 0;
   let judged = 0;
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     if (request.agent === 'Writer (guardrail)') return verdicts[judged++] ?? 'YES';
     drafts += 1;
     return `draft ${drafts}`;
@@ -80,7 +80,7 @@ describe('guardrail: in tasks.yaml', () => {
   });
 
   it('judges with another model when modelGuardrail names one, in code', async () => {
-    const judge = scriptedModel(() => 'YES');
+    const judge = createScriptedModel(() => 'YES');
     const writer = new Agent({ role: 'Writer', llm: echoModel() });
     const task = new Task({
       description: 'Write',

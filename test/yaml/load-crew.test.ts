@@ -9,7 +9,7 @@ import {
   ProviderModel,
   registerProvider,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { type LoadCrewOptions, loadCrew } from '../../src/yaml/load-crew.js';
 import { echoModel, taskLine } from '../helpers.js';
 
@@ -101,11 +101,11 @@ describe('loadCrew', () => {
   });
 
   it('runs the loaded crew: placeholders filled at kickoff, tools granted, output schema parsed, context in list order', async () => {
-    const researchLlm = scriptedModel([
+    const researchLlm = createScriptedModel([
       { text: '', toolCalls: [{ id: '1', name: 'search', args: { query: 'AI' } }] },
       '- one\n- two\n- three',
     ]);
-    const writer = scriptedModel(['{"title": "AI", "sections": ["one", "two"]}', 'All in all: AI']);
+    const writer = createScriptedModel(['{"title": "AI", "sections": ["one", "two"]}', 'All in all: AI']);
     const crew = loadCrew({
       agents: fixture('research/agents.yaml'),
       tasks: fixture('research/tasks.yaml'),
@@ -233,7 +233,7 @@ describe('loadCrew errors', () => {
   });
 
   it('takes allow_delegation: the agent delegates to a coworker of the YAML crew', async () => {
-    const writerModel = scriptedModel((request) => {
+    const writerModel = createScriptedModel((request) => {
       const seen = request.messages.find((m) => m.role === 'tool');
       if (seen === undefined)
         return {
@@ -251,7 +251,7 @@ describe('loadCrew errors', () => {
     const crew = loadCrew({
       agents: AGENTS.replace('  llm: fast\n', '  llm: fast\n  allow_delegation: true\n'),
       tasks: yaml('write:', '  description: Write it up', '  agent: writer'),
-      llm: scriptedModel(['three facts']),
+      llm: createScriptedModel(['three facts']),
       models: { fast: writerModel },
       tools: { search },
     });

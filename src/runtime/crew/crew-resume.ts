@@ -1,7 +1,7 @@
 import { InvalidOptionError, NotPausedError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
 import type { JsonValue, RunHead, Store } from '../../stores/store.js';
 import type { CrewPending } from '../../types.js';
-import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
+import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
 import { RUN_KEY } from '../durable/run-key.js';
 import type { RunOwner } from '../durable/run-owner.js';
@@ -143,26 +143,12 @@ export async function claimCrewRun(
       checkAnswers(crew.name, owner.id, await storedPending(owner.store, owner.id), answers);
       return 'claim';
     },
-    legacy: () => legacyCrewRun(crew, owner.store, owner.id),
     ...(answers === undefined
       ? {}
       : { lostRace: (head: RunHead) => notPaused(`${head.status}: another answer was taken first`) }),
   });
   if (outcome === undefined) throw new RunNotFoundError(what, owner.id);
   return { inputs: storedInputs(outcome.head) };
-}
-
-/** A crew run stored before run heads existed: its task results, and its document if it ended. */
-async function legacyCrewRun(crew: ResumableCrew, store: Store, id: string): Promise<LegacyRun | undefined> {
-  const [rows, run] = await Promise.all([
-    store.list('crew_task_results', id),
-    store.get('crew_executions', id, RUN_KEY),
-  ]);
-  if (rows.length === 0 && run === undefined) return undefined;
-  const status = (run?.value as { status?: string } | undefined)?.status;
-  const settled =
-    status === 'completed' || status === 'partial' || status === 'failed' || status === 'aborted';
-  return { kind: 'crew', name: crew.name, status: settled ? status : 'running', data: {} };
 }
 
 /** The inputs a run's head keeps, decoded; undefined when it kept none. */

@@ -1,5 +1,5 @@
 import { InvalidOptionError, RunLockedError } from '../../errors.js';
-import type { JsonValue, RunHead, RunKind, StoredRunStatus } from '../../stores/store.js';
+import type { RunHead } from '../../stores/store.js';
 import type { Clock } from '../engine/clock.js';
 import { leaseIsLive } from './identity.js';
 import type { RunOwner } from './run-owner.js';
@@ -27,14 +27,6 @@ export function checkRunId(where: string, option: string, id: unknown): asserts 
   }
 }
 
-/** What a stored run written before run heads existed says about itself, for its first claim. */
-export interface LegacyRun {
-  kind: RunKind;
-  name: string;
-  status: StoredRunStatus;
-  data: JsonValue;
-}
-
 /** How a claim goes with a run as its head says it stands. */
 export type ClaimDecision = 'claim' | 'leave';
 
@@ -49,8 +41,6 @@ export interface StoredRunClaim {
    * throws to refuse (another definition's run, an answer to a run that is not paused).
    */
   decide(head: RunHead): ClaimDecision | Promise<ClaimDecision>;
-  /** A run stored before run heads existed, if there is one under the id. */
-  legacy?(): Promise<LegacyRun | undefined>;
   /**
    * The error for a claim that lost its race to another one while the winner's lease is no longer
    * live (an answer: the run moved on, so it is not the answer it was). Without it, the head is read
@@ -77,7 +67,7 @@ export async function claimStoredRun(claim: StoredRunClaim): Promise<ClaimOutcom
   const { owner } = claim;
   let last: RunHead | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const head = (await owner.store.readRun(owner.id)) ?? (await legacyHead(claim));
+    const head = await owner.store.readRun(owner.id);
     if (head === undefined) return undefined;
     last = head;
     if (attempt > 0 && claim.lostRace !== undefined) {
@@ -86,19 +76,10 @@ export async function claimStoredRun(claim: StoredRunClaim): Promise<ClaimOutcom
     }
     if ((await claim.decide(head)) === 'leave') return { head, claimed: false };
     if (head.lease !== null && leaseIsLive(head.lease, claim.clock.now())) throw locked(claim, head);
-    const claimed =
-      head.version === 0 ? await owner.create(head.kind, head.name, head.data) : await owner.take(head);
+    const claimed = await owner.take(head);
     if (claimed) return { head, claimed: true };
   }
   throw locked(claim, last as RunHead);
-}
-
-/** A legacy run as a head of version 0 (it has none yet: claiming it creates one). */
-async function legacyHead(claim: StoredRunClaim): Promise<RunHead | undefined> {
-  const legacy = await claim.legacy?.();
-  if (legacy === undefined) return undefined;
-  const now = claim.clock.now();
-  return { id: claim.owner.id, ...legacy, version: 0, lease: null, createdAt: now, updatedAt: now };
 }
 
 function locked(claim: StoredRunClaim, head: RunHead): RunLockedError {

@@ -65,6 +65,3 @@ export function createManualClock(start = 1_700_000_000_000): ManualClock {
     },
   };
 }
-
-/** @deprecated Renamed {@link createManualClock}; this name is removed in the next release. */
-export const manualClock: typeof createManualClock = createManualClock;

@@ -24,9 +24,7 @@ export interface FlowRecordsParts {
    * Where a resumed run's records stand: the highest mark, the version its unmarked records are in,
    * and the wake times of its sleep step runs.
    */
-  stored?:
-    | { mark: number; origin: number; status: FlowRunStatus; sleeps?: Record<string, number> }
-    | undefined;
+  stored?: { mark: number; status: FlowRunStatus; sleeps?: Record<string, number> } | undefined;
 }
 
 /** A step run's values in their stored form, made when the step finished. */
@@ -48,8 +46,6 @@ export class FlowRecords {
   /** The state as the last completed step left it: a failed or aborted run is stored with it. */
   #settledState: JsonValue;
   readonly #stepValues = new Map<string, StepValues>();
-  /** The version of a resumed run's unmarked records, when older than this one's. */
-  readonly #origin: number | undefined;
   /** The wake time of each sleep step run that started, by node id. */
   readonly #sleeps: Record<string, number>;
 
@@ -63,8 +59,6 @@ export class FlowRecords {
       InvalidStateError.unstorable('(the initial state)', path, reason),
     );
     this.#sleeps = { ...(parts.stored?.sleeps ?? {}) };
-    const origin = parts.stored?.origin;
-    this.#origin = origin !== undefined && origin < FLOW_SNAPSHOT_VERSION ? origin : undefined;
   }
 
   /** Stages the first header of a run its owner holds now (the run writes it before anything runs). */
@@ -132,7 +126,6 @@ export class FlowRecords {
       failures: { ...recorder.failures },
       ...(Object.keys(this.#sleeps).length === 0 ? {} : { sleeps: { ...this.#sleeps } }),
       updatedAt: clock.now(),
-      ...(this.#origin === undefined ? {} : { origin: this.#origin }),
     };
   }
 

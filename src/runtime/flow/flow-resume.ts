@@ -8,8 +8,8 @@ import {
   UnknownRouteError,
 } from '../../errors.js';
 import type { RunHead, Store } from '../../stores/store.js';
-import { type ClaimDecision, claimStoredRun, type LegacyRun } from '../durable/claim.js';
-import { decodeRunValue, encodeRunValue } from '../durable/codec.js';
+import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
+import { decodeRunValue } from '../durable/codec.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
@@ -242,7 +242,6 @@ export async function claimFlowRun(
     clock,
     what: `Flow "${definition.name}" resume`,
     decide,
-    legacy: () => legacyFlowRun(store, id),
     ...(answering
       ? {
           lostRace: (head: RunHead) =>
@@ -271,18 +270,6 @@ function checkHeadOf(definition: FlowDefinition<unknown>, head: RunHead): void {
       head.kind === 'flow' ? head.name : `crew ${head.name}`,
     );
   }
-}
-
-/** A flow run stored before run heads existed, as its header tells. */
-async function legacyFlowRun(store: Store, id: string): Promise<LegacyRun | undefined> {
-  const snapshot = await loadSnapshot(store, id);
-  if (snapshot === undefined) return undefined;
-  return {
-    kind: 'flow',
-    name: snapshot.flow,
-    status: snapshot.status,
-    data: { inputs: encodeRunValue(snapshot.inputs) },
-  };
 }
 
 /** The inputs a run's head keeps (a run that died before its first header). */

@@ -18,13 +18,12 @@ import {
  * new record and never the whole run again:
  *   `run`           the header: status, state, inputs, pending human steps, errors — written when the
  *                   run starts or resumes, when a step fails, and when it pauses or ends
- *   `step:<nodeId>` a completed step run: its output, the round it ran in, and (version 3) the state
- *                   it left and the round its commit completed
- *   `round:<n>`     a completed round no step record carries (versions 1 and 2 kept every round so)
- * Every record from version 3 on carries a `mark`, numbered in the order the run wrote them: the state
- * and time of the run are those of its highest mark. From version 2 on, `state`, `inputs`, every
- * `output` and every pending `payload` are in the run value codec's form (`encodeRunValue`); version 1
- * kept them as plain JSON.
+ *   `step:<nodeId>` a completed step run: its output, the round it ran in, the state it left and the
+ *                   round its commit completed
+ *   `round:<n>`     a completed round no step record carries
+ * Every record carries a `mark`, numbered in the order the run wrote them: the state and time of the
+ * run are those of its highest mark. `state`, `inputs`, every `output` and every pending `payload` are
+ * in the run value codec's form (`encodeRunValue`).
  */
 export interface FlowRunHeader {
   version: number;
@@ -39,13 +38,8 @@ export interface FlowRunHeader {
   /** The wake time of each sleep step run that started, by node id (absent when none did). */
   sleeps?: Record<string, number>;
   updatedAt: number;
-  /** Its place among the run's records (version 3; absent before). */
+  /** Its place among the run's records. */
   mark?: number;
-  /**
-   * The version a resumed run was first written with, when older than the header's: its records
-   * without a mark are in that version's form.
-   */
-  origin?: number;
 }
 
 /** A completed round as a step record carries it: the round's number (from 1), its steps and emissions. */
@@ -58,12 +52,12 @@ export interface StoredStepRun extends SnapshotStepRun {
   /** The round it ran in, from 1. */
   round: number;
   output: JsonValue;
-  /** The run's state once the step settled (version 3; the header held it before). */
+  /** The run's state once the step settled. */
   state?: JsonValue;
-  /** Its place among the run's records, and when it was written (version 3). */
+  /** Its place among the run's records, and when it was written. */
   mark?: number;
   at?: number;
-  /** The round the commit of this record completed, if one did (version 3). */
+  /** The round the commit of this record completed, if one did. */
   ended?: EndedRound;
 }
 
@@ -71,8 +65,6 @@ export interface StoredStepRun extends SnapshotStepRun {
 export interface StoredFlowSnapshot extends FlowSnapshot {
   /** The highest mark among its records: a resumed run's records go on from it. */
   mark: number;
-  /** The version its records without a mark were written in. */
-  origin: number;
 }
 
 const ROUND = 'round:';
@@ -89,22 +81,17 @@ export async function loadSnapshot(store: Store, id: string): Promise<StoredFlow
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
     throw corrupt(id, RUN_KEY, 'not a flow run');
   }
-  if (header.version !== 1 && header.version !== 2 && header.version !== FLOW_SNAPSHOT_VERSION) {
+  if (header.version !== FLOW_SNAPSHOT_VERSION) {
     throw new SnapshotVersionError(`Flow run ${id}`, header.version);
   }
   if (typeof header.flow !== 'string' || typeof header.status !== 'string') {
     throw corrupt(id, RUN_KEY, 'fields of a flow run are missing');
   }
-  const origin = typeof header.origin === 'number' ? header.origin : header.version;
-  const decode = decoderOf(id, header.version);
-  const decodeUnmarked = decoderOf(id, origin);
+  const decode = decoderOf(id);
   const steps = records.filter((r) => r.key.startsWith(STEP)).map((r) => stepOf(id, r));
   const rounds = roundsOf(id, records, steps);
   const outputs: Record<string, unknown> = {};
-  for (const step of steps) {
-    const decodeStep = step.mark === undefined ? decodeUnmarked : decode;
-    outputs[step.step] = decodeStep(`${STEP}${step.nodeId}`, step.output);
-  }
+  for (const step of steps) outputs[step.step] = decode(`${STEP}${step.nodeId}`, step.output);
   const done = steps
     .filter((s) => s.round > rounds.length)
     .map(({ nodeId, step, run, timedOut }) => ({
@@ -114,32 +101,20 @@ export async function loadSnapshot(store: Store, id: string): Promise<StoredFlow
       ...(timedOut === true ? { timedOut } : {}),
     }));
   const doneSteps = new Set(done.map((d) => d.step));
-  const {
-    pending = [],
-    sleeps = {},
-    state: _state,
-    inputs,
-    mark: _mark,
-    origin: _origin,
-    ...rest
-  } = header as FlowRunHeader;
+  const { pending = [], sleeps = {}, state: _state, inputs, mark: _mark, ...rest } = header as FlowRunHeader;
   const latest = latestOf(header as FlowRunHeader, steps);
   return {
     ...rest,
     state: decode(latest.key, latest.state),
     updatedAt: latest.at,
     mark: latest.mark,
-    origin,
     inputs: decode(RUN_KEY, inputs),
     rounds,
     done,
     trail: [...rounds.flatMap((r) => r.steps), ...[...doneSteps]],
     outputs,
     emitted: rounds.flatMap((r) => r.emitted),
-    // A pending step stored before waits existed is a human step.
-    pending: pending.map(
-      (p) => ({ ...p, kind: p.kind ?? 'human', payload: decode(RUN_KEY, p.payload) }) as PendingStep,
-    ),
+    pending: pending.map((p) => ({ ...p, payload: decode(RUN_KEY, p.payload) }) as PendingStep),
     sleeps,
   };
 }
@@ -172,9 +147,8 @@ function latestOf(
   return latest;
 }
 
-/** How a snapshot's values read back: as the codec wrote them (version 2), or as plain JSON (version 1). */
-function decoderOf(id: string, version: number): (key: string, value: JsonValue | undefined) => unknown {
-  if (version === 1) return (_key, value) => value;
+/** How a snapshot's values read back: as the run value codec wrote them. */
+function decoderOf(id: string): (key: string, value: JsonValue | undefined) => unknown {
   return (key, value) => {
     if (value === undefined) return undefined;
     try {

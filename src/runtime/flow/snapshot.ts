@@ -2,13 +2,10 @@ import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
 import type { ApprovalAnswer, Failure, ReviewAnswer } from '../../types.js';
 
 /**
- * The version of the stored flow run's shape. Version 3 keeps the state on each step's record and a
- * completed round on the step record whose commit completed it (one record per step); version 2 kept
- * state, inputs, outputs and payloads in the run value codec's form (Dates, Maps, cycles…); version 1
- * kept them as plain JSON. Both still load. A snapshot of any other version is refused
- * (`snapshot_version`).
+ * The version of the stored flow run's shape (see `FlowRunHeader`): a snapshot of any other version
+ * is refused (`snapshot_version`).
  */
-export const FLOW_SNAPSHOT_VERSION = 3;
+export const FLOW_SNAPSHOT_VERSION = 1;
 
 /** Where a flow run stands, as its snapshot records it. */
 export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'aborted' | 'paused';

@@ -11,12 +11,12 @@ import {
   type Store,
   Task,
 } from '../../../src/index.js';
-import { type ScriptedModel, scriptedModel } from '../../../src/testing.js';
+import { createScriptedModel, type ScriptedModel } from '../../../src/testing.js';
 import { taskLine } from '../../helpers.js';
 
 /** A clerk's model: on `refund <amount>` it calls `refund`, then answers with what the tool said. */
 function clerkModel(): ScriptedModel {
-  return scriptedModel((request) => {
+  return createScriptedModel((request) => {
     const task = taskLine(request.prompt).slice('Task: '.length);
     const said = request.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
     if (said.length > 0) return `${task}: ${said.join(' | ')}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { Crew, createFlow, type StatecrewEvent, Task } from '../../../src/index.js';
-import { scriptedModel } from '../../../src/testing.js';
+import { createScriptedModel } from '../../../src/testing.js';
 import { agent, echoModel } from '../../helpers.js';
 
 function triageCrew() {
@@ -76,7 +76,7 @@ describe('crews inside flows', () => {
   });
 
   it('cancels the crew with the flow: its model call is aborted and its supervisor ends aborted', async () => {
-    const hanging = scriptedModel(() => () => new Promise<string>(() => {}));
+    const hanging = createScriptedModel(() => () => new Promise<string>(() => {}));
     const crew = new Crew({
       tasks: [new Task({ name: 'hang', description: 'hang', agent: agent('A', hanging) })],
     });

@@ -3,39 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFlow, MemoryStore, or, SqliteStore, StatecrewError, type Store } from '../../../src/index.js';
-import { decodeRunValue } from '../../../src/runtime/durable/codec.js';
 import type { JsonValue } from '../../../src/stores/store.js';
 import { GatedStore } from '../../store-helpers.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Rewrites stored flow run `id` as version 2 (state on the header, each round its own record, no
- * marks) or version 1 (that, with every value plain JSON) laid it out.
- */
-async function storeAsVersion(store: Store, id: string, version: 1 | 2): Promise<void> {
-  const plain = (value: unknown) =>
-    version === 1 ? (decodeRunValue(value as JsonValue) as JsonValue) : value;
-  const records = await store.list('flow_runs', id);
-  const header = { ...(records.find((r) => r.key === 'run')?.value as Record<string, unknown>) };
-  let mark = header.mark as number;
-  for (const record of records.filter((r) => r.key.startsWith('step:'))) {
-    const { state, mark: stepMark, at, ended, ...step } = record.value as Record<string, unknown>;
-    if ((stepMark as number) > mark) {
-      mark = stepMark as number;
-      Object.assign(header, { state, updatedAt: at });
-    }
-    const round = ended as { n: number; steps: string[]; emitted: string[] } | undefined;
-    if (round !== undefined) {
-      await store.put('flow_runs', id, `round:${round.n}`, { steps: round.steps, emitted: round.emitted });
-    }
-    await store.put('flow_runs', id, record.key, { ...step, output: plain(step.output) } as JsonValue);
-  }
-  const { mark: _mark, ...rest } = header;
-  const pending = (rest.pending as { payload: unknown }[]).map((p) => ({ ...p, payload: plain(p.payload) }));
-  const old = { ...rest, version, state: plain(rest.state), inputs: plain(rest.inputs), pending };
-  await store.put('flow_runs', id, 'run', old as JsonValue);
-}
 
 /** draft → review (a router that asks for at most two revisions) → revise → review … → publish. */
 function reviewFlow(
@@ -179,32 +150,20 @@ describe('a flow with a store', () => {
     expect(out.output).toEqual(reference.output);
   });
 
-  it('resumes runs an earlier version stored: version 2 (state on the header, a record per round) and version 1 (plain JSON)', async () => {
-    const reference = await reviewFlow(new MemoryStore(), []).kickoff({ inputs: { id: 'ref' } });
-    for (const version of [2, 1] as const) {
-      const store = new MemoryStore();
-      const controller = new AbortController();
-      const flow = reviewFlow(store, [], new Set(), 'review', { label: 'revise2', controller });
-      await expect(flow.kickoff({ inputs: { id: 'old' }, signal: controller.signal })).rejects.toMatchObject({
-        code: 'aborted',
-      });
-      await nextTurn();
-      await storeAsVersion(store, 'old', version);
-      expect((await store.get('flow_runs', 'old', 'round:1'))?.value).toEqual({
-        steps: ['draft'],
-        emitted: ['draft'],
-      });
-      const again: string[] = [];
-      const out = await reviewFlow(store, again).resume('old');
-      expect(again).toEqual(['revise2', 'review2', 'revise3', 'review3', 'publish']);
-      expect(out.trail).toEqual(reference.trail);
-      expect(out.outputs).toEqual({ ...reference.outputs });
-      expect(out.state).toEqual({ ...reference.state, id: 'old' });
-      // Read again once the resumed run wrote its own records beside the old ones.
-      const info = await reviewFlow(store, []).getRun('old');
-      expect(info).toMatchObject({ status: 'completed', trail: reference.trail, outputs: reference.outputs });
-      expect(info?.state).toEqual(out.state);
-    }
+  it('refuses a stored run of another shape (snapshot_version), naming the run, and runs nothing', async () => {
+    const store = new MemoryStore();
+    await reviewFlow(store, []).kickoff({ inputs: { id: 'other' } });
+    const header = (await store.get('flow_runs', 'other', 'run'))?.value as Record<string, unknown>;
+    await store.put('flow_runs', 'other', 'run', { ...header, version: 2 } as JsonValue);
+    const again: string[] = [];
+    await expect(reviewFlow(store, again).getRun('other')).rejects.toMatchObject({
+      code: 'snapshot_version',
+      message: expect.stringContaining('Flow run other'),
+    });
+    await expect(reviewFlow(store, again).resume('other')).rejects.toMatchObject({
+      code: 'snapshot_version',
+    });
+    expect(again).toEqual([]);
   });
 
   it('resumes a failed run: the failed step runs again, then the flow goes on', async () => {
