@@ -1,4 +1,4 @@
-import { type AnyActorRef, assign, type ErrorActorEvent, enqueueActions, sendTo, setup } from 'xstate';
+import { type AnyActorRef, assign, type ErrorActorEvent, sendTo, setup } from 'xstate';
 import type { Failure, WaitingFor } from '../types.js';
 
 /** Why a work attempt failed, in a form that survives JSON (an Error does not). */
@@ -202,13 +202,13 @@ const lifecycleSetup = setup({
     /**
      * Tells the supervisor (the actor's parent) that the run completed or an attempt failed, after the
      * transition (`NODE.COMPLETED`, `NODE.FAILED`): a builtin send, so the supervisor hears of it
-     * once this transition is over, not inside it. An actor without a parent tells nobody.
+     * once this transition is over, not inside it (or that it waits: `NODE.WAITING`).
      */
-    settle: enqueueActions(({ self, context, enqueue }, settled: LifecycleSettled) => {
-      const parent = self._parent;
-      if (parent === undefined) return;
-      enqueue.sendTo(parent, settledEvent(context, self, settled));
-    }),
+    settle: sendTo(
+      // An actor without a parent tells itself, which takes no such event.
+      ({ self }) => self._parent ?? self,
+      ({ context, self }, settled: LifecycleSettled) => settledEvent(context, self, settled),
+    ),
   },
   guards: {
     canRetry: ({ context }) => canRetry(context),

@@ -43,7 +43,7 @@ export function runEventFacts(events: readonly StatecrewEvent[], runId?: string)
   let status: RunViewStatus | undefined;
   for (const event of events) {
     lastAt = Math.max(lastAt ?? event.at, event.at);
-    recorder.apply(event);
+    recorder.apply(event, event.at);
     if (runId !== undefined && event.type.startsWith('run.') && event.runId !== runId) continue;
     if (event.type === 'run.started') startedAt ??= event.at;
     else if (event.type === 'run.completed') status = event.status;

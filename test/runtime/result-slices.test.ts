@@ -10,17 +10,18 @@ function recorderOf(n: number): RunRecorder {
     const nodeId = `t${i}`;
     recorder.started(nodeId, nodeId, 'W', 1, i);
     if (i % 3 === 2) {
-      recorder.apply({
-        type: 'node.failed',
-        runId: 'r',
-        at: i,
-        nodeId,
-        attempt: 1,
-        durationMs: 1,
-        error: 'boom',
-        retryable: false,
-        willRetry: false,
-      });
+      recorder.apply(
+        {
+          type: 'node.failed',
+          nodeId,
+          attempt: 1,
+          durationMs: 1,
+          error: 'boom',
+          retryable: false,
+          willRetry: false,
+        },
+        i,
+      );
     } else {
       const output = { name: nodeId, description: 'x', expectedOutput: '', agent: 'W', raw: `out ${i}` };
       recorder.completed(nodeId, output, 1);

@@ -49,7 +49,7 @@ export function startCrewRun(
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
   const keeping = crewKeeping(crew, options, restore, { id, clock, inputs });
-  const run = new Run({ id, clock, reduce: (event) => recorder.apply(event), keeping });
+  const run = new Run({ id, clock, reduce: (event, at) => recorder.apply(event, at), keeping });
   const hub = run.events;
   const records = run.commits && new CrewRecords(run.commits, crew.name);
   const restored = restore?.results ?? NOTHING_RESTORED;

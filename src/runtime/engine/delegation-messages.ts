@@ -1,18 +1,20 @@
 import { ASK_QUESTION, DELEGATE_WORK } from '../../actors/delegation-tools.js';
-import type { DelegationMessage, StatecrewEvent, ToolCallRecord } from '../../types.js';
+import type { DelegationMessage, ToolCallRecord } from '../../types.js';
+import type { UnstampedEvent } from '../run/run-events.js';
 
-type EventOf<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
+type EventOf<T extends UnstampedEvent['type']> = Extract<UnstampedEvent, { type: T }>;
 
-/** An agent's `delegation` event (not a manager's allocation) as the message it reports asked. */
+/** An agent's `delegation` event (not a manager's allocation), sent `at`, as the message it reports asked. */
 export function askedMessage(
   event: Extract<EventOf<'delegation'>, { kind: 'delegate' | 'ask' }>,
+  at: number,
 ): DelegationMessage {
   const message: DelegationMessage = {
     kind: event.kind,
     from: event.from,
     to: event.to,
     task: event.task,
-    at: event.at,
+    at,
   };
   if (event.context !== undefined && event.context !== '') message.context = event.context;
   if (event.depth !== undefined) message.depth = event.depth;
@@ -23,9 +25,13 @@ export function askedMessage(
  * Lays a `delegation.replied` event on the message it answers: the latest one of the same kind
  * between the same agents still without an answer (an agent's tool calls run one at a time). A reply
  * to a question asked before the run paused, which this run did not see asked, becomes a message of
- * its own, its task unknown.
+ * its own, its task unknown. The reply came `at` (epoch ms).
  */
-export function replyTo(messages: DelegationMessage[], event: EventOf<'delegation.replied'>): void {
+export function replyTo(
+  messages: DelegationMessage[],
+  event: EventOf<'delegation.replied'>,
+  at: number,
+): void {
   let open: DelegationMessage | undefined;
   for (let i = messages.length - 1; i >= 0 && open === undefined; i -= 1) {
     const m = messages[i] as DelegationMessage;
@@ -34,7 +40,7 @@ export function replyTo(messages: DelegationMessage[], event: EventOf<'delegatio
   }
   if (open === undefined) {
     const { kind, from, to } = event;
-    open = { kind, from, to, task: '', at: event.at - event.durationMs };
+    open = { kind, from, to, task: '', at: at - event.durationMs };
     messages.push(open);
   }
   open.durationMs = event.durationMs;

@@ -6,10 +6,10 @@ import type {
   Failure,
   NodeExecutionInfo,
   NodeStatus,
-  StatecrewEvent,
   TaskOutput,
   Usage,
 } from '../../types.js';
+import type { UnstampedEvent } from '../run/run-events.js';
 import { askedMessage, refusedMessage, replyTo } from './delegation-messages.js';
 
 /** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
@@ -66,10 +66,11 @@ export class RunRecorder {
   readonly verdicts: { iteration: number; verdict: 'yes' | 'no'; reply: string }[] = [];
   managerCalls = 0;
 
-  apply(event: StatecrewEvent): void {
+  /** Folds `event`, which happened `at` (epoch ms), into the record. */
+  apply(event: UnstampedEvent, at: number): void {
     switch (event.type) {
       case 'node.started':
-        this.started(event.nodeId, event.name, event.agent, event.attempt, event.at);
+        this.started(event.nodeId, event.name, event.agent, event.attempt, at);
         return;
       case 'node.completed':
         this.completed(event.nodeId, event.output, event.durationMs);
@@ -103,17 +104,17 @@ export class RunRecorder {
         const record = this.#record(event.nodeId, event.nodeId, '');
         record.toolCalls.push(event.call);
         const refused = refusedMessage(event.call, record.agent);
-        if (refused !== undefined) record.delegations.push({ ...refused, at: event.at });
+        if (refused !== undefined) record.delegations.push({ ...refused, at });
         return;
       }
       case 'delegation': {
         this.delegations.push(delegationOf(event));
         if (event.kind !== 'allocate')
-          this.#record(event.nodeId, event.nodeId, '').delegations.push(askedMessage(event));
+          this.#record(event.nodeId, event.nodeId, '').delegations.push(askedMessage(event, at));
         return;
       }
       case 'delegation.replied':
-        replyTo(this.#record(event.nodeId, event.nodeId, '').delegations, event);
+        replyTo(this.#record(event.nodeId, event.nodeId, '').delegations, event, at);
         return;
       case 'judge.verdict':
         this.verdicts.push({ iteration: event.iteration, verdict: event.verdict, reply: event.reply });
@@ -251,7 +252,7 @@ function usageOf(byRole: Map<string, Usage>, role: string): Usage {
 }
 
 /** The failure a `node.failed` event reports, as the result's `failures` holds it. */
-export function failureOf(event: Extract<StatecrewEvent, { type: 'node.failed' }>): Failure {
+export function failureOf(event: Extract<UnstampedEvent, { type: 'node.failed' }>): Failure {
   const failure: Failure = { message: event.error, retryable: event.retryable };
   if (event.code !== undefined) failure.code = event.code;
   if (event.details !== undefined) failure.details = event.details;
@@ -259,7 +260,7 @@ export function failureOf(event: Extract<StatecrewEvent, { type: 'node.failed' }
 }
 
 /** A `delegation` event as the result lists it: the hand-over's own fields, without the event's. */
-function delegationOf(event: Extract<StatecrewEvent, { type: 'delegation' }>): Delegation {
+function delegationOf(event: Extract<UnstampedEvent, { type: 'delegation' }>): Delegation {
   if (event.kind === 'allocate') return { kind: 'allocate', task: event.task, role: event.role };
   const { kind, from, to, role, task, nodeId } = event;
   return { kind, from, to, role, task, nodeId };

@@ -1,5 +1,6 @@
 import { failed } from '../../machines/flow/triggers.js';
-import type { Failure, StatecrewEvent } from '../../types.js';
+import type { Failure } from '../../types.js';
+import type { UnstampedEvent } from '../run/run-events.js';
 
 /**
  * Folds a flow run's events into what its result reports: the trail (round by round, in definition
@@ -13,7 +14,8 @@ export class FlowRecorder {
   readonly errors: Record<string, string> = {};
   readonly failures: Record<string, Failure> = {};
 
-  apply(event: StatecrewEvent): void {
+  /** Folds `event` into the record (when it happened does not matter to it). */
+  apply(event: UnstampedEvent): void {
     switch (event.type) {
       case 'flow.step':
         if (event.status === 'completed') this.outputs.set(event.name, event.output);
@@ -28,7 +30,7 @@ export class FlowRecorder {
     }
   }
 
-  #fail(event: Extract<StatecrewEvent, { type: 'flow.step' }>): void {
+  #fail(event: Extract<UnstampedEvent, { type: 'flow.step' }>): void {
     const message = event.error ?? 'failed';
     this.errors[event.name] = message;
     const failure: Failure = { message, retryable: event.retryable ?? false };

@@ -29,7 +29,8 @@ export class RunEvents {
   constructor(
     readonly runId: string,
     readonly now: () => number,
-    private readonly reduce: (event: StatecrewEvent) => void,
+    /** Folds an event, and when it happened, into the run's result. */
+    private readonly reduce: (event: UnstampedEvent, at: number) => void,
   ) {}
 
   /**
@@ -45,10 +46,18 @@ export class RunEvents {
     this.#journal = journal;
   }
 
-  /** Stamps `event` (in place: every caller hands over a fresh object), records it and publishes it. */
+  /**
+   * Records `event` and, when anyone takes the events, stamps it (in place: every caller hands over a
+   * fresh object) and hands it on: to the journal, then to `events$`.
+   */
   emit(event: UnstampedEvent): void {
-    const stamped = this.#stamp(event);
-    this.reduce(stamped);
+    const at = this.now();
+    this.reduce(event, at);
+    // Nobody takes it: its stamp would be written for nothing (a hot path of every node run).
+    if (this.#journal === undefined && !this.#subject.observed) return;
+    const stamped = event as StatecrewEvent;
+    stamped.runId = this.runId;
+    stamped.at = at;
     this.#journal?.take(stamped);
     if (this.#subject.observed) this.#subject.next(stamped);
   }
@@ -66,7 +75,7 @@ export class RunEvents {
 
   /** Records and publishes the run's last event, which {@link closing} stamped and kept. */
   closed(stamped: StatecrewEvent): void {
-    this.reduce(stamped);
+    this.reduce(stamped, stamped.at);
     if (this.#subject.observed) this.#subject.next(stamped);
   }
 

@@ -2,12 +2,11 @@ import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
 import { createActor } from 'xstate';
 import { RunExistsError } from '../../errors.js';
 import type { JsonValue, RunKind, StoredRunStatus } from '../../stores/store.js';
-import type { StatecrewEvent } from '../../types.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { RunCommits, type StoreErrorPolicy } from './run-commits.js';
 import { type RunParts, runToEnd } from './run-driver.js';
-import { RunEvents } from './run-events.js';
+import { RunEvents, type UnstampedEvent } from './run-events.js';
 
 /** Where a run is kept: its owner, what a failed write does, and how it comes to hold its id. */
 export interface RunKeeping {
@@ -30,8 +29,8 @@ export interface RunKeeping {
 export interface RunSetup {
   id: string;
   clock: Clock;
-  /** Folds each event into the run's result (a crew's or a flow's recorder). */
-  reduce(event: StatecrewEvent): void;
+  /** Folds each event, and when it happened, into the run's result (a crew's or a flow's recorder). */
+  reduce(event: UnstampedEvent, at: number): void;
   keeping?: RunKeeping | undefined;
 }
 
