@@ -1,6 +1,6 @@
 import { ASK_QUESTION, DELEGATE_WORK } from '../../actors/delegation-tools.js';
 import type { DelegationMessage, ToolCallRecord } from '../../types.js';
-import type { UnstampedEvent } from '../run/run-events.js';
+import type { UnstampedEvent } from './unstamped-event.js';
 
 type EventOf<T extends UnstampedEvent['type']> = Extract<UnstampedEvent, { type: T }>;
 

@@ -9,8 +9,8 @@ import type {
   TaskOutput,
   Usage,
 } from '../../types.js';
-import type { UnstampedEvent } from '../run/run-events.js';
 import { askedMessage, refusedMessage, replyTo } from './delegation-messages.js';
+import type { UnstampedEvent } from './unstamped-event.js';
 
 /** What the recorder knows about one node, built only from its events: its future result entry, and its output. */
 export interface NodeRecord extends Omit<NodeExecutionInfo, 'status'> {

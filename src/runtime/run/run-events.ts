@@ -1,10 +1,8 @@
 import { type Observable, Subject } from 'rxjs';
 import type { StatecrewEvent } from '../../types.js';
+import type { UnstampedEvent } from '../engine/unstamped-event.js';
 
-type WithoutStamp<E> = E extends unknown ? Omit<E, 'runId' | 'at'> : never;
-
-/** An event before the run stamps it with its id and time. */
-export type UnstampedEvent = WithoutStamp<StatecrewEvent>;
+export type { UnstampedEvent };
 
 /** Who takes a run's events besides its reducer and its subscribers: the journal of a run that keeps them. */
 export interface EventTaker {
