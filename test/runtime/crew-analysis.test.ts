@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { Crew, Task } from '../../src/index.js';
+import { type SequentialEffects, sequentialMachine } from '../../src/machines/sequential.js';
+import { chainStateName, chainTask } from '../../src/runtime/crew/crew-picture.js';
+import { inertEffects, settleMoves, supervisorPicture } from '../../src/runtime/crew/supervisor-picture.js';
 import { agent, echoModel } from '../helpers.js';
 
 const worker = agent('Worker', echoModel());
@@ -21,7 +24,7 @@ describe('crew analysis', () => {
     expect(analysis.criticalPath).toEqual(['a', 'b', 'c']);
   });
 
-  it('gives a hierarchical crew one shortest path per allocation choice, not every combination', () => {
+  it('lists each way a hierarchical crew can end once: whom the manager allocates is not a branch', () => {
     const crew = new Crew({
       agents: [agent('A', echoModel()), agent('B', echoModel())],
       tasks: [task('t1'), task('t2'), task('t3')],
@@ -29,17 +32,29 @@ describe('crew analysis', () => {
       manager: { allocate: () => 'A', synthesize: () => 's' },
     });
     const { paths } = crew.analyze();
-    expect(paths.every((p) => p.outcome === 'completed' || p.outcome === 'failed')).toBe(true);
-    expect(paths.length).toBeLessThan(2 ** 3);
+    // A failed allocation or task at each of the three, a failed synthesis, or success: 8, not 2^3 × 8.
+    expect(paths.map((p) => [p.states.join('>'), p.outcome]).sort()).toEqual([
+      ['allocate t1>failed', 'failed'],
+      ['allocate t1>t1>allocate t2>failed', 'failed'],
+      ['allocate t1>t1>allocate t2>t2>allocate t3>failed', 'failed'],
+      ['allocate t1>t1>allocate t2>t2>allocate t3>t3>failed', 'failed'],
+      ['allocate t1>t1>allocate t2>t2>allocate t3>t3>synthesize>completed', 'completed'],
+      ['allocate t1>t1>allocate t2>t2>allocate t3>t3>synthesize>failed', 'failed'],
+      ['allocate t1>t1>allocate t2>t2>failed', 'failed'],
+      ['allocate t1>t1>failed', 'failed'],
+    ]);
     expect(paths.find((p) => p.outcome === 'completed')?.events).toEqual([
-      'ALLOCATE.A',
+      'ALLOCATE',
       'SUCCEED',
-      'ALLOCATE.A',
+      'ALLOCATE',
       'SUCCEED',
-      'ALLOCATE.A',
+      'ALLOCATE',
       'SUCCEED',
       'SUCCEED',
     ]);
+    // The picture keeps the choice: an allocation state goes on to its task for each worker.
+    const states = crew.toMachine().config.states as Record<string, { on?: Record<string, string> }>;
+    expect(states['allocate t2']?.on).toEqual({ 'ALLOCATE.A': 't2', 'ALLOCATE.B': 't2', FAIL: 'failed' });
   });
 
   it('bounds a loop crew by its iterations', () => {
@@ -101,5 +116,26 @@ describe('crew analysis', () => {
     const a = task('a');
     const crew = new Crew({ tasks: [a, task('b', [a])], process: 'graph' });
     expect(crew.toMermaid()).toBe(['flowchart TD', '  t0["a"]', '  t1["b"]', '  t0 --> t1'].join('\n'));
+  });
+
+  it('draws the supervisor it is given, never runs its effects, and names only completed or failed ends', () => {
+    const ids = ['a', 'b', 'c'];
+    const walk = (logic: typeof sequentialMachine) => ({
+      id: 'sequential',
+      logic,
+      input: { effects: inertEffects<SequentialEffects>('sequential'), total: ids.length },
+      moves: (s: Parameters<typeof chainTask>[1]) =>
+        s.matches('running') ? settleMoves(chainTask(ids, s)) : [],
+      name: (s: Parameters<typeof chainTask>[1]) => chainStateName(ids, s),
+    });
+    const states = (logic: typeof sequentialMachine) =>
+      supervisorPicture(walk(logic)).config.states as Record<string, { on?: Record<string, string> }>;
+    expect(states(sequentialMachine).a?.on).toEqual({ SUCCEED: 'b', FAIL: 'failed' });
+    // A supervisor that wrongly ends after its first task: the picture shows what it does.
+    const stopsEarly = sequentialMachine.provide({ guards: { isLast: () => true } });
+    expect(Object.keys(states(stopsEarly)).sort()).toEqual(['a', 'failed']);
+    expect(() => inertEffects<SequentialEffects>('sequential').startNode(0, {} as never)).toThrow(
+      /ran an effect/,
+    );
   });
 });

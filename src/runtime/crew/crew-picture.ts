@@ -39,25 +39,31 @@ export interface CrewPath {
   outcome: 'completed' | 'failed';
 }
 
-/** The end states every chain picture shares. */
-export const endStates = (): Record<string, PlainStateConfig> => ({
-  completed: { type: 'final' },
-  failed: { type: 'final' },
-});
+/** A chain supervisor's snapshot, as its picture reads it: its position in its tasks. */
+interface ChainSnapshot {
+  status: string;
+  value: unknown;
+  context: { index: number; total: number };
+  matches(value: string): boolean;
+}
 
-/** Adds a state per task of a chain (`<prefix><id>`), each going on to the next with SUCCEED, or to `failed`. */
-export function chainStates(
-  ids: readonly string[],
-  prefix: string,
-  after: string,
-  states: Record<string, PlainStateConfig>,
-): void {
-  ids.forEach((id, i) => {
-    states[`${prefix}${id}`] = {
-      description: `Runs task ${id}`,
-      on: { SUCCEED: i + 1 < ids.length ? `${prefix}${ids[i + 1]}` : after, FAIL: 'failed' },
-    };
-  });
+/** The task a chain supervisor's snapshot is at. */
+export function chainTask(ids: readonly string[], snapshot: ChainSnapshot): string {
+  return ids[snapshot.context.index] ?? '';
+}
+
+/**
+ * What a chain supervisor's final snapshot is in its picture: `completed` when it ended `done` past
+ * its last task, else `failed` (a task failed for good, or an advisor's answer rejected the run).
+ */
+export function endName(snapshot: ChainSnapshot): 'completed' | 'failed' {
+  const { index, total } = snapshot.context;
+  return snapshot.value === 'done' && index >= total ? 'completed' : 'failed';
+}
+
+/** A sequential supervisor's snapshot in its picture: the task it runs, or how it ended. */
+export function chainStateName(ids: readonly string[], snapshot: ChainSnapshot): string {
+  return snapshot.status === 'done' ? endName(snapshot) : chainTask(ids, snapshot);
 }
 
 /** A region per task, each `waiting → running → completed | failed`, or `waiting → blocked`. */

@@ -2,13 +2,21 @@ import { advisorExecutor } from '../../actors/advisor.js';
 import { allocate, type ManagerScope, synthesize } from '../../actors/manager.js';
 import { DuplicateRoleError, InternalError, InvalidOptionError, MissingManagerError } from '../../errors.js';
 import {
+  type HierarchicalContext,
   type HierarchicalEffects,
+  type HierarchicalInput,
   type HierarchicalOutput,
   hierarchicalMachine,
 } from '../../machines/hierarchical.js';
-import { chainAnalysis, endStates, machinePaths } from '../crew/crew-picture.js';
+import { type CrewShape, chainAnalysis, chainTask, endName, machinePaths } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
-import { createPlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
+import {
+  answerMove,
+  inertEffects,
+  type SupervisorWalk,
+  settleMoves,
+  supervisorPicture,
+} from '../crew/supervisor-picture.js';
 import type { RunRecorder } from '../engine/recorder.js';
 import type { CrewProcess } from '../process.js';
 import { type ProcessNode, shapeEdge } from '../process-shape.js';
@@ -25,6 +33,48 @@ const SYNTHESIS: ProcessNode = {
   kind: 'synthesis',
   runs: /^synthesize$/,
 };
+
+/**
+ * The walk of the hierarchical supervisor for `shape`: in each allocation the manager answers one of
+ * `allocations` (`[label, role]`) or fails; each task completes or fails; the synthesis succeeds or fails.
+ */
+function hierarchicalWalk(
+  shape: CrewShape,
+  allocations: readonly (readonly [string, string])[],
+): SupervisorWalk {
+  const ids = shape.plan.tasks.map((t) => t.nodeId);
+  const input: HierarchicalInput = {
+    effects: inertEffects<HierarchicalEffects>('hierarchical'),
+    total: ids.length,
+    manager: 'manager',
+  };
+  return {
+    id: 'hierarchical',
+    logic: hierarchicalMachine,
+    input,
+    moves(snapshot) {
+      const { index } = snapshot.context as HierarchicalContext;
+      if (snapshot.matches('allocating'))
+        return [
+          ...allocations.map(([label, role]) => answerMove(label, index + 1, role)),
+          answerMove('FAIL', index + 1, undefined),
+        ];
+      if (snapshot.matches('working')) return settleMoves(chainTask(ids, snapshot));
+      if (snapshot.matches('synthesizing'))
+        return [answerMove('SUCCEED', index + 1, 'synthesis'), answerMove('FAIL', index + 1, undefined)];
+      return [];
+    },
+    name(snapshot) {
+      if (snapshot.status === 'done') return endName(snapshot);
+      if (snapshot.matches('allocating')) return `allocate ${chainTask(ids, snapshot)}`;
+      return snapshot.matches('synthesizing') ? 'synthesize' : chainTask(ids, snapshot);
+    },
+    describe(snapshot) {
+      if (snapshot.matches('allocating')) return `The manager allocates ${chainTask(ids, snapshot)}`;
+      return snapshot.matches('synthesizing') ? 'The manager synthesizes' : undefined;
+    },
+  };
+}
 
 function checkRoles(roles: readonly string[]): void {
   const seen = new Set<string>();
@@ -135,24 +185,13 @@ export const hierarchicalProcess: CrewProcess = {
     };
   },
   toMachine(shape) {
-    const ids = shape.plan.tasks.map((t) => t.nodeId);
     const roles = shape.plan.agents.map((a) => a.role);
-    const states: Record<string, PlainStateConfig> = endStates();
-    ids.forEach((id, i) => {
-      states[`allocate ${id}`] = {
-        description: `The manager allocates ${id}`,
-        on: { ...Object.fromEntries(roles.map((r) => [`ALLOCATE.${r}`, id])), FAIL: 'failed' },
-      };
-      states[id] = {
-        on: { SUCCEED: i + 1 < ids.length ? `allocate ${ids[i + 1]}` : 'synthesize', FAIL: 'failed' },
-      };
-    });
-    states.synthesize = {
-      description: 'The manager synthesizes',
-      on: { SUCCEED: 'completed', FAIL: 'failed' },
-    };
-    const initial = ids.length === 0 ? 'synthesize' : `allocate ${ids[0]}`;
-    return createPlainMachine({ id: 'hierarchical', initial, states });
+    return supervisorPicture(
+      hierarchicalWalk(
+        shape,
+        roles.map((role) => [`ALLOCATE.${role}`, role]),
+      ),
+    );
   },
   shape(plan) {
     const ids = plan.tasks.map((t) => t.nodeId);
@@ -169,7 +208,13 @@ export const hierarchicalProcess: CrewProcess = {
     };
   },
   analyze(shape) {
-    const paths = machinePaths(this.toMachine(shape), 'shortest');
+    // Which worker the manager picks changes who runs a task, not where the run can go: the paths
+    // walk one allocation per task, so each way to end is listed once (not roles^tasks times).
+    const anyWorker = shape.plan.agents[0]?.role ?? '';
+    const paths = machinePaths(
+      supervisorPicture(hierarchicalWalk(shape, [['ALLOCATE', anyWorker]])),
+      'simple',
+    );
     return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };

@@ -1,13 +1,20 @@
 import { advisorExecutor } from '../../actors/advisor.js';
 import { type JudgeScope, judgeIteration } from '../../actors/judge.js';
 import { InvalidOptionError } from '../../errors.js';
-import { type LoopEffects, type LoopOutput, loopMachine, type Verdict } from '../../machines/loop.js';
+import {
+  type LoopContext,
+  type LoopEffects,
+  type LoopInput,
+  type LoopOutput,
+  loopMachine,
+  type Verdict,
+} from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../crew/agent.js';
-import { chainAnalysis, chainStates, endStates, machinePaths } from '../crew/crew-picture.js';
+import { chainAnalysis, chainTask, endName, machinePaths } from '../crew/crew-picture.js';
 import type { PlannedTask } from '../crew/plan.js';
 import { taskAt } from '../crew/plan.js';
-import { createPlainMachine } from '../engine/plain-machine.js';
+import { answerMove, inertEffects, settleMoves, supervisorPicture } from '../crew/supervisor-picture.js';
 import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { chainShapeEdges, type ProcessEdge, type ProcessNode, shapeEdge } from '../process-shape.js';
@@ -128,19 +135,38 @@ export const loopProcess: CrewProcess = {
   },
   toMachine(shape) {
     const ids = shape.plan.tasks.map((t) => t.nodeId);
-    const states = endStates();
-    const max = shape.maxIterations;
-    for (let it = 1; it <= max && ids.length > 0; it += 1) {
-      chainStates(ids, `${it}/`, `judge ${it}`, states);
-      states[`judge ${it}`] = {
-        description: `The judge reads iteration ${it}`,
-        on: { YES: 'completed', NO: it < max ? `${it + 1}/${ids[0]}` : 'completed', FAIL: 'failed' },
-      };
-    }
-    return createPlainMachine({
+    const input: LoopInput = {
+      effects: inertEffects<LoopEffects>('loop'),
+      total: ids.length,
+      maxIterations: shape.maxIterations,
+      judge: 'judge',
+    };
+    const judged = (snapshot: { context: unknown }) => `judge ${(snapshot.context as LoopContext).iteration}`;
+    return supervisorPicture({
       id: 'loop',
-      initial: ids.length === 0 ? 'completed' : `1/${ids[0]}`,
-      states,
+      logic: loopMachine,
+      input,
+      moves(snapshot) {
+        const { iteration } = snapshot.context as LoopContext;
+        if (snapshot.matches('running')) return settleMoves(chainTask(ids, snapshot));
+        if (!snapshot.matches('judging')) return [];
+        return [
+          answerMove('YES', iteration, 'yes'),
+          answerMove('NO', iteration, 'no'),
+          answerMove('FAIL', iteration, undefined),
+        ];
+      },
+      name(snapshot) {
+        if (snapshot.status === 'done') return endName(snapshot);
+        if (snapshot.matches('judging')) return judged(snapshot);
+        return `${(snapshot.context as LoopContext).iteration}/${chainTask(ids, snapshot)}`;
+      },
+      describe(snapshot) {
+        if (snapshot.matches('running')) return `Runs task ${chainTask(ids, snapshot)}`;
+        return snapshot.matches('judging')
+          ? `The judge reads iteration ${(snapshot.context as LoopContext).iteration}`
+          : undefined;
+      },
     });
   },
   shape(plan) {

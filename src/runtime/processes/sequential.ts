@@ -1,8 +1,18 @@
-import { type SequentialEffects, sequentialMachine } from '../../machines/sequential.js';
+import {
+  type SequentialEffects,
+  type SequentialInput,
+  sequentialMachine,
+} from '../../machines/sequential.js';
 import type { Agent } from '../crew/agent.js';
-import { chainAnalysis, chainStates, endStates, machinePaths, regionsMachine } from '../crew/crew-picture.js';
+import {
+  chainAnalysis,
+  chainStateName,
+  chainTask,
+  machinePaths,
+  regionsMachine,
+} from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
-import { createPlainMachine } from '../engine/plain-machine.js';
+import { inertEffects, settleMoves, supervisorPicture } from '../crew/supervisor-picture.js';
 import type { CrewProcess } from '../process.js';
 import { chainShapeEdges, type ProcessShape, shapeEdge } from '../process-shape.js';
 import {
@@ -61,15 +71,18 @@ export const sequentialProcess: CrewProcess = {
     };
   },
   toMachine(shape) {
-    if (hasAsyncTasks(shape.plan))
-      return regionsMachine(
-        'sequential',
-        shape.plan.tasks.map((t) => t.nodeId),
-      );
     const ids = shape.plan.tasks.map((t) => t.nodeId);
-    const states = endStates();
-    chainStates(ids, '', 'completed', states);
-    return createPlainMachine({ id: 'sequential', initial: ids[0] ?? 'completed', states });
+    if (hasAsyncTasks(shape.plan)) return regionsMachine('sequential', ids);
+    const effects = inertEffects<SequentialEffects>('sequential');
+    return supervisorPicture({
+      id: 'sequential',
+      logic: sequentialMachine,
+      input: { effects, total: ids.length } satisfies SequentialInput,
+      moves: (snapshot) => (snapshot.matches('running') ? settleMoves(chainTask(ids, snapshot)) : []),
+      name: (snapshot) => chainStateName(ids, snapshot),
+      describe: (snapshot) =>
+        snapshot.matches('running') ? `Runs task ${chainTask(ids, snapshot)}` : undefined,
+    });
   },
   shape(plan) {
     if (hasAsyncTasks(plan)) return asyncShape(plan);
