@@ -1,4 +1,3 @@
-import { getShortestPaths, getSimplePaths } from '@xstate/graph';
 import { createPlainMachine, type PlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
 import type { FailureReach } from '../process-shape.js';
 import { blockedByFailure } from './failure-reach.js';
@@ -25,9 +24,10 @@ export interface CrewAnalysis {
   /** For each task, the tasks that would be blocked if it failed for good. */
   blockedOnFailure: Record<string, string[]>;
   /**
-   * Ways a run can end, walked with `@xstate/graph` on `toMachine()`: every simple path for the chain
-   * processes, one shortest path per reachable state for hierarchical (allocation choices without
-   * their combinations). Each lists the states it passes and its events.
+   * Each way a run can end, once: for the chain processes (sequential, hierarchical, loop) every path
+   * of the picture walked from their running supervisor (a hierarchical allocation written
+   * `ALLOCATE`: whom the manager picks is not a branch); for graph and parallel crews, one order of
+   * the DAG. Each lists the states it passes and its events.
    */
   paths: CrewPath[];
 }
@@ -82,27 +82,6 @@ export function regionsMachine(id: string, ids: readonly string[]): PlainMachine
     };
   }
   return createPlainMachine({ id, type: 'parallel', states: regions });
-}
-
-function eventsOf(config: PlainStateConfig, into: Set<string> = new Set()): Set<string> {
-  for (const type of Object.keys(config.on ?? {})) into.add(type);
-  for (const inner of Object.values(config.states ?? {})) eventsOf(inner, into);
-  return into;
-}
-
-/**
- * The paths of a chain picture that end in `completed` or `failed`, walked with `@xstate/graph`:
- * every simple path, or one shortest path per reachable state where choices multiply.
- */
-export function machinePaths(machine: PlainMachine, walk: 'simple' | 'shortest'): CrewPath[] {
-  const events = [...eventsOf(machine.config as PlainStateConfig)].map((type) => ({ type }));
-  const options = { events, toState: (s: { status: string }) => s.status === 'done' };
-  const found = walk === 'shortest' ? getShortestPaths(machine, options) : getSimplePaths(machine, options);
-  return found.map((path) => ({
-    states: path.steps.map((step) => String(step.state.value)),
-    events: path.steps.slice(1).map((step) => step.event.type),
-    outcome: path.state.value === 'failed' ? 'failed' : 'completed',
-  }));
 }
 
 /**

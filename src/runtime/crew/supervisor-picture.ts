@@ -2,6 +2,7 @@ import { getAdjacencyMap } from '@xstate/graph';
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
 import { InternalError } from '../../errors.js';
 import { createPlainMachine, type PlainMachine, type PlainStateConfig } from '../engine/plain-machine.js';
+import type { CrewPath } from './crew-picture.js';
 
 /** One thing that can happen to a supervisor in some snapshot: the event it hears and the picture's name for it. */
 export interface PictureMove {
@@ -108,4 +109,43 @@ export function answerMove(label: string, attempt: number, output: string | unde
       ? { ok: false, error: { message: 'the advisor failed', retryable: false }, finishedAt: 0 }
       : { ok: true, output, finishedAt: 0 };
   return { label, event: { type: 'WORK.DONE', attempt, outcome } as EventObject };
+}
+
+/**
+ * Every path of a flat, acyclic picture (as {@link supervisorPicture} draws a chain supervisor) from
+ * its initial state to a final one: each way a run can end, once, grouped by the end it reaches.
+ * Depth-first with an explicit stack, so a crew of thousands of tasks neither recurses nor walks
+ * each path again per end state. A state already on the path is not entered again.
+ */
+export function picturePaths(picture: PlainMachine): CrewPath[] {
+  const { initial, states } = picture.config as { initial: string; states: Record<string, PlainStateConfig> };
+  const found: CrewPath[] = [];
+  const onPath: string[] = [initial];
+  const events: string[] = [];
+  const moves: [string, string][][] = [Object.entries(states[initial]?.on ?? {})];
+  if (states[initial]?.type === 'final') found.push(endOf(onPath, events));
+  while (moves.length > 0) {
+    const next = (moves.at(-1) as [string, string][]).shift();
+    if (next === undefined) {
+      moves.pop();
+      onPath.pop();
+      events.pop();
+      continue;
+    }
+    const [event, target] = next;
+    if (onPath.includes(target)) continue;
+    onPath.push(target);
+    events.push(event);
+    if (states[target]?.type === 'final') found.push(endOf(onPath, events));
+    moves.push(Object.entries(states[target]?.on ?? {}));
+  }
+  // Grouped by the end they reach, in the picture's order of states (as `@xstate/graph` lists them).
+  const order = Object.keys(states);
+  const rank = (path: CrewPath) => order.indexOf(path.states.at(-1) as string);
+  return found.sort((a, b) => rank(a) - rank(b));
+}
+
+function endOf(states: readonly string[], events: readonly string[]): CrewPath {
+  const outcome = states.at(-1) === 'failed' ? 'failed' : 'completed';
+  return { states: [...states], events: [...events], outcome };
 }

@@ -8,11 +8,12 @@ import {
   type HierarchicalOutput,
   hierarchicalMachine,
 } from '../../machines/hierarchical.js';
-import { type CrewShape, chainAnalysis, chainTask, endName, machinePaths } from '../crew/crew-picture.js';
+import { type CrewShape, chainAnalysis, chainTask, endName } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
 import {
   answerMove,
   inertEffects,
+  picturePaths,
   type SupervisorWalk,
   settleMoves,
   supervisorPicture,
@@ -211,10 +212,7 @@ export const hierarchicalProcess: CrewProcess = {
     // Which worker the manager picks changes who runs a task, not where the run can go: the paths
     // walk one allocation per task, so each way to end is listed once (not roles^tasks times).
     const anyWorker = shape.plan.agents[0]?.role ?? '';
-    const paths = machinePaths(
-      supervisorPicture(hierarchicalWalk(shape, [['ALLOCATE', anyWorker]])),
-      'simple',
-    );
+    const paths = picturePaths(supervisorPicture(hierarchicalWalk(shape, [['ALLOCATE', anyWorker]])));
     return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };

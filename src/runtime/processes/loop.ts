@@ -11,10 +11,16 @@ import {
 } from '../../machines/loop.js';
 import { emptyUsage } from '../../models/usage.js';
 import type { Agent } from '../crew/agent.js';
-import { chainAnalysis, chainTask, endName, machinePaths } from '../crew/crew-picture.js';
+import { chainAnalysis, chainTask, endName } from '../crew/crew-picture.js';
 import type { PlannedTask } from '../crew/plan.js';
 import { taskAt } from '../crew/plan.js';
-import { answerMove, inertEffects, settleMoves, supervisorPicture } from '../crew/supervisor-picture.js';
+import {
+  answerMove,
+  inertEffects,
+  picturePaths,
+  settleMoves,
+  supervisorPicture,
+} from '../crew/supervisor-picture.js';
 import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { chainShapeEdges, type ProcessEdge, type ProcessNode, shapeEdge } from '../process-shape.js';
@@ -187,7 +193,7 @@ export const loopProcess: CrewProcess = {
     };
   },
   analyze(shape) {
-    const paths = machinePaths(this.toMachine(shape), 'simple');
+    const paths = picturePaths(this.toMachine(shape));
     return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };

@@ -4,15 +4,9 @@ import {
   sequentialMachine,
 } from '../../machines/sequential.js';
 import type { Agent } from '../crew/agent.js';
-import {
-  chainAnalysis,
-  chainStateName,
-  chainTask,
-  machinePaths,
-  regionsMachine,
-} from '../crew/crew-picture.js';
+import { chainAnalysis, chainStateName, chainTask, regionsMachine } from '../crew/crew-picture.js';
 import { type CrewPlan, taskAt } from '../crew/plan.js';
-import { inertEffects, settleMoves, supervisorPicture } from '../crew/supervisor-picture.js';
+import { inertEffects, picturePaths, settleMoves, supervisorPicture } from '../crew/supervisor-picture.js';
 import type { CrewProcess } from '../process.js';
 import { chainShapeEdges, type ProcessShape, shapeEdge } from '../process-shape.js';
 import {
@@ -101,7 +95,7 @@ export const sequentialProcess: CrewProcess = {
       const plan = { ...shape.plan, ...compileAsyncChain(shape.plan) };
       return analyzeGraph({ ...shape, plan }, 'descendants');
     }
-    const paths = machinePaths(this.toMachine(shape), 'simple');
+    const paths = picturePaths(this.toMachine(shape));
     return chainAnalysis(shape, this.shape(shape.plan).blocksOnFailure, paths);
   },
 };
