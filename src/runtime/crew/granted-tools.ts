@@ -11,11 +11,18 @@ export function toolsOption(): z.ZodCustom<readonly (Tool | ToolSource)[], reado
   );
 }
 
+/** What a task granted nothing has: shared, so that thousands of tasks keep no empty arrays each. */
+const NONE_GRANTED: { tools: readonly Tool[]; sources: readonly ToolSource[] } = Object.freeze({
+  tools: Object.freeze([]),
+  sources: Object.freeze([]),
+});
+
 /** A checked `tools` option split into tools and tool sources. */
 export function grantedTools(granted: readonly (Tool | ToolSource)[]): {
   tools: readonly Tool[];
   sources: readonly ToolSource[];
 } {
+  if (granted.length === 0) return NONE_GRANTED;
   const tools: Tool[] = [];
   const sources: ToolSource[] = [];
   for (const item of granted) {

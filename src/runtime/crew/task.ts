@@ -101,8 +101,6 @@ export type TaskSettings = z.output<typeof taskOptionsSchema>;
  * const research = new Task({ name: 'research', description: 'Research {topic}', expectedOutput: '3 bullets', agent });
  */
 export class Task {
-  /** Its options as checked, with their defaults: what an option without a field of its own is read from. */
-  readonly settings: TaskSettings;
   readonly name: string | undefined;
   readonly description: string;
   readonly expectedOutput: string;
@@ -129,8 +127,9 @@ export class Task {
   constructor(options: TaskOptions) {
     const given = options as { name?: unknown; description?: unknown } | undefined;
     const where = `Task "${String(given?.name ?? given?.description)}"`;
+    // Its options as checked, with their defaults, each kept in a field of its own: a crew of
+    // 100,000 tasks keeps no second copy of them.
     const settings = parseOptions(taskOptionsSchema, (o) => (o === 'description' ? 'Task' : where), options);
-    this.settings = settings;
     const { tools, sources } = grantedTools(settings.tools);
     this.tools = tools;
     this.toolSources = sources;
