@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import {
   ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { built, loadedBy } from '../helpers.js';
 import { CLI, cli } from './cli-helpers.js';
 
 const served = fileURLToPath(new URL('../fixtures/mcp/served.ts', import.meta.url));
@@ -189,19 +190,7 @@ describe('statecrew mcp --http', { timeout: 60_000 }, () => {
 
 describe('the statecrew command', () => {
   it('loads the MCP SDK only when the mcp command runs', () => {
-    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
-    const program = fileURLToPath(new URL('../../src/cli/program.ts', import.meta.url));
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, program], {
-      encoding: 'utf8',
-    });
-    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
-    expect(loaded).not.toContain('@modelcontextprotocol/sdk');
-    const command = fileURLToPath(new URL('../../src/cli/commands/mcp.ts', import.meta.url));
-    const serving = execFileSync(process.execPath, ['--import', 'tsx', script, command], {
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(serving.trim().split('\n').at(-1) as string)).toMatchObject({
-      loaded: expect.arrayContaining(['@modelcontextprotocol/sdk']),
-    });
+    expect(loadedBy(built('cli/program.js'))).not.toContain('@modelcontextprotocol/sdk');
+    expect(loadedBy(built('cli/commands/mcp.js'))).toContain('@modelcontextprotocol/sdk');
   });
 });
