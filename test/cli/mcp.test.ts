@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { built, loadedBy } from '../helpers.js';
-import { CLI, cli } from './cli-helpers.js';
+import { CLI, CLI_TIMEOUT, cli } from './cli-helpers.js';
 
 const served = fileURLToPath(new URL('../fixtures/mcp/served.ts', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-mcp-'));
@@ -57,7 +57,7 @@ async function stdioClient(args: readonly string[]) {
   return { client, pid: transport.pid as number, whenLogged };
 }
 
-describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
+describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
   it('lists the exported crews and flows, calls a crew with progress, a failing crew, and a flow that pauses', async () => {
     const { client, pid, whenLogged } = await stdioClient(['--store', store]);
     try {
@@ -149,7 +149,7 @@ describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
   });
 });
 
-describe('statecrew mcp --http', { timeout: 60_000 }, () => {
+describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
   it('serves streamable HTTP at /mcp: lists tools, calls a crew and a flow that pauses; SIGTERM stops it', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp', served, '--http', '0', '--store', store], {
       cwd,
