@@ -122,8 +122,11 @@ describe('the code blocks of README.md and docs/', () => {
     ).toBeLessThanOrEqual(MAX_FRAGMENT_SHARE);
   });
 
+  // About 30 blocks, each a node process of about a second of CPU, and one tsc pass of several
+  // seconds: 20 to 35 s on a quiet 2-core machine. At load 12 the test's processes get a third of
+  // the machine or less, so it needs several times that.
   it('every runnable block runs to exit code 0, and all of them type-check', {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
