@@ -14,3 +14,8 @@ export const statecrew = (await import(entry.href)) as typeof import('../src/ind
 export const { startedLifecycleMachine } = (await import(
   new URL('../dist/machines/lifecycle.js', import.meta.url).href
 )) as typeof import('../src/machines/lifecycle.js');
+
+/** The run view of the built package (`statecrew/view`). */
+export const view = (await import(
+  new URL('../dist/view/index.js', import.meta.url).href
+)) as typeof import('../src/view/index.js');

@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { fromAiSdk } from '../src/ai-sdk.js';
 import { Agent, Crew, type StatecrewEvent, Task } from '../src/index.js';
@@ -172,11 +172,23 @@ describe('fromAiSdk with the AI SDK OpenAI provider, over the wire to a local se
 
   it('aborts the HTTP request when the attempt times out: the server sees the connection closed', async () => {
     const researcher = await openAiAgent(() => ({ hang: true }), { timeoutMs: 50, maxRetries: 0 });
-    const run = new Crew({ tasks: [new Task({ name: 't', description: 'x', agent: researcher })] }).kickoff();
-    await server?.whenClosed(1);
-    const out = await run;
-    expect(out.failures.t?.code).toBe('task_timeout');
-    expect(server?.closed).toBe(1);
+    // The attempt's time limit runs on the host's setTimeout: faked, it passes once the server holds
+    // the request (on a busy machine 50 ms of real time could pass before the request is even sent).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const run = new Crew({
+        tasks: [new Task({ name: 't', description: 'x', agent: researcher })],
+      }).kickoff();
+      await server?.whenRequests(1);
+      expect(server?.closed).toBe(0);
+      vi.advanceTimersByTime(50);
+      await server?.whenClosed(1);
+      const out = await run;
+      expect(out.failures.t?.code).toBe('task_timeout');
+      expect(server?.closed).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('aborts the HTTP request when the run is aborted', async () => {

@@ -1,5 +1,20 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Agent, type Llm } from '../src/index.js';
 import { createScriptedModel, type ScriptedModel } from '../src/testing.js';
+
+/** A file of the package the tests build once (`test/global-setup.ts`), by its path under `dist/`. */
+export const built = (path: string) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
+
+/**
+ * The heavy back-ends (store drivers, queue, AI SDK, MCP SDK, Hono) that importing `module`, a file
+ * of the built package (default: its root), loads in a fresh process.
+ */
+export function loadedBy(module = built('index.js')): string[] {
+  const script = fileURLToPath(new URL('fixtures/loaded-backends.mjs', import.meta.url));
+  const printed = execFileSync(process.execPath, [script, module], { encoding: 'utf8' });
+  return (JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] }).loaded;
+}
 
 /** A clock that ticks 1 ms per reading, from a fixed epoch: runs become byte-for-byte reproducible. */
 export function tickingClock(start = 1_700_000_000_000): () => number {

@@ -1,6 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The time limit of a CLI test. Each `statecrew` process it starts spends about a second of CPU
+ * loading the package (and tsx, for a `.ts` module), and a test runs up to a dozen of them one after
+ * another, each on the state the one before left: about 10 s on a quiet 2-core machine. At load 12 a
+ * process gets a sixth of a core there, so the same test needs about 90 s.
+ */
+export const CLI_TIMEOUT = 120_000;
+
 /** The built command, as `npx statecrew` runs it. */
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-flows-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 const idOf = (text: string) => /run ([0-9a-f-]{36})/.exec(text)?.[1] ?? '';
 
-describe('statecrew with flows: pause, resume, paths', { timeout: 60_000 }, () => {
+describe('statecrew with flows: pause, resume, paths', { timeout: CLI_TIMEOUT }, () => {
   it('runs a flow that pauses for a human, lists it as paused, and resumes it with the answer', async () => {
     const paused = await cli(['run', fixture('refund-flow.ts'), '--input', 'amount=480', '--store', store], {
       cwd,

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, cli, fixture, start } from './cli-helpers.js';
+import { CLI, CLI_TIMEOUT, cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-errors-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 
-describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
+describe('statecrew: Ctrl-C, errors and help', { timeout: CLI_TIMEOUT }, () => {
   it('aborts cleanly on Ctrl-C: the run is kept as aborted and resume goes on where it stopped', async () => {
     const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
       cwd,
@@ -132,11 +132,11 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
-    for (const flag of ['--version', '-V']) {
-      const ran = await cli([flag], { cwd });
-      expect(ran.code).toBe(0);
-      expect(ran.stdout).toBe(`${manifest.version}\n`);
-    }
+    const ran = await Promise.all(['--version', '-V'].map((flag) => cli([flag], { cwd })));
+    expect(ran.map((r) => [r.code, r.stdout])).toEqual([
+      [0, `${manifest.version}\n`],
+      [0, `${manifest.version}\n`],
+    ]);
   });
 
   it('refuses a status runs does not know, naming it and the valid ones', async () => {
@@ -157,14 +157,17 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: 60_000 }, () => {
   });
 
   it('has --help on every command', async () => {
-    const top = await cli(['--help'], { cwd });
-    expect(top.code).toBe(0);
     const commands = ['run', 'resume', 'signal', 'show', 'runs', 'plot', 'paths', 'runner', 'worker'];
-    for (const command of commands) expect(top.stdout).toContain(command);
-    for (const command of commands) {
-      const help = await cli([command, '--help'], { cwd });
-      expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(new RegExp(`^Usage: statecrew ${command}`));
+    // Each asks a process of its own, and none needs another's: they run side by side.
+    const [top, ...helps] = await Promise.all([
+      cli(['--help'], { cwd }),
+      ...commands.map((command) => cli([command, '--help'], { cwd })),
+    ]);
+    expect(top?.code).toBe(0);
+    for (const command of commands) expect(top?.stdout).toContain(command);
+    for (const [i, command] of commands.entries()) {
+      expect(helps[i]?.code).toBe(0);
+      expect(helps[i]?.stdout).toMatch(new RegExp(`^Usage: statecrew ${command}`));
     }
   });
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import {
   ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, cli } from './cli-helpers.js';
+import { built, loadedBy } from '../helpers.js';
+import { CLI, CLI_TIMEOUT, cli } from './cli-helpers.js';
 
 const served = fileURLToPath(new URL('../fixtures/mcp/served.ts', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-mcp-'));
@@ -56,7 +57,7 @@ async function stdioClient(args: readonly string[]) {
   return { client, pid: transport.pid as number, whenLogged };
 }
 
-describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
+describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
   it('lists the exported crews and flows, calls a crew with progress, a failing crew, and a flow that pauses', async () => {
     const { client, pid, whenLogged } = await stdioClient(['--store', store]);
     try {
@@ -148,7 +149,7 @@ describe('statecrew mcp over stdio', { timeout: 60_000 }, () => {
   });
 });
 
-describe('statecrew mcp --http', { timeout: 60_000 }, () => {
+describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
   it('serves streamable HTTP at /mcp: lists tools, calls a crew and a flow that pauses; SIGTERM stops it', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp', served, '--http', '0', '--store', store], {
       cwd,
@@ -189,19 +190,7 @@ describe('statecrew mcp --http', { timeout: 60_000 }, () => {
 
 describe('the statecrew command', () => {
   it('loads the MCP SDK only when the mcp command runs', () => {
-    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
-    const program = fileURLToPath(new URL('../../src/cli/program.ts', import.meta.url));
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, program], {
-      encoding: 'utf8',
-    });
-    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
-    expect(loaded).not.toContain('@modelcontextprotocol/sdk');
-    const command = fileURLToPath(new URL('../../src/cli/commands/mcp.ts', import.meta.url));
-    const serving = execFileSync(process.execPath, ['--import', 'tsx', script, command], {
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(serving.trim().split('\n').at(-1) as string)).toMatchObject({
-      loaded: expect.arrayContaining(['@modelcontextprotocol/sdk']),
-    });
+    expect(loadedBy(built('cli/program.js'))).not.toContain('@modelcontextprotocol/sdk');
+    expect(loadedBy(built('cli/commands/mcp.js'))).toContain('@modelcontextprotocol/sdk');
   });
 });

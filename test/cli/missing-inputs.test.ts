@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-inputs-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe('statecrew run and placeholders no input fills', { timeout: 60_000 }, () => {
+describe('statecrew run and placeholders no input fills', { timeout: CLI_TIMEOUT }, () => {
   it('refuses the run by default: exit code 1, one line naming the placeholder, where, and --input', async () => {
     const store = `sqlite:${join(cwd, 'strict.db')}`;
     const ran = await cli(['run', fixture('crew.ts'), '--store', store], { cwd });

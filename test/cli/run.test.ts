@@ -2,14 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-run-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 const idOf = (text: string) => /run ([0-9a-f-]{36})/.exec(text)?.[1] ?? '';
 
-describe('statecrew run, show and runs', { timeout: 60_000 }, () => {
+describe('statecrew run, show and runs', { timeout: CLI_TIMEOUT }, () => {
   it('runs a module’s crew without a terminal: one plain line per lifecycle event, then the result', async () => {
     const ran = await cli(['run', fixture('crew.ts'), '--input', 'topic=actors', '--store', store], { cwd });
     expect(ran.stderr).toBe('');

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropKeys, noServices, obliterate } from '../executors/queue-helpers.js';
-import { cli, fixture, start } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-serve-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ async function settled(read: () => Promise<{ status: string; live: boolean }>) {
   }
 }
 
-describe('statecrew serve', { timeout: 60_000 }, () => {
+describe('statecrew serve', { timeout: CLI_TIMEOUT }, () => {
   it('serves a module’s flows on a free port with a token: posts a run, resumes it, reads it back; SIGTERM exits 0', async () => {
     const store = `sqlite:${join(cwd, 'serve.db')}`;
     const server = start(
@@ -100,7 +100,7 @@ describe('statecrew serve', { timeout: 60_000 }, () => {
   });
 });
 
-describe.skipIf(noServices)('statecrew serve --queue with statecrew worker', { timeout: 60_000 }, () => {
+describe.skipIf(noServices)('statecrew serve --queue with statecrew worker', { timeout: CLI_TIMEOUT }, () => {
   it('aborts a run the worker holds: POST /runs/:id/abort asks that worker, the run reads running, then aborted', async () => {
     const queue = `cli-serve-${randomUUID()}`;
     const prefix = `statecrew-cli-serve-${process.pid}-${randomUUID()}`;

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { takeParam } from '../../src/cli/store-option.js';
-import { cli, fixture } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture } from './cli-helpers.js';
 
 /** PostgreSQL and Redis run here unless STATECREW_NO_SERVICES=1 says they do not. */
 const noServices = process.env.STATECREW_NO_SERVICES === '1';
@@ -47,7 +47,7 @@ describe('--store URLs', () => {
   });
 });
 
-describe.skipIf(noServices)('statecrew on the server stores', { timeout: 60_000 }, () => {
+describe.skipIf(noServices)('statecrew on the server stores', { timeout: CLI_TIMEOUT }, () => {
   afterAll(dropNamespaces);
 
   it.each([

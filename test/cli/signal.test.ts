@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveProgress, plainProgress } from '../../src/cli/progress.js';
 import type { StatecrewEvent } from '../../src/types.js';
-import { cli, fixture, start } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-signal-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -14,7 +14,7 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 const flows = fixture('payment-flow.ts');
 
 describe('statecrew signal, and what show and the progress say of waits, sleeps and handled failures', {
-  timeout: 60_000,
+  timeout: CLI_TIMEOUT,
 }, () => {
   it('pauses a run at its wait step, shows the event and deadline, refuses a wrong event, and a signal completes it', async () => {
     const paused = await cli(['run', flows, '--store', store], { cwd });

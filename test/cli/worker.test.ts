@@ -12,7 +12,7 @@ import { createQueueExecutor, createRunQueue } from '../../src/queue/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 import { connection, keyTtls, noServices, obliterate } from '../executors/queue-helpers.js';
 import { tempRoot } from '../mcp/servers.js';
-import { cli, fixture, type Running, start } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture, type Running, start } from './cli-helpers.js';
 
 if (noServices)
   console.log('CLI worker tests skipped: STATECREW_NO_SERVICES=1 says no Redis server is running');
@@ -20,7 +20,7 @@ if (noServices)
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-worker-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe.skipIf(noServices)('statecrew worker', { timeout: 60_000 }, () => {
+describe.skipIf(noServices)('statecrew worker', { timeout: CLI_TIMEOUT }, () => {
   it('takes a module’s conversations and whole runs from the queue, and stops cleanly on SIGTERM', async () => {
     const queue = `cli-${randomUUID()}`;
     const worker = start(
@@ -69,7 +69,7 @@ describe.skipIf(noServices)('statecrew worker', { timeout: 60_000 }, () => {
       await obliterate(queue);
       await obliterate(`${queue}-runs`);
     }
-  }, 60_000);
+  });
 
   it('reaches the MCP servers its module grants through its own connection, and leaves no server process behind', async () => {
     const queue = `cli-mcp-${randomUUID()}`;
@@ -129,7 +129,7 @@ describe.skipIf(noServices)('statecrew worker', { timeout: 60_000 }, () => {
       await obliterate(queue);
       await obliterate(`${queue}-runs`);
     }
-  }, 60_000);
+  });
 });
 
 describe('statecrew worker options', () => {
@@ -149,7 +149,7 @@ describe('statecrew worker options', () => {
   });
 });
 
-describe.skipIf(noServices)('statecrew worker fleet', { timeout: 120_000 }, () => {
+describe.skipIf(noServices)('statecrew worker fleet', { timeout: CLI_TIMEOUT }, () => {
   it('takes --lock-duration and --stalled-interval: a SIGKILLed worker’s jobs go to the other, nothing lost', async () => {
     const queue = `cli-fleet-${randomUUID()}`;
     const tuning = ['--concurrency', '4', '--lock-duration', '1000', '--stalled-interval', '300'];

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from './cli-helpers.js';
+import { CLI_TIMEOUT, cli, fixture } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-crewai-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const store = `sqlite:${join(cwd, 'runs.db')}`;
 
-describe('statecrew run on a CrewAI project folder', { timeout: 60_000 }, () => {
+describe('statecrew run on a CrewAI project folder', { timeout: CLI_TIMEOUT }, () => {
   it('reads config/agents.yaml and config/tasks.yaml, and the agents crew.ts assigns, with CrewAI llm strings', async () => {
     const ran = await cli(
       ['run', fixture('crewai-project'), '--input', 'topic=AI', '--json', '--store', store],
@@ -47,7 +47,7 @@ describe('statecrew run on a CrewAI project folder', { timeout: 60_000 }, () => 
   });
 });
 
-describe('statecrew run on a YAML crew whose agent has mcps:', { timeout: 60_000 }, () => {
+describe('statecrew run on a YAML crew whose agent has mcps:', { timeout: CLI_TIMEOUT }, () => {
   it('reaches the MCP server its crew.ts exports under mcps, and leaves no server process behind', async () => {
     const notes = mkdtempSync(join(tmpdir(), 'statecrew-cli-notes-'));
     try {

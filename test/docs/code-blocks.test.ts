@@ -1,8 +1,9 @@
 /**
  * Docs that run: every ```ts / ```typescript block of README.md and docs/*.md is written to
- * `.scratch/docs-blocks/` (gitignored) with its `statecrew…` imports pointed at the sources, run in a
- * child process (`node --import tsx`), and type-checked in one `tsc --noEmit` pass with the
- * repository's strict settings.
+ * `.scratch/docs-blocks/` (gitignored) as it is, type-checked in one `tsc --noEmit` pass with the
+ * repository's strict settings, and run, stripped of its types, in a child process of plain `node`.
+ * Its `statecrew…` imports resolve through package.json "exports" to the package the tests built
+ * once (`test/global-setup.ts`), as in a user's project: no block loads or checks the sources again.
  *
  * Tags after the language in a block's info string:
  * - `fragment`: not runnable on its own (a real API key, a server beyond the local PostgreSQL and
@@ -15,6 +16,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -61,30 +63,31 @@ function blocksOf(file: string): Block[] {
   return blocks;
 }
 
-/** The entry points of package.json "exports", by import specifier, as source files. */
-function entryPoints(): Record<string, string> {
+/** The import specifiers of package.json "exports" (`statecrew`, `statecrew/testing`, …). */
+function entryPoints(): Set<string> {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    exports: Record<string, { default: string }>;
+    exports: Record<string, unknown>;
   };
-  const entries: Record<string, string> = {};
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const specifier = subpath === '.' ? 'statecrew' : `statecrew/${subpath.slice(2)}`;
-    entries[specifier] = join(root, target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
-  }
-  return entries;
+  return new Set(
+    Object.keys(pkg.exports).map((subpath) =>
+      subpath === '.' ? 'statecrew' : `statecrew/${subpath.slice(2)}`,
+    ),
+  );
 }
 
-/** A relative import specifier from `fromDir` to a `.ts` file, written with `.js` as the sources do. */
-function importPath(fromDir: string, file: string): string {
-  const path = relative(fromDir, file).replaceAll('\\', '/').replace(/\.ts$/, '.js');
-  return path.startsWith('.') ? path : `./${path}`;
+/** A block's code without its types, as JavaScript `node` runs. */
+function stripTypes(code: string, file: string): string {
+  return ts.transpileModule(code, {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
 }
 
 function run(file: string, cwd: string): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', file],
+      [file],
       { cwd, timeout: BLOCK_TIMEOUT_MS, env: { ...process.env, FORCE_COLOR: '0' } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
@@ -119,8 +122,11 @@ describe('the code blocks of README.md and docs/', () => {
     ).toBeLessThanOrEqual(MAX_FRAGMENT_SHARE);
   });
 
+  // About 30 blocks, each a node process of about a second of CPU, and one tsc pass of several
+  // seconds: 20 to 35 s on a quiet 2-core machine. At load 12 the test's processes get a third of
+  // the machine or less, so it needs several times that.
   it('every runnable block runs to exit code 0, and all of them type-check', {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
@@ -128,24 +134,28 @@ describe('the code blocks of README.md and docs/', () => {
 
     const written = runnable.map((block, index) => {
       const name = `${String(index).padStart(2, '0')}-${block.file.replace(/\W+/g, '-')}-${block.line}`;
-      const code = block.code.replace(
-        /(from\s+|import\s*\(\s*)(['"])(statecrew(?:\/[\w/-]+)?)\2/g,
-        (_match, head, _q, spec) => {
-          const target = modules[spec as string];
-          if (target === undefined)
-            throw new Error(`${where(block)}: ${spec} is not an entry point of package.json`);
-          return `${head}'${importPath(scratch, target)}'`;
-        },
-      );
-      const file = join(scratch, `${name}.ts`);
-      writeFileSync(file, `${code}\n`);
+      for (const [, spec] of block.code.matchAll(
+        /(?:from\s+|import\s*\(\s*)['"](statecrew(?:\/[\w/-]+)?)['"]/g,
+      )) {
+        if (!modules.has(spec as string))
+          throw new Error(`${where(block)}: ${spec} is not an entry point of package.json`);
+      }
+      const source = join(scratch, `${name}.ts`);
+      writeFileSync(source, `${block.code}\n`);
+      const file = join(scratch, `${name}.js`);
+      writeFileSync(file, stripTypes(`${block.code}\n`, source));
       const cwd = join(scratch, 'cwd', name); // each block gets a working directory of its own (.statecrew/, files)
       mkdirSync(cwd, { recursive: true });
       return { block, file, cwd };
     });
+    // The repository's settings, but without its paths to the sources: `statecrew…` is the built package.
     writeFileSync(
       join(scratch, 'tsconfig.json'),
-      JSON.stringify({ extends: '../../tsconfig.json', include: ['./*.ts'] }, null, 2),
+      JSON.stringify(
+        { extends: '../../tsconfig.json', compilerOptions: { paths: {} }, include: ['./*.ts'] },
+        null,
+        2,
+      ),
     );
 
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

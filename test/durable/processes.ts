@@ -19,7 +19,6 @@ export interface Reply {
   code?: string;
   message?: string;
   status?: string;
-  ms: number;
   [key: string]: unknown;
 }
 

@@ -1,23 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
+import { built, loadedBy } from '../helpers.js';
 
 describe('importing statecrew', () => {
   it('loads no store driver or other heavy back-end until a store is used', () => {
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
-    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
-    expect(loaded).toEqual([]);
+    expect(loadedBy()).toEqual([]);
   });
 
   it('loads the AI SDK only through statecrew/ai-sdk (the check sees ES modules too)', () => {
-    const adapter = fileURLToPath(new URL('../../src/ai-sdk.ts', import.meta.url));
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, adapter], {
-      encoding: 'utf8',
-    });
-    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
-    expect(loaded).toEqual(['ai']);
+    expect(loadedBy(built('ai-sdk.js'))).toEqual(['ai']);
   });
 
   it('loads better-sqlite3 once a SqliteStore opens its file', async () => {

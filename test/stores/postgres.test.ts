@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Pool } from 'pg';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { StatecrewError } from '../../src/errors.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/stores/postgres.js';
 import { head, lease } from '../contracts/run-store.contract.js';
 import { storeContract } from '../contracts/store.contract.js';
+import { built, loadedBy } from '../helpers.js';
 import { codeOf } from '../store-helpers.js';
 
 const SERVER = 'postgres://postgres@127.0.0.1:5432/test';
@@ -19,15 +19,10 @@ if (noServices)
 describe.skipIf(noServices)('PostgresStore on the server at 127.0.0.1:5432', () => postgresTests());
 
 describe('PostgresStore without pg', () => {
-  const modulePath = fileURLToPath(new URL('../../src/stores/postgres.ts', import.meta.url));
+  const modulePath = built('stores/postgres.js');
 
   it('is imported without loading pg', () => {
-    const script = fileURLToPath(new URL('../fixtures/loaded-backends.ts', import.meta.url));
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', script, modulePath], {
-      encoding: 'utf8',
-    });
-    const { loaded } = JSON.parse(printed.trim().split('\n').at(-1) as string) as { loaded: string[] };
-    expect(loaded).toEqual([]);
+    expect(loadedBy(built('stores/postgres.js'))).toEqual([]);
   });
 
   it('is imported when pg is not installed, and its calls reject with missing_dependency', () => {
@@ -43,7 +38,7 @@ describe('PostgresStore without pg', () => {
       const refusal = (e) => ({ code: e.code, package: e.details?.package });
       const calls = [store.readRun('r'), store.put('flow_runs', 'r', 'run', 1)];
       console.log(JSON.stringify(await Promise.all(calls.map((c) => c.then(() => 'resolved', refusal)))));`;
-    const imports = ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`];
+    const imports = ['--import', `data:text/javascript,${encodeURIComponent(register)}`];
     const printed = execFileSync(
       process.execPath,
       [...imports, '--input-type=module', '-e', script, modulePath],

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RedisStore, type RedisStoreOptions, redisRecordKeys, redisRunKeys } from '../../src/stores/redis.js';
 import { head } from '../contracts/run-store.contract.js';
 import { storeContract } from '../contracts/store.contract.js';
 import { freePort, kill, redisServer } from '../durable/servers.js';
+import { built } from '../helpers.js';
 import { codeOf } from '../store-helpers.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -367,7 +367,7 @@ describe.skipIf(noServices)('RedisStore on the server at 127.0.0.1:6379', () => 
     });
 
     it('imports without ioredis, and rejects the first call with missing_dependency', () => {
-      const store = fileURLToPath(new URL('../../src/stores/redis.ts', import.meta.url));
+      const store = built('stores/redis.js');
       // A resolve hook sends 'ioredis' to a package that is not installed.
       const hook = `export async function resolve(specifier, context, next) {
         return next(specifier === 'ioredis' ? 'statecrew-absent-package' : specifier, context);
@@ -379,13 +379,9 @@ describe.skipIf(noServices)('RedisStore on the server at 127.0.0.1:6379', () => 
         const store = new RedisStore({ url: ${JSON.stringify(REDIS_URL)}, prefix: 'statecrew-test-absent' });
         const error = await store.put('flow_runs', 'e', 'run', 1).catch((e) => e);
         console.log(JSON.stringify({ code: error.code, details: error.details }));`;
-      const printed = execFileSync(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        {
-          encoding: 'utf8',
-        },
-      );
+      const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      });
       expect(JSON.parse(printed.trim().split('\n').at(-1) as string)).toEqual({
         code: 'missing_dependency',
         details: { what: 'RedisStore', package: 'ioredis' },

@@ -3,8 +3,9 @@ import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 import { renderRunView, toCrewView } from '../../src/view/index.js';
 
+// How long rendering takes is measured by bench/view-paint.ts, not here.
 describe('the run view of a big run', () => {
-  it('renders a 500-node run in well under a second, every node drawn and folded into rows', async () => {
+  it('renders a 500-node run: every node drawn, folded into rows', async () => {
     const agent = new Agent({ role: 'Checker', llm: createScriptedModel(() => 'ok') });
     const tasks = Array.from(
       { length: 500 },
@@ -16,11 +17,8 @@ describe('the run view of a big run', () => {
     run.events$.subscribe((e) => events.push(e));
     const view = toCrewView(crew, { output: await run.result, events });
     expect(view.nodes.length).toBeGreaterThanOrEqual(500);
-    const started = performance.now();
     const html = renderRunView(view);
-    const took = performance.now() - started;
-    expect(took).toBeLessThan(1000);
     expect(html.match(/<g class="node /g)).toHaveLength(view.nodes.length);
     expect(html).toContain('<title>500 nodes of one rank, folded into 42 rows</title>');
-  }, 60_000);
+  });
 });
