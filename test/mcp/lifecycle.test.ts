@@ -95,7 +95,8 @@ describe('MCP server lifecycle', () => {
   it('leaves no child process behind after 50 runs, completed, failed or aborted', async () => {
     const baseline = childPids().length;
     const fs = mcpServer(filesystemServer(folder.root));
-    for (let run = 0; run < 50; run += 1) {
+    /** Run `run`: it starts its own server; the model breaks in runs 3, 13, …, the run is aborted in 7, 17, …. */
+    const oneRun = async (run: number) => {
       const controller = new AbortController();
       const llm = createScriptedModel([
         callTool('fs_list_directory', { path: folder.root }),
@@ -111,6 +112,10 @@ describe('MCP server lifecycle', () => {
       if (run % 10 === 7) await expect(kickoff).rejects.toThrow(/aborted/);
       else expect((await kickoff).status).toBe(run % 10 === 3 ? 'failed' : 'completed');
       expect(llm.calls).toHaveLength(2);
+    };
+    // Five runs side by side at a time, each with a server process of its own to start and end.
+    for (let first = 0; first < 50; first += 5) {
+      await Promise.all([0, 1, 2, 3, 4].map((i) => oneRun(first + i)));
     }
     expect(childPids().length).toBe(baseline);
   }, 240_000);
