@@ -85,3 +85,21 @@ describe('statecrew serve on definitions of a second copy of statecrew', { timeo
     }
   });
 });
+
+describe('statecrew run on a crew of a second copy of statecrew', { timeout: CLI_TIMEOUT }, () => {
+  it('stops on Ctrl-C as for its own: the run kept as aborted, how to go on, exit code 130', async () => {
+    const store = `sqlite:${join(cwd, 'run.db')}`;
+    const running = start(['run', fixture('second-copy.ts'), '--export', 'slow', '--store', store], { cwd });
+    try {
+      await running.whenPrinted('(waiting for the model)');
+      running.child.kill('SIGINT');
+      const ran = await running.done;
+      const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
+      expect(ran.stderr).toContain(`statecrew: run ${id} aborted: interrupted by SIGINT (Ctrl-C) (aborted)`);
+      expect(ran.stderr).toContain(`go on with: statecrew resume ${id}`);
+      expect(ran.code).toBe(130);
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+});
