@@ -17,12 +17,19 @@ export interface StatecrewErrorOptions {
 }
 
 /**
+ * The mark every {@link StatecrewError} carries, under a registered symbol: each copy of statecrew
+ * loaded in one process (a project's own beside the one a global CLI brings) marks its errors with
+ * the same one, so {@link isStatecrewError} knows them all where `instanceof` knows its own copy's only.
+ */
+const STATECREW_ERROR: unique symbol = Symbol.for('statecrew.error');
+
+/**
  * The base of every error statecrew throws. `code` is the stable contract; the message says what was
  * wrong and where, and always ends with the code in parentheses. Each subclass narrows `code` to its
  * own literal.
  *
  * @example
- * try { await crew.kickoff(); } catch (e) { if (e instanceof StatecrewError && e.code === 'unknown_worker') … }
+ * try { await crew.kickoff(); } catch (e) { if (isStatecrewError(e, 'unknown_worker')) … }
  */
 export class StatecrewError<C extends StatecrewErrorCode = StatecrewErrorCode> extends Error {
   /** Stable snake_case identifier of the failure. */
@@ -40,11 +47,14 @@ export class StatecrewError<C extends StatecrewErrorCode = StatecrewErrorCode> e
     this.details = options.details ?? {};
   }
 }
+Object.defineProperty(StatecrewError.prototype, STATECREW_ERROR, { value: true });
 
 /**
- * Whether `value` is an error statecrew threw (an instance of {@link StatecrewError}, any subclass),
- * and, given `code`, one with that code. Narrows `value`, so `code`, `retryable` and `details` can be
- * read without a cast.
+ * Whether `value` is an error statecrew threw (a {@link StatecrewError}, any subclass, from this copy
+ * of statecrew or any other loaded beside it), and, given `code`, one with that code. Narrows `value`,
+ * so `code`, `message`, `retryable` and `details` can be read without a cast. Prefer it to
+ * `instanceof`, which is false for an error of another copy (a definitions module importing its own
+ * statecrew, served by a global `statecrew` command).
  *
  * @example
  * try {
@@ -64,7 +74,10 @@ export function isStatecrewError(
   value: unknown,
   code?: StatecrewErrorCode | string,
 ): value is StatecrewError {
-  return value instanceof StatecrewError && (code === undefined || value.code === code);
+  if (typeof value !== 'object' || value === null) return false;
+  const marked = value as { [STATECREW_ERROR]?: unknown; code?: unknown };
+  if (marked[STATECREW_ERROR] !== true || typeof marked.code !== 'string') return false;
+  return code === undefined || marked.code === code;
 }
 
 /**

@@ -90,7 +90,7 @@ function errorsSection(rows: readonly ErrorRow[]): string[] {
   return [
     '## Error codes',
     '',
-    `Every \`StatecrewError\` code (${rows.length}), from the table in \`src/error-codes.ts\`: the class that throws it, whether an attempt that failed with it is retried (\`retryable\`), and what it means. A message always ends with its code in parentheses.`,
+    `Every \`StatecrewError\` code (${rows.length}), from the table in \`src/error-codes.ts\`: the class that throws it, whether an attempt that failed with it is retried (\`retryable\`), and what it means. A message always ends with its code in parentheses. \`isStatecrewError(error, code)\` tells one apart, from any copy of statecrew loaded in the process (\`instanceof\` knows only its own copy's classes).`,
     '',
     '| Code | Class | Retryable | Meaning |',
     '|---|---|---|---|',

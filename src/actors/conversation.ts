@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  describeThrown,
-  MaxIterationsError,
-  McpUnavailableError,
-  ModelResponseError,
-  StatecrewError,
-} from '../errors.js';
+import { describeThrown, isStatecrewError, MaxIterationsError, ModelResponseError } from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
 import { emptyUsage, pricedUsage, usageOfCall } from '../models/usage.js';
 import type {
@@ -376,8 +370,7 @@ async function runTool(
     // A tool that says the work cannot succeed (a non-retryable StatecrewError) fails the attempt, and
     // so does a tool source that cannot be reached (a later attempt connects again); anything else it
     // throws is an observation the model can react to.
-    if (error instanceof StatecrewError && (!error.retryable || error instanceof McpUnavailableError))
-      throw error;
+    if (isStatecrewError(error) && (!error.retryable || error.code === 'mcp_unavailable')) throw error;
     return {
       tool: call.name,
       args: call.args,

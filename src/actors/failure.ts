@@ -1,4 +1,4 @@
-import { describeThrown, StatecrewError } from '../errors.js';
+import { describeThrown, isStatecrewError } from '../errors.js';
 import type { NodeFailure } from '../machines/lifecycle.js';
 
 /** HTTP statuses a retry can mend: timeout, conflict, rate limit (5xx are checked by range). */
@@ -28,7 +28,7 @@ export class CarriedFailure extends Error {
  */
 export function toFailure(error: unknown): NodeFailure {
   if (error instanceof CarriedFailure) return { ...error.failure };
-  if (error instanceof StatecrewError) {
+  if (isStatecrewError(error)) {
     const failure: NodeFailure = { message: error.message, code: error.code, retryable: error.retryable };
     if (Object.keys(error.details).length > 0) failure.details = error.details;
     return failure;

@@ -1,4 +1,4 @@
-import { JudgeCallError, JudgeError, StatecrewError } from '../errors.js';
+import { isStatecrewError, JudgeCallError, JudgeError } from '../errors.js';
 import type { Verdict } from '../machines/loop.js';
 import { callLlm, isModel } from '../models/call.js';
 import { pricedUsage, usageOfCall } from '../models/usage.js';
@@ -59,7 +59,7 @@ export async function judgeIteration(
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    throw error instanceof StatecrewError ? error : new JudgeCallError(iteration, error);
+    throw isStatecrewError(error) ? error : new JudgeCallError(iteration, error);
   }
   const verdict = parseVerdict(response.text);
   if (verdict === undefined) throw new JudgeError(response.text, iteration);

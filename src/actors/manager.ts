@@ -1,4 +1,4 @@
-import { ManagerError, StatecrewError, UnknownWorkerError } from '../errors.js';
+import { isStatecrewError, ManagerError, UnknownWorkerError } from '../errors.js';
 import { addUsage, emptyUsage } from '../models/usage.js';
 import type { CallGate, Usage } from '../types.js';
 import { converse } from './conversation.js';
@@ -62,7 +62,7 @@ function managerFailure(
   task?: string,
 ): unknown {
   if (signal.aborted) return signal.reason;
-  if (error instanceof StatecrewError) return error;
+  if (isStatecrewError(error)) return error;
   return new ManagerError(phase, error, task);
 }
 

@@ -1,4 +1,4 @@
-import type { RunAbortedError } from '../errors.js';
+import type { StatecrewError } from '../errors.js';
 import { oneLine, shellWord } from './output.js';
 
 /** The signals that stop a command's run cleanly, with the exit code of each (128 + its number). */
@@ -71,7 +71,11 @@ export function watchInterrupts(
  * What a command prints when a stop signal aborted run `id`: one error line naming the reason, and
  * how to go on (`resumeArgs`: the options `statecrew resume <id>` needs besides the id, such as `--store`).
  */
-export function abortedReport(id: string, error: RunAbortedError, resumeArgs: readonly string[]): string {
+export function abortedReport(
+  id: string,
+  error: StatecrewError<'aborted'>,
+  resumeArgs: readonly string[],
+): string {
   const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
   const args = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
   return (

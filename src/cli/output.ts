@@ -1,4 +1,4 @@
-import { StatecrewError } from '../errors.js';
+import { isStatecrewError } from '../errors.js';
 import type { CrewOutput } from '../types.js';
 
 /** What a command writes to: its output and its diagnostics, and whether the output is a terminal. */
@@ -18,7 +18,7 @@ const OWN_PREFIX = /^statecrew(?: (?:run|resume|signal|show|runs|plot|paths|runn
  */
 export function errorLine(error: unknown, verbose: boolean): string {
   const message = oneLine(error instanceof Error ? error.message : String(error)).replace(OWN_PREFIX, '');
-  const known = error instanceof StatecrewError || /\([a-z_]+\)$/.test(message);
+  const known = isStatecrewError(error) || /\([a-z_]+\)$/.test(message);
   const line = `statecrew: ${message}${known ? '' : ' (unexpected_error)'}`;
   if (!verbose || !(error instanceof Error) || error.stack === undefined) return `${line}\n`;
   return `${line}\n${error.stack}\n`;

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { describeThrown, McpUnavailableError } from '../errors.js';
+import { describeThrown, isStatecrewError, McpUnavailableError } from '../errors.js';
 import type { ToolProgress } from '../types.js';
 import type { McpCallResult } from './observation.js';
 import type { McpServerConfig } from './options.js';
@@ -118,8 +118,9 @@ export class McpConnection {
     if (this.#reconnecting === undefined) {
       const attempt = this.connect(signal).catch((error: unknown) => {
         signal.throwIfAborted();
-        const why =
-          error instanceof McpUnavailableError ? String(error.details.reason) : describeThrown(error);
+        const why = isStatecrewError(error, 'mcp_unavailable')
+          ? String(error.details.reason)
+          : describeThrown(error);
         throw new McpUnavailableError(
           this.server,
           `its connection closed and reconnecting failed: ${why}`,

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StatecrewError } from '../errors.js';
+import { isStatecrewError } from '../errors.js';
 import { leaseIsLive } from '../runtime/durable/identity.js';
 import type { Store } from '../stores/store.js';
 
 /** How often a job looks again at a run another owner holds, at most, in ms. */
 const LOCKED_POLL_MS = 1000;
 
-const isLocked = (error: unknown) => error instanceof StatecrewError && error.code === 'run_locked';
+const isLocked = (error: unknown) => isStatecrewError(error, 'run_locked');
 
 /**
  * Resumes run `id` through `resume`; while another owner runs it (`run_locked` — a worker whose job

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
-import { StatecrewError, UnknownDefinitionError } from '../errors.js';
+import { isStatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { Store } from '../stores/store.js';
 import { toJson } from '../stores/store.js';
 import {
@@ -14,8 +14,7 @@ import {
 import { resumeWhenFree } from './locked-run.js';
 import type { RunJob, RunJobResult } from './run-queue.js';
 
-const isCode = (error: unknown, ...codes: string[]) =>
-  error instanceof StatecrewError && codes.includes(error.code);
+const isCode = (error: unknown, ...codes: string[]) => isStatecrewError(error) && codes.includes(error.code);
 
 /**
  * Starts run `id` of `definition`; one its store already holds (its worker died; another took the

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { InvalidRequestError, StatecrewError, type StatecrewErrorCode } from '../errors.js';
+import { InvalidRequestError, isStatecrewError, type StatecrewErrorCode } from '../errors.js';
 
 /** The HTTP status of each error code that is not a server fault; any other code is a 500. */
 const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
@@ -54,7 +54,7 @@ function plainDetails(details: Readonly<Record<string, unknown>>): Record<string
  * no stack).
  */
 export function errorResponse(c: Context, error: unknown): Response {
-  if (error instanceof StatecrewError) {
+  if (isStatecrewError(error)) {
     const body: ErrorBody = {
       error: { code: error.code, message: error.message, details: plainDetails(error.details) },
     };

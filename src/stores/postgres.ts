@@ -1,8 +1,8 @@
 import type { Pool, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import {
   InvalidOptionError,
+  isStatecrewError,
   MissingDependencyError,
-  StatecrewError,
   StoreUnavailableError,
 } from '../errors.js';
 import {
@@ -260,7 +260,7 @@ export class PostgresStore implements Store {
       await this.#initialise(pool);
       return await pool.query<R, unknown[]>(typeof query === 'string' ? { text: query, values } : query);
     } catch (error) {
-      if (error instanceof StatecrewError || !isUnavailable(error)) throw error;
+      if (isStatecrewError(error) || !isUnavailable(error)) throw error;
       throw new StoreUnavailableError(NAME, this.#where, error);
     }
   }

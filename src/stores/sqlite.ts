@@ -2,7 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { InvalidOptionError, MissingDependencyError, StoreUnavailableError } from '../errors.js';
+import {
+  InvalidOptionError,
+  isStatecrewError,
+  MissingDependencyError,
+  StoreUnavailableError,
+} from '../errors.js';
 import {
   checkClaim,
   checkCommit,
@@ -302,7 +307,7 @@ export class SqliteStore implements Store {
       }
       enterWal(db, this.#busyTimeoutMs);
     } catch (error) {
-      if (error instanceof MissingDependencyError) throw error;
+      if (isStatecrewError(error, 'missing_dependency')) throw error;
       throw new StoreUnavailableError(NAME, this.path, error);
     }
     try {

@@ -1,4 +1,4 @@
-import { ConfigError, InternalError, InvalidOptionError } from '../errors.js';
+import { ConfigError, InternalError, isStatecrewError } from '../errors.js';
 import type { McpServerOptions, McpServerSpec } from '../mcp/options.js';
 import { checkServerConfig } from '../mcp/options.js';
 import type { Tool, ToolSource, ToolSourceSession } from '../types.js';
@@ -70,7 +70,7 @@ function checkedSource(
   try {
     checkServerConfig(spec, options);
   } catch (error) {
-    if (!(error instanceof InvalidOptionError)) throw error;
+    if (!isStatecrewError(error, 'invalid_option')) throw error;
     const what = `an MCP server of mcps: ${error.message.replace(/ \(invalid_option\)$/, '')}`;
     throw new ConfigError(source.file, line, what, 'mcps');
   }

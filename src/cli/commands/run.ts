@@ -1,4 +1,4 @@
-import { RunAbortedError } from '../../errors.js';
+import { isStatecrewError } from '../../errors.js';
 import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
@@ -57,7 +57,7 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
       io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));
       return flowOut.status === 'failed' ? 1 : 0;
     } catch (error) {
-      if (!(error instanceof RunAbortedError) || !signal.aborted) {
+      if (!isStatecrewError(error, 'aborted') || !signal.aborted) {
         progress.end();
         throw error;
       }

@@ -1,4 +1,4 @@
-import { RunAbortedError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import { isStatecrewError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
 import { abortedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
@@ -60,7 +60,7 @@ export async function goOnInterruptibly(
   try {
     return await goOn(signal);
   } catch (error) {
-    if (!(error instanceof RunAbortedError) || !signal.aborted) throw error;
+    if (!isStatecrewError(error, 'aborted') || !signal.aborted) throw error;
     io.stderr.write(abortedReport(id, error, resumeArgs(options)));
     return interrupts.exitCode();
   } finally {

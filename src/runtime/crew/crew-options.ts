@@ -99,8 +99,8 @@ export const crewOptionsSchema = z.strictObject({
    */
   baseDir: option<string>('a folder path', (d) => typeof d === 'string' && d !== '').optional(),
   /**
-   * Lets a task's `outputFile` leave `baseDir` (through `..` or as an absolute path elsewhere); without
-   * it such a path is refused (`output_file_failed`). @default false
+   * Lets a task's `outputFile` leave `baseDir` (through `..`, as an absolute path elsewhere, or through
+   * a symbolic link); without it such a path is refused (`output_file_failed`). @default false
    */
   allowOutsideFiles: flag().default(false),
 });

@@ -1,7 +1,7 @@
 import { InternalError, UnknownContextTaskError } from '../../errors.js';
 import type { Agent } from './agent.js';
 import { interpolate } from './interpolate.js';
-import { type OutputFiles, outputPath } from './output-file.js';
+import { type OutputFiles, type OutputTarget, outputTarget } from './output-file.js';
 import type { Task } from './task.js';
 
 /** One task as a run sees it: its node id, position, and text with the run's inputs filled in. */
@@ -19,7 +19,7 @@ export interface PlannedTask {
   /** The same tasks as positions in the crew's list (the plan's `tasks`). */
   contextPositions: readonly number[] | undefined;
   /** Where its output is written once it completes (absolute, inputs filled), if anywhere. */
-  outputFile?: string | undefined;
+  outputFile?: OutputTarget | undefined;
 }
 
 /** A crew resolved for one run. */
@@ -78,7 +78,7 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
       contextIds: contextPositions?.map((position) => nodeIds[position] as string),
       contextPositions,
       outputFile:
-        task.outputFile === undefined ? undefined : outputPath(nodeId, task.outputFile, inputs, files),
+        task.outputFile === undefined ? undefined : outputTarget(nodeId, task.outputFile, inputs, files),
     };
   });
   return {

@@ -26,7 +26,7 @@ import type { Agent } from './agent.js';
 import { type AttemptHookOptions, attemptHooks } from './attempt-hooks.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { DelegationDesk, type DelegationOptions } from './delegation-desk.js';
-import { writtenOutcome } from './output-file.js';
+import { type OutputTarget, writtenOutcome } from './output-file.js';
 import { countedOn, type WaitingTasks } from './waiting-tasks.js';
 
 /** A task run to start: what its attempts need, how many attempts it may take and their backoff. */
@@ -38,8 +38,8 @@ export interface TaskRunSpec extends AttemptSpec {
    * its attempts count on from them. @default 0
    */
   attemptsBefore?: number;
-  /** Where a completed run's output is written (absolute), if anywhere: a failed write fails the run. */
-  outputFile?: string | undefined;
+  /** Where a completed run's output is written, if anywhere: a failed write fails the run. */
+  outputFile?: OutputTarget | undefined;
 }
 
 /** The runner of a crew's task runs: agent runs as work, lifecycle transitions as crew events. */

@@ -74,8 +74,9 @@ export const taskOptionsSchema = z.strictObject({
   /**
    * Once the task completes, its output is written to this file (the raw text, or pretty JSON for a
    * structured output); `{placeholders}` are filled from the run's inputs, folders are created, and a
-   * relative path resolves against the crew's `baseDir`. A path outside `baseDir` is refused unless the
-   * crew allows it (`allowOutsideFiles`); a refused or failed write fails the task (`output_file_failed`).
+   * relative path resolves against the crew's `baseDir`. A path outside `baseDir` (where it really leads,
+   * symbolic links followed) is refused unless the crew allows it (`allowOutsideFiles`); a refused or
+   * failed write fails the task (`output_file_failed`).
    * @default none
    */
   outputFile: text().optional(),

@@ -1,4 +1,4 @@
-import { LeaseLostError, StatecrewError, StoreUnavailableError } from '../../errors.js';
+import { isStatecrewError, LeaseLostError, StoreUnavailableError } from '../../errors.js';
 import type {
   JsonValue,
   RecordWrite,
@@ -204,7 +204,7 @@ export class RunOwner {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof StatecrewError) throw error;
+      if (isStatecrewError(error)) throw error;
       throw new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
     }
   }

@@ -1,5 +1,5 @@
 import { type Observable, Subject } from 'rxjs';
-import { describeThrown, InvalidOptionError, StatecrewError } from '../../errors.js';
+import { describeThrown, InvalidOptionError, isStatecrewError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
 import type { RunHead, RunKind } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
@@ -210,9 +210,7 @@ class StuckRunRunner implements Runner {
         (): Outcome => ({ id, kind: 'started' }),
         (error: unknown): Outcome =>
           // Another runner started this tick first: nothing for this one to do.
-          error instanceof StatecrewError && error.code === 'run_exists'
-            ? { id, kind: 'skipped' }
-            : { id, kind: 'failed', error },
+          isStatecrewError(error, 'run_exists') ? { id, kind: 'skipped' } : { id, kind: 'failed', error },
       );
     const head = { id, kind: 'flow' as const, name: schedule.flow };
     this.#emit(head, { type: 'run.scheduled', schedule: schedule.name, tick });
@@ -249,8 +247,7 @@ class StuckRunRunner implements Runner {
       return { id: head.id, kind };
     } catch (error) {
       // Another runner claimed it first, or it moved on meanwhile: nothing for this one to do.
-      if (error instanceof StatecrewError && LEFT_TO_ANOTHER.has(error.code))
-        return { id: head.id, kind: 'skipped' };
+      if (isStatecrewError(error) && LEFT_TO_ANOTHER.has(error.code)) return { id: head.id, kind: 'skipped' };
       return { id: head.id, kind: 'failed', error };
     }
   }
@@ -300,7 +297,7 @@ function report(outcomes: readonly Outcome[]): RecoveryReport {
   for (const outcome of outcomes) {
     if (outcome.kind === 'failed') {
       const { error } = outcome;
-      const code = error instanceof StatecrewError ? error.code : undefined;
+      const code = isStatecrewError(error) ? error.code : undefined;
       result.failed.push({
         id: outcome.id,
         error: describeThrown(error),

@@ -1,4 +1,4 @@
-import { describeThrown, StatecrewError } from '../../errors.js';
+import { describeThrown, isStatecrewError } from '../../errors.js';
 import type { RecordWrite } from '../../stores/store.js';
 import type { StoreErrorRecord } from '../../types.js';
 import type { HeadChange, RunOwner } from '../durable/run-owner.js';
@@ -117,7 +117,7 @@ export class RunCommits {
 
   /** A commit failed: halts the run, or — policy `continue`, the lease still the run's — lets it go. */
   #failed(error: unknown, writes: readonly RecordWrite[]): void {
-    const leaseLost = error instanceof StatecrewError && error.code === 'lease_lost';
+    const leaseLost = isStatecrewError(error, 'lease_lost');
     if (this.outcomes.policy === 'stop' || leaseLost) {
       this.#failure = error;
       this.outcomes.halt(error);
@@ -129,7 +129,7 @@ export class RunCommits {
         key: write.key,
         error: describeThrown(error),
       };
-      if (error instanceof StatecrewError) record.code = error.code;
+      if (isStatecrewError(error)) record.code = error.code;
       this.errors.push(record);
       this.outcomes.letGo(record);
     }

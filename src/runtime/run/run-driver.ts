@@ -1,5 +1,5 @@
 import { type AnyActorRef, toPromise } from 'xstate';
-import { describeThrown, RunAbortedError, StatecrewError } from '../../errors.js';
+import { describeThrown, isStatecrewError, RunAbortedError } from '../../errors.js';
 import type { RunStatus, StatecrewEvent } from '../../types.js';
 import type { RunEvents } from './run-events.js';
 
@@ -205,7 +205,7 @@ class RunDriver<T> {
     return this.#parts.hub.closing({
       type: 'run.failed',
       error: describeThrown(error),
-      ...(error instanceof StatecrewError ? { code: error.code } : {}),
+      ...(isStatecrewError(error) ? { code: error.code } : {}),
     });
   }
 
