@@ -56,6 +56,30 @@ describe('deadlines at the door', () => {
     expect(ran).toEqual(['thank']);
   });
 
+  it('give a signal to the steps still before their deadline, leaving the late one to time out', async () => {
+    const store = new MemoryStore();
+    const clock = createManualClock();
+    const ran: string[] = [];
+    const flow = createFlow({ name: 'parcel', initialState: {}, store, clock })
+      .start('ship', () => 'shipped')
+      .wait('courier', 'ship', { event: 'delivered', timeoutMs: HOUR, onTimeout: 'courier_late' })
+      .wait('customer', 'ship', { event: 'delivered' })
+      .listen('pay_courier', 'courier', () => ran.push('pay_courier'))
+      .listen('fine_courier', 'courier_late', () => ran.push('fine_courier'))
+      .listen('thank', 'customer', () => ran.push('thank'));
+    await flow.kickoff({ inputs: { id: 'd-1' } });
+    clock.advance(2 * HOUR);
+    const signalled = await flow.signal('d-1', 'delivered', 'at the door');
+    // The customer's wait took it; the courier's, late, still waits (and the run with it).
+    expect(signalled).toMatchObject({ status: 'paused', trail: ['ship', 'customer'] });
+    expect(signalled.pending).toMatchObject({ step: 'courier' });
+    const out = await flow.resume('d-1');
+    expect(out.status).toBe('completed');
+    expect(out.outputs.customer).toBe('at the door');
+    expect(out.outputs.courier).toEqual({ timedOut: true });
+    expect([...ran].sort()).toEqual(['fine_courier', 'thank']);
+  });
+
   it('refuse a human’s answer that comes after the step’s deadline, leaving the step to time out', async () => {
     const store = new MemoryStore();
     const clock = createManualClock();
