@@ -100,6 +100,34 @@ describe('idempotency keys of crew tool calls', () => {
     expect(new Set(keys.map(([, key]) => key)).size).toBe(4);
   });
 
+  it('key a coworker’s calls under the delegating call, apart from the task agent’s own', async () => {
+    const keys: [string, string | undefined][] = [];
+    const charge = chargeTool(keys);
+    const leadModel = createScriptedModel([
+      { text: '', toolCalls: [{ id: 'c1', name: 'charge', args: { order: 'lead' } }] },
+      {
+        text: '',
+        toolCalls: [
+          { id: 'c2', name: 'delegate_work', args: { coworker: 'Clerk', task: 'charge', context: '' } },
+        ],
+      },
+      'done',
+    ]);
+    const clerkModel = createScriptedModel([
+      { text: '', toolCalls: [{ id: 'c1', name: 'charge', args: { order: 'clerk' } }] },
+      'charged',
+    ]);
+    const lead = new Agent({ role: 'Lead', llm: leadModel, tools: [charge], allowDelegation: true });
+    const clerk = new Agent({ role: 'Clerk', llm: clerkModel, tools: [charge] });
+    const task = new Task({ name: 'bill', description: 'bill', agent: lead });
+    await new Crew({ agents: [lead, clerk], tasks: [task] }).kickoff({ executionId: 'team-1' });
+    expect(keys.map(([order]) => order)).toEqual(['lead', 'clerk']);
+    const [own, coworkers] = keys.map(([, key]) => key);
+    expect(own).toEqual(expect.any(String));
+    expect(coworkers).toEqual(expect.any(String));
+    expect(coworkers).not.toBe(own);
+  });
+
   it('key the calls of a conversation held by an executor as in the run’s own process', async () => {
     const here: [string, string | undefined][] = [];
     await chargingCrew(here).kickoff({ executionId: 'run-x' });
