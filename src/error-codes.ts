@@ -50,6 +50,11 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'The tasks of a graph crew depend on each other in a cycle, so none of them could start.',
   },
+  deadline_passed: {
+    retryable: false,
+    meaning:
+      'A signal or answer came after the deadline of the step waiting for it: refused, the step times out instead.',
+  },
   duplicate_role: {
     retryable: false,
     meaning: 'Two workers of a hierarchical crew share a role, so the manager could not tell them apart.',

@@ -560,6 +560,22 @@ export class NoWaiterError extends StatecrewError<'no_waiter'> {
   }
 }
 
+/**
+ * A signal or a human's answer came for a step whose deadline (`timeoutAt`, on the run's clock) had
+ * passed: it is refused and the run is left as it was, for the runner (or a `resume` without an
+ * answer) to time the step out down its `onTimeout` route.
+ */
+export class DeadlinePassedError extends StatecrewError<'deadline_passed'> {
+  constructor(flow: string, id: string, step: string, timeoutAt: number, at: number) {
+    const deadline = new Date(timeoutAt).toISOString();
+    super(
+      'deadline_passed',
+      `Flow "${flow}" run "${id}": step "${step}" stopped waiting at ${deadline}, before this came at ${new Date(at).toISOString()}; it times out instead`,
+      { details: { flow, id, step, timeoutAt, at } },
+    );
+  }
+}
+
 /** A flow step's attempt did not finish within its `timeoutMs` (retryable: a step's `retries` apply). */
 export class StepTimeoutError extends StatecrewError<'step_timeout'> {
   constructor(step: string, timeoutMs: number) {

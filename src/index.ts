@@ -16,6 +16,7 @@ export {
   ContextOrderError,
   CorruptSnapshotError,
   CycleError,
+  DeadlinePassedError,
   DuplicateRoleError,
   DuplicateStepError,
   DuplicateTaskError,

@@ -582,6 +582,14 @@ export interface ToolContext {
   signal: AbortSignal;
   /** This call's id in the run (`<node id>.<attempt>.<model call>.<index>` in a crew's task run). */
   callId?: string;
+  /**
+   * The same for this call in every execution of its task run — each attempt, and a run again by
+   * another process after a takeover or a crash — as long as the agent calls its tools as before:
+   * `<task run's key>:<tool>#<n>`, the n-th call of this tool in the conversation (a coworker's calls
+   * start with the delegating call's key). A tool runs at least once, so give it to the service it
+   * changes to make the effect happen once. Set on every call a crew's task run makes.
+   */
+  idempotencyKey?: string;
   /** The run's execution memory, when the crew keeps one (`memory` on the crew): see `createResultsTool`. */
   memory?: AttemptMemory;
   /**

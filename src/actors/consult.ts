@@ -19,6 +19,8 @@ export interface ConsultRequest {
   chain: readonly string[];
   /** The id of the delegating tool call: the coworker's call ids start with it. */
   callId: string;
+  /** The delegating tool call's idempotency key: the coworker's tool calls' keys start with it. */
+  idempotencyKey?: string;
   /** Goes on with the coworker's conversation where it paused for an approval. */
   resume?: ConversationResume;
 }

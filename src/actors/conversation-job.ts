@@ -53,6 +53,8 @@ export interface ConversationJob {
   delegation?: { roles: string[]; maxDepth: number };
   /** What the conversation's call ids start with (the task run's node id and attempt). */
   callScope?: string;
+  /** The task run's idempotency key, which each tool call's key derives from. */
+  keyScope?: string;
   /** Where a conversation that paused for approvals goes on from, with the answers (plain data). */
   resume?: ConversationResume;
 }

@@ -70,6 +70,11 @@ export interface ConversationHooks {
    * `<scope>.<model call>.<index>`): a task run's node id and attempt. @default 'call'
    */
   callScope?: string;
+  /**
+   * The idempotency key of the node run the conversation works for: each tool call's key is
+   * `<keyScope>:<tool>#<n>` (the n-th call of that tool in the conversation). Unset: calls get none.
+   */
+  keyScope?: string;
   /** Goes on from where a paused conversation stopped, with answers to its waiting calls. */
   resume?: ConversationResume;
   /**
@@ -265,7 +270,8 @@ async function runToolCalls(
     try {
       // A resumed call was counted when it was first made.
       const refused = resumed === undefined ? talk.counter.refusal(toolCall) : undefined;
-      record = refused ?? (await runTool(speaker, toolCall, signal, hooks, callId, resumed));
+      const call = { callId, key: callKeyOf(hooks, talk, toolCall.name) };
+      record = refused ?? (await runTool(speaker, toolCall, signal, hooks, call, resumed));
     } catch (error) {
       if (!(error instanceof CallWaits)) throw error;
       const pause: ConversationPause = {
@@ -292,6 +298,18 @@ async function runToolCalls(
 /** The run-wide id of a turn's `index`-th tool call: `<scope>.<model call>.<index>`. */
 function callIdOf(hooks: ConversationHooks, talk: Talk, index: number): string {
   return `${hooks.callScope ?? 'call'}.${talk.calls}.${index}`;
+}
+
+/**
+ * The idempotency key of a call of tool `name`: `<scope>:<name>#<n>`, n counting this tool's calls in
+ * the conversation from 1. Counted from the messages (which a pause keeps), so the same conversation
+ * held again — another attempt, another owner — gives each call the key it had.
+ */
+function callKeyOf(hooks: ConversationHooks, talk: Talk, name: string): string | undefined {
+  if (hooks.keyScope === undefined) return undefined;
+  let before = 0;
+  for (const message of talk.messages) if (message.role === 'tool' && message.name === name) before += 1;
+  return `${hooks.keyScope}:${name}#${before + 1}`;
 }
 
 /** One model call, reported to `hooks` whether it answered or threw (but not when it was aborted). */
@@ -327,7 +345,7 @@ async function runTool(
   call: ToolCall,
   signal: AbortSignal,
   hooks: ConversationHooks,
-  callId: string,
+  { callId, key }: { callId: string; key: string | undefined },
   resumed?: ConversationResume,
 ): Promise<ToolCallRecord> {
   const { tools } = speaker;
@@ -343,6 +361,7 @@ async function runTool(
     return { tool: call.name, args: call.args, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   }
   const context: ToolContext = { signal, callId };
+  if (key !== undefined) context.idempotencyKey = key;
   if (hooks.memory !== undefined) context.memory = hooks.memory;
   const { onToolProgress } = hooks;
   if (onToolProgress !== undefined) context.onProgress = progressReport(call.name, callId, onToolProgress);

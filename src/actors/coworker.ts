@@ -19,6 +19,9 @@ export async function holdCoworker(
   talk: ConversationHooks,
 ): Promise<ConsultOutcome> {
   const hooks: ConversationHooks = { ...talk, callScope: `${request.callId}/${request.to}` };
+  // The coworker's tool calls are keyed under the delegating call, never under the task run itself.
+  delete hooks.keyScope;
+  if (request.idempotencyKey !== undefined) hooks.keyScope = `${request.idempotencyKey}/${request.to}`;
   if (request.resume !== undefined) hooks.resume = request.resume;
   try {
     const speaker = coworkerSpeaker(agent, request, scope);

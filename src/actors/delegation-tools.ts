@@ -112,6 +112,7 @@ async function handOver(
     chain: seat.chain,
     callId: context.callId ?? `${seat.nodeId}.${seat.attempt}`,
   };
+  if (context.idempotencyKey !== undefined) request.idempotencyKey = context.idempotencyKey;
   const resume = nestedResume(context);
   if (resume !== undefined) request.resume = resume;
   const outcome = await scope.ask(request, context.signal);

@@ -37,6 +37,7 @@ export async function holdConversation(
     if (job.delegation !== undefined)
       speaker = workerDelegation(job, job.delegation, speaker, registry, report);
     if (job.callScope !== undefined) hooks.callScope = job.callScope;
+    if (job.keyScope !== undefined) hooks.keyScope = job.keyScope;
     if (job.resume !== undefined) hooks.resume = job.resume;
     if (registry.sessions !== undefined) hooks.toolSessions = registry.sessions;
     const text = await withDeadline(job.deadline, signal, (s) =>

@@ -103,6 +103,8 @@ export interface AttemptHooks {
   executor?: ConversationExecutor;
   /** The run's id, which a remote conversation carries. */
   runId?: string;
+  /** The idempotency key of task run `nodeId` (the run's own): its tool calls' keys derive from it. */
+  keyOf?(nodeId: string): string;
   /** Who held a remote conversation (a worker's name). */
   onWorker?(nodeId: string, worker: string): void;
   /** The run's tool sources, each opened once when a conversation first needs it. */
@@ -187,6 +189,8 @@ function conversation(
   const talk = countedTalk(spec, attemptNo, signal, hooks);
   // Unique in the run and stable once stored: a paused call is answered by its id.
   talk.callScope = `${spec.nodeId}.${attemptNo}`;
+  // The same for every attempt of the task run, in any process: its tools' keys derive from it.
+  if (hooks.keyOf !== undefined) talk.keyScope = hooks.keyOf(spec.nodeId);
   if (spec.resume !== undefined) talk.resume = spec.resume;
   if (hooks.memoryFor !== undefined) talk.memory = hooks.memoryFor(spec.nodeId, attemptNo);
   const { onDelta } = hooks;
@@ -284,6 +288,7 @@ async function remoteConversation(
     );
   if (spec.delegation !== undefined) job.delegation = spec.delegation;
   if (talk.callScope !== undefined) job.callScope = talk.callScope;
+  if (talk.keyScope !== undefined) job.keyScope = talk.keyScope;
   if (talk.resume !== undefined) job.resume = talk.resume;
   if (talk.onDelta !== undefined) job.stream = true;
   if (spec.timeoutMs !== undefined) job.deadline = Date.now() + spec.timeoutMs;

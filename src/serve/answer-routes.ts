@@ -37,7 +37,9 @@ export const answerRoutes: RouteGroup = {
         400: error(`${COMMON_ERRORS[400]} (answer_required, unknown_route)`),
         401: error(COMMON_ERRORS[401]),
         404: UNKNOWN,
-        409: error('The run is not paused (not_paused), or another owner runs it (run_locked)'),
+        409: error(
+          'The run is not paused (not_paused), the step answered is past its deadline (deadline_passed), or another owner runs it (run_locked)',
+        ),
         413: error('The body is too large (payload_too_large)'),
       },
     },
@@ -53,7 +55,9 @@ export const answerRoutes: RouteGroup = {
         400: error(COMMON_ERRORS[400]),
         401: error(COMMON_ERRORS[401]),
         404: UNKNOWN,
-        409: error('Nothing waits for the event (no_waiter), or another owner runs it (run_locked)'),
+        409: error(
+          'Nothing waits for the event (no_waiter), the steps waiting for it are past their deadline (deadline_passed), or another owner runs it (run_locked)',
+        ),
         413: error('The body is too large (payload_too_large)'),
       },
     },

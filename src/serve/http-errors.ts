@@ -23,6 +23,7 @@ const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
   not_paused: 409,
   not_running: 409,
   no_waiter: 409,
+  deadline_passed: 409,
   payload_too_large: 413,
   store_unavailable: 503,
   store_closed: 503,

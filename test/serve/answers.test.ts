@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/index.js';
+import { createFlow, createRunner, type SqliteStore } from '../../src/index.js';
 import type { StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
+import { createManualClock } from '../../src/testing.js';
 import { authed, json, refundCrew, serverPerTest, testServer, waitingCrew } from './serve-helpers.js';
 
 let store: SqliteStore;
@@ -121,6 +122,29 @@ describe('POST /runs/:id/signal', { timeout: 30_000 }, () => {
     expect(missing.status).toBe(400);
     expect(missing.answer.error?.message).toContain('body.event');
     expect((await store.readRun('o2'))?.status).toBe('paused');
+  });
+
+  it('answers 409 deadline_passed to a signal after the wait’s deadline; the run then times out', async () => {
+    const clock = createManualClock();
+    const late = createFlow({ name: 'late-order', initialState: {}, clock })
+      .start('invoice', () => 'sent')
+      .wait('payment', 'invoice', { event: 'payment.received', timeoutMs: 60_000, onTimeout: 'late' })
+      .listen('ship', 'payment', () => 'shipped')
+      .listen('chase', 'late', () => 'chased');
+    await server.close();
+    server = testServer(store, { flows: [late] });
+    await post('/runs', { definition: 'late-order', inputs: {}, id: 'l1' });
+    clock.advance(60_000);
+    const refused = await post('/runs/l1/signal', { event: 'payment.received' });
+    expect(refused.status).toBe(409);
+    expect(refused.answer.error?.code).toBe('deadline_passed');
+    expect((await store.readRun('l1'))?.status).toBe('paused');
+    const runner = createRunner({ store, flows: [late], clock });
+    expect((await runner.recover()).timedOut).toEqual(['l1']);
+    await runner.close();
+    const run = await detail('l1');
+    expect(run.status).toBe('completed');
+    expect(run.flow).toMatchObject({ trail: ['invoice', 'payment', 'chase'] });
   });
 });
 

@@ -5,6 +5,7 @@ import type { CallGate } from '../engine/budget.js';
 import type { Clock } from '../engine/clock.js';
 import { waitTurn } from '../engine/rate-limit.js';
 import type { RunRecorder } from '../engine/recorder.js';
+import { nodeRunKey } from '../run/idempotency-key.js';
 import type { RunEvents, UnstampedEvent } from '../run/run-events.js';
 import type { RunMemory } from './memory.js';
 
@@ -55,6 +56,7 @@ export function attemptHooks(
           runId: hub.runId,
           onWorker: (nodeId: string, worker: string) => recorder.worker(nodeId, worker),
         }),
+    keyOf: (nodeId) => nodeRunKey(hub.runId, nodeId),
     waitTurn: (agent, signal) => agentTurn(agent, clock, signal),
     onDelta(nodeId, attempt, delta) {
       // A streamed piece of text is for listeners only (the output it ends in is what is kept).

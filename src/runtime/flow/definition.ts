@@ -30,6 +30,13 @@ export interface StepContext<S> {
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
   /**
+   * The same for every execution of this step run — each attempt of it, and a run again by another
+   * process after a takeover or a crash — and different for any other step run (another step, another
+   * run of the step, another flow run): `<run id>:<node id>`. A step runs at least once, so give it to
+   * the services it changes (a payment's idempotency key, a unique row) to make their effect happen once.
+   */
+  idempotencyKey: string;
+  /**
    * Runs a crew (any `Crew`) as a child actor of this step; its events join the flow's, tagged with
    * the step. A crew that pauses for a human makes the step wait, and the flow pause.
    */

@@ -1,5 +1,6 @@
 import {
   AnswerRequiredError,
+  DeadlinePassedError,
   FlowMismatchError,
   NotPausedError,
   NoWaiterError,
@@ -7,6 +8,7 @@ import {
   StoreRequiredError,
   UnknownRouteError,
 } from '../../errors.js';
+import type { PendingStep } from '../../machines/flow/waits.js';
 import type { RunHead, Store } from '../../stores/store.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
@@ -137,10 +139,22 @@ export type ResumeRequest =
   /** An outside event for the run's wait steps (`flow.signal`). */
   | { kind: 'signal'; event: string; payload: unknown };
 
+/** Whether waiting step `pending` is past its deadline on `now`: it takes no signal or answer any more. */
+function isLate(pending: PendingStep, now: number): boolean {
+  return pending.timeoutAt !== undefined && pending.timeoutAt <= now;
+}
+
+/** `deadline_passed` for waiting step `late`, which a signal or answer reached at `now`. */
+function lateError(definition: FlowDefinition<unknown>, id: string, late: PendingStep, now: number) {
+  return new DeadlinePassedError(definition.name, id, late.step, late.timeoutAt as number, now);
+}
+
 /**
  * The answers a request gives a paused run, checked against what it waits for: a human's answer
  * (`checkAnswer`); a signal completes every wait for its event (`no_waiter` when none waits for it);
  * no answer times out every waiting step whose deadline passed on `now` (`answer_required` when none did).
+ * The deadline decides, not when a runner last looked: a step past its deadline on `now` takes no
+ * signal or answer (`deadline_passed` when none is left to take it), and is left to time out.
  */
 function answersFor(
   definition: FlowDefinition<unknown>,
@@ -151,7 +165,9 @@ function answersFor(
   const pending = snapshot.pending ?? [];
   if (request.kind === 'signal') {
     const { event, payload } = request;
-    const waits = pending.filter((p) => p.kind === 'event' && p.event === event);
+    const all = pending.filter((p) => p.kind === 'event' && p.event === event);
+    const waits = all.filter((p) => !isLate(p, now));
+    if (all[0] !== undefined && waits.length === 0) throw lateError(definition, snapshot.id, all[0], now);
     if (waits.length === 0) {
       const waiting = pending.map((p) =>
         p.kind === 'event'
@@ -168,7 +184,12 @@ function answersFor(
   if (isCrewAnswer(request.answer)) {
     return crewStepAnswers(definition.name, snapshot.id, pending, request.answer);
   }
-  if (request.answer !== undefined) return [checkAnswer(definition, snapshot, request.answer)];
+  if (request.answer !== undefined) {
+    const answer = checkAnswer(definition, snapshot, request.answer);
+    const late = pending.find((p) => p.step === answer.step && isLate(p, now));
+    if (late !== undefined) throw lateError(definition, snapshot.id, late, now);
+    return [answer];
+  }
   const due = pending.filter((p) => p.timeoutAt !== undefined && p.timeoutAt <= now);
   if (due.length === 0) {
     const what = pending.some((p) => p.kind === 'human')

@@ -3,6 +3,7 @@ import type { Store } from '../../stores/store.js';
 import type { MemoryEntry } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
 import type { ChildRunScope } from '../run/child-run.js';
+import { nodeRunKey } from '../run/idempotency-key.js';
 import type { RunEvents } from '../run/run-events.js';
 import type { FlowCrewWaits } from './crew-steps.js';
 import type { StepContext } from './definition.js';
@@ -39,6 +40,7 @@ export function stepContext<S>(
     outputs: run.outputs,
     flowId: run.state.id,
     signal,
+    idempotencyKey: nodeRunKey(run.hub.runId, spec.nodeId),
     kickoff(crew, crewOptions = {}) {
       kickoffs += 1;
       const scope: ChildRunScope = {
