@@ -36,6 +36,7 @@ export {
   ManagerError,
   MaxIterationsError,
   MaxRunsError,
+  McpResultTooLargeError,
   McpUnavailableError,
   MissingAgentError,
   MissingDependencyError,
