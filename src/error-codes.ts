@@ -136,6 +136,11 @@ export const ERROR_CODES = {
     meaning:
       'An MCP server cannot be reached: it did not start, did not answer in time, or its connection closed.',
   },
+  mcp_result_too_large: {
+    retryable: false,
+    meaning:
+      "An MCP tool's result is larger than its server's `maxResultBytes`: calling again gives the same.",
+  },
   missing_agent: { retryable: false, meaning: 'A task has no agent in a process that needs one.' },
   missing_dependency: {
     retryable: false,

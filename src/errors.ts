@@ -928,6 +928,22 @@ export class McpUnavailableError extends StatecrewError<'mcp_unavailable'> {
   }
 }
 
+/**
+ * An MCP tool's result is larger than its server's `maxResultBytes` (a stdio server's message, or an
+ * HTTP server's result as JSON). Not retryable: the same call gives the same result. `details` names
+ * the server, the tool (when known), the result's size and the limit, in bytes.
+ */
+export class McpResultTooLargeError extends StatecrewError<'mcp_result_too_large'> {
+  constructor(server: string, tool: string | undefined, bytes: number, limit: number, cause?: unknown) {
+    const what = tool === undefined ? 'a message' : `the result of tool "${tool}"`;
+    super(
+      'mcp_result_too_large',
+      `MCP server "${server}" sent ${what} of ${bytes} bytes, more than its maxResultBytes (${limit} bytes)`,
+      { cause, details: { server, ...(tool === undefined ? {} : { tool }), bytes, limit } },
+    );
+  }
+}
+
 /** A worker was asked to run a crew or flow its definitions do not hold. */
 export class UnknownDefinitionError extends StatecrewError<'unknown_definition'> {
   /** `holder`: who was asked, as the message names it (`This worker`, `This server`). */

@@ -37,6 +37,7 @@ export {
   ManagerError,
   MaxIterationsError,
   MaxRunsError,
+  McpResultTooLargeError,
   McpUnavailableError,
   MissingAgentError,
   MissingDependencyError,

@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { describeThrown, isStatecrewError, McpUnavailableError } from '../errors.js';
+import { describeThrown, isStatecrewError, McpResultTooLargeError, McpUnavailableError } from '../errors.js';
 import type { ToolProgress } from '../types.js';
+import { CallDeadline } from './deadline.js';
 import type { McpCallResult } from './observation.js';
 import type { McpServerConfig } from './options.js';
 import { ProgressRoutes } from './progress.js';
+import { TOO_LARGE_CODE, type TooLargeData } from './stdio-process.js';
 import { createTransport, type ServerTransport } from './transport.js';
 
 /** What statecrew calls itself when it introduces itself to a server. */
@@ -42,7 +44,7 @@ export class McpConnection {
   /** Starts (or reaches) the server and initializes the session, within `connectTimeoutMs`. */
   async connect(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new McpUnavailableError(this.server, 'its connection was closed');
-    const transport = createTransport(this.#config.spec);
+    const transport = createTransport(this.#config.spec, this.#config.maxResultBytes);
     const client = new Client(CLIENT_INFO);
     // Called once the transport closed: for stdio, once the child process exited.
     const ended = new Promise<void>((resolve) => {
@@ -74,9 +76,8 @@ export class McpConnection {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.#request(
-        () => client.listTools(cursor === undefined ? {} : { cursor }, this.#options(signal, 'connect')),
-        'listing its tools',
+      const page = await this.#request(() =>
+        client.listTools(cursor === undefined ? {} : { cursor }, this.#options(signal)),
       );
       tools.push(...page.tools);
       cursor = page.nextCursor;
@@ -85,8 +86,9 @@ export class McpConnection {
   }
 
   /**
-   * Calls tool `name` (the server's own name), reconnecting once first if the server had gone. Given
-   * `onProgress`, the call carries a progress token and the server's progress notifications go to it.
+   * Calls tool `name` (the server's own name), reconnecting once first if the server had gone. The
+   * call carries a progress token: the server's progress notifications go to `onProgress`, and each
+   * one gives the call its `callTimeoutMs` again.
    */
   async call(
     name: string,
@@ -96,21 +98,38 @@ export class McpConnection {
   ): Promise<McpCallResult> {
     if (this.#client === undefined && !this.#closed) await this.#reconnect(signal);
     const client = this.#live();
-    const options = this.#options(signal, 'call');
-    if (onProgress === undefined)
-      return this.#request(
-        () => client.callTool({ name, arguments: args }, undefined, options),
-        `calling tool "${name}"`,
-      );
-    const progressToken = this.#progress.add(onProgress);
+    const deadline = new CallDeadline(this.#config.callTimeoutMs);
+    const progressToken = this.#progress.add((progress) => {
+      deadline.restart();
+      onProgress?.(progress);
+    });
+    // No limit of the SDK's own: the deadline is the limit, and progress restarts it.
+    const options = { signal: AbortSignal.any([signal, deadline.signal]), timeout: NO_LIMIT };
+    const request = { name, arguments: args, _meta: { progressToken } };
     try {
-      return await this.#request(
-        () => client.callTool({ name, arguments: args, _meta: { progressToken } }, undefined, options),
-        `calling tool "${name}"`,
-      );
+      const result = await this.#request(() => client.callTool(request, undefined, options), name);
+      this.#checkSize(name, result);
+      return result;
+    } catch (error) {
+      if (!signal.aborted && deadline.signal.aborted)
+        throw new McpUnavailableError(
+          this.server,
+          `it did not answer in time calling tool "${name}" (callTimeoutMs: ${this.#config.callTimeoutMs} ms)`,
+          deadline.signal.reason,
+        );
+      throw error;
     } finally {
+      deadline.stop();
       this.#progress.delete(progressToken);
     }
+  }
+
+  /** Refuses a result over `maxResultBytes` from a server whose transport did not (over HTTP). */
+  #checkSize(tool: string, result: McpCallResult): void {
+    if (this.#transport?.spawned() === true) return;
+    const limit = this.#config.maxResultBytes;
+    const bytes = Buffer.byteLength(JSON.stringify(result) ?? '');
+    if (bytes > limit) throw new McpResultTooLargeError(this.server, tool, bytes, limit);
   }
 
   /** Connects again after the server went; calls that find it gone meanwhile share the attempt. */
@@ -151,21 +170,32 @@ export class McpConnection {
     return this.#client;
   }
 
-  #options(signal: AbortSignal | undefined, kind: 'connect' | 'call') {
-    const timeout = kind === 'connect' ? this.#config.connectTimeoutMs : this.#config.callTimeoutMs;
-    return { ...signalOption(signal), ...(timeout === undefined ? { timeout: 2 ** 31 - 1 } : { timeout }) };
+  #options(signal: AbortSignal | undefined) {
+    return { ...signalOption(signal), timeout: this.#config.connectTimeoutMs };
   }
 
-  /** A request to the server: a lost connection or a timeout is `mcp_unavailable`; other errors pass. */
-  async #request<T>(send: () => Promise<T>, doing: string): Promise<T> {
+  /**
+   * A request to the server (listing its tools, or calling tool `tool`): a lost connection or a
+   * timeout is `mcp_unavailable`, a result too large `mcp_result_too_large`; other errors pass.
+   */
+  async #request<T>(send: () => Promise<T>, tool?: string): Promise<T> {
+    const doing = tool === undefined ? 'listing its tools' : `calling tool "${tool}"`;
     try {
       return await send();
     } catch (error) {
       if (!(error instanceof McpError)) throw error;
-      if (error.code === ErrorCode.RequestTimeout) {
-        const limit = doing.startsWith('calling') ? 'callTimeoutMs' : 'connectTimeoutMs';
-        throw new McpUnavailableError(this.server, `it did not answer in time ${doing} (${limit})`, error);
-      }
+      const tooLarge = error.code === TOO_LARGE_CODE ? sizeOf(error.data) : undefined;
+      if (tooLarge !== undefined)
+        throw new McpResultTooLargeError(this.server, tool, tooLarge.bytes, tooLarge.limit, error);
+      if (error.code === ErrorCode.RequestTimeout)
+        throw new McpUnavailableError(
+          this.server,
+          `it did not answer in time ${doing} (connectTimeoutMs)`,
+          error,
+        );
+      const lost = this.#transport?.tooLarge();
+      if (error.code === ErrorCode.ConnectionClosed && lost !== undefined)
+        throw new McpResultTooLargeError(this.server, undefined, lost.bytes, lost.limit, error);
       if (error.code === ErrorCode.ConnectionClosed)
         throw new McpUnavailableError(this.server, `its connection closed while ${doing}`, error);
       throw error;
@@ -181,6 +211,15 @@ export class McpConnection {
       : `connecting failed: ${describeThrown(error)}`;
     return stderr === '' ? what : `${what}; it said: ${stderr.split('\n').slice(-3).join(' / ')}`;
   }
+}
+
+/** The longest timeout a timer takes: for the SDK, no limit. */
+const NO_LIMIT = 2 ** 31 - 1;
+
+/** The size and limit an error standing for a too-large result carries, if it is one. */
+function sizeOf(data: unknown): TooLargeData['tooLarge'] | undefined {
+  if (typeof data !== 'object' || data === null || !('tooLarge' in data)) return undefined;
+  return (data as TooLargeData).tooLarge;
 }
 
 /** How long closing waits for a child process to exit after the SDK's own SIGTERM and SIGKILL. */

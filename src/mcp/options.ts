@@ -35,11 +35,14 @@ const names = () =>
     'a list of strings',
     (list) => Array.isArray(list) && list.every((v) => typeof v === 'string'),
   );
-const ms = () =>
-  option<number>(
-    'a positive integer of milliseconds',
-    (n) => typeof n === 'number' && Number.isInteger(n) && n > 0,
-  );
+const positive = (what: string) =>
+  option<number>(what, (n) => typeof n === 'number' && Number.isInteger(n) && n > 0);
+const ms = () => positive('a positive integer of milliseconds');
+
+/** How long a tool call may go without an answer by default: the MCP SDK's own request timeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** The largest result taken by default: the MCP SDK's own limit of a stdio message (10 MiB). */
+export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
 
 /** The options of `mcpServer(spec, options)`: each option's type, check, default and docs, once. */
 export const mcpServerOptionsSchema = z.strictObject({
@@ -51,8 +54,19 @@ export const mcpServerOptionsSchema = z.strictObject({
   prefix: option<string>('a string', (p) => typeof p === 'string').optional(),
   /** How long starting and initializing the server may take, in ms (`mcp_unavailable` after). @default 10000 */
   connectTimeoutMs: ms().default(10_000),
-  /** How long one tool call may take, in ms (`mcp_unavailable` after). @default no limit */
-  callTimeoutMs: ms().optional(),
+  /**
+   * How long one tool call may go without an answer, in ms: each progress notification the server
+   * sends starts it again (`mcp_unavailable` after); `0`: no limit. @default 60000
+   */
+  callTimeoutMs: option<number>(
+    'a positive integer of milliseconds, or 0 for no limit',
+    (n) => typeof n === 'number' && Number.isInteger(n) && n >= 0,
+  ).default(DEFAULT_CALL_TIMEOUT_MS),
+  /**
+   * The largest tool result the server may send, in bytes (a stdio server's message; an HTTP server's
+   * result as JSON): a larger one fails the call with `mcp_result_too_large`, not retried. @default 10485760
+   */
+  maxResultBytes: positive('a positive integer of bytes').default(DEFAULT_MAX_RESULT_BYTES),
 });
 
 /** Options of {@link mcpServer}. */
@@ -65,7 +79,9 @@ export interface McpServerConfig {
   exclude: readonly string[];
   prefix: string;
   connectTimeoutMs: number;
-  callTimeoutMs: number | undefined;
+  /** `0`: no limit. */
+  callTimeoutMs: number;
+  maxResultBytes: number;
 }
 
 const SPEC_KEYS = new Set(['name', 'command', 'args', 'env', 'cwd', 'url', 'headers']);
@@ -79,13 +95,9 @@ export function checkServerConfig(spec: McpServerSpec, options: McpServerOptions
     throw new InvalidOptionError('mcpServer', 'name', 'a non-empty string', name);
   const where = `mcpServer "${name}"`;
   checkKeys(where, spec, SPEC_KEYS);
-  const { include, exclude, prefix, connectTimeoutMs, callTimeoutMs } = parseOptions(
-    mcpServerOptionsSchema,
-    where,
-    options,
-  );
+  const { include, exclude, prefix, ...limits } = parseOptions(mcpServerOptionsSchema, where, options);
   checkTransport(where, spec);
-  return { spec, include, exclude, prefix: prefix ?? name, connectTimeoutMs, callTimeoutMs };
+  return { spec, include, exclude, prefix: prefix ?? name, ...limits };
 }
 
 /** Refuses a spec that is neither a command nor a URL, or whose fields have the wrong types. */

@@ -14,6 +14,7 @@ const INLINE_OPTIONS: Readonly<Record<string, keyof McpServerOptions>> = {
   prefix: 'prefix',
   connect_timeout_ms: 'connectTimeoutMs',
   call_timeout_ms: 'callTimeoutMs',
+  max_result_bytes: 'maxResultBytes',
 };
 
 /**

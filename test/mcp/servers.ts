@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ToolCall } from '../../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -28,6 +29,22 @@ export function everythingServer() {
     command: process.execPath,
     args: [serverScript('@modelcontextprotocol/server-everything'), 'stdio'],
   };
+}
+
+/** The unruly fixture server over stdio (see `test/fixtures/mcp/unruly-server.mjs`), with `env` added. */
+export function unrulyServer(env?: Record<string, string>) {
+  const script = fileURLToPath(new URL('../fixtures/mcp/unruly-server.mjs', import.meta.url));
+  return { name: 'unruly', command: process.execPath, args: [script], ...(env === undefined ? {} : { env }) };
+}
+
+/** Whether process `pid` exists (a zombie not yet reaped counts as gone only once reaped). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A temp folder with `notes.txt`; `remove()` deletes it. */

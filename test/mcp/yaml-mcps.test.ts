@@ -84,6 +84,9 @@ describe("mcps: in agents.yaml (CrewAI's key)", () => {
     expect(load('  mcps:', '    - name: x', '      command: node', '      call_timeout_ms: soon')).toThrow(
       /^agents\.yaml line 4: an MCP server of mcps: .*callTimeoutMs/,
     );
+    expect(load('  mcps:', '    - name: x', '      command: node', '      max_result_bytes: lots')).toThrow(
+      /^agents\.yaml line 4: an MCP server of mcps: .*maxResultBytes/,
+    );
     expect(load('  mcps: fs')).toThrow(
       /^agents\.yaml line 3: agent "reader": mcps must be a list of MCP servers/,
     );
