@@ -96,11 +96,11 @@ for (const [kind, provide] of storeKinds()) {
         try {
           await run.when('holding');
           const future = Date.now() + 60_000;
+          expect(await store.prune({ olderThan: future, statuses: ['running'] })).toEqual([]);
           expect(await pruneStore(store, { olderThan: future, statuses: ['running'] })).toEqual({
             pruned: [],
             kept: ['held-1'],
           });
-          expect(await store.prune({ olderThan: future, statuses: ['running'] })).toEqual([]);
           // `--prune 1s` matches a run last changed over a second ago.
           await expect
             .poll(async () => Date.now() - ((await store.readRun('held-1'))?.updatedAt ?? Date.now()), {
