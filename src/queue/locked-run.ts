@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isStatecrewError } from '../errors.js';
-import { leaseIsLive } from '../runtime/durable/identity.js';
+import { leaseIsLive, leaseRemainingMs } from '../runtime/durable/identity.js';
 import type { Store } from '../stores/store.js';
 
 /** How often a job looks again at a run another owner holds, at most, in ms. */
@@ -35,8 +35,9 @@ async function untilFree(store: Store, id: string, stop: AbortSignal): Promise<b
   for (;;) {
     const head = await store.readRun(id);
     const now = Date.now();
-    if (!leaseIsLive(head?.lease ?? null, now)) return true;
-    const expiresIn = (head?.lease?.expiresAt ?? now) - now;
+    const lease = head?.lease ?? null;
+    if (lease === null || !leaseIsLive(lease, now)) return true;
+    const expiresIn = leaseRemainingMs(lease, now);
     const waited = await sleep(Math.max(10, Math.min(LOCKED_POLL_MS, expiresIn)), true, {
       signal: stop,
     }).catch(() => false);

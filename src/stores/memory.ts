@@ -1,10 +1,20 @@
-import { checkClaim, checkCommit, checkHead, checkRenewal, listStatuses, pruneBounds } from './run-head.js';
+import {
+  checkClaim,
+  checkCommit,
+  checkHead,
+  checkRenewal,
+  listStatuses,
+  liveOnStoreClock,
+  onStoreClock,
+  pruneBounds,
+} from './run-head.js';
 import {
   decodeValue,
   encodeValue,
   type JsonValue,
   OpenState,
   type PruneOptions,
+  type PruneResult,
   type RunClaim,
   type RunCommit,
   type RunFilter,
@@ -80,14 +90,14 @@ export class MemoryStore implements Store {
     this.#open.check();
     checkHead('MemoryStore', head);
     if (this.#heads.has(head.id)) return false;
-    this.#heads.set(head.id, structuredClone(head));
+    this.#heads.set(head.id, { ...structuredClone(head), lease: onStoreClock(head.lease, this.now()) });
     return true;
   }
 
   async readRun(id: string): Promise<RunHead | undefined> {
     this.#open.use('flow_runs', id);
     const head = this.#heads.get(id);
-    return head === undefined ? undefined : structuredClone(head);
+    return head === undefined ? undefined : this.#copy(head);
   }
 
   async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
@@ -95,19 +105,21 @@ export class MemoryStore implements Store {
     checkClaim('MemoryStore', id, expectedVersion, claim);
     const head = this.#heads.get(id);
     if (head === undefined || head.version !== expectedVersion) return false;
+    const now = this.now();
+    if (liveOnStoreClock(head.lease, now) && head.lease?.token !== claim.replaces) return false;
     head.status = claim.status;
-    head.lease = claim.lease === null ? null : { ...claim.lease };
+    head.lease = onStoreClock(claim.lease === null ? null : { ...claim.lease }, now);
     head.version += 1;
-    head.updatedAt = this.now();
+    head.updatedAt = now;
     return true;
   }
 
-  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+  async renewLease(id: string, token: string, expiresAt: number, ttlMs?: number): Promise<boolean> {
     this.#open.use('flow_runs', id);
-    checkRenewal('MemoryStore', expiresAt);
+    checkRenewal('MemoryStore', expiresAt, ttlMs);
     const lease = this.#heads.get(id)?.lease;
     if (lease === undefined || lease === null || lease.token !== token) return false;
-    lease.expiresAt = expiresAt;
+    lease.expiresAt = ttlMs === undefined ? expiresAt : this.now() + ttlMs;
     return true;
   }
 
@@ -139,28 +151,41 @@ export class MemoryStore implements Store {
     return [...this.#heads.values()]
       .filter((head) => statuses === undefined || statuses.has(head.status))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((head) => structuredClone(head));
+      .map((head) => this.#copy(head));
   }
 
   async prune(options: PruneOptions): Promise<string[]> {
+    return (await this.pruneRuns(options)).pruned;
+  }
+
+  async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
     const { before, statuses } = pruneBounds('MemoryStore', options);
     const chosen = new Set<string>(statuses);
-    const ids = [...this.#heads.values()]
+    const now = this.now();
+    const matched = [...this.#heads.values()]
       .filter((head) => chosen.has(head.status) && head.updatedAt < before)
-      .map((head) => head.id)
-      .sort();
-    for (const id of ids) {
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const kept = matched.filter((head) => liveOnStoreClock(head.lease, now)).map((head) => head.id);
+    const pruned = matched.filter((head) => !liveOnStoreClock(head.lease, now)).map((head) => head.id);
+    for (const id of pruned) {
       this.#heads.delete(id);
       for (const collection of STORE_COLLECTIONS) this.#rows.get(collection)?.delete(id);
     }
-    return ids;
+    return { pruned, kept };
   }
 
   async close(): Promise<void> {
     this.#open.close();
     this.#rows.clear();
     this.#heads.clear();
+  }
+
+  /** A head as a caller gets it: a copy, its lease telling the time it has left on this store's clock. */
+  #copy(head: RunHead): RunHead {
+    const copy = structuredClone(head);
+    if (copy.lease !== null) copy.lease.remainingMs = copy.lease.expiresAt - this.now();
+    return copy;
   }
 
   /**

@@ -60,14 +60,23 @@ const HEAD_COLUMN_NAMES = [
   'updated_at',
 ] as const satisfies readonly (keyof HeadRow)[];
 const HEAD_COLUMNS = HEAD_COLUMN_NAMES.join(', ');
+/** The server's clock in epoch ms: what a lease's expiry is set and judged by. */
+const SERVER_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+/** The server's clock at the statement's start: one time for every row a prune looks at. */
+const STATEMENT_MS = '(extract(epoch FROM now()) * 1000)::bigint';
+/** The columns a head is read back with: its lease's time left on the server's clock too. */
+const READ_COLUMNS = `${HEAD_COLUMNS}, expires_at - ${SERVER_MS} AS remaining_ms`;
+/** A lease's expiry as a claim or renewal writes it: the server's now plus `ttl`, or `given` without one. */
+const expiry = (given: string, ttl: string) =>
+  `CASE WHEN ${ttl}::bigint IS NULL THEN ${given}::bigint ELSE ${SERVER_MS} + ${ttl}::bigint END`;
 const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
 /** How a write meets an existing row: a new value, the same `seq`, so `list` keeps first-write order. */
 const REPLACE =
   'DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at';
 
-/** The parameters of `runs.create` for a head's row. */
-export function headParams(row: HeadRow): unknown[] {
-  return HEAD_COLUMN_NAMES.map((column) => row[column]);
+/** The parameters of `runs.create` for a head's row ($12: its lease's `ttlMs`, or null). */
+export function headParams(row: HeadRow, ttlMs: number | undefined): unknown[] {
+  return [...HEAD_COLUMN_NAMES.map((column) => row[column]), ttlMs ?? null];
 }
 
 /** A double-quoted SQL identifier. */
@@ -82,7 +91,10 @@ export function postgresSql(schema: string): PostgresSql {
     STORE_COLLECTIONS.map((collection) => [collection, recordSql(name(collection))]),
   ) as Record<StoreCollection, RecordSql>;
   const runs = name('runs');
-  // The runs with a status in $1 whose head last changed before $2, with every record they own.
+  // The runs with a status in $1 whose head last changed before $2 and whose lease is not live, with
+  // every record they own; the DELETE re-checks its WHERE on a row a heartbeat or claim just changed.
+  const matched = `status = ANY($1::text[]) AND updated_at < $2::float8`;
+  const live = `token IS NOT NULL AND expires_at > ${STATEMENT_MS}`;
   const pruneRecords = STORE_COLLECTIONS.map(
     (collection, i) =>
       `records_${i} AS (DELETE FROM ${name(collection)} WHERE execution_id IN (SELECT id FROM chosen))`,
@@ -90,16 +102,19 @@ export function postgresSql(schema: string): PostgresSql {
   return {
     records,
     runs: {
-      create: `INSERT INTO ${runs} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
-      read: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE id = $1`,
-      claim: `UPDATE ${runs} SET status = $3, version = version + 1, token = $4, expires_at = $5, owner = $6, updated_at = $7 WHERE id = $1 AND version = $2`,
-      renew: `UPDATE ${runs} SET expires_at = $3 WHERE id = $1 AND token = $2`,
+      create: `INSERT INTO ${runs} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, ${expiry('$7', '$12')}, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+      read: `SELECT ${READ_COLUMNS} FROM ${runs} WHERE id = $1`,
+      // A claim waiting on a heartbeat's row lock re-checks its WHERE on the renewed row.
+      claim: `UPDATE ${runs} SET status = $3, version = version + 1, token = $4, expires_at = ${expiry('$5', '$8')}, owner = $6, updated_at = $7
+        WHERE id = $1 AND version = $2 AND (token IS NULL OR expires_at <= ${SERVER_MS} OR token = $9::text)`,
+      renew: `UPDATE ${runs} SET expires_at = ${expiry('$3', '$4')} WHERE id = $1 AND token = $2`,
       commit: prepared(commitSql(name, movingFence(runs))),
       commitRecords: prepared(commitSql(name, checkingFence(runs))),
-      list: `SELECT ${HEAD_COLUMNS} FROM ${runs} WHERE $1::text[] IS NULL OR status = ANY($1::text[])`,
-      prune: `WITH chosen AS (DELETE FROM ${runs} WHERE status = ANY($1::text[]) AND updated_at < $2::float8 RETURNING id),
+      list: `SELECT ${READ_COLUMNS} FROM ${runs} WHERE $1::text[] IS NULL OR status = ANY($1::text[])`,
+      prune: `WITH chosen AS (DELETE FROM ${runs} WHERE ${matched} AND NOT (${live}) RETURNING id),
         ${pruneRecords.join(',\n        ')}
-        SELECT id FROM chosen`,
+        SELECT id, false AS kept FROM chosen
+        UNION ALL SELECT id, true AS kept FROM ${runs} WHERE ${matched} AND ${live}`,
     },
   };
 }

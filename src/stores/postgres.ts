@@ -31,6 +31,7 @@ import {
   type JsonValue,
   OpenState,
   type PruneOptions,
+  type PruneResult,
   type RunClaim,
   type RunCommit,
   type RunFilter,
@@ -152,7 +153,8 @@ export class PostgresStore implements Store {
   async createRun(head: RunHead): Promise<boolean> {
     this.#open.check();
     checkHead(NAME, head);
-    const { rowCount } = await this.#query(this.#sql.runs.create, headParams(headRow(head)));
+    const params = headParams(headRow(head), head.lease?.ttlMs);
+    const { rowCount } = await this.#query(this.#sql.runs.create, params);
     return rowCount === 1;
   }
 
@@ -175,14 +177,16 @@ export class PostgresStore implements Store {
       lease.expires_at,
       lease.owner,
       Date.now(),
+      claim.lease?.ttlMs ?? null,
+      claim.replaces ?? null,
     ]);
     return rowCount === 1;
   }
 
-  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+  async renewLease(id: string, token: string, expiresAt: number, ttlMs?: number): Promise<boolean> {
     this.#open.use('flow_runs', id);
-    checkRenewal(NAME, expiresAt);
-    const { rowCount } = await this.#query(this.#sql.runs.renew, [id, token, expiresAt]);
+    checkRenewal(NAME, expiresAt, ttlMs);
+    const { rowCount } = await this.#query(this.#sql.runs.renew, [id, token, expiresAt, ttlMs ?? null]);
     return rowCount === 1;
   }
 
@@ -207,10 +211,22 @@ export class PostgresStore implements Store {
   }
 
   async prune(options: PruneOptions): Promise<string[]> {
+    return (await this.pruneRuns(options)).pruned;
+  }
+
+  async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
     const { before, statuses } = pruneBounds(NAME, options);
-    const { rows } = await this.#query<{ id: string }>(this.#sql.runs.prune, [statuses, before]);
-    return rows.map((row) => row.id).sort();
+    const { rows } = await this.#query<{ id: string; kept: boolean }>(this.#sql.runs.prune, [
+      statuses,
+      before,
+    ]);
+    const ids = (kept: boolean) =>
+      rows
+        .filter((row) => row.kept === kept)
+        .map((row) => row.id)
+        .sort();
+    return { pruned: ids(false), kept: ids(true) };
   }
 
   async close(): Promise<void> {

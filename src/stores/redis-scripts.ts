@@ -53,6 +53,19 @@ putRecord(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumbe
 return 1
 `);
 
+/** The server's clock in epoch ms (TIME): what a lease's expiry is set and judged by. */
+const SERVER_CLOCK = `
+local function serverMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function leaseLive(key)
+  if not redis.call('HGET', key, 'token') then return false end
+  local at = tonumber(redis.call('HGET', key, 'expires_at'))
+  return at ~= nil and at > serverMs()
+end
+`;
+
 /**
  * What every script on a run's head starts with. KEYS[1]: the head; KEYS[2..]: the status sets, in
  * the order of `STORED_RUN_STATUSES`. ARGV[1]: the run's member in those sets; ARGV[2]: TTL seconds
@@ -73,26 +86,37 @@ local function file(from, to, score)
   if SETS[to] then redis.call('ZADD', SETS[to], score, member) end
   expire(to)
 end
+${SERVER_CLOCK}
+local function setExpiry(ttl)
+  if ttl ~= '' then redis.call('HSET', head, 'expires_at', serverMs() + tonumber(ttl)) end
+end
 `;
 
 /** How many KEYS every head script starts with: the head and one set per status. */
 const HEAD_KEY_COUNT = 1 + STORED_RUN_STATUSES.length;
 
-/** Creates a head where none is. ARGV[4]: its status; ARGV[5..]: its fields and values, in pairs. */
+/**
+ * Creates a head where none is. ARGV[4]: its status; ARGV[5]: its lease's ttlMs (empty: keep the
+ * expiry given); ARGV[6..]: its fields and values, in pairs.
+ */
 export const CREATE_RUN_SCRIPT = new RedisScript(`${HEAD_PRELUDE}
 if redis.call('EXISTS', head) == 1 then return 0 end
-redis.call('HSET', head, unpack(ARGV, 5))
+redis.call('HSET', head, unpack(ARGV, 6))
+if redis.call('HEXISTS', head, 'token') == 1 then setExpiry(ARGV[5]) end
 file(false, ARGV[4], now)
 return 1
 `);
 
 /**
- * Compare-and-set of a head's version, moving it on by one. ARGV[4]: the expected version; ARGV[5]:
- * the new status; ARGV[6..8]: the lease's token, expiry and owner (the token empty: no lease).
+ * Compare-and-set of a head's version, moving it on by one, refused while the head's lease is live
+ * on the server's clock unless ARGV[10] is its token. ARGV[4]: the expected version; ARGV[5]: the
+ * new status; ARGV[6..8]: the lease's token, expiry and owner (the token empty: no lease); ARGV[9]:
+ * its ttlMs (empty: keep the expiry given); ARGV[10]: the token it replaces, or empty.
  */
 export const CLAIM_RUN_SCRIPT = new RedisScript(`${HEAD_PRELUDE}
 local version = redis.call('HGET', head, 'version')
 if not version or tonumber(version) ~= tonumber(ARGV[4]) then return 0 end
+if leaseLive(head) and (ARGV[10] == '' or redis.call('HGET', head, 'token') ~= ARGV[10]) then return 0 end
 local from = redis.call('HGET', head, 'status')
 redis.call('HINCRBY', head, 'version', 1)
 redis.call('HSET', head, 'status', ARGV[5], 'updated_at', now)
@@ -100,15 +124,20 @@ if ARGV[6] == '' then
   redis.call('HDEL', head, 'token', 'expires_at', 'owner')
 else
   redis.call('HSET', head, 'token', ARGV[6], 'expires_at', ARGV[7], 'owner', ARGV[8])
+  setExpiry(ARGV[9])
 end
 file(from, ARGV[5], now)
 return 1
 `);
 
-/** Moves a lease's expiry while its token holds. ARGV[4]: the token; ARGV[5]: the new expiry. */
+/**
+ * Moves a lease's expiry while its token holds. ARGV[4]: the token; ARGV[5]: the new expiry; ARGV[6]:
+ * the lease's ttlMs, which sets it from the server's clock instead (empty: none).
+ */
 export const RENEW_LEASE_SCRIPT = new RedisScript(`${HEAD_PRELUDE}
 if redis.call('HGET', head, 'token') ~= ARGV[4] then return 0 end
 redis.call('HSET', head, 'expires_at', ARGV[5])
+setExpiry(ARGV[6])
 expire(redis.call('HGET', head, 'status'))
 return 1
 `);
@@ -148,12 +177,12 @@ return 1
 
 /**
  * Deletes one run a prune chose, if it still is what was chosen: its head in status ARGV[2], last
- * changed before ARGV[3]. KEYS: the head, the set of that status, then the run's index in each
- * collection; ARGV[1]: the run's member; ARGV[4..]: per index, what its record keys start with.
- * An entry whose head expired, or moved to another status, is dropped from the set. Returns 1 if
- * it deleted the run.
+ * changed before ARGV[3], its lease not live on the server's clock. KEYS: the head, the set of that
+ * status, then the run's index in each collection; ARGV[1]: the run's member; ARGV[4..]: per index,
+ * what its record keys start with. An entry whose head expired, or moved to another status, is
+ * dropped from the set. Returns 1 if it deleted the run, 2 if it kept it back as live.
  */
-export const PRUNE_RUN_SCRIPT = new RedisScript(`
+export const PRUNE_RUN_SCRIPT = new RedisScript(`${SERVER_CLOCK}
 local head, set, member = KEYS[1], KEYS[2], ARGV[1]
 local status = redis.call('HGET', head, 'status')
 if status ~= ARGV[2] then
@@ -162,6 +191,7 @@ if status ~= ARGV[2] then
 end
 local at = tonumber(redis.call('HGET', head, 'updated_at'))
 if not at or at >= tonumber(ARGV[3]) then return 0 end
+if leaseLive(head) then return 2 end
 for i = 3, #KEYS do
   for _, record in ipairs(redis.call('ZRANGE', KEYS[i], 0, -1)) do
     redis.call('DEL', ARGV[i + 1] .. record)

@@ -44,6 +44,7 @@ import {
   type JsonValue,
   OpenState,
   type PruneOptions,
+  type PruneResult,
   type RunClaim,
   type RunCommit,
   type RunFilter,
@@ -157,30 +158,36 @@ export class RedisStore implements Store {
       value === null ? [] : [field, value],
     );
     const keys = redisRunKeys(this.#prefix, head.id);
-    return this.#onHead(CREATE_RUN_SCRIPT, keys, head.updatedAt, [head.status, ...fields]);
+    const ttl = head.lease?.ttlMs ?? '';
+    return this.#onHead(CREATE_RUN_SCRIPT, keys, head.updatedAt, [head.status, ttl, ...fields]);
   }
 
   async readRun(id: string): Promise<RunHead | undefined> {
     this.#open.use('flow_runs', id);
     const { head } = redisRunKeys(this.#prefix, id);
-    const hash = await this.#run((client) => client.hgetall(head));
-    return isEmpty(hash) ? undefined : headFromRow(hash as RawHeadRow);
+    const [time, hash] = await this.#run((client) =>
+      pipelined<unknown>(client, [['time'], ['hgetall', head]]),
+    );
+    const row = hash as Record<string, string>;
+    return isEmpty(row) ? undefined : headFromRow(withRemaining(row, serverMs(time)));
   }
 
   async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
     this.#open.check();
     checkClaim(NAME, id, expectedVersion, claim);
     const { token, expires_at, owner } = leaseColumns(claim.lease);
-    const args = [expectedVersion, claim.status, token ?? '', expires_at ?? '', owner ?? ''];
+    const lease = [token ?? '', expires_at ?? '', owner ?? '', claim.lease?.ttlMs ?? ''];
+    const args = [expectedVersion, claim.status, ...lease, claim.replaces ?? ''];
     return this.#onHead(CLAIM_RUN_SCRIPT, redisRunKeys(this.#prefix, id), Date.now(), args);
   }
 
-  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+  async renewLease(id: string, token: string, expiresAt: number, ttlMs?: number): Promise<boolean> {
     this.#open.use('flow_runs', id);
-    checkRenewal(NAME, expiresAt);
+    checkRenewal(NAME, expiresAt, ttlMs);
     // No lease carries an empty token, and the script would read an absent one as empty.
     if (typeof token !== 'string' || token === '') return false;
-    return this.#onHead(RENEW_LEASE_SCRIPT, redisRunKeys(this.#prefix, id), Date.now(), [token, expiresAt]);
+    const args = [token, expiresAt, ttlMs ?? ''];
+    return this.#onHead(RENEW_LEASE_SCRIPT, redisRunKeys(this.#prefix, id), Date.now(), args);
   }
 
   async commit(id: string, commit: RunCommit): Promise<boolean> {
@@ -205,7 +212,7 @@ export class RedisStore implements Store {
     this.#open.check();
     const statuses = listStatuses(NAME, filter) ?? [...STORED_RUN_STATUSES];
     const sets = statusSetKeys(this.#prefix);
-    const entries = await this.#run(async (client) => {
+    const { now, entries } = await this.#run(async (client) => {
       const members = await pipelined<string[]>(
         client,
         statuses.map((status) => ['zrange', sets[status], '0', '-1']),
@@ -214,34 +221,47 @@ export class RedisStore implements Store {
         (members[i] ?? []).map((member) => ({ status, member })),
       );
       const heads = listed.map(({ member }) => ['hgetall', headKey(this.#prefix, member)]);
-      const hashes = await pipelined<Record<string, string>>(client, heads);
-      return listed.map((entry, i) => ({ ...entry, hash: hashes[i] ?? {} }));
+      const [time, ...hashes] = await pipelined<unknown>(client, [['time'], ...heads]);
+      const found = listed.map((entry, i) => ({
+        ...entry,
+        hash: (hashes[i] ?? {}) as Record<string, string>,
+      }));
+      return { now: serverMs(time), entries: found };
     });
     // An entry whose head expired, or that a head created again since left in another set, is no run.
     return entries
       .filter(({ status, hash }) => hash.status === status)
-      .map(({ hash }) => headFromRow(hash as RawHeadRow))
+      .map(({ hash }) => headFromRow(withRemaining(hash, now)))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async prune(options: PruneOptions): Promise<string[]> {
+    return (await this.pruneRuns(options)).pruned;
+  }
+
+  async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
     const { before, statuses } = pruneBounds(NAME, options);
     // A score Redis and Lua both read back as a number (they may not read "Infinity").
     const bound = String(Math.min(Math.max(before, -Number.MAX_VALUE), Number.MAX_VALUE));
     const chosen = [...new Set(statuses)];
     const sets = statusSetKeys(this.#prefix);
-    const ids = await this.#run(async (client) => {
+    return this.#run(async (client) => {
       const members = await pipelined<string[]>(
         client,
         chosen.map((status) => ['zrangebyscore', sets[status], '-inf', `(${bound}`]),
       );
       const runs = chosen.flatMap((status, i) => (members[i] ?? []).map((member) => ({ status, member })));
       const calls = runs.map(({ status, member }) => this.#pruneCall(status, member, bound));
-      const deleted = await runScripts(client, PRUNE_RUN_SCRIPT, calls);
-      return runs.filter((_, i) => deleted[i] === 1).map(({ member }) => unescapePart(member));
+      const outcomes = await runScripts(client, PRUNE_RUN_SCRIPT, calls);
+      // 1: deleted; 2: kept back, its lease live on the server's clock.
+      const ids = (outcome: number) =>
+        runs
+          .filter((_, i) => outcomes[i] === outcome)
+          .map(({ member }) => unescapePart(member))
+          .sort();
+      return { pruned: ids(1), kept: ids(2) };
     });
-    return ids.sort();
   }
 
   async close(): Promise<void> {
@@ -305,6 +325,21 @@ async function pipelined<T>(client: Redis, commands: (string | number)[][]): Pro
     if (error) throw error;
     return reply as T;
   });
+}
+
+/** Epoch ms from a TIME reply (seconds and microseconds, as text). */
+function serverMs(time: unknown): number {
+  const [seconds, micros] = (time as [string, string]).map(Number) as [number, number];
+  return seconds * 1000 + Math.floor(micros / 1000);
+}
+
+/** A head's hash with its lease's time left at `now`, the server's clock. */
+function withRemaining(hash: Record<string, string>, now: number): RawHeadRow {
+  const expires = Number(hash.expires_at);
+  const row = hash as RawHeadRow;
+  return hash.expires_at !== undefined && Number.isFinite(expires)
+    ? { ...row, remaining_ms: expires - now }
+    : row;
 }
 
 function isEmpty(hash: Record<string, string>): boolean {

@@ -40,15 +40,34 @@ export function checkLease(store: string, lease: RunLease | null): void {
     typeof lease.host === 'string' &&
     isInteger(lease.expiresAt) &&
     isInteger(lease.pid) &&
-    isInteger(lease.thread);
+    isInteger(lease.thread) &&
+    (lease.ttlMs === undefined || checkTtl(lease.ttlMs)) &&
+    (lease.started === undefined || typeof lease.started === 'string');
   if (!ok) {
     throw new InvalidOptionError(
       store,
       'lease',
-      'null or { owner, token, expiresAt, host, pid, thread }',
+      'null or { owner, token, expiresAt, host, pid, thread, ttlMs?, started? }',
       lease,
     );
   }
+}
+
+/** Whether `ttl` is a lease length a store can add to its clock: whole ms, more than 0. */
+function checkTtl(ttl: unknown): boolean {
+  return isInteger(ttl) && ttl > 0;
+}
+
+/** A lease as a store that keeps time writes it: `expiresAt` from `now` (the store's clock) and its `ttlMs`. */
+export function onStoreClock(lease: RunLease | null, now: number): RunLease | null {
+  if (lease === null || lease.ttlMs === undefined) return lease;
+  const { remainingMs: _ignored, ...kept } = lease;
+  return { ...kept, expiresAt: now + lease.ttlMs };
+}
+
+/** Whether `lease` is live at `now` on the store's clock: a store never lets a claim or prune past it. */
+export function liveOnStoreClock(lease: RunLease | null, now: number): boolean {
+  return lease !== null && lease.expiresAt > now;
 }
 
 /** Checks a head a store is asked to create. */
@@ -71,9 +90,12 @@ export function checkHead(store: string, head: RunHead): void {
   encodeValue(store, head.data);
 }
 
-/** Checks a lease renewal's expiry. */
-export function checkRenewal(store: string, expiresAt: number): void {
+/** Checks a lease renewal's expiry and, if given, its lease length. */
+export function checkRenewal(store: string, expiresAt: number, ttlMs?: number): void {
   checkTime(store, 'expiresAt', expiresAt);
+  if (ttlMs !== undefined && !checkTtl(ttlMs)) {
+    throw new InvalidOptionError(store, 'ttlMs', 'whole ms, more than 0', ttlMs);
+  }
 }
 
 /** The statuses a listing filters by, checked; undefined lists every status. */
@@ -101,6 +123,9 @@ export function checkClaim(store: string, id: string, expectedVersion: number, c
   }
   checkStatus(store, claim?.status);
   checkLease(store, claim.lease);
+  if (claim.replaces !== undefined && typeof claim.replaces !== 'string') {
+    throw new InvalidOptionError(store, 'replaces', 'a lease token', claim.replaces);
+  }
 }
 
 /** Checks a commit: its run id, token, writes' addresses and status. */
@@ -139,7 +164,7 @@ export interface HeadRow {
   token: string | null;
   /** The lease's expiry, or null. */
   expires_at: number | null;
-  /** The rest of the lease as JSON text (owner, host, pid, thread), or null. */
+  /** The rest of the lease as JSON text (owner, host, pid, thread, and ttlMs, started if given), or null. */
   owner: string | null;
   /** The head's data as JSON text. */
   data: string;
@@ -150,11 +175,11 @@ export interface HeadRow {
 /** The columns a lease is kept in. */
 export function leaseColumns(lease: RunLease | null): Pick<HeadRow, 'token' | 'expires_at' | 'owner'> {
   if (lease === null) return { token: null, expires_at: null, owner: null };
-  const { owner, host, pid, thread } = lease;
+  const { owner, host, pid, thread, ttlMs, started } = lease;
   return {
     token: lease.token,
     expires_at: lease.expiresAt,
-    owner: JSON.stringify({ owner, host, pid, thread }),
+    owner: JSON.stringify({ owner, host, pid, thread, ttlMs, started }),
   };
 }
 
@@ -173,8 +198,11 @@ export function headRow(head: RunHead): HeadRow {
   };
 }
 
-/** A raw row, as a driver returns it: numbers may come back as strings (PostgreSQL BIGINT, Redis). */
-export type RawHeadRow = { [K in keyof HeadRow]: unknown };
+/**
+ * A raw row, as a driver returns it: numbers may come back as strings (PostgreSQL BIGINT, Redis).
+ * `remaining_ms`, when the store gives it, is the lease's time left on the store's clock.
+ */
+export type RawHeadRow = { [K in keyof HeadRow]: unknown } & { remaining_ms?: unknown };
 
 const toNumber = (value: unknown): number => (typeof value === 'string' ? Number(value) : (value as number));
 
@@ -198,6 +226,8 @@ export function headFromRow(row: RawHeadRow): RunHead {
     if (row.token !== null && row.token !== undefined && row.token !== '') {
       const owner = JSON.parse(String(row.owner)) as Omit<RunLease, 'token' | 'expiresAt'>;
       lease = { ...owner, token: String(row.token), expiresAt: toNumber(row.expires_at) };
+      const remaining = toNumber(row.remaining_ms);
+      if (Number.isFinite(remaining)) lease.remainingMs = remaining;
     }
   } catch (error) {
     throw corrupt((error as Error).message);

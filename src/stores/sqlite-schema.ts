@@ -35,8 +35,9 @@ export interface HeadStatements {
   held: BetterSqlite3.Statement;
   list: BetterSqlite3.Statement;
   listAll: BetterSqlite3.Statement;
-  /** The runs a prune chooses, and their deletion (`{ statuses, before }`). */
+  /** The runs a prune chooses (`{ statuses, before, now }`), those it keeps back as live, and their deletion. */
   pruned: BetterSqlite3.Statement;
+  kept: BetterSqlite3.Statement;
   prune: BetterSqlite3.Statement;
 }
 
@@ -67,8 +68,12 @@ export interface SqliteStatements {
 const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
 const HEAD_COLUMNS =
   'id, kind, name, status, version, token, expires_at, owner, data, created_at, updated_at';
-/** The runs a prune chooses: statuses as a JSON array (`@statuses`), last change before `@before`. */
-const PRUNED = 'status IN (SELECT value FROM json_each(@statuses)) AND updated_at < @before';
+/** The runs a prune matches: statuses as a JSON array (`@statuses`), last change before `@before`. */
+const MATCHED = 'status IN (SELECT value FROM json_each(@statuses)) AND updated_at < @before';
+/** A lease live at `@now` (the writer's clock, checked in the same transaction as the write). */
+const LIVE = 'token IS NOT NULL AND expires_at > @now';
+/** The runs a prune deletes: those it matches whose lease is not live. */
+const PRUNED = `${MATCHED} AND NOT (${LIVE})`;
 
 const recordTable = (table: string) => `
   CREATE TABLE IF NOT EXISTS "${table}" (
@@ -176,7 +181,7 @@ function headStatements(db: BetterSqlite3.Database): HeadStatements {
     ),
     read: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE id = ?`),
     claim: db.prepare(
-      'UPDATE runs SET status = @status, version = version + 1, token = @token, expires_at = @expires_at, owner = @owner, updated_at = @updated_at WHERE id = @id AND version = @expected',
+      `UPDATE runs SET status = @status, version = version + 1, token = @token, expires_at = @expires_at, owner = @owner, updated_at = @updated_at WHERE id = @id AND version = @expected AND (NOT (${LIVE}) OR token = @replaces)`,
     ),
     renew: db.prepare('UPDATE runs SET expires_at = ? WHERE id = ? AND token = ?'),
     fence: db.prepare(
@@ -193,6 +198,7 @@ function headStatements(db: BetterSqlite3.Database): HeadStatements {
     list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE status IN (SELECT value FROM json_each(?))`),
     listAll: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs`),
     pruned: db.prepare(`SELECT id FROM runs WHERE ${PRUNED}`),
+    kept: db.prepare(`SELECT id FROM runs WHERE ${MATCHED} AND ${LIVE}`),
     prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
   };
 }

@@ -17,6 +17,7 @@ import {
   headRow,
   leaseColumns,
   listStatuses,
+  onStoreClock,
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
@@ -34,6 +35,7 @@ import {
   type JsonValue,
   OpenState,
   type PruneOptions,
+  type PruneResult,
   type RunClaim,
   type RunCommit,
   type RunFilter,
@@ -169,32 +171,44 @@ export class SqliteStore implements Store {
   async createRun(head: RunHead): Promise<boolean> {
     this.#open.check();
     checkHead(NAME, head);
-    return this.#write(() => this.#heads().create.run(headRow(head)).changes === 1);
+    return this.#write(() => {
+      const row = headRow({ ...head, lease: onStoreClock(head.lease, Date.now()) });
+      return this.#heads().create.run(row).changes === 1;
+    });
   }
 
   async readRun(id: string): Promise<RunHead | undefined> {
     this.#open.use('flow_runs', id);
     const row = this.#use(() => this.#heads().read.get(id)) as RawHeadRow | undefined;
-    return row === undefined ? undefined : headFromRow(row);
+    return row === undefined ? undefined : headFromRow(withRemaining(row, Date.now()));
   }
 
   async claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean> {
     this.#open.check();
     checkClaim(NAME, id, expectedVersion, claim);
-    const change = {
-      id,
-      expected: expectedVersion,
-      status: claim.status,
-      ...leaseColumns(claim.lease),
-      updated_at: Date.now(),
-    };
-    return this.#write(() => this.#heads().claim.run(change).changes === 1);
+    // The writer's clock, read inside the write lock: what the claim's lease and its check go by.
+    return this.#write(() => {
+      const now = Date.now();
+      const change = {
+        id,
+        expected: expectedVersion,
+        status: claim.status,
+        ...leaseColumns(onStoreClock(claim.lease, now)),
+        updated_at: now,
+        now,
+        replaces: claim.replaces ?? null,
+      };
+      return this.#heads().claim.run(change).changes === 1;
+    });
   }
 
-  async renewLease(id: string, token: string, expiresAt: number): Promise<boolean> {
+  async renewLease(id: string, token: string, expiresAt: number, ttlMs?: number): Promise<boolean> {
     this.#open.use('flow_runs', id);
-    checkRenewal(NAME, expiresAt);
-    return this.#write(() => this.#heads().renew.run(expiresAt, id, token).changes === 1);
+    checkRenewal(NAME, expiresAt, ttlMs);
+    return this.#write(() => {
+      const expiry = ttlMs === undefined ? expiresAt : Date.now() + ttlMs;
+      return this.#heads().renew.run(expiry, id, token).changes === 1;
+    });
   }
 
   async commit(id: string, commit: RunCommit): Promise<boolean> {
@@ -222,25 +236,34 @@ export class SqliteStore implements Store {
     const rows = this.#use(() =>
       statuses === undefined ? heads.listAll.all() : heads.list.all(JSON.stringify(statuses)),
     ) as RawHeadRow[];
-    return rows.map(headFromRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const now = Date.now();
+    return rows
+      .map((row) => headFromRow(withRemaining(row, now)))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async prune(options: PruneOptions): Promise<string[]> {
+    return (await this.pruneRuns(options)).pruned;
+  }
+
+  async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
     const { before, statuses } = pruneBounds(NAME, options);
-    const bounds = { statuses: JSON.stringify(statuses), before };
-    const ids = this.#use(() => {
+    const ids = (rows: unknown[]) => (rows as { id: string }[]).map((r) => r.id).sort();
+    return this.#use(() => {
       const db = this.#connection();
       const { heads } = this.#prepared();
-      const prune = db.transaction(() => {
-        const chosen = (heads.pruned.all(bounds) as { id: string }[]).map((r) => r.id);
+      const prune = db.transaction((): PruneResult => {
+        // Under the write lock: no heartbeat or claim lands between the check and the delete.
+        const bounds = { statuses: JSON.stringify(statuses), before, now: Date.now() };
+        const pruned = ids(heads.pruned.all(bounds));
+        const kept = ids(heads.kept.all(bounds));
         for (const collection of STORE_COLLECTIONS) this.#records(collection).prune.run(bounds);
         heads.prune.run(bounds);
-        return chosen;
+        return { pruned, kept };
       });
-      return prune.immediate() as string[];
+      return prune.immediate();
     });
-    return ids.sort();
   }
 
   async close(): Promise<void> {
@@ -338,6 +361,12 @@ function requireDriver(): typeof BetterSqlite3 {
     }
     throw error;
   }
+}
+
+/** A head's row with its lease's time left at `now`, the writer's clock (the store's, for SQLite). */
+function withRemaining(row: RawHeadRow, now: number): RawHeadRow {
+  const expires = row.expires_at;
+  return typeof expires === 'number' ? { ...row, remaining_ms: expires - now } : row;
 }
 
 function toRecord(collection: string, executionId: string, row: Row): StoredRecord {

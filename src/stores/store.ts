@@ -59,13 +59,31 @@ export interface RunLease {
   owner: string;
   /** A random token: only writes that carry it commit. */
   token: string;
-  /** Epoch ms after which the lease is free, on the owner's clock. */
+  /**
+   * Epoch ms after which the lease is free. A store given `ttlMs` sets it on its own clock (its now
+   * plus `ttlMs`, at every claim and renewal); without `ttlMs` it is kept as the writer gave it.
+   */
   expiresAt: number;
   /** The owner's host (hostname, boot and process namespace): where `pid` can be checked. */
   host: string;
   pid: number;
   /** The owner's worker thread (0 on the main thread). */
   thread: number;
+  /**
+   * How long the lease lasts from each claim or renewal, in ms: a store that keeps time (every
+   * built-in one) sets `expiresAt` from it on its own clock, so no writer's clock decides it.
+   */
+  ttlMs?: number | undefined;
+  /**
+   * When the owner's process started, as its host tells it (Linux: clock ticks since boot): a pid
+   * reused by another process after the owner died is not taken for the owner.
+   */
+  started?: string | undefined;
+  /**
+   * Set by a store when it reads the head: ms until `expiresAt` on the store's own clock (≤ 0: the
+   * lease expired). Readers judge expiry by it, never by their own clock; ignored on writes.
+   */
+  remainingMs?: number | undefined;
 }
 
 /** A stored run's head: one per run, whatever its kind, beside the records the run writes. */
@@ -110,6 +128,12 @@ export interface RunCommit {
 export interface RunClaim {
   status: StoredRunStatus;
   lease: RunLease | null;
+  /**
+   * The token of a lease the claimer found free though it has not expired: its owner's process is
+   * gone (checked on the owner's host), or it is a lease of the claimer's own thread that no run
+   * holds. Without it, a store refuses the claim while the head's lease is live on its clock.
+   */
+  replaces?: string | undefined;
 }
 
 /** Which heads {@link Store.listRuns} returns. */
@@ -124,6 +148,14 @@ export interface PruneOptions {
   olderThan: number | Date;
   /** Only runs with one of these statuses. @default the settled ones: completed, partial, failed, aborted */
   statuses?: readonly StoredRunStatus[] | undefined;
+}
+
+/** What {@link Store.pruneRuns} did: the runs it deleted, and those it kept back as their lease is live. */
+export interface PruneResult {
+  /** The ids of the runs deleted, sorted. */
+  pruned: string[];
+  /** The ids of the runs that matched but were kept: their lease is live on the store's clock. Sorted. */
+  kept: string[];
 }
 
 /**
@@ -161,12 +193,16 @@ export interface Store {
   /** The head of run `id`, if there is one. */
   readRun(id: string): Promise<RunHead | undefined>;
   /**
-   * Gives run `id` a new status and lease if its head is still at `expectedVersion`, moving the
+   * Gives run `id` a new status and lease if its head is still at `expectedVersion` and its lease
+   * is free — none, expired on the store's clock, or the one `claim.replaces` names — moving the
    * version on by one; resolves whether it did (a resume's claim, an answer's).
    */
   claimRun(id: string, expectedVersion: number, claim: RunClaim): Promise<boolean>;
-  /** Moves the lease's expiry if `token` still holds it; resolves whether it did (the heartbeat). */
-  renewLease(id: string, token: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Moves the lease's expiry if `token` still holds it; resolves whether it did (the heartbeat).
+   * Given `ttlMs`, the new expiry is the store's own now plus `ttlMs` (`expiresAt` is then unused).
+   */
+  renewLease(id: string, token: string, expiresAt: number, ttlMs?: number): Promise<boolean>;
   /**
    * Writes a run's records and its new status in one transaction, only while `commit.token` holds
    * its lease; resolves false, writing nothing, when it does not (another owner took the run). A
@@ -176,10 +212,25 @@ export interface Store {
   commit(id: string, commit: RunCommit): Promise<boolean>;
   /** The heads of the stored runs, sorted by id. */
   listRuns(filter?: RunFilter): Promise<RunHead[]>;
-  /** Deletes the runs that match, with every record they own; resolves with their ids, sorted. */
+  /**
+   * Deletes the runs that match, with every record they own; resolves with their ids, sorted. A run
+   * whose lease is live on the store's clock is never deleted, whatever its status: the check and
+   * the delete are one atomic step, so a prune racing a heartbeat or a claim keeps the run.
+   */
   prune(options: PruneOptions): Promise<string[]>;
+  /** `prune`, telling the runs it kept back as well (optional: every built-in store has it). */
+  pruneRuns?(options: PruneOptions): Promise<PruneResult>;
   /** Releases the store's connections or file; later calls reject with `store_closed`. */
   close(): Promise<void>;
+}
+
+/**
+ * Prunes `store`, saying which runs it kept back as live: through `pruneRuns` where the store has it;
+ * a store without it tells only what it deleted (`kept` empty).
+ */
+export async function pruneStore(store: Store, options: PruneOptions): Promise<PruneResult> {
+  if (typeof store.pruneRuns === 'function') return store.pruneRuns(options);
+  return { pruned: await store.prune(options), kept: [] };
 }
 
 /** Every method a {@link Store} has. */

@@ -69,7 +69,10 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
       expect(await store.claimRun('r1', 1, { status: 'running', lease: lease('c') })).toBe(false);
       const claimed = await store.readRun('r1');
       expect(claimed).toMatchObject({ status: 'running', version: 2 });
-      expect(claimed?.lease).toEqual(lease('b', claimed?.lease?.expiresAt));
+      expect(claimed?.lease).toEqual({
+        ...lease('b', claimed?.lease?.expiresAt),
+        remainingMs: expect.any(Number),
+      });
       expect(await store.claimRun('missing', 1, { status: 'running', lease: lease('d') })).toBe(false);
     });
 
@@ -172,7 +175,7 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
           writes: [{ collection: 'flow_runs', key: `k${String(i).padStart(2, '0')}`, value: i }],
         }),
       );
-      const takeover = second.claimRun('r1', 1, { status: 'running', lease: lease('b') });
+      const takeover = second.claimRun('r1', 1, { status: 'running', lease: lease('b'), replaces: 'a' });
       const results = await Promise.all(commits);
       expect(await takeover).toBe(true);
       const landed = results.flatMap((ok, i) => (ok ? [`k${String(i).padStart(2, '0')}`] : []));
@@ -184,6 +187,59 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
         }),
       ).toBe(false);
       expect(await keysOf(second, 'r1')).toEqual(landed);
+    });
+
+    it('refuses a claim while the lease is live on its clock, unless the claim names it as replaced', async () => {
+      await store.createRun(head('r1', 'a'));
+      expect(await store.claimRun('r1', 1, { status: 'running', lease: lease('b') })).toBe(false);
+      expect(await store.claimRun('r1', 1, { status: 'running', lease: lease('b'), replaces: 'x' })).toBe(
+        false,
+      );
+      expect((await store.readRun('r1'))?.lease?.token).toBe('a');
+      expect(await store.claimRun('r1', 1, { status: 'running', lease: lease('b'), replaces: 'a' })).toBe(
+        true,
+      );
+      await store.createRun(head('r2', null, { lease: lease('a', Date.now() - 1000) }));
+      expect(await store.claimRun('r2', 1, { status: 'running', lease: lease('c') })).toBe(true);
+      expect((await store.readRun('r2'))?.lease?.token).toBe('c');
+    });
+
+    it('sets a lease’s expiry from ttlMs on its own clock, whatever the writer’s clock said, and tells the time left', async () => {
+      // A writer whose clock is an hour behind, or ahead: its expiresAt is not what the store keeps.
+      const behind = { ...lease('a', Date.now() - 3_600_000), ttlMs: 60_000 };
+      await store.createRun(head('r1', null, { lease: behind }));
+      const created = (await store.readRun('r1'))?.lease;
+      expect(created?.ttlMs).toBe(60_000);
+      expect(created?.remainingMs).toBeGreaterThan(30_000);
+      expect(created?.remainingMs).toBeLessThanOrEqual(60_000);
+      expect(await store.claimRun('r1', 1, { status: 'running', lease: lease('b') })).toBe(false);
+      expect(await store.renewLease('r1', 'a', Date.now() - 3_600_000, 90_000)).toBe(true);
+      expect((await store.readRun('r1'))?.lease?.remainingMs).toBeGreaterThan(60_000);
+      const ahead = { ...lease('c', Date.now() + 3_600_000), ttlMs: 1 };
+      await store.createRun(head('r2', null, { status: 'paused' }));
+      expect(await store.claimRun('r2', 1, { status: 'running', lease: ahead })).toBe(true);
+      const claimed = await store.readRun('r2');
+      expect(claimed?.lease?.expiresAt).toBeLessThan(Date.now() + 60_000);
+      // One ms on the store's clock has passed (or passes) before anyone reads it: it is then free.
+      await expect.poll(async () => (await store.readRun('r2'))?.lease?.remainingMs).toBeLessThanOrEqual(0);
+      expect(await store.claimRun('r2', 2, { status: 'running', lease: lease('d') })).toBe(true);
+    });
+
+    it('never prunes a run whose lease is live, whatever its status; pruneRuns tells which it kept back', async () => {
+      await store.createRun(head('live', 'a'));
+      await store.put('flow_runs', 'live', 'run', { round: 1 });
+      await store.createRun(head('dead', null, { lease: lease('b', Date.now() - 1000) }));
+      await store.createRun(head('waiting', null, { status: 'paused' }));
+      const future = Date.now() + 60_000;
+      expect(await store.prune({ olderThan: future, statuses: ['running'] })).toEqual(['dead']);
+      const result = await store.pruneRuns?.({ olderThan: future, statuses: ['running', 'paused'] });
+      expect(result).toEqual({ pruned: ['waiting'], kept: ['live'] });
+      expect((await store.readRun('live'))?.lease?.token).toBe('a');
+      expect((await store.get('flow_runs', 'live', 'run'))?.value).toEqual({ round: 1 });
+      expect(await store.commit('live', { token: 'a', writes: [], status: 'completed', release: true })).toBe(
+        true,
+      );
+      expect(await store.pruneRuns?.({ olderThan: future })).toEqual({ pruned: ['live'], kept: [] });
     });
 
     it('lists run heads sorted by id, filtered by status', async () => {

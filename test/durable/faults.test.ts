@@ -180,7 +180,9 @@ for (const [kind, provide] of storeKinds()) {
           pid: 1,
           thread: 0,
         };
-        expect(await store.claimRun(id, head?.version ?? -1, { status: 'running', lease: thief })).toBe(true);
+        // A thief that found the owner gone, as a claim on its host would: it names the lease it replaces.
+        const claim = { status: 'running' as const, lease: thief, replaces: head?.lease?.token };
+        expect(await store.claimRun(id, head?.version ?? -1, claim)).toBe(true);
       };
       const flow = createFlow({ name: 'stolen', initialState: {}, store })
         .start('one', () => ran.push('one'))
@@ -221,7 +223,8 @@ for (const [kind, provide] of storeKinds()) {
         pid: 1,
         thread: 0,
       };
-      await store.claimRun('h1', head?.version ?? -1, { status: 'running', lease: thief });
+      const claim = { status: 'running' as const, lease: thief, replaces: head?.lease?.token };
+      expect(await store.claimRun('h1', head?.version ?? -1, claim)).toBe(true);
       await clock.whenTimer();
       clock.advance(10); // the heartbeat is due every leaseMs / 3
       await expect(result).rejects.toMatchObject({ code: 'lease_lost' });

@@ -54,8 +54,9 @@ const expiryOf = async (store: Store, id: string) => (await store.readRun(id))?.
 
 describe('leaseMs: how long a run’s lease lasts without renewal', () => {
   it('is 15 s by default, the flow’s own when it has one, and a kickoff’s or resume’s over both', async () => {
-    const store = new MemoryStore();
     const clock = createManualClock(1_000_000);
+    // The store's clock is the run's here: the expiry it sets is that clock's now plus leaseMs.
+    const store = new MemoryStore(() => clock.now());
     const plain = heldFlow(store);
     const running = plain.flow.kickoff({ inputs: { id: 'a' }, clock });
     await plain.entered.opened;
@@ -83,8 +84,9 @@ describe('leaseMs: how long a run’s lease lasts without renewal', () => {
   });
 
   it('is the crew’s own when it has one, and a kickoff’s or resume’s over it', async () => {
-    const store = new MemoryStore();
     const clock = createManualClock(2_000_000);
+    // The store's clock is the run's here: the expiry it sets is that clock's now plus leaseMs.
+    const store = new MemoryStore(() => clock.now());
     const own = heldCrew(store, 20_000);
     const running = own.crew.kickoff({ executionId: 'c', clock });
     await own.entered.opened;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RedisStore, type RedisStoreOptions, redisRecordKeys, redisRunKeys } from '../../src/stores/redis.js';
-import { head } from '../contracts/run-store.contract.js';
+import { head, lease } from '../contracts/run-store.contract.js';
 import { storeContract } from '../contracts/store.contract.js';
 import { freePort, kill, redisServer } from '../durable/servers.js';
 import { built } from '../helpers.js';
@@ -298,7 +298,8 @@ describe.skipIf(noServices)('RedisStore on the server at 127.0.0.1:6379', () => 
         const listed = await store.listRuns();
         expect(listed).toHaveLength(25);
         expect(trips).toHaveLength(2);
-        expect(trips[1]).toEqual(Array.from({ length: 25 }, () => 'hgetall'));
+        // The heads, and the server's time their leases are judged by.
+        expect(trips[1]).toEqual(['time', ...Array.from({ length: 25 }, () => 'hgetall')]);
         await store.close();
       } finally {
         await client.quit();
@@ -350,7 +351,8 @@ describe.skipIf(noServices)('RedisStore on the server at 127.0.0.1:6379', () => 
       const other = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
       const store = new RedisStore({ url, prefix: 'flushed' });
       try {
-        await store.createRun(head('r1', 'a'));
+        // A lease that expired: a prune deletes the run (one whose lease is live it keeps).
+        await store.createRun(head('r1', null, { lease: lease('a', Date.now() - 1000) }));
         const write = (key: string) => [{ collection: 'flow_runs' as const, key, value: key }];
         expect(await store.commit('r1', { token: 'a', writes: write('before') })).toBe(true);
         await other.script('FLUSH');

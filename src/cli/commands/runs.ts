@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
-import { STORED_RUN_STATUSES, type Store, type StoredRunStatus } from '../../stores/store.js';
+import { pruneStore, STORED_RUN_STATUSES, type Store, type StoredRunStatus } from '../../stores/store.js';
 import { clipLine, fitCell, fitWidths, textWidth } from '../fit.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
@@ -84,23 +84,39 @@ export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promi
   }
 }
 
-/** `statecrew runs --prune <duration> [--status s]`: deletes old runs with everything they own. */
+/**
+ * `statecrew runs --prune <duration> [--status s]`: deletes old runs with everything they own; a run
+ * whose lease is live (it runs now) is kept, and said to be.
+ */
 async function prune(store: Store, options: RunsCommandOptions, io: CliIo): Promise<number> {
   const age = parseDuration('--prune', options.prune as string);
   const status = checkStatus(options.status, STORED_RUN_STATUSES);
   const statuses = status === undefined ? undefined : [status as StoredRunStatus];
-  const pruned = await store.prune({ olderThan: Date.now() - age, statuses });
-  if (options.json === true) io.stdout.write(`${JSON.stringify({ pruned }, null, 2)}\n`);
-  else io.stdout.write(prunedText(pruned, io.stdout.columns));
+  const { pruned, kept } = await pruneStore(store, { olderThan: Date.now() - age, statuses });
+  if (options.json === true) io.stdout.write(`${JSON.stringify({ pruned, kept }, null, 2)}\n`);
+  else io.stdout.write(prunedText(pruned, io.stdout.columns, kept));
   return 0;
 }
 
-/** What `--prune` deleted: on one line, or one id a line when that line would not fit the terminal. */
-export function prunedText(pruned: readonly string[], columns: number | undefined): string {
-  const head = `pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}`;
-  const line = `${head}${pruned.length > 0 ? `: ${pruned.join(', ')}` : ''}`;
+/**
+ * What `--prune` deleted, and the live runs it kept (a line of their own, when there are any): each
+ * on one line, or one id a line when that line would not fit the terminal.
+ */
+export function prunedText(
+  pruned: readonly string[],
+  columns: number | undefined,
+  kept: readonly string[] = [],
+): string {
+  const text = idsText(`pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}`, pruned, columns);
+  if (kept.length === 0) return text;
+  return text + idsText(`kept ${kept.length} live run${kept.length === 1 ? '' : 's'}`, kept, columns);
+}
+
+/** `head` and its ids on one line, or one id a line when that line would not fit `columns`. */
+function idsText(head: string, ids: readonly string[], columns: number | undefined): string {
+  const line = `${head}${ids.length > 0 ? `: ${ids.join(', ')}` : ''}`;
   if (columns === undefined || textWidth(line) <= columns) return `${line}\n`;
-  return `${[`${head}:`, ...pruned.map((id) => clipLine(`  ${id}`, columns))].join('\n')}\n`;
+  return `${[`${head}:`, ...ids.map((id) => clipLine(`  ${id}`, columns))].join('\n')}\n`;
 }
 
 const HEADER = ['ID', 'NAME', 'KIND', 'STATUS', 'TIME'];

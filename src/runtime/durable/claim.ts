@@ -1,7 +1,7 @@
 import { InvalidOptionError, RunLockedError } from '../../errors.js';
 import type { RunHead } from '../../stores/store.js';
 import type { Clock } from '../engine/clock.js';
-import { leaseIsLive } from './identity.js';
+import { leaseIsLive, leaseStanding } from './identity.js';
 import type { RunOwner } from './run-owner.js';
 
 /** The longest run id every store keeps. */
@@ -59,9 +59,10 @@ const ATTEMPTS = 5;
 
 /**
  * Claims a stored run for `owner`: reads its head, lets `decide` refuse or leave it, refuses a run
- * whose lease has a live owner (`run_locked`, naming it), and compare-and-sets the head's version. A
- * lost race reads the head again, so the loser of two claims sees the winner's lease. Resolves
- * undefined when nothing is stored under the id.
+ * whose lease has a live owner (`run_locked`, naming it), and compare-and-sets the head's version
+ * (the store refusing it too while the lease is live on its clock). A lost race reads the head
+ * again, so the loser of two claims sees the winner's lease. Resolves undefined when nothing is
+ * stored under the id.
  */
 export async function claimStoredRun(claim: StoredRunClaim): Promise<ClaimOutcome | undefined> {
   const { owner } = claim;
@@ -75,8 +76,10 @@ export async function claimStoredRun(claim: StoredRunClaim): Promise<ClaimOutcom
       throw claim.lostRace(head);
     }
     if ((await claim.decide(head)) === 'leave') return { head, claimed: false };
-    if (head.lease !== null && leaseIsLive(head.lease, claim.clock.now())) throw locked(claim, head);
-    const claimed = await owner.take(head);
+    const standing = leaseStanding(head.lease, claim.clock.now());
+    if (standing === 'live') throw locked(claim, head);
+    // A lease this host found free before it expired: the store lets the claim replace it by name.
+    const claimed = await owner.take(head, standing === 'ownerGone' ? head.lease?.token : undefined);
     if (claimed) return { head, claimed: true };
   }
   throw locked(claim, last as RunHead);

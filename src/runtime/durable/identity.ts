@@ -11,6 +11,8 @@ export interface OwnerIdentity {
   host: string;
   pid: number;
   thread: number;
+  /** When this process started, where its host tells it (Linux: clock ticks since boot). */
+  started?: string | undefined;
 }
 
 /** A file's first line, or '' where it cannot be read (not Linux, no /proc). */
@@ -33,13 +35,27 @@ function hostIdentity(): string {
   return [hostname(), boot, namespace].filter((part) => part !== '').join('/');
 }
 
+/**
+ * When process `pid` started, as Linux tells it (field 22 of `/proc/<pid>/stat`, clock ticks since
+ * boot), or undefined where it cannot be read. Read with the pid, it tells a reused pid apart.
+ */
+export function processStart(pid: number): string | undefined {
+  const stat = readQuietly(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const started = fields[19];
+  return started !== undefined && /^[0-9]+$/.test(started) ? started : undefined;
+}
+
 let identity: OwnerIdentity | undefined;
 
 /** This process (and thread) as a lease's owner. */
 export function ownerIdentity(): OwnerIdentity {
   if (identity === undefined) {
     const name = `${hostname()}:${process.pid}${threadId === 0 ? '' : `/${threadId}`}`;
+    const started = processStart(process.pid);
     identity = { owner: name, host: hostIdentity(), pid: process.pid, thread: threadId };
+    if (started !== undefined) identity.started = started;
   }
   return identity;
 }
@@ -67,17 +83,47 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** Whether the process `lease` names on this host is the one that took it and still runs. */
+function ownerRuns(lease: RunLease): boolean {
+  if (!processAlive(lease.pid)) return false;
+  // A pid reused by another process since: its start time differs from the one the lease recorded.
+  const started = lease.started === undefined ? undefined : processStart(lease.pid);
+  return started === undefined || started === lease.started;
+}
+
 /**
- * Whether `lease` still has a live owner at `now`. What this host can check, it checks: a lease of
- * this thread is live while one of its runs holds it; one of a process on this host that is gone is
- * free at once. Any other lease is live until it expires.
+ * How a lease stands, as a claim acts on it: `live` (hands off), `expired` on the store's clock,
+ * `ownerGone` (unexpired, but this host checked that its owner no longer holds it: a claim then
+ * names its token in `replaces`), or `none`.
  */
-export function leaseIsLive(lease: RunLease | null, now: number): boolean {
-  if (lease === null) return false;
+export type LeaseStanding = 'none' | 'live' | 'expired' | 'ownerGone';
+
+/**
+ * How `lease` stands. What this host can check, it checks, whatever the clocks say: a lease of this
+ * thread is live while one of its runs holds it, and free once none does; a lease of another process
+ * on this host is live while that process runs (the same pid, started at the same time) and free
+ * once it is gone. Any other lease (another host, another thread of this process) is live until it
+ * expires on the store's clock — its `remainingMs` — or, from a store that does not tell it, at its
+ * `expiresAt` on the reader's clock `now`.
+ */
+export function leaseStanding(lease: RunLease | null, now: number): LeaseStanding {
+  if (lease === null) return 'none';
   const me = ownerIdentity();
-  if (lease.host === me.host) {
-    if (lease.pid === me.pid && lease.thread === me.thread) return heldTokens.has(lease.token);
-    if (lease.pid !== me.pid && lease.pid > 0 && !processAlive(lease.pid)) return false;
+  if (lease.host === me.host && lease.pid > 0) {
+    if (lease.pid === me.pid && lease.thread === me.thread) {
+      return heldTokens.has(lease.token) ? 'live' : 'ownerGone';
+    }
+    if (lease.pid !== me.pid) return ownerRuns(lease) ? 'live' : 'ownerGone';
   }
-  return lease.expiresAt > now;
+  return leaseRemainingMs(lease, now) > 0 ? 'live' : 'expired';
+}
+
+/** Whether `lease` still has a live owner (see {@link leaseStanding}). */
+export function leaseIsLive(lease: RunLease | null, now: number): boolean {
+  return leaseStanding(lease, now) === 'live';
+}
+
+/** How long `lease` has left, in ms: on the store's clock where the store told it, else `expiresAt - now`. */
+export function leaseRemainingMs(lease: RunLease, now: number): number {
+  return lease.remainingMs ?? lease.expiresAt - now;
 }

@@ -57,10 +57,16 @@ export class RunOwner {
     readonly keepEvents = false,
   ) {}
 
-  /** The lease this owner writes: its identity, token and a fresh expiry. */
+  /**
+   * The lease this owner writes: its identity, token and a fresh expiry. `ttlMs` lets the store set
+   * the expiry on its own clock; `expiresAt`, on the run's clock, serves a store that does not.
+   */
   lease(): RunLease {
-    const { owner, host, pid, thread } = ownerIdentity();
-    return { owner, host, pid, thread, token: this.token, expiresAt: this.clock.now() + this.leaseMs };
+    const { owner, host, pid, thread, started } = ownerIdentity();
+    const expiresAt = this.clock.now() + this.leaseMs;
+    const lease: RunLease = { owner, host, pid, thread, token: this.token, expiresAt, ttlMs: this.leaseMs };
+    if (started !== undefined) lease.started = started;
+    return lease;
   }
 
   /** Claims a new run's id with its head; resolves false when a run already has it. */
@@ -85,9 +91,16 @@ export class RunOwner {
     return created;
   }
 
-  /** Claims a stored run whose head is `head` (compare-and-set on its version); resolves whether it did. */
-  async take(head: RunHead): Promise<boolean> {
-    const claim = { status: 'running' as const, lease: this.lease() };
+  /**
+   * Claims a stored run whose head is `head` (compare-and-set on its version); resolves whether it
+   * did. `replaces`: the token of its lease, found free by this host though unexpired.
+   */
+  async take(head: RunHead, replaces?: string): Promise<boolean> {
+    const claim = {
+      status: 'running' as const,
+      lease: this.lease(),
+      ...(replaces === undefined ? {} : { replaces }),
+    };
     const taken = await this.#call(() => this.store.claimRun(head.id, head.version, claim));
     if (taken) {
       this.#hold();
@@ -154,7 +167,7 @@ export class RunOwner {
         async () => {
           if (!this.#holding) return;
           const renewed = await this.store
-            .renewLease(this.id, this.token, this.clock.now() + this.leaseMs)
+            .renewLease(this.id, this.token, this.clock.now() + this.leaseMs, this.leaseMs)
             .catch(() => undefined);
           if (!this.#holding) return;
           if (renewed === false) {
