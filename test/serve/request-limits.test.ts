@@ -97,3 +97,26 @@ describe('what the server takes of a request', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('a server that submits runs to a queue', () => {
+  it('answers inputs nested 5,000 levels deep with 400 invalid_inputs before it submits anything', async () => {
+    const queued = testServer(store, {
+      queue: { connection: 'redis://127.0.0.1:1', queue: 'never-reached' },
+    });
+    const at = await listen(queued, { port: 0 });
+    try {
+      const response = await fetch(`${at.url}/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: deepRunBody('review', { title: 'Launch' }, 5000),
+      });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({
+        code: 'invalid_inputs',
+        details: { where: 'POST /runs', limit: 'maxInputDepth' },
+      });
+    } finally {
+      await at.close();
+    }
+  });
+});
