@@ -52,7 +52,7 @@ const rows = () => ({
 describe('inputs over the size limit', () => {
   it.each([
     ['a 20 MB string', big],
-    ['400,000 rows (29 MB of JSON)', rows],
+    ['400,000 rows (18 MB of JSON)', rows],
   ])(
     'refuses %s to a crew with invalid_inputs naming maxInputBytes, before any call or write',
     async (_, inputs) => {
@@ -73,7 +73,7 @@ describe('inputs over the size limit', () => {
 
   it.each([
     ['a 20 MB string', big],
-    ['400,000 rows (29 MB of JSON)', rows],
+    ['400,000 rows (18 MB of JSON)', rows],
   ])(
     'refuses %s to a flow with invalid_inputs naming maxInputBytes, before any step or write',
     async (_, inputs) => {
