@@ -91,7 +91,8 @@ export const ERROR_CODES = {
   },
   invalid_inputs: {
     retryable: false,
-    meaning: "A run's inputs are not a plain object, or not what a flow's state schema accepts.",
+    meaning:
+      "A run's inputs are not a plain object, are larger than `maxInputBytes` or nested deeper than 100 levels, or are not what a flow's state schema accepts.",
   },
   invalid_model_response: {
     retryable: false,

@@ -312,6 +312,25 @@ export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
     );
   }
 
+  /** Inputs of `where` larger than `maxInputBytes` bytes of JSON, refused before any work. */
+  static tooLarge(where: string, maxInputBytes: number): InvalidInputsError {
+    return new InvalidInputsError(
+      `${where}: inputs are larger than ${maxInputBytes} bytes as JSON (maxInputBytes): pass large data by reference (a file, a URL, a key), or raise maxInputBytes`,
+      { where, limit: 'maxInputBytes', maxInputBytes },
+    );
+  }
+
+  /** Inputs of `where` nested deeper than `maxDepth` levels, at `path` (`inputs.a.a.a…`). */
+  static tooDeep(where: string, maxDepth: number, path: string): InvalidInputsError {
+    const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+    return new InvalidInputsError(`${where}: inputs nest deeper than ${maxDepth} levels, at ${shown}`, {
+      where,
+      limit: 'maxInputDepth',
+      maxDepth,
+      path,
+    });
+  }
+
   /** Inputs that do not fit the state schema of flow `flow`. */
   static notFitting(
     flow: string,

@@ -259,6 +259,11 @@ function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
     .option('--insecure-no-auth', 'serve without a token (127.0.0.1 only)')
     .option('--cors <origin>', 'the browser origin allowed to call it')
     .option('--no-runner', 'do not resume runs whose process died, nor fire deadlines and schedules')
+    .option(
+      '--request-timeout <ms>',
+      'how long a client has to send a whole request (else 408); responses such as event streams are not cut',
+      '30000',
+    )
     .action(async (file: string | undefined, options) => {
       // Hono loads only for this command.
       const { serveCommand } = await import('./commands/serve.js');

@@ -1,6 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { InvalidOptionError } from '../errors.js';
 import type { StatecrewServer } from './server.js';
+
+/** The default time a client has to send a whole request, headers and body: 30 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Options of {@link listen}. */
 export interface ListenOptions {
@@ -8,6 +12,33 @@ export interface ListenOptions {
   port?: number | undefined;
   /** The address to listen on. @default '127.0.0.1' */
   hostname?: string | undefined;
+  /**
+   * How long a client has to send a whole request, headers and body, in ms: past it the server
+   * answers `408` and closes the connection, so a body shorter than its `Content-Length` does not
+   * hold a socket. A response that takes long (an event stream) is not cut. @default 30000
+   */
+  requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * The Node HTTP server's time limits for a request limit of `ms`: the headers within it too, and
+ * connections checked often enough that a late request is answered soon after its limit (Node checks
+ * every 30 s unless told).
+ */
+function timeLimits(ms: unknown): {
+  requestTimeout: number;
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  if (!Number.isInteger(ms) || (ms as number) < 1) {
+    throw new InvalidOptionError('listen', 'requestTimeoutMs', 'a whole number of ms ≥ 1', ms);
+  }
+  const limit = ms as number;
+  return {
+    requestTimeout: limit,
+    headersTimeout: limit,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limit / 4))),
+  };
 }
 
 /** A server listening: its URL and port, and `close`, which stops listening and closes the server. */
@@ -19,7 +50,7 @@ export interface Listening {
 
 /**
  * Serves `server` over HTTP with `@hono/node-server`; resolves once it listens (with the actual port
- * when `port` is 0). `close` stops taking connections, then closes the server (its live runs, its
+ * when `port` is 0). A request not received whole within `requestTimeoutMs` gets a `408`. `close` stops taking connections, then closes the server (its live runs, its
  * runner, its queue).
  *
  * @example
@@ -28,7 +59,9 @@ export interface Listening {
 export function listen(server: StatecrewServer, options: ListenOptions = {}): Promise<Listening> {
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const http = serve({ fetch: server.fetch, port: options.port ?? 8787, hostname }, (info: AddressInfo) => {
+    const serverOptions = timeLimits(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    const settings = { fetch: server.fetch, port: options.port ?? 8787, hostname, serverOptions };
+    const http = serve(settings, (info: AddressInfo) => {
       const host = hostname.includes(':') ? `[${hostname}]` : hostname;
       resolve({
         url: `http://${host}:${info.port}`,

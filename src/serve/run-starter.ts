@@ -4,6 +4,7 @@ import { RunExistsError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { crewInputSchema } from '../runtime/input-schema.js';
+import { checkInputs } from '../runtime/run/inputs.js';
 import type { Store } from '../stores/store.js';
 import type { ServedDefinition, StartedRun } from './definitions.js';
 import { parseRequest } from './http-errors.js';
@@ -59,12 +60,16 @@ export class RunStarter {
     this.#queueOptions = queue;
   }
 
-  /** Starts (or submits) a run of `served` with `inputs`, under `id` when given. */
+  /**
+   * Starts (or submits) a run of `served` with `inputs`, under `id` when given. Inputs over the
+   * limits of size and depth are refused here too (`invalid_inputs`), before a run is submitted.
+   */
   async start(
     served: ServedDefinition,
     inputs: Record<string, unknown>,
     id: string | undefined,
   ): Promise<RunRef> {
+    checkInputs('POST /runs', inputs);
     if (served.kind === 'crew') {
       const schema = z.object({ inputs: crewInputSchema(served.crew) });
       parseRequest('POST /runs', 'body', schema, { inputs });

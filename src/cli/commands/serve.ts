@@ -18,6 +18,8 @@ export interface ServeCommandOptions {
   insecureNoAuth?: boolean | undefined;
   cors?: string | undefined;
   runner?: boolean | undefined;
+  /** `--request-timeout`: ms a client has to send a whole request. @default '30000' */
+  requestTimeout?: string | undefined;
 }
 
 /** `--port`: a whole number from 0 (any free port) to 65535. */
@@ -27,6 +29,16 @@ function portOf(text: string): number {
     throw new InvalidOptionError('statecrew serve', '--port', 'a port number from 0 to 65535', text);
   }
   return port;
+}
+
+/** `--request-timeout`: a whole number of ms ≥ 1. */
+function requestTimeoutOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new InvalidOptionError('statecrew serve', '--request-timeout', 'a whole number of ms ≥ 1', text);
+  }
+  return ms;
 }
 
 /** The token: `--token`, else STATECREW_TOKEN; none only with `--insecure-no-auth` on 127.0.0.1. */
@@ -74,6 +86,7 @@ export async function serveCommand(
   io: CliIo,
 ): Promise<number> {
   const port = portOf(options.port);
+  const requestTimeoutMs = requestTimeoutOf(options.requestTimeout);
   const token = tokenOf(options, io.env);
   const module = file === undefined ? {} : await loadModule(file);
   const values = Object.values(module);
@@ -89,7 +102,7 @@ export async function serveCommand(
     ...(options.queue === undefined ? {} : { queue: queueOf(options.queue) }),
     ...(options.runner === false ? { runner: false as const } : {}),
   });
-  const listening = await listen(server, { port, hostname: options.host });
+  const listening = await listen(server, { port, hostname: options.host, requestTimeoutMs });
   const names = [...crews, ...flows].map((d) => d.name).join(', ') || '(none)';
   io.stdout.write(`statecrew serve: listening on ${listening.url} (serving ${names})\n`);
   io.stdout.write(`statecrew serve: the studio is at ${listening.url}/\n`);

@@ -113,7 +113,7 @@ function checkKickoff(
   process: CrewProcess,
   options: RunOptions,
 ): { inputs: Record<string, unknown>; plan: CrewPlan; missingInputs: MissingInput[] } {
-  const inputs = checkInputs('Crew kickoff', options.inputs);
+  const inputs = checkInputs('Crew kickoff', options.inputs, options.maxInputBytes);
   checkStrictInputs('Crew kickoff', options.strictInputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);

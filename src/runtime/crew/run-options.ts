@@ -23,6 +23,12 @@ export const runOptionsSchema = z.strictObject({
   /** Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object. @default {} */
   inputs: unchecked<Record<string, unknown>>().optional(),
   /**
+   * The largest inputs taken, in bytes of their JSON form: larger ones (and inputs nested deeper than
+   * 100 levels) are refused with `invalid_inputs` before any work, as the run would hold the host's
+   * event loop while it encodes them for its store. `Infinity` takes any size. @default 4194304 (4 MiB)
+   */
+  maxInputBytes: unchecked<number>().optional(),
+  /**
    * Refuses a run whose inputs leave an `{identifier}` placeholder unfilled (`missing_input`), before
    * any model call; off, such a run goes on, with a `run.warning` event and `metadata.missingInputs`.
    * @default the crew's `strictInputs`, else false

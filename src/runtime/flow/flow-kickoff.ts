@@ -21,13 +21,15 @@ export interface FlowKickoff<S> {
 /** What a kickoff's checks read of its options. */
 export interface KickoffOptions {
   inputs?: Record<string, unknown> | undefined;
+  maxInputBytes?: number | undefined;
   routes?: ForcedRoutes | undefined;
   store?: Store | undefined;
 }
 
 /**
  * Checks a kickoff before anything of its run exists, in this order: the definition's triggers
- * (`unknown_trigger`, `no_start`), the forced routers (`unknown_router`), the inputs (`invalid_inputs`;
+ * (`unknown_trigger`, `no_start`), the forced routers (`unknown_router`), the inputs (`invalid_inputs`,
+ * also over `maxInputBytes` or 100 levels deep;
  * an `inputs.id` that cannot be a run id, `invalid_option`) and the state they make, and a store for
  * its human steps (`store_required`). A resumed run starts from its stored inputs and state, which
  * were checked when it began.
@@ -41,7 +43,9 @@ export function checkKickoff<S>(
   const forced = checkForcedRoutes(definition, options.routes);
   const where = `Flow "${definition.name}" kickoff`;
   const inputs =
-    resumed === undefined ? checkInputs(where, options.inputs) : (resumed.inputs as Record<string, unknown>);
+    resumed === undefined
+      ? checkInputs(where, options.inputs, options.maxInputBytes)
+      : (resumed.inputs as Record<string, unknown>);
   if (resumed === undefined && inputs.id !== undefined) checkRunId(where, 'inputs.id', inputs.id);
   const state =
     resumed === undefined

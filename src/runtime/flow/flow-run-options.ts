@@ -17,6 +17,12 @@ export const flowRunOptionsSchema = z.strictObject({
   /** Merged into the state before the start steps (a plain object); `inputs.id` sets the state id. @default {} */
   inputs: unchecked<Record<string, unknown>>().optional(),
   /**
+   * The largest inputs taken, in bytes of their JSON form: larger ones (and inputs nested deeper than
+   * 100 levels) are refused with `invalid_inputs` before any work, as the run would hold the host's
+   * event loop while it encodes them for its store. `Infinity` takes any size. @default 4194304 (4 MiB)
+   */
+  maxInputBytes: unchecked<number>().optional(),
+  /**
    * Aborting it stops the steps in flight (and their crews) and rejects the run with
    * `RunAbortedError` (`aborted`): `cause` is the signal's reason, `partial` the flow output so far.
    */
@@ -60,13 +66,15 @@ export const flowRunOptionsSchema = z.strictObject({
 export interface FlowRunOptions extends z.input<typeof flowRunOptionsSchema> {}
 
 /** The options of `flow.resume` and `flow.signal`: a run's but `inputs` and `from`, and who hears of it. */
-export const flowResumeOptionsSchema = flowRunOptionsSchema.omit({ inputs: true, from: true }).extend({
-  /**
-   * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe
-   * to its `events$` there to see every event. Not called for a completed run, which runs nothing.
-   */
-  onRun: unchecked<(run: FlowRun<unknown>) => void>().optional(),
-});
+export const flowResumeOptionsSchema = flowRunOptionsSchema
+  .omit({ inputs: true, maxInputBytes: true, from: true })
+  .extend({
+    /**
+     * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe
+     * to its `events$` there to see every event. Not called for a completed run, which runs nothing.
+     */
+    onRun: unchecked<(run: FlowRun<unknown>) => void>().optional(),
+  });
 
 type FlowResumeInput = z.input<typeof flowResumeOptionsSchema>;
 
