@@ -59,6 +59,7 @@ export {
   RunExistsError,
   RunLockedError,
   RunNotFoundError,
+  RunSuspendedError,
   ScriptExhaustedError,
   SelfTriggerError,
   SnapshotVersionError,
@@ -144,6 +145,7 @@ export type {
 export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
+export { DEFAULT_SHUTDOWN_GRACE_MS, GracefulStop } from './runtime/engine/graceful-stop.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
