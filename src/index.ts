@@ -134,6 +134,7 @@ export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/ta
 export { Task } from './runtime/crew/task.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
 export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
+export { DEFAULT_SHUTDOWN_GRACE_MS, GracefulStop } from './runtime/durable/graceful-stop.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export { createRunner, type RecoveryReport, type Runner } from './runtime/durable/runner.js';
 export type {
@@ -145,7 +146,6 @@ export type {
 export type { FlowSchedule, ScheduledKickoff } from './runtime/durable/schedules.js';
 export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
-export { DEFAULT_SHUTDOWN_GRACE_MS, GracefulStop } from './runtime/engine/graceful-stop.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
 export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';

@@ -1,5 +1,5 @@
 import type { RunAbortedError, RunSuspendedError } from '../errors.js';
-import { GracefulStop } from '../runtime/engine/graceful-stop.js';
+import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { oneLine, shellWord } from './output.js';
 
 /** The signals that stop a command's run cleanly, with the exit code of each (128 + its number). */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AgentRegistry } from '../actors/conversation-job.js';
 import { unchecked } from '../options/option.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/engine/graceful-stop.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/durable/graceful-stop.js';
 import type { Store } from '../stores/store.js';
 import type { RunDefinitions } from './definitions.js';
 import { queueOptionsSchema } from './queue-options.js';

@@ -8,8 +8,8 @@ import {
 import { holdConversation } from '../actors/hold-conversation.js';
 import { ToolSessions } from '../actors/tool-sessions.js';
 import { parseOptions } from '../options/parse.js';
+import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
-import { GracefulStop } from '../runtime/engine/graceful-stop.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
 import { listenForCancels } from './cancel.js';

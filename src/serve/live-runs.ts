@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { GracefulStop } from '../runtime/engine/graceful-stop.js';
+import type { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import type { StatecrewEvent } from '../types.js';
 
 /** A run this server runs now, as the routes that follow it read it. */

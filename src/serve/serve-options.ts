@@ -3,8 +3,8 @@ import { text } from '../options/fields.js';
 import { option, unchecked } from '../options/option.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { Crew } from '../runtime/crew/crew.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/durable/graceful-stop.js';
 import type { Runner } from '../runtime/durable/runner.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/engine/graceful-stop.js';
 import { isStore, type Store } from '../stores/store.js';
 import type { ServedFlow, ServedList } from './definitions.js';
 

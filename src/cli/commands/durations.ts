@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../../errors.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../runtime/engine/graceful-stop.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../runtime/durable/graceful-stop.js';
 
 const UNITS: Record<string, number> = {
   ms: 1,

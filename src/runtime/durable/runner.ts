@@ -4,7 +4,7 @@ import { parseOptions } from '../../options/parse.js';
 import type { RunHead, RunKind } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { type Clock, toClock } from '../engine/clock.js';
-import { GracefulStop } from '../engine/graceful-stop.js';
+import { GracefulStop } from './graceful-stop.js';
 import { leaseIsLive } from './identity.js';
 import {
   type RecoverableCrew,

@@ -1,7 +1,7 @@
 import { type AnyActorRef, toPromise } from 'xstate';
 import { describeThrown, RunAbortedError, RunSuspendedError, StatecrewError } from '../../errors.js';
 import type { RunStatus, StatecrewEvent } from '../../types.js';
-import { type GracefulStop, isGracefulStop } from '../engine/graceful-stop.js';
+import { type GracefulStop, isGracefulStop } from '../durable/graceful-stop.js';
 import type { RunEvents } from './run-events.js';
 
 /** What `runToEnd` drives: a created (not started) supervisor and what belongs to its run. */
