@@ -63,7 +63,7 @@ describe('a graceful stop', () => {
     await store.createRun(orphan('f2'));
     const gate = new Gate();
     const ran = new Map<string, number>();
-    const runner = createRunner({ store, flows: [heldFlow(store, gate, ran)], shutdownGraceMs: 60_000 });
+    const runner = createRunner({ store, flows: [heldFlow(store, gate, ran)] });
     const pass = runner.recover();
     await gate.whenReached(1);
     const closed = runner.close();

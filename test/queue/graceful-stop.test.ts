@@ -25,7 +25,7 @@ describe.skipIf(noServices)('a worker closing gracefully', { timeout: 60_000 }, 
     const gate = new Gate();
     const ran = new Map<string, number>();
     const held = heldFlow(store, gate, ran);
-    const options = { connection, queue, store, recover: false, shutdownGraceMs: 60_000 };
+    const options = { connection, queue, store, recover: false };
     const first = createWorker({ ...options, definitions: { held } });
     await first.ready;
     const runs = createRunQueue({ connection, queue });
