@@ -232,6 +232,11 @@ export const ERROR_CODES = {
     retryable: true,
     meaning: "A flow step's attempt, or a waiting step, did not finish within its `timeoutMs`.",
   },
+  suspended: {
+    retryable: false,
+    meaning:
+      'A run was stopped gracefully (its process stopping): kept `running` with no lease, for any runner to resume.',
+  },
   task_timeout: { retryable: true, meaning: 'A task attempt ran past its `timeoutMs`.' },
   unknown_agent: { retryable: false, meaning: 'A worker was asked for an agent its registry does not hold.' },
   unknown_command_target: {

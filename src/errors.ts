@@ -111,6 +111,20 @@ export class RunAbortedError<P = unknown> extends StatecrewError<'aborted'> {
   }
 }
 
+/**
+ * A run was stopped gracefully (a `GracefulStop`: its server, worker or runner closing): it started
+ * nothing more, gave its lease up and is kept `running`, for any runner to resume from its last
+ * commit. `details.abandoned` names the nodes still in flight when the grace period ended.
+ */
+export class RunSuspendedError extends StatecrewError<'suspended'> {
+  constructor(run: string, reason: unknown, abandoned: readonly string[]) {
+    super('suspended', `Run "${run}" was suspended, to be resumed: ${describeThrown(reason)}`, {
+      cause: reason,
+      details: { run, abandoned: [...abandoned] },
+    });
+  }
+}
+
 /** A hierarchical crew's manager failed (threw, or its model did): the run is rejected with this. */
 export class ManagerError extends StatecrewError<'manager_failed'> {
   constructor(phase: 'allocate' | 'synthesize', cause: unknown, task?: string) {

@@ -61,6 +61,7 @@ export {
   RunExistsError,
   RunLockedError,
   RunNotFoundError,
+  RunSuspendedError,
   ScriptExhaustedError,
   SelfTriggerError,
   SnapshotVersionError,
@@ -135,6 +136,7 @@ export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/ta
 export { Task } from './runtime/crew/task.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
 export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
+export { DEFAULT_SHUTDOWN_GRACE_MS, GracefulStop } from './runtime/durable/graceful-stop.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export { createRunner, type RecoveryReport, type Runner } from './runtime/durable/runner.js';
 export type {

@@ -553,6 +553,12 @@ export type StatecrewEvent = EventBase &
     | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }
     /** The run was rejected (a configuration error, an abort, a manager's or judge's failure, a store's). */
     | { type: 'run.failed'; error: string; code?: string }
+    /**
+     * The run was stopped gracefully (its process stopping) and kept `running` with no lease, for any
+     * runner to resume from its last commit; `abandoned`: the nodes still in flight when the grace
+     * period ended (they run again).
+     */
+    | { type: 'run.suspended'; reason: string; abandoned: string[] }
     /** A runner took over a stored run whose owner is gone (`previousOwner`: whose lease it was). */
     | { type: 'run.recovered'; kind: 'flow' | 'crew'; name: string; previousOwner: string | null }
     /** A runner leaves a stuck run alone: it holds no definition of that name (said once per run). */

@@ -88,6 +88,11 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     )
     .addOption(storeOption())
     .option('--json', 'print the result as JSON (progress goes to stderr)')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
+      '10000',
+    )
     .action(async (file: string, options) => finish(await runCommand(file, options, io)));
 
   program
@@ -101,6 +106,11 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .option('--export <name>', 'the module export of the definition')
     .addOption(storeOption())
     .option('--json', 'print the result as JSON')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
+      '10000',
+    )
     .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
 
   program
@@ -173,18 +183,7 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
 
 /** `runner`, `worker`, `serve` and `mcp`: the commands that serve until stopped. */
 function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
-  program
-    .command('runner')
-    .description(
-      'resume the stored runs of the crews and flows a module exports whose process died, until stopped',
-    )
-    .argument('<file>', 'a module exporting crews and flows')
-    .addOption(storeOption())
-    .option('--poll-ms <ms>', 'how often to look for stuck runs', '5000')
-    .action(async (file: string, options) => {
-      const { runnerCommand } = await import('./commands/runner.js');
-      finish(await runnerCommand(file, options, io));
-    });
+  addRunnerCommand(program, io, finish);
 
   program
     .command('worker')
@@ -207,6 +206,11 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
     )
     .option('--name <name>', 'the worker name recorded on the nodes it runs')
     .option('--store <store>', 'where whole runs are kept (else each definition’s own store)')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM or Ctrl-C, how long the runs in flight get to reach their next commit before they are left for a runner to resume (a second signal: at once)',
+      '10000',
+    )
     .action(async (file: string, options) => {
       const { workerCommand } = await import('./commands/worker.js');
       finish(await workerCommand(file, options, io));
@@ -233,6 +237,27 @@ function addServiceCommands(program: Command, io: CliIo, finish: Finish): void {
       // The MCP SDK loads only for this command.
       const { mcpCommand } = await import('./commands/mcp.js');
       finish(await mcpCommand(file, options, io));
+    });
+}
+
+/** `runner`: resumes the stored runs whose process died. */
+function addRunnerCommand(program: Command, io: CliIo, finish: Finish): void {
+  program
+    .command('runner')
+    .description(
+      'resume the stored runs of the crews and flows a module exports whose process died, until stopped',
+    )
+    .argument('<file>', 'a module exporting crews and flows')
+    .addOption(storeOption())
+    .option('--poll-ms <ms>', 'how often to look for stuck runs', '5000')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM or Ctrl-C, how long the runs in flight get to reach their next commit before they are left for a runner to resume (a second signal: at once)',
+      '10000',
+    )
+    .action(async (file: string, options) => {
+      const { runnerCommand } = await import('./commands/runner.js');
+      finish(await runnerCommand(file, options, io));
     });
 }
 
@@ -263,6 +288,11 @@ function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
       '--request-timeout <ms>',
       'how long a client has to send a whole request (else 408); responses such as event streams are not cut',
       '30000',
+    )
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM or Ctrl-C, how long the runs in flight get to reach their next commit before they are left for a runner to resume (a second signal: at once)',
+      '10000',
     )
     .action(async (file: string | undefined, options) => {
       // Hono loads only for this command.

@@ -120,6 +120,8 @@ function plainLine(event: StatecrewEvent): string | undefined {
       return event.code === 'aborted'
         ? `run ${event.runId} aborted`
         : `run ${event.runId} failed: ${event.error}`;
+    case 'run.suspended':
+      return `run ${event.runId} suspended: kept running with no owner, to be resumed`;
     default:
       return flowLine(event);
   }
@@ -235,6 +237,9 @@ class TaskList {
       case 'run.failed':
         if (event.step === undefined)
           this.#status = event.code === 'aborted' ? 'aborted' : `failed: ${event.error}`;
+        return true;
+      case 'run.suspended':
+        if (event.step === undefined) this.#status = 'suspended';
         return true;
       default:
         return false;

@@ -128,6 +128,11 @@ export class RunTracer {
       case 'run.failed':
         this.#runEnded(run, event);
         return;
+      case 'run.suspended':
+        // Stopped for a later resume (its process stopping): neither failed nor settled.
+        run.span.setAttribute(ATTR.runStatus, 'suspended');
+        this.#endRun(run, event.at);
+        return;
       case 'run.started':
       case 'node.ready':
       case 'model.delta':

@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import { type Job, WaitingError } from 'bullmq';
 import { toFailure } from '../actors/failure.js';
 import { isStatecrewError, UnknownDefinitionError } from '../errors.js';
 import type { Store } from '../stores/store.js';
@@ -45,7 +45,8 @@ function runWhole(
  * is resumed rather than started again; one that another owner still runs is waited for (until
  * `stop` aborts, when the worker closes), and the job ends with the run's end. Cancelling the job
  * (BullMQ's `cancelJob`, which a `cancelRun` elsewhere asks for) aborts the run: it is kept as
- * `aborted`, and so is the job's result.
+ * `aborted`, and so is the job's result. The worker closing (`stop` aborted with a `GracefulStop`)
+ * suspends the run: kept `running` with no lease, its job goes back to the queue.
  */
 export function runProcessor(
   definitions: RunDefinitions,
@@ -54,7 +55,7 @@ export function runProcessor(
   stop: AbortSignal = new AbortController().signal,
 ) {
   // BullMQ hands a processor the job's signal only when it declares the third parameter.
-  return async (job: Job<RunJob>, _token?: string, signal?: AbortSignal): Promise<RunJobResult> => {
+  return async (job: Job<RunJob>, token?: string, signal?: AbortSignal): Promise<RunJobResult> => {
     const { name, inputs, id, events } = job.data;
     const definition = definitions[name];
     const base = { id, name, worker };
@@ -65,16 +66,23 @@ export function runProcessor(
     const kept = store ?? definition.store;
     const kind = isFlow(definition) ? 'flow' : 'crew';
     // A job submitted before runs could keep their events has no `events`: its run keeps none.
+    // The worker closing (`stop`, a `GracefulStop`) suspends the run; cancelling the job aborts it.
+    const either = signal === undefined ? stop : AbortSignal.any([stop, signal]);
     const options: QueuedRunOptions = {
       ...(kept === undefined ? {} : { store: kept }),
       ...(events === undefined ? {} : { events }),
-      ...(signal === undefined ? {} : { signal }),
+      signal: either,
     };
     try {
-      const waiting = signal === undefined ? stop : AbortSignal.any([stop, signal]);
-      const out = await runWhole(definition, id, inputs, options, waiting);
+      const out = await runWhole(definition, id, inputs, options, either);
       return { ...base, kind, status: out.status, output: toJson(out.output) };
     } catch (error) {
+      if (isCode(error, 'suspended') && token !== undefined) {
+        // Kept `running` with no lease: the job goes back to the queue, and the worker that takes it
+        // resumes the run from its last commit.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
       const status = isCode(error, 'aborted') ? 'aborted' : 'failed';
       return { ...base, kind, status, output: null, failure: toFailure(error) };
     }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AgentRegistry } from '../actors/conversation-job.js';
 import { unchecked } from '../options/option.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/durable/graceful-stop.js';
 import type { Store } from '../stores/store.js';
 import type { RunDefinitions } from './definitions.js';
 import { queueOptionsSchema } from './queue-options.js';
@@ -51,6 +52,12 @@ export const workerOptionsSchema = queueOptionsSchema.extend({
    * `createRunner` does, every `pollMs`. @default true when it holds definitions
    */
   recover: unchecked<boolean | { pollMs?: number }>().optional(),
+  /**
+   * How long `close()` lets the whole runs in flight (and the runs its runners resumed) reach their
+   * next commit, in ms, before it abandons their steps and gives their leases up; each run's job goes
+   * back to the queue, for a worker to resume it. @default 10000
+   */
+  shutdownGraceMs: wholeAtLeast(0, ' of ms').default(DEFAULT_SHUTDOWN_GRACE_MS),
 });
 
 /** Options of {@link createWorker}. */

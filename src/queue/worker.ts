@@ -8,6 +8,7 @@ import {
 import { holdConversation } from '../actors/hold-conversation.js';
 import { ToolSessions } from '../actors/tool-sessions.js';
 import { parseOptions } from '../options/parse.js';
+import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { createRunner, type Runner } from '../runtime/durable/runner.js';
 import type { Store } from '../stores/store.js';
 import { bullWorker } from './bull-worker.js';
@@ -20,11 +21,17 @@ import { type WorkerOptions, type WorkerSettings, workerOptionsSchema } from './
 
 export type { WorkerOptions } from './worker-options.js';
 
-/** A running worker; `close` lets its jobs in flight finish and releases its connections. */
+/** A running worker; `close` stops it gracefully and releases its connections. */
 export interface QueueWorker {
   readonly name: string;
   /** Resolves once it is connected and takes jobs. */
   ready: Promise<void>;
+  /**
+   * Stops taking jobs; its conversations in flight finish; its whole runs (and the runs its runners
+   * resumed) start no further node, get `shutdownGraceMs` to reach their next commit, then give their
+   * leases up, kept `running` (`run.suspended`), each run's job back in the queue for a worker to
+   * resume it. Called again while they drain, it ends the grace at once.
+   */
   close(): Promise<void>;
 }
 
@@ -52,7 +59,10 @@ export function createWorker(given: WorkerOptions): QueueWorker {
   const registry = { ...resolveRegistry({ ...options, agents: options.agents ?? [] }), sessions };
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const processor = conversationProcessor(registry, name);
-  /** Aborted on close: a job waiting for a run another owner holds stops waiting. */
+  /**
+   * Aborted on close with a `GracefulStop`: the whole runs in flight are suspended, and a job waiting
+   * for a run another owner holds stops waiting.
+   */
   const closing = new AbortController();
   /** The workers (conversations, and whole runs when it holds definitions) and the cancel subscriber. */
   const start = async () => {
@@ -78,7 +88,9 @@ export function createWorker(given: WorkerOptions): QueueWorker {
     name,
     ready,
     async close() {
-      closing.abort();
+      const reason: unknown = closing.signal.reason;
+      if (reason instanceof GracefulStop) reason.now();
+      else closing.abort(new GracefulStop(options.shutdownGraceMs, 'the worker closed'));
       const made = await started.catch(() => undefined);
       if (made !== undefined) {
         made.subscriber.disconnect();
@@ -88,6 +100,7 @@ export function createWorker(given: WorkerOptions): QueueWorker {
           ...made.runners.map((runner) => runner.close()),
         ]);
       }
+      (closing.signal.reason as GracefulStop).now();
       // After the jobs in flight finished: their servers' processes stop.
       await sessions.close();
     },
@@ -128,7 +141,8 @@ function startRunners(options: WorkerSettings): Runner[] {
     else group.crews.push(definition);
     byStore.set(store, group);
   }
+  const { shutdownGraceMs } = options;
   return [...byStore].map(([store, group]) =>
-    createRunner({ store, ...group, ...(pollMs === undefined ? {} : { pollMs }) }),
+    createRunner({ store, ...group, shutdownGraceMs, ...(pollMs === undefined ? {} : { pollMs }) }),
   );
 }

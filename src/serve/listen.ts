@@ -67,11 +67,12 @@ export function listen(server: StatecrewServer, options: ListenOptions = {}): Pr
         url: `http://${host}:${info.port}`,
         port: info.port,
         async close() {
-          await new Promise<void>((done) => {
+          const closed = new Promise<void>((done) => {
             http.close(() => done());
             if ('closeAllConnections' in http) http.closeAllConnections();
           });
-          await server.close();
+          // The runs begin their graceful stop while the connections close.
+          await Promise.all([closed, server.close()]);
         },
       });
     });

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import type { StatecrewEvent } from '../types.js';
 
 /** A run this server runs now, as the routes that follow it read it. */
@@ -84,5 +85,14 @@ export class LiveRuns {
   /** Aborts every live run and resolves once all settled. */
   async abortAll(reason: unknown): Promise<void> {
     await Promise.all(this.ids().map((id) => this.abort(id, reason)));
+  }
+
+  /**
+   * Stops every live run gracefully (see `GracefulStop`): each starts nothing more, gets `stop`'s
+   * grace to reach its next commit and gives its lease up, kept `running` for any runner to resume.
+   * Resolves once all settled.
+   */
+  async suspendAll(stop: GracefulStop): Promise<void> {
+    await this.abortAll(stop);
   }
 }

@@ -3,6 +3,7 @@ import { text } from '../options/fields.js';
 import { option, unchecked } from '../options/option.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { Crew } from '../runtime/crew/crew.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/durable/graceful-stop.js';
 import type { Runner } from '../runtime/durable/runner.js';
 import { isStore, type Store } from '../stores/store.js';
 import type { ServedFlow, ServedList } from './definitions.js';
@@ -27,6 +28,15 @@ export const serveOptionsSchema = z.strictObject({
     'a createRunner result, or false',
     (r) => r === false || typeof (r as Partial<Runner> | null)?.close === 'function',
   ).optional(),
+  /**
+   * How long `close()` lets the runs in flight reach their next commit, in ms, before it abandons
+   * their steps and gives their leases up (they are kept `running`, for any runner to resume).
+   * @default 10000
+   */
+  shutdownGraceMs: option<number>(
+    'a whole number of ms from 0',
+    (n) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647,
+  ).default(DEFAULT_SHUTDOWN_GRACE_MS),
   /** The bearer token every request must carry (`Authorization: Bearer <token>`). */
   token: text().optional(),
   /**

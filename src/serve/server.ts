@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { InvalidOptionError, PayloadTooLargeError, UnknownEndpointError } from '../errors.js';
 import { parseOptions } from '../options/parse.js';
 import type { QueueOptions } from '../queue/connection.js';
+import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { createRunner } from '../runtime/durable/runner.js';
 import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
@@ -23,8 +24,10 @@ import { viewRoutes } from './view-routes.js';
 /** A Hono app serving crews and flows over HTTP, and `close` for what it owns. */
 export interface StatecrewServer extends Hono {
   /**
-   * Aborts the runs this server runs (each kept as aborted, for a runner to resume), closes the
-   * runner it made and its run queue. The store stays open: the caller owns it.
+   * Stops gracefully: the runs this server runs start no further node, get `shutdownGraceMs` to reach
+   * their next commit, then give their leases up, kept `running` for any runner to resume
+   * (`run.suspended`); closes the runner it made (the same way) and its run queue. Called again while
+   * it drains, it ends the grace at once. The store stays open: the caller owns it.
    */
   close(): Promise<void>;
 }
@@ -131,6 +134,7 @@ export function createServer(given: ServeOptions): StatecrewServer {
           store: options.store,
           crews: catalog.crews(),
           flows: catalog.flows(),
+          shutdownGraceMs: options.shutdownGraceMs,
         })
       : undefined;
   const app = new Hono();
@@ -138,14 +142,21 @@ export function createServer(given: ServeOptions): StatecrewServer {
   const context: ServeContext = { store: options.store, catalog, live, starter };
   const info = { title: 'statecrew', version: '0.1.0', secured: token !== undefined };
   for (const group of [...ROUTE_GROUPS, openApiRoutes(ROUTE_GROUPS, info)]) group.mount(app, context);
-  let closing: Promise<void> | undefined;
+  let closing: { stop: GracefulStop; done: Promise<void> } | undefined;
   const close = () => {
-    closing ??= (async () => {
-      await live.abortAll(new Error('the server closed'));
-      await runner?.close();
+    if (closing !== undefined) {
+      closing.stop.now();
+      void runner?.close();
+      return closing.done;
+    }
+    const stop = new GracefulStop(options.shutdownGraceMs, 'the server closed');
+    const done = (async () => {
+      await Promise.all([live.suspendAll(stop), runner?.close()]);
+      stop.now();
       await starter.close();
     })();
-    return closing;
+    closing = { stop, done };
+    return done;
   };
   const server = Object.assign(app, { close }) as StatecrewServer;
   liveRunsOf.set(server, live);

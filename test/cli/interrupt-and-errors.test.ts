@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/index.js';
 import { CLI, CLI_TIMEOUT, cli, fixture, start } from './cli-helpers.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'statecrew-cli-errors-'));
@@ -40,8 +41,9 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: CLI_TIMEOUT }, () => {
     });
   });
 
-  it('aborts cleanly on SIGTERM too, in run and in resume: kept as aborted, exit code 143', async () => {
-    const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store], {
+  it('stops gracefully on SIGTERM, in run and in resume: kept running with no owner (not aborted), exit code 143', async () => {
+    const grace = ['--shutdown-grace-ms', '0'];
+    const running = start(['run', fixture('crew.ts'), '--input', 'topic=AI', '--store', store, ...grace], {
       cwd,
       env: { HANG_AT: 'write' },
     });
@@ -50,26 +52,40 @@ describe('statecrew: Ctrl-C, errors and help', { timeout: CLI_TIMEOUT }, () => {
     const ran = await running.done;
     expect(ran.code).toBe(143);
     const id = /run ([0-9a-f-]{36}) started/.exec(ran.stdout)?.[1] ?? '';
-    expect(ran.stdout).toContain(`run ${id} aborted\n`);
-    expect(ran.stderr).toBe(
-      `statecrew: run ${id} aborted: terminated by SIGTERM (aborted)\n` +
-        `  kept in the store; go on with: statecrew resume ${id} --store ${store}\n`,
-    );
+    expect(ran.stdout).toContain(`run ${id} suspended: kept running with no owner, to be resumed\n`);
+    const report =
+      `statecrew: run ${id} suspended: terminated by SIGTERM (suspended)\n` +
+      `  kept in the store, running with no owner: a statecrew runner resumes it, or go on with: statecrew resume ${id} --store ${store}\n`;
+    expect(ran.stderr).toBe(report);
     const shown = await cli(['show', id, '--json', '--store', store], { cwd });
-    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'aborted' });
+    // `running` with no live owner: what `show` calls interrupted, and a runner resumes.
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      status: 'interrupted',
+      results: [{ nodeId: 'research' }],
+    });
+    const kept = new SqliteStore({ path: join(cwd, 'runs.db') });
+    expect(await kept.readRun(id)).toMatchObject({ status: 'running', lease: null });
+    await kept.close();
 
-    // Resumed, it waits in the same task again: stopped there, it is kept as aborted once more.
-    const resuming = start(['resume', id, '--store', store], { cwd, env: { HANG_AT: 'write' } });
+    // Resumed, it waits in the same task again: stopped there, it is kept running once more.
+    const resuming = start(['resume', id, '--store', store, ...grace], { cwd, env: { HANG_AT: 'write' } });
     await resuming.whenPrinted('(waiting in write about AI)');
     resuming.child.kill('SIGTERM');
     const resumed = await resuming.done;
     expect(resumed.code).toBe(143);
-    expect(resumed.stderr).toBe(
-      `statecrew: run ${id} aborted: terminated by SIGTERM (aborted)\n` +
-        `  kept in the store; go on with: statecrew resume ${id} --store ${store}\n`,
-    );
+    expect(resumed.stderr).toBe(report);
     const again = await cli(['show', id, '--json', '--store', store], { cwd });
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'aborted', results: [{ nodeId: 'research' }] });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      status: 'interrupted',
+      results: [{ nodeId: 'research' }],
+    });
+    // A runner sees it as stuck (no live owner) and finishes it, without running `research` again.
+    const runner = start(['runner', fixture('crew.ts'), '--store', store], { cwd });
+    await runner.whenPrinted(`run ${id} completed`);
+    runner.child.kill('SIGTERM');
+    expect((await runner.done).code).toBe(0);
+    const done = await cli(['show', id, '--json', '--store', store], { cwd });
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'completed' });
   });
 
   it('ends the live list after Ctrl-C with the run aborted and no node left running', async () => {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../errors.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../runtime/durable/graceful-stop.js';
 
 const UNITS: Record<string, number> = {
   ms: 1,
@@ -25,6 +26,13 @@ export function positiveInteger(option: string, text: string): number {
     throw new InvalidOptionError('statecrew', option, 'a whole number > 0', text);
   }
   return value;
+}
+
+/** `--shutdown-grace-ms` of command `where`: a whole number of ms ≥ 0 (`invalid_option` else). */
+export function shutdownGraceOf(where: string, text: string | undefined): number {
+  return text === undefined
+    ? DEFAULT_SHUTDOWN_GRACE_MS
+    : integerAtLeast(where, '--shutdown-grace-ms', text, 0, 'ms');
 }
 
 /**

@@ -3,12 +3,13 @@ import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { readInputs } from '../inputs.js';
-import { abortedReport, watchInterrupts } from '../interrupt.js';
+import { abortedReport, suspendedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
 import { type CliIo, crewJson, crewText } from '../output.js';
 import { liveProgress, type Progress, plainProgress } from '../progress.js';
 import { writeSource } from '../run-source.js';
 import { openStore } from '../store-option.js';
+import { shutdownGraceOf } from './durations.js';
 import { flowJson, flowText } from './flow-output.js';
 
 /** Options of `statecrew run`. */
@@ -20,22 +21,26 @@ export interface RunCommandOptions {
   json?: boolean | undefined;
   /** Runs a crew whose inputs leave `{placeholders}` unfilled, with a warning, instead of refusing it. */
   allowMissingInputs?: boolean | undefined;
+  shutdownGraceMs?: string | undefined;
 }
 
 /**
  * `statecrew run <file>`: runs the crew or flow, showing its progress (a live list on a terminal,
  * one line per event otherwise), keeps it in a store (the `--store`, else the definition's own, else
  * the default SQLite file) and prints the result. A crew whose inputs leave an `{identifier}`
- * placeholder unfilled is refused (`missing_input`) unless `--allow-missing-inputs`. Ctrl-C (SIGINT) or SIGTERM aborts cleanly: the run is
- * kept as aborted, `statecrew resume <id>` goes on with it, and the exit code is 130 or 143. Resolves
- * with the exit code.
+ * placeholder unfilled is refused (`missing_input`) unless `--allow-missing-inputs`. Ctrl-C (SIGINT)
+ * aborts cleanly: the run is kept as aborted, `statecrew resume <id>` goes on with it, exit code 130.
+ * SIGTERM stops it gracefully: the nodes in flight get `--shutdown-grace-ms` to commit, none starts
+ * after them, and the run is kept `running` with no owner for a runner or `statecrew resume` (exit
+ * code 143). Resolves with the exit code.
  */
 export async function runCommand(file: string, options: RunCommandOptions, io: CliIo): Promise<number> {
   const target = await loadTarget(file, options.export);
   const inputs = readInputs(options.input, options.inputs);
   const opened = options.store === undefined ? undefined : await openStore(options.store);
   const store = opened ?? ownStore(target) ?? new SqliteStore();
-  const interrupts = watchInterrupts();
+  const graceMs = shutdownGraceOf('statecrew run', options.shutdownGraceMs);
+  const interrupts = watchInterrupts(process, undefined, graceMs);
   const { signal } = interrupts;
   try {
     const run =
@@ -57,13 +62,17 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
       io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));
       return flowOut.status === 'failed' ? 1 : 0;
     } catch (error) {
-      if (!isStatecrewError(error, 'aborted') || !signal.aborted) {
+      const stopped = isStatecrewError(error, 'aborted') || isStatecrewError(error, 'suspended');
+      if (!stopped || !signal.aborted) {
         progress.end();
         throw error;
       }
       progress.end(signal.reason instanceof Error ? signal.reason.message : 'aborted');
+      const resumeArgs = options.store === undefined ? [] : ['--store', options.store];
       io.stderr.write(
-        abortedReport(run.id, error, options.store === undefined ? [] : ['--store', options.store]),
+        isStatecrewError(error, 'suspended')
+          ? suspendedReport(run.id, error, resumeArgs)
+          : abortedReport(run.id, error, resumeArgs),
       );
       return interrupts.exitCode();
     }

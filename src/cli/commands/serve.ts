@@ -4,9 +4,11 @@ import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
 import { listen } from '../../serve/listen.js';
 import { createServer } from '../../serve/server.js';
+import { untilStopSignal } from '../interrupt.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { openStore, takeParam } from '../store-option.js';
+import { shutdownGraceOf } from './durations.js';
 
 /** Options of `statecrew serve`. */
 export interface ServeCommandOptions {
@@ -20,6 +22,7 @@ export interface ServeCommandOptions {
   runner?: boolean | undefined;
   /** `--request-timeout`: ms a client has to send a whole request. @default '30000' */
   requestTimeout?: string | undefined;
+  shutdownGraceMs?: string | undefined;
 }
 
 /** `--port`: a whole number from 0 (any free port) to 65535. */
@@ -77,8 +80,10 @@ function queueOf(spec: string | undefined): QueueOptions | undefined {
 
 /**
  * `statecrew serve [file]`: serves the crews and flows a module exports over HTTP (`createServer`),
- * every run kept in `--store`, until Ctrl-C or SIGTERM, which close the server, its runner and the
- * store. Prints the URL and how to authenticate. Resolves with the exit code.
+ * every run kept in `--store`, until Ctrl-C or SIGTERM, which stop it gracefully: no new connection,
+ * the runs in flight get `--shutdown-grace-ms` to reach their next commit and are left `running` for
+ * a runner to resume (a second signal: at once); then the store closes. Prints the URL and how to
+ * authenticate. Resolves with the exit code.
  */
 export async function serveCommand(
   file: string | undefined,
@@ -87,6 +92,7 @@ export async function serveCommand(
 ): Promise<number> {
   const port = portOf(options.port);
   const requestTimeoutMs = requestTimeoutOf(options.requestTimeout);
+  const shutdownGraceMs = shutdownGraceOf('statecrew serve', options.shutdownGraceMs);
   const token = tokenOf(options, io.env);
   const module = file === undefined ? {} : await loadModule(file);
   const values = Object.values(module);
@@ -97,6 +103,7 @@ export async function serveCommand(
     crews,
     flows,
     store,
+    shutdownGraceMs,
     ...(token === undefined ? { insecureNoAuth: true } : { token }),
     ...(options.cors === undefined ? {} : { cors: options.cors }),
     ...(options.queue === undefined ? {} : { queue: queueOf(options.queue) }),
@@ -111,12 +118,12 @@ export async function serveCommand(
       ? 'statecrew serve: no authentication (--insecure-no-auth): anyone on this machine can call it\n'
       : `statecrew serve: send "Authorization: Bearer <token>" (the token of --token or STATECREW_TOKEN); routes: ${listening.url}/openapi.json\n`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  io.stdout.write('statecrew serve: stopping\n');
-  await listening.close();
+  await untilStopSignal(() => void server.close());
+  const closing = listening.close();
+  io.stdout.write(
+    `statecrew serve: stopping: the runs in flight get up to ${shutdownGraceMs} ms to reach their next commit, then are left for a runner to resume\n`,
+  );
+  await closing;
   await store.close();
   return 0;
 }

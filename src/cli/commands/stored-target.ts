@@ -1,15 +1,18 @@
 import { isStatecrewError, RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
 import type { Store } from '../../stores/store.js';
-import { abortedReport, watchInterrupts } from '../interrupt.js';
+import { abortedReport, suspendedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { readSource, runExists } from '../run-source.js';
+import { shutdownGraceOf } from './durations.js';
 
 /** Where a stored run's definition is, when the run's own note is not used: `--file` and `--export`. */
 export interface DefinitionOptions {
   file?: string | undefined;
   export?: string | undefined;
   store?: string | undefined;
+  /** On SIGTERM, how long the steps in flight get to commit before the run is suspended (`--shutdown-grace-ms`). */
+  shutdownGraceMs?: string | undefined;
 }
 
 /**
@@ -45,9 +48,9 @@ function resumeArgs(options: DefinitionOptions): string[] {
 }
 
 /**
- * Goes on with stored run `id` through `goOn`, which is handed the signal Ctrl-C (SIGINT) or SIGTERM
- * aborts: an aborted run is reported with how to resume it, and ends with 130 or 143. Resolves with
- * the exit code.
+ * Goes on with stored run `id` through `goOn`, which is handed the signal Ctrl-C (SIGINT) aborts and
+ * SIGTERM stops gracefully (`--shutdown-grace-ms`): an aborted or suspended run is reported with how
+ * to resume it, and ends with 130 or 143. Resolves with the exit code.
  */
 export async function goOnInterruptibly(
   id: string,
@@ -55,11 +58,16 @@ export async function goOnInterruptibly(
   io: CliIo,
   goOn: (signal: AbortSignal) => Promise<number>,
 ): Promise<number> {
-  const interrupts = watchInterrupts();
+  const graceMs = shutdownGraceOf('statecrew resume', options.shutdownGraceMs);
+  const interrupts = watchInterrupts(process, undefined, graceMs);
   const { signal } = interrupts;
   try {
     return await goOn(signal);
   } catch (error) {
+    if (isStatecrewError(error, 'suspended') && signal.aborted) {
+      io.stderr.write(suspendedReport(id, error, resumeArgs(options)));
+      return interrupts.exitCode();
+    }
     if (!isStatecrewError(error, 'aborted') || !signal.aborted) throw error;
     io.stderr.write(abortedReport(id, error, resumeArgs(options)));
     return interrupts.exitCode();

@@ -12,6 +12,8 @@ export interface RecoveryOptions {
   store: Store;
   clock: Clock;
   leaseMs?: number;
+  /** Aborted with a `GracefulStop` when the runner closes: the run is suspended, for a later resume. */
+  signal?: AbortSignal;
   onRun(run: { events$: Observable<StatecrewEvent> }): void;
 }
 
@@ -54,6 +56,12 @@ export const runnerOptionsSchema = z.strictObject({
   pollMs: integer(1).optional(),
   /** The lease of the runs it resumes, in ms. @default each definition's own, else 15000 */
   leaseMs: integer(10).optional(),
+  /**
+   * How long `close()` lets the runs it resumed reach their next commit, in ms, before it abandons
+   * their steps and gives their leases up (they stay `running`, for any runner to resume).
+   * @default 10000
+   */
+  shutdownGraceMs: integer(0).optional(),
   /**
    * Flows it starts on a cron schedule: each tick once across every runner on the store (the run id
    * is the schedule's name and the tick), ticks counted from when a runner first saw the schedule.

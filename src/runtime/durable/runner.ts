@@ -4,6 +4,7 @@ import { parseOptions } from '../../options/parse.js';
 import type { RunHead, RunKind } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import { type Clock, toClock } from '../engine/clock.js';
+import { GracefulStop } from './graceful-stop.js';
 import { leaseIsLive } from './identity.js';
 import {
   type RecoverableCrew,
@@ -33,7 +34,12 @@ export interface Runner {
   readonly events$: Observable<StatecrewEvent>;
   /** One pass: resumes every stuck run it holds a definition of; resolves once they settled or paused. */
   recover(): Promise<RecoveryReport>;
-  /** Stops polling and waits for the runs it resumed to settle or pause. */
+  /**
+   * Stops gracefully: stops polling; the runs it resumed start no further node, get `shutdownGraceMs`
+   * to reach their next commit, then give their leases up, kept `running` for any runner to resume
+   * (`run.suspended`). Resolves once each settled, paused or was suspended; called again while they
+   * drain, it ends the grace at once.
+   */
   close(): Promise<void>;
 }
 
@@ -84,6 +90,8 @@ class StuckRunRunner implements Runner {
   /** When this runner started, on its clock: a schedule with `catchUp: 'none'` starts no tick before. */
   readonly #startedAt: number;
   #closed = false;
+  /** Aborted with a `GracefulStop` by `close`: the runs it resumed are suspended. */
+  readonly #stopping = new AbortController();
   #timer: unknown;
   readonly events$: Observable<StatecrewEvent> = this.#events.asObservable();
 
@@ -103,11 +111,15 @@ class StuckRunRunner implements Runner {
   }
 
   async close(): Promise<void> {
+    const reason: unknown = this.#stopping.signal.reason;
+    if (reason instanceof GracefulStop) reason.now();
+    else this.#stopping.abort(new GracefulStop(this.options.shutdownGraceMs, 'the runner closed'));
     this.#closed = true;
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
     // A pass under way registers what it starts; then every run it or an earlier pass started settles.
     await Promise.allSettled([...this.#passes]);
     await Promise.allSettled([...this.#running.values()]);
+    (this.#stopping.signal.reason as GracefulStop).now();
     this.#events.complete();
   }
 
@@ -240,7 +252,8 @@ class StuckRunRunner implements Runner {
       run.events$.subscribe({ next: (event) => this.#events.next(event), error: () => {} });
     };
     const { store, leaseMs } = this.options;
-    const common = { store, clock: this.clock, onRun, ...(leaseMs === undefined ? {} : { leaseMs }) };
+    const signal = this.#stopping.signal;
+    const common = { store, clock: this.clock, onRun, signal, ...(leaseMs === undefined ? {} : { leaseMs }) };
     try {
       if (definition.kind === 'flow') await definition.flow.resume(head.id, undefined, common);
       else await definition.crew.resume(head.id, common);
@@ -266,7 +279,13 @@ class StuckRunRunner implements Runner {
 const key = (kind: RunKind, name: string) => `${kind}:${name}`;
 
 /** Codes that mean another owner took the run first, or an answer moved it on meanwhile. */
-const LEFT_TO_ANOTHER: ReadonlySet<string> = new Set(['run_locked', 'not_paused', 'answer_required']);
+const LEFT_TO_ANOTHER: ReadonlySet<string> = new Set([
+  'run_locked',
+  'not_paused',
+  'answer_required',
+  // The runner closed while it ran: kept `running` with no lease, for any runner to resume.
+  'suspended',
+]);
 
 /** A schedule with the kickoff of its flow, and what this runner knows of it. */
 interface ScheduledFlow {

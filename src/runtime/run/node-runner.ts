@@ -92,6 +92,12 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
   #ended = false;
   /** Set once the run ended: its actors' reports are heard no more. */
   #disposed = false;
+  /** Set once the run is being suspended: no run starts or retries, the live ones may settle. */
+  #draining = false;
+  /** The runs with an attempt under way, by node id. */
+  readonly #inFlight = new Set<string>();
+  /** Resolved once no attempt is under way (see `whenQuiet`). */
+  #quiet: (() => void)[] = [];
   /**
    * What its lifecycle actors get as their effects: a plain object (an inspector serializing their
    * context finds nothing of the run in it).
@@ -168,6 +174,32 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
     if (!this.#ended) this.#queue.push(operation, operations);
   }
 
+  /**
+   * Starts no run and no retry any more (a graceful stop): the attempts under way may settle, their
+   * commits land. Backoffs waiting for a retry are dropped.
+   */
+  drain(): void {
+    this.#draining = true;
+    this.#clearTimers();
+    this.#checkQuiet();
+  }
+
+  /** The node ids of the runs with an attempt under way. */
+  inFlight(): string[] {
+    return [...this.#inFlight];
+  }
+
+  /** Resolves once no attempt is under way (at once when none is). */
+  whenQuiet(): Promise<void> {
+    if (this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#quiet.push(resolve));
+  }
+
+  #checkQuiet(): void {
+    if (this.#inFlight.size > 0) return;
+    for (const resolve of this.#quiet.splice(0)) resolve();
+  }
+
   /** Starts nothing more until `write` settles (it must not reject): see {@link WorkQueue.hold}. */
   hold(write: Promise<unknown>): void {
     this.#queue.hold(write);
@@ -190,6 +222,7 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
   retry(nodeId: string): void {
     if (this.#ended) return;
     this.#queue.push(() => {
+      if (this.#draining) return;
       const actor = this.#live.get(nodeId);
       if (actor === undefined)
         throw new InternalError('NodeRunner.retry', `No run "${nodeId}" is live to retry`, { nodeId });
@@ -197,11 +230,13 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
       this.#delays.delete(nodeId);
       actor.send({ type: 'RETRY', delayMs });
       if (delayMs === 0) {
+        this.#inFlight.add(nodeId);
         actor.send({ type: 'START', at: this.clock.now() });
         return;
       }
       const timer = this.clock.setTimeout(() => {
         this.#timers.delete(nodeId);
+        this.#inFlight.add(nodeId);
         actor.send({ type: 'START', at: this.clock.now() });
       }, delayMs);
       this.#timers.set(nodeId, timer);
@@ -233,6 +268,8 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
     this.#ended = true;
     this.#queue.clear();
     this.#clearTimers();
+    this.#inFlight.clear();
+    this.#checkQuiet();
     const actors: AnyActorRef[] = [...this.#live.values(), ...this.#workerActors];
     this.#live.clear();
     this.#workerActors.length = 0;
@@ -249,11 +286,12 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
   }
 
   #start(spec: TSpec, supervisor: AnyActorRef): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#draining) return;
     const executor = this.#workerFor(this.hooks.workerOf(spec), supervisor);
     const actor = this.#spawn(spec.nodeId, spec.maxAttempts, executor, supervisor, this.clock.now());
     this.#specs.set(spec.nodeId, spec);
     this.supervisor = supervisor;
+    this.#inFlight.add(spec.nodeId);
     actor.start();
   }
 
@@ -320,6 +358,14 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
   /** Publishes a transition; a settled run is forgotten, or its retry's backoff computed. */
   #settle(spec: TSpec, emitted: LifecycleEmitted): void {
     this.hooks.publish(emitted, spec);
+    if (
+      emitted.type === 'node.completed' ||
+      emitted.type === 'node.failed' ||
+      emitted.type === 'node.waiting'
+    ) {
+      this.#inFlight.delete(spec.nodeId);
+      this.#checkQuiet();
+    }
     if (emitted.type === 'node.completed') {
       this.#forget(spec.nodeId);
       return;

@@ -1,14 +1,25 @@
 import { type AnyActorRef, toPromise } from 'xstate';
-import { describeThrown, isStatecrewError, RunAbortedError } from '../../errors.js';
+import { describeThrown, isStatecrewError, RunAbortedError, RunSuspendedError } from '../../errors.js';
 import type { RunStatus, StatecrewEvent } from '../../types.js';
+import { type GracefulStop, isGracefulStop } from '../durable/graceful-stop.js';
 import type { RunEvents } from './run-events.js';
 
 /** What `runToEnd` drives: a created (not started) supervisor and what belongs to its run. */
 export interface RunParts<T> {
   supervisor: AnyActorRef;
   hub: RunEvents;
-  /** The node runner: hands over live runs on abort, and is disposed at the end. */
-  runner: { takeAll(): AnyActorRef[]; dispose(): void; whenIdle(): Promise<void> };
+  /**
+   * The node runner: hands over live runs on abort, starts nothing more while the run is suspended
+   * (`drain`, then `whenQuiet` once no attempt is under way), and is disposed at the end.
+   */
+  runner: {
+    takeAll(): AnyActorRef[];
+    dispose(): void;
+    whenIdle(): Promise<void>;
+    drain(): void;
+    whenQuiet(): Promise<void>;
+    inFlight(): string[];
+  };
   signal: AbortSignal | undefined;
   /** How many nodes the run has, for `run.started`. */
   nodes: number;
@@ -29,6 +40,12 @@ export interface RunParts<T> {
   partial(output: unknown): T;
   /** Keeps an aborted run in its store (as aborted, to be resumed); the rejection waits for it. Must not reject. */
   keepAborted?(partial: T): Promise<void>;
+  /**
+   * Gives a suspended run's lease up once its commits landed (or `stop`'s grace ended), its head left
+   * as it is, for any runner to resume. Must not reject. Absent for a run without a store: a
+   * `GracefulStop` aborts it.
+   */
+  letGo?(stop: GracefulStop): Promise<void>;
   /** Forgets the run's handlers. */
   release(): void;
   /**
@@ -76,10 +93,17 @@ class RunDriver<T> {
   readonly #resolve: (result: T) => void;
   readonly #reject: (error: unknown) => void;
   /** The signal's listener, kept to be removed when the run ends. */
-  readonly #onAbort = () => this.#abort();
+  readonly #onAbort = () => this.#stopped();
   #started = false;
-  /** Set once the signal aborted: the run ends as aborted, whatever its supervisor does next. */
+  /**
+   * Set once the signal aborted, or a suspension is letting the run go: the run ends so, whatever its
+   * supervisor does next.
+   */
   #aborting = false;
+  /** The graceful stop the run is being suspended for: no node starts, the ones in flight settle. */
+  #suspending: GracefulStop | undefined;
+  /** Set once the run's result is being made: a suspension then lets it end as it would have. */
+  #completing = false;
   #settled = false;
   /** The stage in progress: the supervisor, then the epilogue's. */
   #current: RunStage;
@@ -120,7 +144,7 @@ class RunDriver<T> {
     if (this.#settled || this.#aborting) return;
     const { signal, supervisor, startEvent } = this.#parts;
     if (signal?.aborted) {
-      this.#abort();
+      this.#stopped();
       return;
     }
     this.#parts.hub.emit({ type: 'run.started', process: this.#parts.process, nodes: this.#parts.nodes });
@@ -136,6 +160,11 @@ class RunDriver<T> {
    */
   async #runEpilogue(output: unknown): Promise<unknown> {
     await this.#parts.runner.whenIdle();
+    // A suspended run starts no further stage: it goes on with it on resume.
+    if (this.#suspending !== undefined && this.#parts.epilogue !== undefined) {
+      await this.#letGo(this.#suspending);
+      return output;
+    }
     const stage = this.#settled || this.#aborting ? undefined : this.#parts.epilogue?.(output);
     if (stage !== undefined) {
       this.#current = stage;
@@ -149,6 +178,7 @@ class RunDriver<T> {
   /** Resolves with the result of the supervisor's output (`run.completed`), once it is finished. */
   async #complete(output: unknown): Promise<void> {
     if (this.#settled || this.#aborting) return;
+    this.#completing = true;
     let completed: Completed<T>;
     let last: StatecrewEvent;
     try {
@@ -166,6 +196,47 @@ class RunDriver<T> {
     this.#parts.hub.closed(last);
     this.#end();
     this.#resolve(completed.result);
+  }
+
+  /** The signal aborted: with a {@link GracefulStop} (and a store), the run is suspended; else aborted. */
+  #stopped(): void {
+    const reason: unknown = this.#parts.signal?.reason;
+    if (isGracefulStop(reason) && this.#parts.letGo !== undefined) this.#suspend(reason);
+    else this.#abort();
+  }
+
+  /**
+   * A graceful stop: no node starts any more; once the attempts in flight settled and their commits
+   * landed, or the grace period ended, the run lets its lease go. A supervisor that ends meanwhile
+   * ends the run as it would have (its last write included).
+   */
+  #suspend(stop: GracefulStop): void {
+    if (this.#settled || this.#aborting || this.#suspending !== undefined) return;
+    this.#suspending = stop;
+    if (!this.#started) {
+      void this.#letGo(stop);
+      return;
+    }
+    const { runner } = this.#current;
+    runner.drain();
+    const drained = runner.whenQuiet().then(() => runner.whenIdle());
+    void Promise.race([drained, stop.expired]).then(() => this.#letGo(stop));
+  }
+
+  /**
+   * Ends a suspended run: stops what is still in flight (abandoned: it runs again on resume), gives
+   * the lease up with the head left as it is (`run.suspended`), and rejects with `RunSuspendedError`.
+   */
+  async #letGo(stop: GracefulStop): Promise<void> {
+    if (this.#settled || this.#aborting || this.#completing) return;
+    this.#aborting = true;
+    const parts = this.#parts;
+    const abandoned = this.#started ? this.#current.runner.inFlight() : [];
+    this.#stop();
+    const error = new RunSuspendedError(parts.hub.runId, stop, abandoned);
+    const last = parts.hub.closing({ type: 'run.suspended', reason: stop.message, abandoned });
+    await parts.letGo?.(stop);
+    this.#fail(error, last);
   }
 
   /** The signal aborted: keeps the partial result (if the run is kept), then fails with `RunAbortedError`. */

@@ -2,6 +2,7 @@ import type { ActorOptions, AnyActorLogic, AnyActorRef } from 'xstate';
 import { createActor } from 'xstate';
 import { RunExistsError } from '../../errors.js';
 import type { JsonValue, RunKind, StoredRunStatus } from '../../stores/store.js';
+import type { GracefulStop } from '../durable/graceful-stop.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { RunCommits, type StoreErrorPolicy } from './run-commits.js';
@@ -41,7 +42,7 @@ export interface RunPlacement {
 }
 
 /** What driving a run to its end needs besides what the run holds itself. */
-export type DriveParts<T> = Omit<RunParts<T>, 'hub' | 'halted' | 'ready' | 'release'> & {
+export type DriveParts<T> = Omit<RunParts<T>, 'hub' | 'halted' | 'ready' | 'release' | 'letGo'> & {
   /** Work after the claim and before the supervisor starts (a flow's first header). */
   afterClaim?(): Promise<void>;
 };
@@ -128,9 +129,24 @@ export class Run {
 
   /** Gives the lease up if the run still holds it (it ended without its last write); never rejects. */
   release(): void {
+    void this.#giveUp();
+  }
+
+  /**
+   * A suspended run (see `GracefulStop`): once its claim settled and its commits under way landed (or
+   * the grace ended), gives its lease up with its head left `running`, for any runner to resume it.
+   */
+  async suspend(stop: GracefulStop, ready: Promise<void>): Promise<void> {
+    await ready.catch(() => {});
+    if (!this.#holdsId) return;
+    await Promise.race([this.commits?.settled(), stop.expired]);
+    await this.#giveUp();
+  }
+
+  #giveUp(): Promise<void> {
     const keeping = this.#keeping;
-    if (keeping === undefined) return;
-    void keeping.owner.releaseQuietly(this.#written ? undefined : keeping.untouched);
+    if (keeping === undefined) return Promise.resolve();
+    return keeping.owner.releaseQuietly(this.#written ? undefined : keeping.untouched);
   }
 
   /**
@@ -174,7 +190,7 @@ export class Run {
       ...rest,
       hub: this.events,
       halted: this.halted,
-      ...(ready === undefined ? {} : { ready }),
+      ...(ready === undefined ? {} : { ready, letGo: (stop: GracefulStop) => this.suspend(stop, ready) }),
       release: () => this.release(),
     });
   }
