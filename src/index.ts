@@ -180,6 +180,8 @@ export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {
   type JsonValue,
   type PruneOptions,
+  type PruneResult,
+  pruneStore,
   type RecordWrite,
   type RunClaim,
   type RunCommit,
