@@ -78,8 +78,9 @@ describe('options a constructor or run does not know', () => {
   });
 
   it('gives a schema-checked flow the lease it was created with', async () => {
-    const store = new MemoryStore();
     const clock = createManualClock(5_000_000);
+    // The store sets a lease's expiry on its own clock: here the run's.
+    const store = new MemoryStore(() => clock.now());
     let seen: number | undefined;
     const flow = createFlow({
       name: 'typed',
