@@ -26,6 +26,7 @@ const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
   deadline_passed: 409,
   payload_too_large: 413,
   store_unavailable: 503,
+  suspended: 503,
   store_closed: 503,
   queue_unavailable: 503,
 };

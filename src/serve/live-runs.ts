@@ -23,6 +23,22 @@ interface Entry extends LiveRun {
  */
 export class LiveRuns {
   readonly #runs = new Map<string, Entry>();
+  /** Every run asked for here that has not settled, tracked yet or not (its claim may be in flight). */
+  readonly #asked = new Set<{ controller: AbortController; done: Promise<void> }>();
+  /** The graceful stop under way, once the server began to close. */
+  #stopping: GracefulStop | undefined;
+
+  /**
+   * Notes a run this server starts or resumes from the moment it is asked for (before its claim
+   * landed) until `result` settles, so that a graceful stop reaches it too: one asked for while the
+   * server stops is stopped at once, kept for a runner.
+   */
+  asked(controller: AbortController, result: Promise<unknown>): void {
+    const entry = { controller, done: result.then(settledQuietly, settledQuietly) };
+    this.#asked.add(entry);
+    void entry.done.then(() => this.#asked.delete(entry));
+    if (this.#stopping !== undefined) controller.abort(this.#stopping);
+  }
 
   /** The live run `id`, if this process runs it now. */
   get(id: string): LiveRun | undefined {
@@ -93,6 +109,11 @@ export class LiveRuns {
    * Resolves once all settled.
    */
   async suspendAll(stop: GracefulStop): Promise<void> {
-    await this.abortAll(stop);
+    this.#stopping = stop;
+    const asked = [...this.#asked];
+    for (const run of asked) run.controller.abort(stop);
+    await Promise.all([this.abortAll(stop), ...asked.map((run) => run.done)]);
   }
 }
+
+function settledQuietly(): void {}

@@ -66,6 +66,7 @@ async function goOnTracked(
       heard(run);
     },
   });
+  desk.live.asked(controller, result);
   await Promise.race([started, result]);
 }
 

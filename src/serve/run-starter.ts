@@ -1,6 +1,6 @@
 import { filter, firstValueFrom, map, merge, from as observableFrom } from 'rxjs';
 import { z } from 'zod';
-import { RunExistsError } from '../errors.js';
+import { isStatecrewError, RunExistsError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { crewInputSchema } from '../runtime/input-schema.js';
@@ -17,6 +17,12 @@ export interface RunRef {
   kind: 'crew' | 'flow';
 }
 
+/** Passes a run's rejection on, unless it is a graceful stop's suspension (the run is kept). */
+function unlessSuspended(error: unknown): undefined {
+  if (isStatecrewError(error, 'suspended')) return undefined;
+  throw error;
+}
+
 /**
  * Resolves once `run` holds its id in the store (its `run.started`) or ended; rejects with what
  * stopped it before that (the id taken, the store out of reach, inputs refused).
@@ -26,7 +32,8 @@ export function whenStarted(run: StartedRun): Promise<void> {
     filter((event) => event.type === 'run.started' && event.runId === run.id),
     map(() => undefined),
   );
-  const ended = observableFrom(run.result.then(() => undefined));
+  // A run suspended by the server's graceful stop holds its id, kept for a runner: it was taken.
+  const ended = observableFrom(run.result.then(() => undefined, unlessSuspended));
   return firstValueFrom(merge(started, ended), { defaultValue: undefined });
 }
 
@@ -93,6 +100,7 @@ export class RunStarter {
             signal,
             events: 'store',
           });
+    this.#live.asked(controller, run.result);
     return trackStarted(this.#live, served, run, controller);
   }
 
