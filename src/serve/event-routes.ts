@@ -1,7 +1,15 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { RunNotFoundError } from '../errors.js';
-import { afterOf, aguiWriter, type EventWriter, statecrewWriter, streamRunEvents } from './event-stream.js';
+import { lastStoredSeq } from '../runtime/durable/event-record.js';
+import {
+  afterOf,
+  aguiWriter,
+  type EventWriter,
+  RECONNECT_MS,
+  statecrewWriter,
+  streamRunEvents,
+} from './event-stream.js';
 import { parseRequest } from './http-errors.js';
 import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
 import { errorSchema, runParamsSchema } from './schemas.js';
@@ -15,6 +23,20 @@ const afterQuery = z.object({
 });
 const STREAM = 'text/event-stream: the events kept so far, then live until the run settles or pauses';
 
+/**
+ * Whether run `id` has nothing more to send after event `after`: not running here nor anywhere
+ * (settled or paused) and no kept event numbered after it — an `EventSource` told 204 stops
+ * reconnecting. Throws `run_not_found` for no such run.
+ */
+async function endedAfter(context: ServeContext, route: string, id: string, after: number): Promise<boolean> {
+  if (context.live.get(id) !== undefined) return false;
+  // The head first: what its last change committed is in the store when the events are read.
+  const head = await context.store.readRun(id);
+  if (head === undefined) throw new RunNotFoundError(route, id);
+  if (head.status === 'running') return false;
+  return (await lastStoredSeq(context.store, id)) <= after;
+}
+
 /** The event streams of a run: statecrew's own, and the AG-UI protocol's. */
 export const eventRoutes: RouteGroup = {
   specs: [
@@ -26,7 +48,11 @@ export const eventRoutes: RouteGroup = {
       params: runParamsSchema,
       query: afterQuery,
       responses: {
-        200: { description: STREAM },
+        200: { description: `${STREAM}; it opens with retry: ${RECONNECT_MS}` },
+        204: {
+          description:
+            'The run settled or paused and no event is kept after the one asked for: nothing more to send (an EventSource stops reconnecting)',
+        },
         400: error(`${COMMON_ERRORS[400]} (invalid_option: a bad after or Last-Event-ID)`),
         401: error(COMMON_ERRORS[401]),
         404: error('No such run (run_not_found)'),
@@ -53,10 +79,14 @@ export const eventRoutes: RouteGroup = {
         throw new RunNotFoundError(route, id);
       return streamRunEvents(c, context.store, id, after, writerOf(id));
     };
-    app.get(
-      '/runs/:id/events',
-      serve('GET /runs/:id/events', () => statecrewWriter),
-    );
+    app.get('/runs/:id/events', async (c: Context) => {
+      const route = 'GET /runs/:id/events';
+      const { id } = parseRequest(route, 'params', runParamsSchema, c.req.param());
+      const after = afterOf(c);
+      const ended = await endedAfter(context, route, id, after);
+      if (ended) return c.body(null, 204);
+      return streamRunEvents(c, context.store, id, after, statecrewWriter, RECONNECT_MS);
+    });
     app.get('/runs/:id/agui', serve('GET /runs/:id/agui', aguiWriter));
     app.post('/runs/:id/agui', serve('POST /runs/:id/agui', aguiWriter));
   },

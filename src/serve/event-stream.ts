@@ -37,6 +37,12 @@ async function takeTurn(): Promise<void> {
 /** How often an idle stream says it is alive (a comment line), in ms. */
 const KEEP_ALIVE_MS = 15_000;
 
+/**
+ * How long an `EventSource` waits before it reconnects to a stream that ended, in ms (the stream's
+ * `retry:` field): a run that paused may go on, and its events with it.
+ */
+export const RECONNECT_MS = 3_000;
+
 /** How an event stream writes each kept event. */
 export type EventWriter = (stream: SSEStreamingApi, stored: StoredEvent) => Promise<void>;
 
@@ -59,7 +65,7 @@ export function afterOf(c: Context): number {
 /**
  * A server-sent event stream of run `id`'s kept events after `after`: what is stored, then live until
  * the run settles or pauses (see `followEvents`), each written by `write`; it ends when the client
- * goes away, and says it is alive while the run is quiet.
+ * goes away, and says it is alive while the run is quiet. With `retryMs`, it opens with `retry:`.
  */
 export function streamRunEvents(
   c: Context,
@@ -67,8 +73,11 @@ export function streamRunEvents(
   id: string,
   after: number,
   write: EventWriter,
+  retryMs?: number,
 ): Response {
   return streamSSE(c, async (stream) => {
+    // A field alone, with no data: no client dispatches it as a message.
+    if (retryMs !== undefined) await stream.write(`retry: ${retryMs}\n\n`);
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());
     const alive = setInterval(() => {

@@ -2,7 +2,8 @@
  * The studio's way to the server: `api.get`/`api.post`/`api.page` send the bearer token the user
  * gave (kept for the tab only, in `sessionStorage`) and turn an error body into an `Error` with its
  * `code`; a 401 asks for the token. `followStream` reads a run's server-sent events through `fetch`
- * (an `EventSource` cannot send the token) and hands each message to its callback.
+ * (an `EventSource` cannot send the token) and hands each message to its callback; a 204 is a
+ * stream with nothing more to send.
  */
 export const API_SCRIPT = `
   const TOKEN_KEY = 'statecrew.token';
@@ -54,6 +55,8 @@ export const API_SCRIPT = `
   };
   const followStream = async (path, signal, onMessage) => {
     const res = await fetch(path, { headers: authHeaders({ Accept: 'text/event-stream' }), signal });
+    // 204: the run settled or paused with nothing after the last event seen — a stream that ended.
+    if (res.status === 204) return;
     if (!res.ok || !res.body) throw await failure(res);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
