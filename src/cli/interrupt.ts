@@ -84,6 +84,12 @@ export function watchInterrupts(
   };
 }
 
+/** A stopped run's reason on one line, and `statecrew resume`'s extra arguments as shell words. */
+function stopWords(error: StatecrewError, resumeArgs: readonly string[]): { cause: string; args: string } {
+  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+  return { cause: oneLine(cause), args: resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('') };
+}
+
 /**
  * What a command prints when a stop signal aborted run `id`: one error line naming the reason, and
  * how to go on (`resumeArgs`: the options `statecrew resume <id>` needs besides the id, such as `--store`).
@@ -93,10 +99,9 @@ export function abortedReport(
   error: StatecrewError<'aborted'>,
   resumeArgs: readonly string[],
 ): string {
-  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
-  const args = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
+  const { cause, args } = stopWords(error, resumeArgs);
   return (
-    `statecrew: run ${id} aborted: ${oneLine(cause)} (aborted)\n` +
+    `statecrew: run ${id} aborted: ${cause} (aborted)\n` +
     `  kept in the store; go on with: statecrew resume ${id}${args}\n`
   );
 }
@@ -110,10 +115,9 @@ export function suspendedReport(
   error: StatecrewError<'suspended'>,
   resumeArgs: readonly string[],
 ): string {
-  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
-  const args = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
+  const { cause, args } = stopWords(error, resumeArgs);
   return (
-    `statecrew: run ${id} suspended: ${oneLine(cause)} (suspended)\n` +
+    `statecrew: run ${id} suspended: ${cause} (suspended)\n` +
     `  kept in the store, running with no owner: a statecrew runner resumes it, or go on with: statecrew resume ${id}${args}\n`
   );
 }

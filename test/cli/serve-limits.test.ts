@@ -10,27 +10,23 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 const TOKEN = 'cli-serve-limits-token';
 
+/** `statecrew serve` of the refund flow on a free port, in memory, with the token, then `extra`. */
+const serveArgs = (...extra: string[]) => [
+  'serve',
+  fixture('refund-flow.ts'),
+  '--port',
+  '0',
+  '--store',
+  'memory',
+  '--token',
+  TOKEN,
+  ...extra,
+];
+
 describe('statecrew serve: what it takes of a request', { timeout: CLI_TIMEOUT }, () => {
   it('answers a body shorter than its Content-Length with 408 past --request-timeout, and inputs 5,000 levels deep with 400', async () => {
-    const server = start(
-      ['serve', fixture('refund-flow.ts'), '--port', '0', '--store', 'memory', '--token', TOKEN],
-      { cwd },
-    );
-    const limited = start(
-      [
-        'serve',
-        fixture('refund-flow.ts'),
-        '--port',
-        '0',
-        '--store',
-        'memory',
-        '--token',
-        TOKEN,
-        '--request-timeout',
-        '500',
-      ],
-      { cwd },
-    );
+    const server = start(serveArgs(), { cwd });
+    const limited = start(serveArgs('--request-timeout', '500'), { cwd });
     try {
       await Promise.all([server.whenPrinted('openapi.json'), limited.whenPrinted('openapi.json')]);
       const urlOf = (output: string) =>
@@ -52,21 +48,7 @@ describe('statecrew serve: what it takes of a request', { timeout: CLI_TIMEOUT }
   });
 
   it('refuses a --request-timeout that is not a whole number of ms ≥ 1', async () => {
-    const ran = await cli(
-      [
-        'serve',
-        fixture('refund-flow.ts'),
-        '--port',
-        '0',
-        '--store',
-        'memory',
-        '--token',
-        TOKEN,
-        '--request-timeout',
-        'soon',
-      ],
-      { cwd },
-    );
+    const ran = await cli(serveArgs('--request-timeout', 'soon'), { cwd });
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('"--request-timeout" must be a whole number of ms ≥ 1, got "soon"');
   });
