@@ -211,7 +211,7 @@ describe('/runs/:id/agui as HttpAgent reads it', { timeout: 60_000 }, () => {
     expect(contents(paid.newMessages)).toContain('shipped after {"amount":5}');
   });
 
-  it('refuses a resume entry that names no interrupt or whose payload does not fit, changing nothing', async () => {
+  it('refuses a resume entry that names no interrupt or whose payload does not fit, and only cancelled entries as {} is refused, changing nothing', async () => {
     await post('/runs', { definition: 'review', inputs: { title: 'T' }, id: 'f3' });
     const unknown = await post('/runs/f3/agui', { resume: [{ interruptId: 'f3:nope', status: 'resolved' }] });
     expect(unknown.status).toBe(400);
@@ -226,6 +226,11 @@ describe('/runs/:id/agui as HttpAgent reads it', { timeout: 60_000 }, () => {
     expect(wrong.answer.error).toMatchObject({
       details: { issues: [{ path: 'body.resume.0.payload.route' }] },
     });
+    const cancelled = await post('/runs/f3/agui', {
+      resume: [{ interruptId: 'f3:approve', status: 'cancelled' }],
+    });
+    expect(cancelled.status).toBe(400);
+    expect(cancelled.answer.error?.code).toBe('answer_required');
     expect((await store.readRun('f3'))?.status).toBe('paused');
   });
 
