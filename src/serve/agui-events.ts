@@ -30,7 +30,8 @@ function textOf(output: unknown): string {
 /**
  * Translates one run's kept events, in order, into the AG-UI protocol's (`@ag-ui/core`): the run is
  * the thread; each segment of it (from a `run.started` to its end) is an AG-UI run; a crew's task run
- * or a flow step (its `flow.step` events) is one step whose output is one assistant text message; a
+ * or a flow step (its `flow.step` events) is one step whose output is one assistant text message (the
+ * tasks of a crew a step kicks off are steps inside it; that crew's own run events are `CUSTOM`); a
  * tool call is a tool call with its result; a pause ends the AG-UI run with an `interrupt` outcome
  * saying what each waiting item asks; an abort with a `cancelled` outcome; a failed or partial run
  * with `RUN_ERROR`; every other event is a `CUSTOM` event named `statecrew.<type>` carrying it whole.
@@ -40,8 +41,8 @@ function textOf(output: unknown): string {
  */
 export class AguiTranslator {
   #run: string | undefined;
-  /** The flow's own run id while a flow segment runs: its steps' `node.*` events add nothing. */
-  #flowRun: string | undefined;
+  /** The run id of the segment's own events: a flow step's crew or child run has another. */
+  #root: string | undefined;
   readonly #openSteps = new Set<string>();
   /** What each flow step waits for, from its last `node.waiting`: a pause's interrupts read it. */
   readonly #waits = new Map<string, WaitingFor>();
@@ -54,10 +55,13 @@ export class AguiTranslator {
   #held: AguiEvent[] = [];
 
   readonly #handlers: Handlers = {
-    'run.started': (event, seq) => [
-      ...this.#closeOpenRun('The process running it stopped; the run was resumed'),
-      this.#start(event, seq),
-    ],
+    'run.started': (event, seq) =>
+      this.#isChild(event)
+        ? [custom(event)]
+        : [
+            ...this.#closeOpenRun('The process running it stopped; the run was resumed'),
+            this.#start(event, seq),
+          ],
     'node.started': (event) => (this.#isFlowStep(event) ? [custom(event)] : this.#stepStarted(event.nodeId)),
     'node.completed': (event, seq) => this.#nodeCompleted(event, seq),
     'node.failed': (event) => this.#nodeFailed(event),
@@ -69,6 +73,7 @@ export class AguiTranslator {
     'flow.step': (event, seq) => this.#flowStep(event, seq),
     'tool.call': (event, seq) => this.#toolCall(event, seq),
     'flow.paused': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
       this.#interrupts = interruptsOf(
         this.threadId,
         waitingOf(event).map((w) => this.#askedOf(w)),
@@ -76,12 +81,15 @@ export class AguiTranslator {
       return [custom(event)];
     },
     'crew.paused': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
       this.#interrupts = interruptsOf(this.threadId, event.pending);
       return [custom(event)];
     },
-    'run.completed': (event) => this.#finished(event),
-    'run.failed': (event) =>
-      event.code === 'aborted' ? this.#cancelled(event.error) : this.#failed(event.error, event.code),
+    'run.completed': (event) => (this.#isChild(event) ? [custom(event)] : this.#finished(event)),
+    'run.failed': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
+      return event.code === 'aborted' ? this.#cancelled(event.error) : this.#failed(event.error, event.code);
+    },
   };
 
   constructor(private readonly threadId: string) {}
@@ -116,7 +124,7 @@ export class AguiTranslator {
 
   #start(event: Of<'run.started'>, seq: number): AguiEvent {
     this.#run = `${this.threadId}:${seq}`;
-    this.#flowRun = event.process === 'flow' ? event.runId : undefined;
+    this.#root = event.runId;
     this.#interrupts = [];
     this.#failures = [];
     return { type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.#run };
@@ -124,7 +132,12 @@ export class AguiTranslator {
 
   /** Whether a `node.*` event is a flow step's own (its `flow.step` events stand for it). */
   #isFlowStep(event: { runId: string; step?: string }): boolean {
-    return event.step !== undefined && event.runId === this.#flowRun;
+    return event.step !== undefined && event.runId === this.#root;
+  }
+
+  /** Whether an event is a flow step's crew's or child run's (its run events are not the segment's). */
+  #isChild(event: { runId: string; step?: string }): boolean {
+    return event.step !== undefined && event.runId !== this.#root;
   }
 
   #stepStarted(name: string): AguiEvent[] {

@@ -27,6 +27,14 @@ function partialCrew() {
   return new Crew({ name: 'partial', tasks });
 }
 
+/** A flow whose `pay` step kicks off the refund crew, whose tool call waits for approval. */
+function crewStepFlow(refunded: number[]) {
+  const crew = refundCrew(refunded);
+  return createFlow({ name: 'orders', initialState: {} })
+    .start('receive', () => 'an order')
+    .listen('pay', 'receive', async ({ kickoff }) => (await kickoff(crew)).raw);
+}
+
 /** A flow whose human step waits a minute at most. */
 function deadlineFlow() {
   return createFlow({ name: 'deadline', initialState: {} })
@@ -49,7 +57,7 @@ beforeEach(async () => {
   refunded = [];
   server = testServer(store, {
     crews: [refundCrew(refunded), partialCrew(), waiting.crew],
-    flows: [reviewFlow(), orderFlow(), deadlineFlow()],
+    flows: [reviewFlow(), orderFlow(), deadlineFlow(), crewStepFlow(refunded)],
   });
   listening = await listen(server, { port: 0 });
 });
@@ -209,6 +217,26 @@ describe('/runs/:id/agui as HttpAgent reads it', { timeout: 60_000 }, () => {
     });
     await settled('o1');
     expect(contents(paid.newMessages)).toContain('shipped after {"amount":5}');
+  });
+
+  it("answers the tool call of a flow step's crew through resume: the step runs again and the flow completes", async () => {
+    await post('/runs', { definition: 'orders', inputs: {}, id: 's1' });
+    const agent = agentOf('s1');
+    await runOnce(agent);
+    expect(agent.pendingInterrupts).toEqual([
+      expect.objectContaining({
+        id: 's1:pay:refund.1.1.0',
+        message: `Approve Clerk's call of tool "refund" with {"amount":42}?`,
+        metadata: expect.objectContaining({ kind: 'approval', step: 'pay', callId: 'refund.1.1.0' }),
+      }),
+    ]);
+    const { events } = await runOnce(agent, {
+      resume: [{ interruptId: 's1:pay:refund.1.1.0', status: 'resolved', payload: { approve: true } }],
+    });
+    await settled('s1');
+    expect(refunded).toEqual([42]);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    expect((await store.readRun('s1'))?.status).toBe('completed');
   });
 
   it('refuses a resume entry that names no interrupt or whose payload does not fit, and only cancelled entries as {} is refused, changing nothing', async () => {
