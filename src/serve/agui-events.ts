@@ -1,90 +1,143 @@
-import { type BaseEvent, EventType, type Interrupt } from '@ag-ui/core';
+import { type BaseEvent, EventType } from '@ag-ui/core';
 import type { StoredEvent } from '../runtime/durable/event-record.js';
-import type { StatecrewEvent, WaitingStep } from '../types.js';
+import type { StatecrewEvent, WaitingFor, WaitingStep } from '../types.js';
+import { type AskedInterrupt, type AskedItem, interruptsOf } from './agui-interrupts.js';
 
 /** An AG-UI event as statecrew writes it: its `type` and fields, with the time it happened. */
 export type AguiEvent = BaseEvent & Record<string, unknown>;
 
 type Of<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
 
+/** The AG-UI events of one kind of statecrew event (`seq`: its number in the run). */
+type Handlers = { [T in StatecrewEvent['type']]?: (event: Of<T>, seq: number) => AguiEvent[] };
+
+/** A statecrew event as an AG-UI `CUSTOM` event. */
+function custom(event: StatecrewEvent): AguiEvent {
+  return { type: EventType.CUSTOM, name: `statecrew.${event.type}`, value: event };
+}
+
+/** A step's output as text: a string as it is, anything else as JSON. */
+function textOf(output: unknown): string {
+  if (output === undefined || output === null) return '';
+  if (typeof output === 'string') return output;
+  try {
+    return JSON.stringify(output) ?? '';
+  } catch {
+    return String(output);
+  }
+}
+
 /**
  * Translates one run's kept events, in order, into the AG-UI protocol's (`@ag-ui/core`): the run is
- * the thread; each segment of it (from a `run.started` to its end) is an AG-UI run; a task run or a
- * flow step is a step whose output is an assistant text message; a tool call is a tool call with its
- * result; a pause ends the AG-UI run with an `interrupt` outcome naming what waits; every other event
- * is a `CUSTOM` event named `statecrew.<type>` carrying it whole. Steps and runs a dead process left
- * open are closed before the next segment starts, so a client's event checks hold.
+ * the thread; each segment of it (from a `run.started` to its end) is an AG-UI run; a crew's task run
+ * or a flow step (its `flow.step` events) is one step whose output is one assistant text message (the
+ * tasks of a crew a step kicks off are steps inside it; that crew's own run events are `CUSTOM`); a
+ * tool call is a tool call with its result; a pause ends the AG-UI run with an `interrupt` outcome
+ * saying what each waiting item asks; an abort with a `cancelled` outcome; a failed or partial run
+ * with `RUN_ERROR`; every other event is a `CUSTOM` event named `statecrew.<type>` carrying it whole.
+ * Steps and runs a dead process left open are closed before the next segment starts, and nothing is
+ * written outside an AG-UI run (a `CUSTOM` event that comes between two runs opens the next), so a
+ * client's event checks hold. One handler per kind of event: a new kind is one more entry.
  */
 export class AguiTranslator {
   #run: string | undefined;
+  /** The run id of the segment's own events: a flow step's crew or child run has another. */
+  #root: string | undefined;
   readonly #openSteps = new Set<string>();
+  /** What each flow step waits for, from its last `node.waiting`: a pause's interrupts read it. */
+  readonly #waits = new Map<string, WaitingFor>();
   /** What the run waits for, from its last `flow.paused` / `crew.paused`. */
-  #interrupts: Interrupt[] = [];
+  #interrupts: AskedInterrupt[] = [];
+  /** What failed or was blocked in this segment, for a failed or partial run's error. */
+  #failures: string[] = [];
+  /** Whether an AG-UI run is open in what was written, and the `CUSTOM` events waiting for one. */
+  #open = false;
+  #held: AguiEvent[] = [];
+
+  readonly #handlers: Handlers = {
+    'run.started': (event, seq) =>
+      this.#isChild(event)
+        ? [custom(event)]
+        : [
+            ...this.#closeOpenRun('The process running it stopped; the run was resumed'),
+            this.#start(event, seq),
+          ],
+    'node.started': (event) => (this.#isFlowStep(event) ? [custom(event)] : this.#stepStarted(event.nodeId)),
+    'node.completed': (event, seq) => this.#nodeCompleted(event, seq),
+    'node.failed': (event) => this.#nodeFailed(event),
+    'node.waiting': (event) => this.#nodeWaiting(event),
+    'node.blocked': (event) => {
+      this.#failures.push(`${event.nodeId}: blocked by ${event.reason}`);
+      return [custom(event)];
+    },
+    'flow.step': (event, seq) => this.#flowStep(event, seq),
+    'tool.call': (event, seq) => this.#toolCall(event, seq),
+    'flow.paused': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
+      this.#interrupts = interruptsOf(
+        this.threadId,
+        waitingOf(event).map((w) => this.#askedOf(w)),
+      );
+      return [custom(event)];
+    },
+    'crew.paused': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
+      this.#interrupts = interruptsOf(this.threadId, event.pending);
+      return [custom(event)];
+    },
+    'run.completed': (event) => (this.#isChild(event) ? [custom(event)] : this.#finished(event)),
+    'run.failed': (event) => {
+      if (this.#isChild(event)) return [custom(event)];
+      return event.code === 'aborted' ? this.#cancelled(event.error) : this.#failed(event.error, event.code);
+    },
+  };
 
   constructor(private readonly threadId: string) {}
 
-  /** The AG-UI events of one kept event. */
+  /** The AG-UI events of one kept event, each stamped with the time it happened. */
   translate({ seq, event }: StoredEvent): AguiEvent[] {
     const timestamp = Math.round(event.at);
-    const out = this.#translate(event, seq);
-    return out.map((e) => ({ timestamp, ...e }));
+    const handler = this.#handlers[event.type] as
+      | ((event: StatecrewEvent, seq: number) => AguiEvent[])
+      | undefined;
+    const out = handler === undefined ? [custom(event)] : handler(event, seq);
+    return this.#place(out.map((e) => ({ timestamp, ...e })));
   }
 
-  #translate(event: StatecrewEvent, seq: number): AguiEvent[] {
-    switch (event.type) {
-      case 'run.started':
-        return [
-          ...this.#closeOpenRun('The process running it stopped; the run was resumed'),
-          this.#start(seq),
-        ];
-      case 'node.started':
-        return this.#stepStarted(event.nodeId);
-      case 'node.completed':
-        return [
-          ...this.#text(`${event.nodeId}:${seq}`, event.output.raw),
-          ...this.#stepFinished(event.nodeId),
-        ];
-      case 'node.failed':
-        return event.willRetry ? [custom(event)] : [custom(event), ...this.#stepFinished(event.nodeId)];
-      case 'node.waiting':
-        // A sleeping step goes on by itself; any other wait ends the step's part of this run.
-        return event.waitingFor.kind === 'sleep'
-          ? [custom(event)]
-          : [custom(event), ...this.#stepFinished(event.nodeId)];
-      case 'flow.step':
-        return this.#flowStep(event, seq);
-      case 'tool.call':
-        return this.#toolCall(event, seq);
-      case 'flow.paused':
-        this.#interrupts = waitingOf(event).map((w) => ({
-          id: `${this.threadId}:${w.step}`,
-          reason: w.kind === 'event' ? `waits for event ${w.event}` : 'waits for a human',
-          metadata: { ...w },
-        }));
-        return [custom(event)];
-      case 'crew.paused':
-        this.#interrupts = event.pending.map((p) => ({
-          id: p.kind === 'approval' ? p.callId : p.nodeId,
-          reason:
-            p.kind === 'approval'
-              ? `tool ${p.tool} waits for approval`
-              : `output of ${p.nodeId} waits for review`,
-          metadata: { ...p },
-        }));
-        return [custom(event)];
-      case 'run.completed':
-        return this.#finished(event);
-      case 'run.failed':
-        return this.#failed(event.error, event.code);
-      default:
-        return [custom(event)];
+  /** `out` as a client takes it: nothing outside an AG-UI run (a `CUSTOM` event waits for the next). */
+  #place(out: AguiEvent[]): AguiEvent[] {
+    const placed: AguiEvent[] = [];
+    for (const e of out) {
+      if (e.type === EventType.RUN_STARTED) {
+        placed.push(e, ...this.#held);
+        this.#held = [];
+        this.#open = true;
+      } else if (!this.#open) {
+        if (e.type === EventType.CUSTOM) this.#held.push(e);
+      } else {
+        placed.push(e);
+        if (e.type === EventType.RUN_FINISHED || e.type === EventType.RUN_ERROR) this.#open = false;
+      }
     }
+    return placed;
   }
 
-  #start(seq: number): AguiEvent {
+  #start(event: Of<'run.started'>, seq: number): AguiEvent {
     this.#run = `${this.threadId}:${seq}`;
+    this.#root = event.runId;
     this.#interrupts = [];
+    this.#failures = [];
     return { type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.#run };
+  }
+
+  /** Whether a `node.*` event is a flow step's own (its `flow.step` events stand for it). */
+  #isFlowStep(event: { runId: string; step?: string }): boolean {
+    return event.step !== undefined && event.runId === this.#root;
+  }
+
+  /** Whether an event is a flow step's crew's or child run's (its run events are not the segment's). */
+  #isChild(event: { runId: string; step?: string }): boolean {
+    return event.step !== undefined && event.runId !== this.#root;
   }
 
   #stepStarted(name: string): AguiEvent[] {
@@ -98,9 +151,33 @@ export class AguiTranslator {
     return [{ type: EventType.STEP_FINISHED, stepName: name }];
   }
 
+  #nodeCompleted(event: Of<'node.completed'>, seq: number): AguiEvent[] {
+    if (this.#isFlowStep(event)) return [custom(event)];
+    return [...this.#text(`${event.nodeId}:${seq}`, event.output.raw), ...this.#stepFinished(event.nodeId)];
+  }
+
+  #nodeFailed(event: Of<'node.failed'>): AguiEvent[] {
+    if (!event.willRetry) this.#failures.push(`${event.nodeId}: ${event.error}`);
+    if (event.willRetry || this.#isFlowStep(event)) return [custom(event)];
+    return [custom(event), ...this.#stepFinished(event.nodeId)];
+  }
+
+  #nodeWaiting(event: Of<'node.waiting'>): AguiEvent[] {
+    if (this.#isFlowStep(event)) {
+      this.#waits.set(event.nodeId, event.waitingFor);
+      return [custom(event)];
+    }
+    // A sleeping task goes on by itself; any other wait ends the task's part of this run.
+    return event.waitingFor.kind === 'sleep'
+      ? [custom(event)]
+      : [custom(event), ...this.#stepFinished(event.nodeId)];
+  }
+
   #flowStep(event: Of<'flow.step'>, seq: number): AguiEvent[] {
     if (event.status === 'started') return this.#stepStarted(event.name);
     if (event.status === 'retrying') return [custom(event)];
+    if (event.status === 'failed' && event.handled !== true)
+      this.#failures.push(`${event.name}: ${event.error ?? 'failed'}`);
     const text =
       event.status === 'completed' ? this.#text(`${event.nodeId}:${seq}`, textOf(event.output)) : [];
     return [
@@ -137,26 +214,51 @@ export class AguiTranslator {
     ];
   }
 
+  /** What a waiting flow step asks, as its `node.waiting` told it (the pause names the steps). */
+  #askedOf(w: Partial<WaitingStep> & { step: string }): AskedItem {
+    const nodeId = w.nodeId ?? w.step;
+    const timeout = w.timeoutAt === undefined ? {} : { timeoutAt: w.timeoutAt };
+    const wait = this.#waits.get(nodeId);
+    if (wait?.kind === 'crew') {
+      const { crew, executionId, pending } = wait;
+      return { kind: 'crew', step: w.step, nodeId, crew, executionId, pending };
+    }
+    if (w.kind === 'event' || wait?.kind === 'event') {
+      const event = w.event ?? (wait?.kind === 'event' ? wait.event : '');
+      return { kind: 'event', step: w.step, nodeId, event, ...timeout };
+    }
+    const human = wait?.kind === 'human' ? wait : { prompt: `Answer step "${w.step}"`, routes: [] };
+    return { kind: 'human', step: w.step, nodeId, prompt: human.prompt, routes: human.routes, ...timeout };
+  }
+
   #finished(event: Of<'run.completed'>): AguiEvent[] {
     if (this.#run === undefined) return [custom(event)];
-    if (event.status === 'failed') return this.#failed('The run failed', 'run_failed');
+    if (event.status === 'failed') return this.#failed(this.#why('The run failed'), 'run_failed');
+    if (event.status === 'partial') return this.#failed(this.#why('The run ended partial'), 'run_partial');
+    const interrupts = this.#interrupts.map((i) => i.interrupt);
+    const outcome =
+      event.status === 'paused' && interrupts.length > 0
+        ? { type: 'interrupt', interrupts }
+        : { type: 'success' };
+    return this.#runFinished(outcome, { status: event.status });
+  }
+
+  /** `what`, with what failed or was blocked in this segment. */
+  #why(what: string): string {
+    return this.#failures.length === 0 ? what : `${what}: ${this.#failures.join('; ')}`;
+  }
+
+  #runFinished(outcome: Record<string, unknown>, result: Record<string, unknown>): AguiEvent[] {
     const steps = this.#closeSteps();
     const runId = this.#run;
     this.#run = undefined;
-    const outcome =
-      event.status === 'paused' && this.#interrupts.length > 0
-        ? { type: 'interrupt', interrupts: this.#interrupts }
-        : { type: 'success' };
-    return [
-      ...steps,
-      {
-        type: EventType.RUN_FINISHED,
-        threadId: this.threadId,
-        runId,
-        outcome,
-        result: { status: event.status },
-      },
-    ];
+    return [...steps, { type: EventType.RUN_FINISHED, threadId: this.threadId, runId, outcome, result }];
+  }
+
+  /** An aborted run: stopped by whoever ran it, not failed (AG-UI's `cancelled` outcome). */
+  #cancelled(reason: string): AguiEvent[] {
+    if (this.#run === undefined) return [];
+    return this.#runFinished({ type: 'cancelled' }, { status: 'aborted', reason });
   }
 
   #failed(message: string, code: string | undefined): AguiEvent[] {
@@ -181,20 +283,4 @@ export class AguiTranslator {
 /** What a paused flow waits for, step by step. */
 function waitingOf(event: Of<'flow.paused'>): (Partial<WaitingStep> & { step: string })[] {
   return event.waitingFor ?? event.waiting.map((step) => ({ step }));
-}
-
-/** A statecrew event as an AG-UI `CUSTOM` event. */
-function custom(event: StatecrewEvent): AguiEvent {
-  return { type: EventType.CUSTOM, name: `statecrew.${event.type}`, value: event };
-}
-
-/** A step's output as text: a string as it is, anything else as JSON. */
-function textOf(output: unknown): string {
-  if (output === undefined || output === null) return '';
-  if (typeof output === 'string') return output;
-  try {
-    return JSON.stringify(output) ?? '';
-  } catch {
-    return String(output);
-  }
 }

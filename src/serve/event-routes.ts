@@ -2,14 +2,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { RunNotFoundError } from '../errors.js';
 import { lastStoredSeq } from '../runtime/durable/event-record.js';
-import {
-  afterOf,
-  aguiWriter,
-  type EventWriter,
-  RECONNECT_MS,
-  statecrewWriter,
-  streamRunEvents,
-} from './event-stream.js';
+import { afterOf, RECONNECT_MS, statecrewWriter, streamRunEvents } from './event-stream.js';
 import { parseRequest } from './http-errors.js';
 import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
 import { errorSchema, runParamsSchema } from './schemas.js';
@@ -37,7 +30,7 @@ async function endedAfter(context: ServeContext, route: string, id: string, afte
   return (await lastStoredSeq(context.store, id)) <= after;
 }
 
-/** The event streams of a run: statecrew's own, and the AG-UI protocol's. */
+/** The event stream of a run, statecrew's own (the AG-UI protocol's: `aguiRoutes`). */
 export const eventRoutes: RouteGroup = {
   specs: [
     {
@@ -58,27 +51,8 @@ export const eventRoutes: RouteGroup = {
         404: error('No such run (run_not_found)'),
       },
     },
-    ...(['get', 'post'] as const).map((method) => ({
-      method,
-      path: '/runs/{id}/agui',
-      summary:
-        'The same run as AG-UI protocol events (server-sent), for AG-UI clients; a POST body is ignored',
-      params: runParamsSchema,
-      responses: {
-        200: { description: STREAM },
-        401: error(COMMON_ERRORS[401]),
-        404: error('No such run (run_not_found)'),
-      },
-    })),
   ],
   mount(app: Hono, context: ServeContext) {
-    const serve = (route: string, writerOf: (id: string) => EventWriter) => async (c: Context) => {
-      const { id } = parseRequest(route, 'params', runParamsSchema, c.req.param());
-      const after = afterOf(c);
-      if (context.live.get(id) === undefined && (await context.store.readRun(id)) === undefined)
-        throw new RunNotFoundError(route, id);
-      return streamRunEvents(c, context.store, id, after, writerOf(id));
-    };
     app.get('/runs/:id/events', async (c: Context) => {
       const route = 'GET /runs/:id/events';
       const { id } = parseRequest(route, 'params', runParamsSchema, c.req.param());
@@ -87,7 +61,5 @@ export const eventRoutes: RouteGroup = {
       if (ended) return c.body(null, 204);
       return streamRunEvents(c, context.store, id, after, statecrewWriter, RECONNECT_MS);
     });
-    app.get('/runs/:id/agui', serve('GET /runs/:id/agui', aguiWriter));
-    app.post('/runs/:id/agui', serve('POST /runs/:id/agui', aguiWriter));
   },
 };

@@ -4,7 +4,6 @@ import { InvalidOptionError } from '../errors.js';
 import type { StoredEvent } from '../runtime/durable/event-record.js';
 import { followEvents } from '../runtime/durable/follow-events.js';
 import type { Store } from '../stores/store.js';
-import { AguiTranslator } from './agui-events.js';
 
 /** The longest the event streams together work in one turn of the event loop, in ms. */
 const TURN_MS = 5;
@@ -98,12 +97,3 @@ export function streamRunEvents(
 /** Writes a statecrew event: its JSON (with `type`) as the data, its number as the SSE id. */
 export const statecrewWriter: EventWriter = (stream, { seq, event }) =>
   stream.writeSSE({ id: String(seq), data: JSON.stringify(event) });
-
-/** A writer of the AG-UI events of one run's kept events, in order. */
-export function aguiWriter(threadId: string): EventWriter {
-  const translator = new AguiTranslator(threadId);
-  return async (stream, stored) => {
-    for (const event of translator.translate(stored))
-      await stream.writeSSE({ id: String(stored.seq), data: JSON.stringify(event) });
-  };
-}

@@ -30,12 +30,14 @@ export const listRunsSchema = z.strictObject({
   cursor: z.string().min(1).optional().describe('Where the previous page ended (its nextCursor)'),
 });
 
-const approvalSchema = z.strictObject({
+/** An answer to a tool call waiting for approval. */
+export const approvalSchema = z.strictObject({
   approve: z.boolean().describe('Run the call (true), or refuse it (false)'),
   feedback: z.string().optional().describe('Why it was refused, for the model'),
 });
 
-const reviewSchema = z
+/** An answer to a task output waiting for review. */
+export const reviewSchema = z
   .strictObject({
     approve: z.boolean().describe('Accept the output (true), or send it back (false)'),
     feedback: z.string().optional().describe('What to change: required when sending it back'),

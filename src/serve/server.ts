@@ -6,6 +6,7 @@ import { parseOptions } from '../options/parse.js';
 import type { QueueOptions } from '../queue/connection.js';
 import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { createRunner } from '../runtime/durable/runner.js';
+import { aguiRoutes } from './agui-routes.js';
 import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
 import { definitionRoutes } from './definition-routes.js';
@@ -40,6 +41,7 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   runRoutes,
   answerRoutes,
   eventRoutes,
+  aguiRoutes,
   viewRoutes,
   studioRoutes,
 ];
