@@ -42,4 +42,22 @@ describe('the process-wide registries, shared by every copy of statecrew in one 
     release('one');
     await result;
   });
+
+  it('a lease a run of one copy holds is live for the other: its resume there is refused, run_locked', async () => {
+    const store = new source.MemoryStore();
+    let entered: () => void = () => {};
+    const inFirstStep = new Promise<void>((resolve) => (entered = resolve));
+    let release: (value: string) => void = () => {};
+    const gate = new Promise<string>((resolve) => (release = resolve));
+    const held = other.createFlow({ name: 'leased', initialState: {}, store }).start('first', () => {
+      entered();
+      return gate;
+    });
+    const result = held.kickoff({ inputs: { id: 'leased' } });
+    await inFirstStep;
+    const same = source.createFlow({ name: 'leased', initialState: {}, store }).start('first', () => 'taken');
+    await expect(same.resume('leased')).rejects.toMatchObject({ code: 'run_locked' });
+    release('one');
+    expect((await result).status).toBe('completed');
+  });
 });
