@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as source from '../src/index.js';
 import { eventsSoFar } from '../src/runtime/durable/follow-events.js';
-import type * as sourceTesting from '../src/testing.js';
+import * as sourceTesting from '../src/testing.js';
 import { built } from './helpers.js';
 
 /** The built package: a second copy of every module, loaded beside the sources in this process. */
@@ -59,5 +59,24 @@ describe('the process-wide registries, shared by every copy of statecrew in one 
     await expect(same.resume('leased')).rejects.toMatchObject({ code: 'run_locked' });
     release('one');
     expect((await result).status).toBe('completed');
+  });
+
+  it("a model's maxRpm spaces the calls of runs of both copies that use it", async () => {
+    const clock = sourceTesting.createManualClock();
+    const seen: number[] = [];
+    const base = otherTesting.createScriptedModel(() => {
+      seen.push(clock.now());
+      return 'ok';
+    });
+    const shared = { maxRpm: 30, generate: base.generate.bind(base) }; // one call every two seconds
+    const task = (copy: typeof source) =>
+      new copy.Task({ name: 't', description: 't', agent: new copy.Agent({ role: 'A', llm: shared }) });
+    await new source.Crew({ tasks: [task(source)] }).kickoff({ clock });
+    const run = new other.Crew({ tasks: [task(other)] }).run({ clock });
+    // Its call waits for its turn (a timer on the run's clock), or is made at once where turns are apart.
+    await Promise.race([run.result, clock.whenTimer()]);
+    clock.advance(2000);
+    expect((await run.result).status).toBe('completed');
+    expect(seen.map((t) => t - (seen[0] as number))).toEqual([0, 2000]);
   });
 });
