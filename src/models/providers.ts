@@ -4,9 +4,28 @@ import type { Model, ModelRequest, ModelResponse } from '../types.js';
 /** Makes the model a provider string names: `'openai:gpt-4.1-mini'` → `factory('gpt-4.1-mini')`. */
 export type ProviderFactory = (modelId: string) => Model;
 
-const factories = new Map<string, ProviderFactory>();
-/** One model per provider string, shared by every agent that names it. */
-const models = new Map<string, Model>();
+/** The provider registry: the factories by name, and one model per provider string. */
+interface Providers {
+  readonly factories: Map<string, ProviderFactory>;
+  /** One model per provider string, shared by every agent that names it. */
+  readonly models: Map<string, Model>;
+}
+
+/**
+ * Where the registry lives: on `globalThis`, so every copy of the package loaded in one process
+ * shares it (a `crew.ts` that imports another copy than the CLI runs registers for both). The key
+ * names the registry's shape: a change to it takes a new key, and copies of different shapes then
+ * keep a registry each.
+ */
+const PROVIDERS = Symbol.for('statecrew.providers.v1');
+
+const { factories, models } = processProviders();
+
+function processProviders(): Providers {
+  const host = globalThis as { [PROVIDERS]?: Providers };
+  host[PROVIDERS] ??= { factories: new Map(), models: new Map() };
+  return host[PROVIDERS];
+}
 
 /** The package to install for a provider name, for the error that names it. */
 const PACKAGES: Readonly<Record<string, string>> = {

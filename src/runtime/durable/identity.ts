@@ -60,8 +60,22 @@ export function ownerIdentity(): OwnerIdentity {
   return identity;
 }
 
+/**
+ * Where the tokens of the leases this thread's runs hold right now live: on `globalThis`, so every
+ * copy of the package loaded in one thread knows the others' leases as live (a run of a module that
+ * imports its own statecrew is not taken for dead by the command's copy). A change to the shape
+ * takes a new key.
+ */
+const HELD_TOKENS = Symbol.for('statecrew.heldLeaseTokens.v1');
+
 /** The tokens of the leases this thread's runs hold right now. */
-const heldTokens = new Set<string>();
+const heldTokens = processHeldTokens();
+
+function processHeldTokens(): Set<string> {
+  const host = globalThis as { [HELD_TOKENS]?: Set<string> };
+  host[HELD_TOKENS] ??= new Set();
+  return host[HELD_TOKENS];
+}
 
 /** Notes that a run of this thread holds the lease with `token`. */
 export function holdToken(token: string): void {

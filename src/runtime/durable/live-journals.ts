@@ -14,10 +14,28 @@ export interface LiveJournal {
   readonly numbered$: Observable<StoredEvent>;
 }
 
-/** The journals of the runs this process runs now, by store and run id. */
-const journals = new WeakMap<Store, Map<string, LiveJournal>>();
-/** Who waits for a run's journal to be registered, by store and run id. */
-const waiters = new WeakMap<Store, Map<string, Set<() => void>>>();
+/** The journals of the runs this process runs now, and who waits for one, by store and run id. */
+interface LiveJournals {
+  readonly journals: WeakMap<Store, Map<string, LiveJournal>>;
+  readonly waiters: WeakMap<Store, Map<string, Set<() => void>>>;
+}
+
+/**
+ * Where the journals live: on `globalThis`, so every copy of the package loaded in one process shares
+ * them — a server of one copy follows live the runs of definitions built with another (a module that
+ * imports its own `statecrew`). The key names the shape of `LiveJournals` and of `LiveJournal`: a
+ * change to either takes a new key, and copies of different shapes then keep theirs apart (a
+ * follower of the other copy's runs reads the store instead).
+ */
+const LIVE_JOURNALS = Symbol.for('statecrew.liveJournals.v1');
+
+const { journals, waiters } = processJournals();
+
+function processJournals(): LiveJournals {
+  const host = globalThis as { [LIVE_JOURNALS]?: LiveJournals };
+  host[LIVE_JOURNALS] ??= { journals: new WeakMap(), waiters: new WeakMap() };
+  return host[LIVE_JOURNALS];
+}
 
 /** Says that `journal` numbers the events of run `id` of `store` here, from now until its events end. */
 export function registerJournal(store: Store, id: string, journal: LiveJournal): void {

@@ -54,8 +54,19 @@ export interface NodeKind<TSpec extends NodeRunSpec> {
 
 type LifecycleActor = Actor<typeof startedLifecycleMachine>;
 
-/** The number of runners made in this process: each names its worker actors' system ids after it. */
-let runnersMade = 0;
+/**
+ * Where the number of runners made in this process lives: each names its worker actors' system ids
+ * after it, and a run of one copy of the package may join the actor system of a run of another (a
+ * flow's step kicking off a crew built with another copy), so every copy counts on `globalThis`.
+ */
+const RUNNERS_MADE = Symbol.for('statecrew.runnersMade.v1');
+
+/** The next runner's key, unique in this process across copies of the package. */
+function nextRunnerKey(): string {
+  const host = globalThis as { [RUNNERS_MADE]?: number };
+  host[RUNNERS_MADE] = (host[RUNNERS_MADE] ?? 0) + 1;
+  return `runner-${host[RUNNERS_MADE]}`;
+}
 
 /**
  * Runs node runs as lifecycle actors for one supervisor, and one worker actor per agent that runs
@@ -110,8 +121,7 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
     /** Seeds the backoff jitter: the run's id. */
     private readonly seed: string,
   ) {
-    runnersMade += 1;
-    this.key = `runner-${runnersMade}`;
+    this.key = nextRunnerKey();
     this.#executor = {
       execute: (work, signal) => {
         const spec = this.#specs.get(work.nodeId);
