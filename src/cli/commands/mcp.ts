@@ -9,7 +9,7 @@ import { watchInterrupts } from '../interrupt.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import { type CliIo, errorLine } from '../output.js';
 import { writeSource } from '../run-source.js';
-import { openStore } from '../store-option.js';
+import { openStore, storeHint } from '../store-option.js';
 
 /** Options of `statecrew mcp`. */
 export interface McpCommandOptions {
@@ -65,7 +65,9 @@ function logsToStderr(): void {
  * `statecrew mcp <file>`: serves every crew and flow the module exports (or `--export`) as an MCP
  * tool, named after its export (`default`: the definition's own name), over stdio — nothing but the
  * protocol on stdout — or over streamable HTTP at `http://127.0.0.1:<port>/mcp` with `--http`. With
- * `--store`, every call is a durable run that `statecrew resume <id>` goes on with. Stops on SIGINT,
+ * `--store`, every call is a durable run that `statecrew resume <id>` (or `statecrew signal <id>
+ * <event>`) goes on with; without it, a call that needs a store is `store_required`, naming
+ * `--store`. Over HTTP each client gets a session, so cancelling a call aborts its run. Stops on SIGINT,
  * SIGTERM or (stdio) the end of stdin, aborting the runs in flight. Resolves with the exit code.
  */
 export async function mcpCommand(file: string, options: McpCommandOptions, io: CliIo): Promise<number> {
@@ -79,6 +81,7 @@ export async function mcpCommand(file: string, options: McpCommandOptions, io: C
     crews: keyed(exported, isCrew),
     flows: keyed(exported, isFlow),
     store,
+    storeHint: storeHint('statecrew mcp'),
     name: 'statecrew',
     signal: interrupts.signal,
     onRun: (run) => {
