@@ -74,12 +74,12 @@ async function stdioClient(args: readonly string[]) {
     stderr.includes(text)
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiting.push({ text, resolve }));
-  return { client, pid: transport.pid as number, whenLogged };
+  return { client, pid: transport.pid as number, whenLogged, logged: () => stderr };
 }
 
 describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
-  it('lists the exported crews and flows with output schemas, calls a crew with progress, a failing crew, a flow that pauses for a human and one that waits for an event', async () => {
-    const { client, pid, whenLogged } = await stdioClient(['--store', store]);
+  it('lists the exported crews and flows with output schemas, calls a crew with progress, a failing crew, a flow that pauses for a human and one that waits for an event, and cancels a call (its run kept aborted)', async () => {
+    const { client, pid, whenLogged, logged } = await stdioClient(['--store', store]);
     try {
       const tools = await listChecked(client);
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -143,10 +143,27 @@ describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
       );
       expect(signaled.stderr).toBe('');
       expect(JSON.parse(signaled.stdout)).toMatchObject({ status: 'completed', output: 'thanks, Ada' });
+
+      // Cancelling a call (notifications/cancelled) aborts its run.
+      const cancel = new AbortController();
+      const calling = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: cancel.signal });
+      await whenLogged('slow: drafting');
+      cancel.abort(new Error('the user cancelled'));
+      await expect(calling).rejects.toThrow('the user cancelled');
+      await whenLogged('of slow aborted');
     } finally {
       await client.close();
     }
     expect(alive(pid)).toBe(false);
+    // Kept aborted, and its next task never ran.
+    expect(logged()).not.toContain('slow: publish the note');
+    const kept = new SqliteStore({ path: join(cwd, 'runs.db') });
+    try {
+      const runs = await kept.listRuns();
+      expect(runs.filter((r) => r.name === 'slow').map((r) => r.status)).toEqual(['aborted']);
+    } finally {
+      await kept.close();
+    }
   });
 
   it('without --store, answers a call that needs a store with store_required naming --store', async () => {
@@ -243,7 +260,8 @@ describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
       await whenLogged('slow: drafting');
       cancel.abort(new Error('the user cancelled'));
       await expect(calling).rejects.toThrow('the user cancelled');
-      await whenLogged('slow: draft aborted');
+      // Kept aborted before anything else stops the server.
+      await whenLogged('of slow aborted');
     } finally {
       await client.close();
       child.kill('SIGTERM');

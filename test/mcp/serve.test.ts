@@ -302,7 +302,8 @@ describe('createMcpServer', () => {
     const store = new MemoryStore();
     const flow = invoices();
     const client = await connect({ flows: { invoices: flow }, store });
-    await client.listTools();
+    const { tools } = await client.listTools();
+    expect(tools[0]?.description).toContain('It may pause for an outside event');
     const paused = await call(client, 'invoices', {});
     expect(paused.isError).toBeUndefined();
     const data = paused.structuredContent as { executionId: string };

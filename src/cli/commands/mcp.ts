@@ -67,7 +67,8 @@ function logsToStderr(): void {
  * protocol on stdout — or over streamable HTTP at `http://127.0.0.1:<port>/mcp` with `--http`. With
  * `--store`, every call is a durable run that `statecrew resume <id>` (or `statecrew signal <id>
  * <event>`) goes on with; without it, a call that needs a store is `store_required`, naming
- * `--store`. Over HTTP each client gets a session, so cancelling a call aborts its run. Stops on SIGINT,
+ * `--store`. Over HTTP each client gets a session, so cancelling a call aborts its run. Each run's
+ * end is a line on stderr. Stops on SIGINT,
  * SIGTERM or (stdio) the end of stdin, aborting the runs in flight. Resolves with the exit code.
  */
 export async function mcpCommand(file: string, options: McpCommandOptions, io: CliIo): Promise<number> {
@@ -85,8 +86,9 @@ export async function mcpCommand(file: string, options: McpCommandOptions, io: C
     name: 'statecrew',
     signal: interrupts.signal,
     onRun: (run) => {
-      inFlight.add(run.settled);
-      void run.settled.then(() => inFlight.delete(run.settled));
+      const ended = run.settled.then(() => reportEnd(run, exported, io));
+      inFlight.add(ended);
+      void ended.then(() => inFlight.delete(ended));
       return noteSource(run, exported, file, io);
     },
   };
@@ -122,6 +124,16 @@ function keyed<T extends Crew | Flow<object>>(
   const out: Record<string, T> = {};
   for (const [key, { definition }] of exported) if (is(definition)) out[key] = definition;
   return out;
+}
+
+/**
+ * Says on stderr how a run a call started ended, as its store keeps it: `statecrew mcp: run <id> of
+ * <tool> completed` (`paused`, `failed`, `aborted`, …; `ended` without a store).
+ */
+async function reportEnd(run: ServedRun, exported: Map<string, Exported>, io: CliIo): Promise<void> {
+  const store: Store | undefined = run.store ?? exported.get(run.key)?.definition.store;
+  const head = await store?.readRun(run.id).catch(() => undefined);
+  io.stderr.write(`statecrew mcp: run ${run.id} of ${run.tool} ${head?.status ?? 'ended'}\n`);
 }
 
 /** Notes beside a stored run where its definition is, so `statecrew resume <id>` finds it. */
