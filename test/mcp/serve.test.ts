@@ -1,7 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  LATEST_PROTOCOL_VERSION,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, MemoryStore, or, Task } from '../../src/index.js';
@@ -413,6 +417,65 @@ describe('createMcpServer over streamable HTTP', () => {
       expect(asked).toEqual(['draft the note']);
     } finally {
       await client.close();
+      await http.close();
+    }
+  });
+  it('ends a session that stayed idle past sessionIdleMs when another opens: its id then gets 404', async () => {
+    let clock = 0;
+    let heardClose: () => void = () => {};
+    // The server reads its clock as a response of a session closes: how this test knows it did.
+    const now = () => {
+      heardClose();
+      return clock;
+    };
+    const http = await serveHttp(() => createMcpServer({ crews: { research: researchCrew() } }), 0, {
+      sessionIdleMs: 1000,
+      now,
+    });
+    const post = (body: object, session?: string) =>
+      fetch(http.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session === undefined ? {} : { 'mcp-session-id': session }),
+        },
+        body: JSON.stringify(body),
+      });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    };
+    try {
+      const opened = await post(initialize);
+      const id = opened.headers.get('mcp-session-id') as string;
+      await opened.text();
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const closed = new Promise<void>((resolve) => {
+        heardClose = resolve;
+      });
+      const noted = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, id);
+      expect(noted.status).toBe(202);
+      await noted.text();
+      await closed;
+      heardClose = () => {};
+
+      clock = 5000;
+      const other = await post(initialize);
+      await other.text();
+      expect(other.headers.get('mcp-session-id')).not.toBe(id);
+      const gone = await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, id);
+      expect(gone.status).toBe(404);
+      expect(await gone.json()).toMatchObject({
+        error: { message: expect.stringContaining('Session not found') },
+      });
+    } finally {
       await http.close();
     }
   });
