@@ -45,23 +45,24 @@ function cut(text: string, max: number): string {
 }
 
 /**
- * `names` joined with `, ` within `room` characters: as many as fit, in order, then `… and <n> more`
- * (the last one kept when it fits, so the list shows where it ends).
+ * `names` joined with `, ` within `room` characters: as many as fit, in order, then `… <n> more,
+ * <last>` (the last one kept, so the list shows where it ends).
  */
 export function namesWithin(names: readonly string[], room: number): string {
   const all = names.join(', ');
   if (all.length <= room || names.length < 2) return cut(all, room);
   const last = names[names.length - 1] as string;
-  const shown: string[] = [];
+  let shown = 0;
+  let length = 0;
   for (const name of names.slice(0, -1)) {
-    const rest = names.length - shown.length - 2;
-    const tail = `, … ${rest} more, ${last}`;
-    if ([...shown, name].join(', ').length + tail.length > room) break;
-    shown.push(name);
+    const next = length + (shown === 0 ? 0 : 2) + name.length;
+    const tail = `, … ${names.length - shown - 2} more, ${last}`;
+    if (next + tail.length > room) break;
+    shown += 1;
+    length = next;
   }
-  const more = names.length - shown.length - 1;
-  const tail = `… ${more} more, ${last}`;
-  return shown.length === 0 ? cut(tail, room) : `${shown.join(', ')}, ${tail}`;
+  const tail = `… ${names.length - shown - 1} more, ${last}`;
+  return shown === 0 ? cut(tail, room) : `${names.slice(0, shown).join(', ')}, ${tail}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, createFlow, MemoryStore, or, Task } from '../../src/index.js';
 import { createMcpServer, type McpServeOptions, type ServedRun } from '../../src/mcp/serve.js';
+import { namesWithin } from '../../src/mcp/serve-schema.js';
 import { serveHttp } from '../../src/mcp/serve-transports.js';
 import { createScriptedModel } from '../../src/testing.js';
 
@@ -354,6 +355,16 @@ describe('createMcpServer', () => {
     expect(flow).toMatch(
       /^Runs the flow "chain" \(200 steps: step-001, step-002, .*, … \d+ more, step-200\)\.$/,
     );
+  });
+
+  it('summarises a list of names within its room: the first that fit, how many more, the last', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => `t${i + 1}`);
+    const summary = namesWithin(many, 60);
+    expect(summary.length).toBeLessThanOrEqual(60);
+    expect(summary).toMatch(/^t1, t2, .*, … \d+ more, t10000$/);
+    expect(namesWithin(['a', 'b'], 60)).toBe('a, b');
+    expect(namesWithin(['x'.repeat(80)], 60)).toHaveLength(60);
+    expect(namesWithin(['a', 'y'.repeat(80)], 20)).toHaveLength(20);
   });
 
   it('tells what its storeHint says in a store_required result, instead of the store option', async () => {
