@@ -20,6 +20,14 @@ export function takeParam(spec: string, name: string): { rest: string; value: st
   return { rest: url.toString(), value };
 }
 
+/** The values `--store` takes, as messages list them. */
+export const STORE_CHOICES = 'sqlite, sqlite:<path>, memory, postgres://… or redis://…';
+
+/** What a command that takes `--store` tells a user whose run needs a store: the flag to pass. */
+export function storeHint(command: string): string {
+  return `pass --store <store> to ${command} (${STORE_CHOICES})`;
+}
+
 /**
  * The store a `--store` value names: `sqlite` (the default file) or `sqlite:<path>`, `memory`, a
  * `postgres://` / `postgresql://` connection string (`?schema=<name>` picks the schema, default
@@ -40,12 +48,7 @@ export async function openStore(spec: string): Promise<Store> {
     const { rest, value: prefix } = takeParam(spec, 'prefix');
     return new RedisStore({ url: rest, ...(prefix === undefined ? {} : { prefix }) });
   }
-  throw new InvalidOptionError(
-    'statecrew',
-    '--store',
-    'sqlite, sqlite:<path>, memory, postgres://… or redis://…',
-    spec,
-  );
+  throw new InvalidOptionError('statecrew', '--store', STORE_CHOICES, spec);
 }
 
 /** The store of a command that reads runs: the `--store` given, else the default SQLite file. */

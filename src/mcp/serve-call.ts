@@ -35,6 +35,8 @@ export interface CallSettings {
   store: Store | undefined;
   signal: AbortSignal | undefined;
   onRun: ((run: ServedRun) => void | Promise<void>) | undefined;
+  /** What a `store_required` result says to do instead of naming the `store` option. */
+  storeHint: string | undefined;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function callServed(
       run = served.flow.run({ inputs, signal, ...(store === undefined ? {} : { store }) });
     }
   } catch (error) {
-    return errorResult(error);
+    return errorResult(error, undefined, settings.storeHint);
   }
   const progress = reportProgress(run.id, run.events$, extra, total);
   const name = served.kind === 'crew' ? served.crew.name : served.flow.name;
@@ -140,7 +142,7 @@ export async function callServed(
   const noted = Promise.resolve().then(() => settings.onRun?.(heard));
   const [note, out] = await Promise.allSettled([noted, run.result]);
   await progress;
-  if (out.status === 'rejected') return errorResult(out.reason, run.id);
+  if (out.status === 'rejected') return errorResult(out.reason, run.id, settings.storeHint);
   if (note.status === 'rejected') return errorResult(note.reason, run.id);
   return served.kind === 'crew'
     ? crewResult(out.value as Awaited<ReturnType<Crew['kickoff']>>)

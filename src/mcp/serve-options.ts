@@ -21,6 +21,11 @@ export const mcpServeOptionsSchema = z.strictObject({
   version: unchecked<string>().default('0.1.0'),
   /** Aborting it aborts every run in flight (each ends as an `aborted` error result). */
   signal: unchecked<AbortSignal>().optional(),
+  /**
+   * How to give the server a store, where it is started: what a `store_required` result tells the
+   * user instead of naming the `store` option (the CLI names `--store`). @default the `store` option
+   */
+  storeHint: unchecked<string>().optional(),
   /** Called as soon as a tool call started a run (a store then already holds its id). */
   onRun: unchecked<(run: ServedRun) => void | Promise<void>>().optional(),
 });

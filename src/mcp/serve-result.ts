@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isStatecrewError } from '../errors.js';
 import type { FlowOutput } from '../runtime/flow/flow-output.js';
 import type { CrewOutput, Failure } from '../types.js';
+import { pausedText, waitedEvents, waitingSteps } from './serve-paused.js';
 
 /** Structured content as JSON carries it: no functions, no `undefined`, bigints as text. */
 function plain(value: unknown): Record<string, unknown> {
@@ -41,10 +42,20 @@ function failureLines(failures: Record<string, Failure>): string[] {
     });
 }
 
-/** A run that could not start, or was aborted: `isError`, with the error's code and message. */
-export function errorResult(error: unknown, executionId?: string): CallToolResult {
+/** How a `store_required` message says to give a store (before its code): with the `store` option. */
+const STORE_OPTION = /: pass one as the `store` option(?=( \(store_required\))?$)/;
+
+/**
+ * A run that could not start, or was aborted: `isError`, with the error's code and message. With
+ * `storeHint`, a `store_required` message says that instead of naming the `store` option.
+ */
+export function errorResult(error: unknown, executionId?: string, storeHint?: string): CallToolResult {
   const code = isStatecrewError(error) ? error.code : ((error as { code?: unknown } | null)?.code ?? 'error');
-  const message = error instanceof Error ? error.message : String(error);
+  const given = error instanceof Error ? error.message : String(error);
+  const message =
+    storeHint !== undefined && code === 'store_required'
+      ? given.replace(STORE_OPTION, `: ${storeHint}`)
+      : given;
   return {
     content: [{ type: 'text', text: message }],
     structuredContent: plain({ status: 'failed', executionId, error: { code: String(code), message } }),
@@ -79,7 +90,9 @@ export function crewResult(out: CrewOutput): CallToolResult {
 /**
  * A flow run's result: its final output as text and `{ status, executionId, state, output, trail }`
  * as structured content; a failed run is an error naming each failure; a paused one gives its
- * `pending` and how to resume it.
+ * `pending`, every step it waits for (`waiting`) and the events its wait steps wait for (`events`),
+ * with what each step asks and how to go on (`statecrew resume`, or `statecrew signal` for an event)
+ * as text.
  */
 export function flowResult(out: FlowOutput<object>, flow: string): CallToolResult {
   const base = {
@@ -90,16 +103,16 @@ export function flowResult(out: FlowOutput<object>, flow: string): CallToolResul
     trail: out.trail,
   };
   if (out.status === 'paused') {
-    const routes = out.pending !== undefined && 'routes' in out.pending ? out.pending.routes : undefined;
-    const route = routes === undefined ? '' : ` --route <${routes.join(' | ')}>`;
-    const text = [
-      `Flow "${flow}" run ${out.id} paused: step "${out.pending?.step ?? '?'}" waits.`,
-      `Resume it with: statecrew resume ${out.id}${route} (or flow.resume("${out.id}", { route, feedback })).`,
-    ].join('\n');
-    const waiting = out.waiting === undefined ? {} : { waiting: out.waiting };
+    const waiting = waitingSteps(out);
+    const events = waitedEvents(waiting);
     return {
-      content: [{ type: 'text', text }],
-      structuredContent: plain({ ...base, pending: out.pending, ...waiting }),
+      content: [{ type: 'text', text: pausedText(out, flow) }],
+      structuredContent: plain({
+        ...base,
+        pending: out.pending,
+        waiting,
+        ...(events.length === 0 ? {} : { events }),
+      }),
     };
   }
   if (out.status === 'completed') {

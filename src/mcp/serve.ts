@@ -4,6 +4,7 @@ import { parseOptions } from '../options/parse.js';
 import { crewInputSchema, flowInputSchema } from '../runtime/input-schema.js';
 import { type CallExtra, callServed, type Served } from './serve-call.js';
 import { type McpServeOptions, mcpServeOptionsSchema } from './serve-options.js';
+import { crewOutputSchema, flowOutputSchema } from './serve-output.js';
 import { crewDescription, flowDescription, toolNames } from './serve-schema.js';
 
 export type { ServableFlow, ServedRun } from './serve-call.js';
@@ -42,8 +43,9 @@ function servedOf(options: McpServeOptions): Served[] {
  * properties for a free state). Calling a tool runs a kickoff — a durable run with `store` — and
  * returns its result: the crew's `raw` as text with `{ status, executionId, raw, tasks }` as
  * structured content, or the flow's output with `{ status, executionId, state, output, trail }`; a
- * failed run is an `isError` result naming each failure's code; a paused flow run returns its
- * `pending` and how to resume it. A call with a progress token gets `notifications/progress` as nodes
+ * failed run is an `isError` result naming each failure's code; a paused flow run returns what
+ * waits (`pending`, `waiting`, and a wait step's `events`) and says how to go on. Every tool has an
+ * `outputSchema` its structured content fits, and a description of at most 1,000 characters. A call with a progress token gets `notifications/progress` as nodes
  * settle. Connect it to any SDK transport; keys become tool names (`[A-Za-z0-9_-]`, at most 64
  * characters), and two keys that become the same name are refused (`invalid_option`).
  *
@@ -55,15 +57,24 @@ export function createMcpServer(given: McpServeOptions = {}): McpServer {
   const options = parseOptions(mcpServeOptionsSchema, WHERE, given);
   const served = servedOf(options);
   const server = new McpServer({ name: options.name, version: options.version });
-  const settings = { store: options.store, signal: options.signal, onRun: options.onRun };
+  const settings = {
+    store: options.store,
+    signal: options.signal,
+    onRun: options.onRun,
+    storeHint: options.storeHint,
+  };
   for (const item of served) {
-    const config =
-      item.kind === 'crew'
-        ? { description: crewDescription(item.crew), inputSchema: crewInputSchema(item.crew) }
-        : { description: flowDescription(item.flow), inputSchema: flowInputSchema(item.flow) };
-    server.registerTool(item.tool, config, (args: unknown, extra: CallExtra) =>
-      callServed(item, (args ?? {}) as Record<string, unknown>, extra, settings),
-    );
+    const run = (args: unknown, extra: CallExtra) =>
+      callServed(item, (args ?? {}) as Record<string, unknown>, extra, settings);
+    if (item.kind === 'crew') {
+      const description = crewDescription(item.crew);
+      const inputSchema = crewInputSchema(item.crew);
+      server.registerTool(item.tool, { description, inputSchema, outputSchema: crewOutputSchema }, run);
+    } else {
+      const description = flowDescription(item.flow);
+      const inputSchema = flowInputSchema(item.flow);
+      server.registerTool(item.tool, { description, inputSchema, outputSchema: flowOutputSchema }, run);
+    }
   }
   return server;
 }

@@ -12,6 +12,7 @@ import {
   ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/index.js';
 import { built, loadedBy } from '../helpers.js';
 import { CLI, CLI_TIMEOUT, cli } from './cli-helpers.js';
 
@@ -32,6 +33,25 @@ function alive(pid: number): boolean {
 
 const call = (client: Client, name: string, args: Record<string, unknown>) =>
   client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+/** The tools the fixture module serves, by name. */
+const TOOLS = ['fragile', 'invoice', 'payments', 'refunds', 'research', 'slow'];
+
+/**
+ * Lists the tools, checking each has an outputSchema: from then on the SDK's client checks every
+ * result's structured content against it, and a result that does not fit rejects the call.
+ */
+async function listChecked(client: Client) {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+  for (const tool of tools) {
+    expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', required: ['status'] });
+  }
+  return tools;
+}
+
+/** The text of a result's first content part. */
+const textOf = (result: CallToolResult) => (result.content[0] as { text: string } | undefined)?.text ?? '';
 
 /** `statecrew mcp` over stdio, driven by the SDK's own client. */
 async function stdioClient(args: readonly string[]) {
@@ -54,15 +74,14 @@ async function stdioClient(args: readonly string[]) {
     stderr.includes(text)
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiting.push({ text, resolve }));
-  return { client, pid: transport.pid as number, whenLogged };
+  return { client, pid: transport.pid as number, whenLogged, logged: () => stderr };
 }
 
 describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
-  it('lists the exported crews and flows, calls a crew with progress, a failing crew, and a flow that pauses', async () => {
-    const { client, pid, whenLogged } = await stdioClient(['--store', store]);
+  it('lists the exported crews and flows with output schemas, calls a crew with progress, a failing crew, a flow that pauses for a human and one that waits for an event, and cancels a call (its run kept aborted)', async () => {
+    const { client, pid, whenLogged, logged } = await stdioClient(['--store', store]);
     try {
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['fragile', 'invoice', 'refunds', 'research']);
+      const tools = await listChecked(client);
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
       expect(byName.research?.inputSchema).toMatchObject({ required: ['topic'] });
       expect(byName.invoice?.inputSchema).toMatchObject({
@@ -101,6 +120,7 @@ describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
         status: 'paused',
         pending: { step: 'approval', prompt: 'Approve $480?' },
       });
+      expect(textOf(paused)).toContain('Step "approval" asks: Approve $480?');
       // Another process answers: the run noted where its definition is.
       const resumed = await cli(['resume', executionId, '--route', 'approved', '--json', '--store', store], {
         cwd,
@@ -110,10 +130,58 @@ describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
         status: 'completed',
         state: { paid: true, amount: 480 },
       });
+
+      // A run paused at a wait step names its event and the command that sends it, which goes on.
+      const waiting = await call(client, 'payments', { amount: 12 });
+      const run = (waiting.structuredContent as { executionId: string }).executionId;
+      expect(waiting.structuredContent).toMatchObject({ status: 'paused', events: ['payment.received'] });
+      expect(textOf(waiting)).toContain(`statecrew signal ${run} payment.received [--payload <json>]`);
+      expect(textOf(waiting)).not.toContain('statecrew resume');
+      const signaled = await cli(
+        ['signal', run, 'payment.received', '--payload', '{"from":"Ada"}', '--json', '--store', store],
+        { cwd },
+      );
+      expect(signaled.stderr).toBe('');
+      expect(JSON.parse(signaled.stdout)).toMatchObject({ status: 'completed', output: 'thanks, Ada' });
+
+      // Cancelling a call (notifications/cancelled) aborts its run.
+      const cancel = new AbortController();
+      const calling = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: cancel.signal });
+      await whenLogged('slow: drafting');
+      cancel.abort(new Error('the user cancelled'));
+      await expect(calling).rejects.toThrow('the user cancelled');
+      await whenLogged('of slow aborted');
     } finally {
       await client.close();
     }
     expect(alive(pid)).toBe(false);
+    // Kept aborted, and its next task never ran.
+    expect(logged()).not.toContain('slow: publish the note');
+    const kept = new SqliteStore({ path: join(cwd, 'runs.db') });
+    try {
+      const runs = await kept.listRuns();
+      expect(runs.filter((r) => r.name === 'slow').map((r) => r.status)).toEqual(['aborted']);
+    } finally {
+      await kept.close();
+    }
+  });
+
+  it('without --store, answers a call that needs a store with store_required naming --store', async () => {
+    const { client } = await stdioClient(['--export', 'refunds']);
+    try {
+      await client.listTools();
+      const refused = await call(client, 'refunds', { amount: 480 });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({
+        status: 'failed',
+        error: { code: 'store_required' },
+      });
+      expect(textOf(refused)).toMatch(
+        /needs a store to .*: pass --store <store> to statecrew mcp \(sqlite, sqlite:<path>, memory, postgres:\/\/… or redis:\/\/…\) \(store_required\)$/,
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it('serves only --export, and stops cleanly (exit 0) when its stdin closes', async () => {
@@ -150,26 +218,33 @@ describe('statecrew mcp over stdio', { timeout: CLI_TIMEOUT }, () => {
 });
 
 describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
-  it('serves streamable HTTP at /mcp: lists tools, calls a crew and a flow that pauses; SIGTERM stops it', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp', served, '--http', '0', '--store', store], {
+  it('serves streamable HTTP at /mcp: lists tools, calls a crew and a flow that pauses, cancels a call (its run aborted); SIGTERM stops it', async () => {
+    const file = join(cwd, 'http.db');
+    const child = spawn(process.execPath, [CLI, 'mcp', served, '--http', '0', '--store', `sqlite:${file}`], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
+    const waiting: { text: string; resolve: () => void }[] = [];
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (c: Buffer) => {
         stderr += c.toString();
+        for (const w of waiting.filter((w) => stderr.includes(w.text))) w.resolve();
         const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
         if (found !== null) resolve(found[1] as string);
       });
       child.on('close', () => reject(new Error(`exited before listening: ${stderr}`)));
     });
+    /** Resolves once stderr holds `text`. */
+    const whenLogged = (text: string) =>
+      stderr.includes(text)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiting.push({ text, resolve }));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     const client = new Client({ name: 'test', version: '1.0.0' });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['fragile', 'invoice', 'refunds', 'research']);
+      await listChecked(client);
       const crew = await call(client, 'research', { topic: 'bats' });
       expect(crew.structuredContent).toMatchObject({ status: 'completed', raw: 'Writer: edit the draft' });
       const paused = await call(client, 'refunds', { amount: 900 });
@@ -178,6 +253,15 @@ describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
       expect(typed.content).toEqual([{ type: 'text', text: 'billed ACME $12' }]);
       const invalid = await call(client, 'invoice', { customer: 'ACME', total: -1 });
       expect(invalid.isError).toBe(true);
+
+      // Cancelling the call (the SDK's client sends notifications/cancelled) aborts its run.
+      const cancel = new AbortController();
+      const calling = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: cancel.signal });
+      await whenLogged('slow: drafting');
+      cancel.abort(new Error('the user cancelled'));
+      await expect(calling).rejects.toThrow('the user cancelled');
+      // Kept aborted before anything else stops the server.
+      await whenLogged('of slow aborted');
     } finally {
       await client.close();
       child.kill('SIGTERM');
@@ -185,6 +269,15 @@ describe('statecrew mcp --http', { timeout: CLI_TIMEOUT }, () => {
     expect(await closed).toBe(0);
     expect(stderr).toContain('statecrew mcp: stopping');
     expect(alive(child.pid as number)).toBe(false);
+    // The run was kept aborted, and its next task never ran.
+    expect(stderr).not.toContain('slow: publish the note');
+    const kept = new SqliteStore({ path: file });
+    try {
+      const runs = await kept.listRuns();
+      expect(runs.filter((r) => r.name === 'slow').map((r) => r.status)).toEqual(['aborted']);
+    } finally {
+      await kept.close();
+    }
   });
 });
 

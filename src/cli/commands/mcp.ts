@@ -9,7 +9,7 @@ import { watchInterrupts } from '../interrupt.js';
 import { isCrew, isFlow, loadModule } from '../load-target.js';
 import { type CliIo, errorLine } from '../output.js';
 import { writeSource } from '../run-source.js';
-import { openStore } from '../store-option.js';
+import { openStore, storeHint } from '../store-option.js';
 
 /** Options of `statecrew mcp`. */
 export interface McpCommandOptions {
@@ -65,7 +65,10 @@ function logsToStderr(): void {
  * `statecrew mcp <file>`: serves every crew and flow the module exports (or `--export`) as an MCP
  * tool, named after its export (`default`: the definition's own name), over stdio — nothing but the
  * protocol on stdout — or over streamable HTTP at `http://127.0.0.1:<port>/mcp` with `--http`. With
- * `--store`, every call is a durable run that `statecrew resume <id>` goes on with. Stops on SIGINT,
+ * `--store`, every call is a durable run that `statecrew resume <id>` (or `statecrew signal <id>
+ * <event>`) goes on with; without it, a call that needs a store is `store_required`, naming
+ * `--store`. Over HTTP each client gets a session, so cancelling a call aborts its run. Each run's
+ * end is a line on stderr. Stops on SIGINT,
  * SIGTERM or (stdio) the end of stdin, aborting the runs in flight. Resolves with the exit code.
  */
 export async function mcpCommand(file: string, options: McpCommandOptions, io: CliIo): Promise<number> {
@@ -79,11 +82,13 @@ export async function mcpCommand(file: string, options: McpCommandOptions, io: C
     crews: keyed(exported, isCrew),
     flows: keyed(exported, isFlow),
     store,
+    storeHint: storeHint('statecrew mcp'),
     name: 'statecrew',
     signal: interrupts.signal,
     onRun: (run) => {
-      inFlight.add(run.settled);
-      void run.settled.then(() => inFlight.delete(run.settled));
+      const ended = run.settled.then(() => reportEnd(run, exported, io));
+      inFlight.add(ended);
+      void ended.then(() => inFlight.delete(ended));
       return noteSource(run, exported, file, io);
     },
   };
@@ -119,6 +124,16 @@ function keyed<T extends Crew | Flow<object>>(
   const out: Record<string, T> = {};
   for (const [key, { definition }] of exported) if (is(definition)) out[key] = definition;
   return out;
+}
+
+/**
+ * Says on stderr how a run a call started ended, as its store keeps it: `statecrew mcp: run <id> of
+ * <tool> completed` (`paused`, `failed`, `aborted`, …; `ended` without a store).
+ */
+async function reportEnd(run: ServedRun, exported: Map<string, Exported>, io: CliIo): Promise<void> {
+  const store: Store | undefined = run.store ?? exported.get(run.key)?.definition.store;
+  const head = await store?.readRun(run.id).catch(() => undefined);
+  io.stderr.write(`statecrew mcp: run ${run.id} of ${run.tool} ${head?.status ?? 'ended'}\n`);
 }
 
 /** Notes beside a stored run where its definition is, so `statecrew resume <id>` finds it. */
