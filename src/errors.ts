@@ -661,7 +661,7 @@ export class SnapshotVersionError extends StatecrewError<'snapshot_version'> {
 export class StoreRequiredError extends StatecrewError<'store_required'> {
   constructor(what: string, needs: string) {
     super('store_required', `${what} needs a store to ${needs}: pass one as the \`store\` option`, {
-      details: { what },
+      details: { what, needs },
     });
   }
 }

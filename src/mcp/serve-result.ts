@@ -42,8 +42,12 @@ function failureLines(failures: Record<string, Failure>): string[] {
     });
 }
 
-/** How a `store_required` message says to give a store (before its code): with the `store` option. */
-const STORE_OPTION = /: pass one as the `store` option(?=( \(store_required\))?$)/;
+/** A `store_required` error's message with `hint` saying how to give a store, from its details. */
+function storeMessage(error: unknown, hint: string): string | undefined {
+  const details = (error as { details?: { what?: unknown; needs?: unknown } }).details;
+  if (typeof details?.what !== 'string' || typeof details.needs !== 'string') return undefined;
+  return `${details.what} needs a store to ${details.needs}: ${hint} (store_required)`;
+}
 
 /**
  * A run that could not start, or was aborted: `isError`, with the error's code and message. With
@@ -53,9 +57,7 @@ export function errorResult(error: unknown, executionId?: string, storeHint?: st
   const code = isStatecrewError(error) ? error.code : ((error as { code?: unknown } | null)?.code ?? 'error');
   const given = error instanceof Error ? error.message : String(error);
   const message =
-    storeHint !== undefined && code === 'store_required'
-      ? given.replace(STORE_OPTION, `: ${storeHint}`)
-      : given;
+    storeHint !== undefined && code === 'store_required' ? (storeMessage(error, storeHint) ?? given) : given;
   return {
     content: [{ type: 'text', text: message }],
     structuredContent: plain({ status: 'failed', executionId, error: { code: String(code), message } }),
