@@ -185,6 +185,13 @@ describe.skipIf(optedOut)('the studio on stored runs, in Chromium', { timeout: 1
     expect(await timeline.locator('[data-timeline-node="refund"]').count()).toBe(1);
     const started = (await tab.locator('#run-header').textContent()) ?? '';
     const shown = /\d{4}-\d\d-\d\dT[\d:.]+Z/.exec(started)?.[0];
+    // The refund task's bar starts when the task first did, before the resume, as the run does.
+    const data = JSON.parse((await tab.locator('#run-data').textContent()) ?? '{}') as {
+      timeline: { node: string; startMs: number }[];
+      totals: { startedAt: number };
+    };
+    const refundBar = data.timeline.find((entry) => entry.node === 'refund');
+    expect(data.totals.startedAt + (refundBar?.startMs ?? Number.NaN)).toBeLessThan(resumedAt);
     // The run started when it was first kicked off, before the resume.
     expect(Date.parse(String(shown))).toBeGreaterThanOrEqual(ids.resumedFrom - 1000);
     expect(Date.parse(String(shown))).toBeLessThan(resumedAt);
