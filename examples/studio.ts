@@ -4,8 +4,10 @@
  *   npm run build && npx statecrew serve examples/studio.ts --store sqlite --insecure-no-auth
  *
  * then open http://127.0.0.1:8787/ — the runs `npm start` kept in the default SQLite file
- * (`.statecrew/statecrew.db`) are listed there; start a refund of more than $100 and answer its
- * approval in the page. Run as a script, it prints that line.
+ * (`.statecrew/statecrew.db`) are listed there, and each opens: those of the examples this file does
+ * not serve (the order saga, the due-diligence and press-release crews) are drawn from what the store
+ * kept, to read but not to answer. Start a refund of more than $100 and answer its approval in the
+ * page. Run as a script, it prints that line.
  */
 import { Crew } from '../src/index.js';
 import { isMain } from './main.js';

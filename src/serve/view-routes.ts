@@ -16,20 +16,20 @@ export function pageHeaders(policy: string): Record<string, string> {
   };
 }
 
-/** `GET /runs/:id/view`: a run as the run view's self-contained page, as it stands now. */
+/** `GET /runs/:id/view`: a run as the run view's self-contained page, as it stands now (served definition or not). */
 export const viewRoutes: RouteGroup = {
   specs: [
     {
       method: 'get',
       path: '/runs/{id}/view',
       summary:
-        "The run as a self-contained HTML page (statecrew/view): its graph coloured by what it did so far, its timeline and each node's details",
+        "The run as a self-contained HTML page (statecrew/view): its graph coloured by what it did so far, its timeline and each node's details; a run of a definition this server does not serve is drawn from what it kept alone",
       params: runParamsSchema,
       responses: {
         200: { description: 'text/html: the page, with a strict Content-Security-Policy' },
         401: { description: COMMON_ERRORS[401], schema: errorSchema },
         404: {
-          description: 'No such run (run_not_found), or its definition is not served (unknown_definition)',
+          description: 'No such run (run_not_found)',
           schema: errorSchema,
         },
       },

@@ -80,6 +80,28 @@ function markFlowTaken(nodes: readonly ViewNode[], edges: readonly FlowEdge[], e
   }
 }
 
+/** Whether a node settled: it ran and is not running or waiting for an answer. */
+const settled = (node: ViewNode | undefined) =>
+  node !== undefined && node.runs.length > 0 && (node.status === 'completed' || node.status === 'failed');
+
+/**
+ * Marks `not-run` a step of a run still going that waits on branches already decided: every step
+ * that could trigger it settled without emitting what it listens for (a router chose another route).
+ */
+function untakenBranches(
+  nodes: readonly ViewNode[],
+  edges: readonly FlowEdge[],
+  emitted: ReadonlySet<string>,
+) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (const node of nodes) {
+    if (node.status !== 'waiting' || node.runs.length > 0) continue;
+    const incoming = edges.filter(({ edge }) => edge.to === node.id);
+    const decided = incoming.every(({ edge, token }) => !emitted.has(token) && settled(byId.get(edge.from)));
+    if (incoming.length > 0 && decided) node.status = 'not-run';
+  }
+}
+
 function totalsOf(facts: FlowRunFacts): ViewTotals {
   const totals: ViewTotals = { usage: facts.usage };
   if (facts.usage.costUsd !== undefined) totals.costUsd = facts.usage.costUsd;
@@ -127,6 +149,7 @@ export function toFlowView(flow: FlowShape, source?: FlowViewSource): RunView {
     timeDetails(node, facts);
   }
   markFlowTaken(nodes, edges, facts.emitted);
+  untakenBranches(nodes, edges, facts.emitted);
   if (facts.id !== undefined) view.id = facts.id;
   if (facts.status !== undefined) view.status = facts.status;
   view.totals = totalsOf(facts);

@@ -3,7 +3,7 @@ import { escapeHtml, jsonForScript } from './escape.js';
 import { graphSvg } from './graph-svg.js';
 import { lanesEnd, lanesSvg } from './lanes-svg.js';
 import { clip, type LayoutOptions, layoutGraph } from './layout.js';
-import { type RunView, VIEW_STATUSES } from './model.js';
+import { type RunView, VIEW_STATUSES, type ViewStatus } from './model.js';
 import { layoutOptionsOf, type RenderRunViewOptions } from './options.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
@@ -23,11 +23,19 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
+/** What the legend says of a status that its name alone does not: waiting may still run, not-run will not. */
+const STATUS_MEANINGS: Partial<Record<ViewStatus, string>> = {
+  waiting: 'not reached yet',
+  'not-run': 'will not run',
+};
+
 /** The legend: every status, and what the view holds of the executed path, handled failures and failure edges. */
 function legend(view: RunView): string {
-  const items = VIEW_STATUSES.map(
-    (status) => `<li><span class="swatch status-${status}"></span>${status}</li>`,
-  );
+  const items = VIEW_STATUSES.map((status) => {
+    const meaning = STATUS_MEANINGS[status];
+    const text = meaning === undefined ? status : `${status} <span class="muted">· ${meaning}</span>`;
+    return `<li data-status="${status}"><span class="swatch status-${status}"></span>${text}</li>`;
+  });
   if (view.nodes.some((node) => node.handled === true)) {
     items.push('<li><span class="swatch status-failed handled"></span>failed, handled</li>');
   }

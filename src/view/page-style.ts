@@ -73,7 +73,8 @@ button.failure:hover { background: #f8f9fa; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 0 0 8px; padding: 0; list-style: none; font-size: 12px; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 5px; }
 .swatch { display: inline-block; width: 14px; height: 14px; border: 2px solid; border-radius: 4px; }
-.swatch.status-not-run { border-style: dashed; }
+.swatch.status-not-run, .swatch.status-waiting { border-style: dashed; }
+.legend .muted { color: var(--muted); opacity: .8; }
 .swatch.path { width: 22px; height: 0; border: 0; border-top: 3px solid var(--accent); border-radius: 0; }
 svg text { font-family: inherit; }
 .node { cursor: pointer; outline: none; }

@@ -75,6 +75,24 @@ describe('toFlowView', () => {
     ]);
   });
 
+  it('shows the branch a router did not take as not run while the run waits on the other', async () => {
+    const flow = createFlow({ name: 'triage', initialState: { amount: 0 }, store: new MemoryStore() })
+      .start('check', ({ state }) => state.amount)
+      .router('size', 'check', ({ state }) => (state.amount > 100 ? 'large' : 'small'), {
+        routes: ['small', 'large'],
+      })
+      .human('approval', 'large', { routes: ['approved', 'rejected'], prompt: 'Pay?' })
+      .listen('note', 'small', () => 'noted')
+      .listen('pay', or('small', 'approved'), () => 'paid');
+    const run = flow.run({ inputs: { amount: 250 } });
+    const events: StatecrewEvent[] = [];
+    run.events$.subscribe((e) => events.push(e));
+    const view = toFlowView(flow, { output: await run.result, events });
+    expect(view.status).toBe('paused');
+    // Only the router's "small" starts "note", and the router chose "large": it will not run.
+    expect(statuses(view)).toMatchObject({ approval: 'paused', note: 'not-run', pay: 'waiting' });
+  });
+
   it('shows a stored run after the human answered: the answer, and the path through the approval', async () => {
     const store = new MemoryStore();
     const flow = refundFlow(store);

@@ -92,9 +92,16 @@ describe('renderRunView', () => {
     const html = renderRunView(view);
     expect(html.match(/<g class="node /g)).toHaveLength(view.nodes.length);
     expect(html).toContain('data-status="completed"');
-    for (const status of ['completed', 'running', 'waiting', 'paused', 'failed', 'blocked', 'not-run']) {
+    for (const status of ['completed', 'running', 'paused', 'failed', 'blocked']) {
       expect(html).toContain(`<span class="swatch status-${status}"></span>${status}</li>`);
     }
+    // What waiting and not-run mean is said: one may still run, the other will not.
+    expect(html).toContain(
+      '<span class="swatch status-waiting"></span>waiting <span class="muted">· not reached yet</span></li>',
+    );
+    expect(html).toContain(
+      '<span class="swatch status-not-run"></span>not-run <span class="muted">· will not run</span></li>',
+    );
     expect(html.match(/<g class="edge taken/g)).toHaveLength(1);
   });
 

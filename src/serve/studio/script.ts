@@ -3,6 +3,7 @@ import { API_SCRIPT } from './script/api.js';
 import { BOOT_SCRIPT } from './script/boot.js';
 import { RUN_PANE_SCRIPT } from './script/run-pane.js';
 import { RUNS_SCRIPT } from './script/runs.js';
+import { SERVED_SCRIPT } from './script/served.js';
 import { START_SCRIPT } from './script/start.js';
 
 /**
@@ -15,6 +16,6 @@ import { START_SCRIPT } from './script/start.js';
 export const STUDIO_SCRIPT = `
 (() => {
   'use strict';
-${API_SCRIPT}${RUNS_SCRIPT}${RUN_PANE_SCRIPT}${ANSWERS_SCRIPT}${START_SCRIPT}${BOOT_SCRIPT}
+${API_SCRIPT}${RUNS_SCRIPT}${RUN_PANE_SCRIPT}${ANSWERS_SCRIPT}${START_SCRIPT}${SERVED_SCRIPT}${BOOT_SCRIPT}
 })();
 `;

@@ -1,7 +1,8 @@
 /**
  * The studio's own style, after the run view's: a bar, a column of runs and the start form beside
  * the open run, forms for what a paused run waits for. At 1,400 × 900 the graph keeps most of the
- * screen; below 1,100 px wide the runs column goes above the run.
+ * screen; below 1,100 px wide the runs column goes above the run, and the answer forms sit beside
+ * the graph (above its details), not above it.
  */
 export const STUDIO_STYLE = `
 .studio-bar { padding: 10px 20px; align-items: center; justify-content: space-between; }
@@ -17,6 +18,7 @@ export const STUDIO_STYLE = `
 .run-header { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: baseline; }
 .run-actions { display: flex; gap: 8px; align-items: center; }
 #run-live { font-size: 12px; color: var(--muted); }
+.run-note { flex-basis: 100%; margin: 0; padding: 6px 10px; font-size: 13px; background: #fef7e0; border: 1px solid #e37400; border-radius: 6px; }
 .waits { margin: 12px 24px 0; border-color: #9334e6; }
 #wait-forms { display: flex; flex-wrap: wrap; gap: 12px 24px; }
 .wait-form { flex: 1 1 360px; display: flex; flex-direction: column; gap: 8px; }
@@ -50,5 +52,13 @@ button:disabled { opacity: .6; cursor: progress; }
 .run-time { font-size: 11px; color: var(--muted); }
 #token-card { margin: 16px 24px 0; max-width: 520px; }
 [hidden] { display: none !important; }
-@media (max-width: 1100px) { .studio { grid-template-columns: minmax(0, 1fr); } .studio-side { padding: 16px 16px 0; } }
+@media (max-width: 1100px) {
+  .studio { grid-template-columns: minmax(0, 1fr); }
+  .studio-side { padding: 16px 16px 0; }
+  #run-area:has(#waits:not([hidden])) { display: grid; grid-template-columns: minmax(0, 1fr) minmax(260px, 320px); align-items: start; }
+  #run-area:has(#waits:not([hidden])) .run-head { grid-column: 1 / -1; }
+  #run-area:has(#waits:not([hidden])) main { grid-column: 1; grid-row: 2; grid-template-columns: minmax(0, 1fr); }
+  #run-area:has(#waits:not([hidden])) .waits { grid-column: 2; grid-row: 2; margin: 12px 16px 0 0; }
+  #run-area:has(#waits:not([hidden])) .wait-form { flex-basis: 100%; }
+}
 `;

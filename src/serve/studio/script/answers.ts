@@ -127,11 +127,12 @@ export const ANSWERS_SCRIPT = `
       return crewForm(wait.pending || [], wait.step, 'Step "' + wait.step + '": its crew ' + wait.crew + ' waits for you');
     });
   };
+  // A run this server does not serve gets no form: nothing here could take the answer.
   // The forms are built again only when the run paused anew (its head changed) or waits for other
   // answers: a refresh of the same pause keeps what was typed, and the error a form shows.
   let shownWaits = '';
-  const renderWaits = (detail) => {
-    const waits = detail.status === 'paused' ? JSON.stringify([detail.id, detail.updatedAt, detail.pending || []]) : '';
+  const renderWaits = (detail, served) => {
+    const waits = detail.status === 'paused' && served ? JSON.stringify([detail.id, detail.updatedAt, detail.pending || []]) : '';
     if (waits !== shownWaits) {
       shownWaits = waits;
       $('wait-forms').replaceChildren(...(waits === '' ? [] : waitForms(detail)));

@@ -73,7 +73,9 @@ export const API_SCRIPT = `
       }
     }
   };
-  const showError = (output, error) => {
+  // A 401 is said once, by the token card that asks for the token: the other outputs stay quiet.
+  const showError = (output, given) => {
+    const error = given && given.status === 401 ? null : given;
     output.textContent = error ? (error.code ? error.code + ': ' : '') + error.message : '';
     output.hidden = !error;
   };

@@ -92,8 +92,9 @@ export const RUN_PANE_SCRIPT = `
       const detail = await api.get(runPath(id));
       if (id !== pane.id) return;
       pane.detail = detail;
-      renderActions(detail);
-      renderWaits(detail);
+      const served = renderServed(detail);
+      renderActions(detail, served);
+      renderWaits(detail, served);
       if (detail.status !== 'running') setLive(detail.status === 'paused' ? 'paused · waiting for an answer' : 'ended · ' + detail.status);
     } catch (error) {
       if (id === pane.id) showError($('run-error'), error);
@@ -115,6 +116,7 @@ export const RUN_PANE_SCRIPT = `
     if (id === null) return;
     resetPanel();
     $('waits').hidden = true;
+    $('run-note').hidden = true;
     showError($('run-error'), null);
     await Promise.all([redraw(), loadDetail()]);
     follow();
@@ -124,9 +126,9 @@ export const RUN_PANE_SCRIPT = `
     if (!match) return null;
     try { return decodeURIComponent(match[1]); } catch (_) { return null; }
   };
-  const renderActions = (detail) => {
+  const renderActions = (detail, served) => {
     $('run-abort').hidden = detail.status !== 'running';
-    $('run-resume').hidden = !(detail.status === 'aborted' || (detail.status === 'running' && detail.owner === null));
+    $('run-resume').hidden = !served || !(detail.status === 'aborted' || (detail.status === 'running' && detail.owner === null));
   };
   const act = async (path, body, output) => {
     const where = output || $('run-error');

@@ -18,7 +18,7 @@ export const RUNS_SCRIPT = `
     badge.setAttribute('data-status', run.status);
     head.append(badge, make('strong', '', run.definition));
     const when = new Date(run.createdAt);
-    button.append(head, make('code', 'run-id', run.id), make('time', 'run-time', when.toLocaleString()));
+    button.append(head, make('code', 'run-id', run.id), make('time', 'run-time', when.toISOString()));
     button.addEventListener('click', () => { location.hash = runHash(run.id); });
     const item = make('li');
     item.append(button);
