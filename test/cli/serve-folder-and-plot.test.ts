@@ -24,10 +24,13 @@ async function settled(url: string, id: string): Promise<{ status: string }> {
   }
 }
 
-/** Starts `statecrew serve <file>` on a free port without a token; resolves with its URL. */
+/** Starts `statecrew serve <file>` on a free port without a token; resolves with its URL, rejects if it ends first. */
 async function serve(file: string, store: string): Promise<{ server: Running; url: string }> {
   const server = start(['serve', file, '--port', '0', '--store', store, '--insecure-no-auth'], { cwd });
-  await server.whenPrinted('no authentication');
+  const ended = server.done.then((ran) => {
+    throw new Error(`statecrew serve ended (${ran.code}): ${ran.stderr}`);
+  });
+  await Promise.race([server.whenPrinted('no authentication'), ended]);
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1] ?? '';
   return { server, url };
 }
