@@ -107,7 +107,7 @@ describe('statecrew resume answers a crew’s approvals and reviews', { timeout:
     expect(bare.stderr).not.toContain('{ approvals');
   });
 
-  it('refuses a review with neither approve nor --feedback, and --route for a crew, naming the flags (invalid_option)', async () => {
+  it('refuses a review with neither approve nor --feedback, a call that does not wait, and --route for a crew, naming the flags (invalid_option)', async () => {
     const store = `sqlite:${join(cwd, 'bad.db')}`;
     const ran = await cli(['run', fixture('answers-crew.ts'), '--store', store], { cwd });
     const id = idIn(ran.stdout);
@@ -115,6 +115,14 @@ describe('statecrew resume answers a crew’s approvals and reviews', { timeout:
     expect(bare.code).toBe(1);
     expect(bare.stderr).toBe(
       'statecrew: --review note needs "approve" after it (--review note approve) or --feedback <text> to send the output back (invalid_option)\n',
+    );
+    const unknown = await cli(['resume', id, '--store', store, '--approve', 'nope'], { cwd });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      `statecrew: run ${id}: --approve or --deny names "nope", which does not wait for approval; the run waits for call refund.1.1.0 (Clerk → refund); answer it with one of these (invalid_option)\n` +
+        '  refund waits for call refund.1.1.0 (Clerk → refund)\n' +
+        `    approve it: statecrew resume ${id} --store ${store} --approve refund.1.1.0\n` +
+        `    deny it:    statecrew resume ${id} --store ${store} --deny refund.1.1.0 --feedback <why>\n`,
     );
     const routed = await cli(['resume', id, '--store', store, '--route', 'approved'], { cwd });
     expect(routed.code).toBe(1);

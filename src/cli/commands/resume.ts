@@ -35,8 +35,9 @@ export async function resumeCommand(id: string, options: ResumeCommandOptions, i
     try {
       return await resumeTarget(target, id, store, options, io);
     } catch (error) {
-      if (!isStatecrewError(error, 'answer_required')) throw error;
-      io.stderr.write(await answerRequired(store, id, error.message, resumeArgs(options)));
+      const line = wrongAnswerLine(error, id);
+      if (line === undefined) throw error;
+      io.stderr.write(`${line}\n${(await answerCommands(store, id, resumeArgs(options))).join('\n')}\n`);
       return 1;
     }
   } finally {
@@ -94,22 +95,34 @@ function routeOf(options: ResumeCommandOptions) {
   };
 }
 
+/** The flags an answer naming what does not wait came from, by the option the runtime names. */
+const ANSWER_FLAGS: Readonly<Record<string, string>> = {
+  approvals: '--approve or --deny',
+  reviews: '--review',
+};
+
 /**
- * What `statecrew resume` prints for a paused run resumed without the answer it needs: the error's
- * line, then what waits and the exact commands that answer it.
+ * The error line of a resume whose answer does not fit what the paused run waits for, in the
+ * command's terms: none given (`answer_required`), or a call or node that does not wait, named by
+ * its flag (`invalid_option`); undefined for any other error.
  */
-async function answerRequired(
-  store: Store,
-  id: string,
-  message: string,
-  again: readonly string[],
-): Promise<string> {
+function wrongAnswerLine(error: unknown, id: string): string | undefined {
+  if (isStatecrewError(error, 'answer_required')) {
+    const waits =
+      /^.* waits for (?:"[^"]*"(?:, )?)+/.exec(error.message)?.[0] ?? `run ${id} waits for an answer`;
+    return `statecrew: ${waits}: answer it with one of these (answer_required)`;
+  }
+  const flag = isStatecrewError(error, 'invalid_option')
+    ? ANSWER_FLAGS[String(error.details.option)]
+    : undefined;
+  const named = / names (".*)\s*\(invalid_option\)$/.exec(isStatecrewError(error) ? error.message : '')?.[1];
+  if (flag === undefined || named === undefined) return undefined;
+  return `statecrew: run ${id}: ${flag} names ${named.trimEnd()}; answer it with one of these (invalid_option)`;
+}
+
+/** What paused run `id` waits for, and the exact commands that answer it. */
+async function answerCommands(store: Store, id: string, again: readonly string[]): Promise<string[]> {
   const doc = await ExecutionDocument.fromStore(store, id);
-  const snapshot = doc === undefined ? await loadSnapshot(store, id) : undefined;
-  const lines =
-    doc !== undefined
-      ? crewAnswerCommands(id, pendingOf(doc), again)
-      : resumeHint(id, snapshot?.pending ?? [], again);
-  const waits = /^.* waits for (?:"[^"]*"(?:, )?)+/.exec(message)?.[0] ?? `run ${id} waits for an answer`;
-  return `statecrew: ${waits}: answer it with one of these (answer_required)\n${lines.join('\n')}\n`;
+  if (doc !== undefined) return crewAnswerCommands(id, pendingOf(doc), again);
+  return resumeHint(id, (await loadSnapshot(store, id))?.pending ?? [], again);
 }
