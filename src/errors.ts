@@ -274,13 +274,20 @@ export class UnknownRouterError extends StatecrewError<'unknown_router'> {
   }
 }
 
-/** A flow router returned a label outside its declared routes. */
+/**
+ * A flow router returned a label outside its declared routes, or a human answered a human step with
+ * one (`of: 'human'`: `details.step` names the step instead of `details.router`).
+ */
 export class UnknownRouteError extends StatecrewError<'unknown_route'> {
-  constructor(router: string, label: unknown, routes: readonly string[]) {
+  constructor(step: string, label: unknown, routes: readonly string[], of: 'router' | 'human' = 'router') {
+    const shown = JSON.stringify(label) ?? String(label);
+    const known = routes.map((r) => `"${r}"`).join(', ');
     super(
       'unknown_route',
-      `Router "${router}" returned ${JSON.stringify(label) ?? String(label)}, which is not one of its routes: ${routes.map((r) => `"${r}"`).join(', ')}`,
-      { details: { router, label, routes } },
+      of === 'human'
+        ? `Human step "${step}" was answered with route ${shown}, which is not one of its routes: ${known}`
+        : `Router "${step}" returned ${shown}, which is not one of its routes: ${known}`,
+      { details: { [of === 'human' ? 'step' : 'router']: step, label, routes } },
     );
   }
 }

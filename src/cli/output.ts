@@ -1,5 +1,4 @@
 import { isStatecrewError } from '../errors.js';
-import type { CrewOutput } from '../types.js';
 
 /** What a command writes to: its output and its diagnostics, and whether the output is a terminal. */
 export interface CliIo {
@@ -32,29 +31,4 @@ export function oneLine(text: string): string {
 /** A word as a POSIX shell reads it back: as is when plain, else in single quotes. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A crew's result as plain data (no `outputOf`), for `--json`. */
-export function crewJson(out: CrewOutput): string {
-  const { outputOf: _outputOf, ...data } = out;
-  return `${JSON.stringify(data, null, 2)}\n`;
-}
-
-/** A crew's result for people: status, counts, usage and the final text. */
-export function crewText(out: CrewOutput): string {
-  const { usage } = out;
-  const cost = usage.costUsd === undefined ? '' : `, $${usage.costUsd.toFixed(4)}`;
-  const lines = [
-    `${out.status}: ${out.summary.split('\n')[0]} (${(out.totalTimeMs / 1000).toFixed(1)} s, ${usage.calls} model calls, ${usage.totalTokens} tokens${cost})`,
-    `run ${out.metadata.executionId}`,
-  ];
-  for (const [node, error] of Object.entries(out.errors)) lines.push(`  ${node}: ${error}`);
-  for (const p of out.pending ?? []) {
-    const what =
-      p.kind === 'approval' ? `call ${p.callId} (${p.agent} → ${p.tool})` : 'a review of its output';
-    lines.push(`  ${p.nodeId} waits for ${what}`);
-  }
-  if (out.pending !== undefined) lines.push('  answer with crew.resume(id, { approvals, reviews })');
-  if (out.raw !== '') lines.push('', out.raw);
-  return `${lines.join('\n')}\n`;
 }

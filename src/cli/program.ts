@@ -95,23 +95,7 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     )
     .action(async (file: string, options) => finish(await runCommand(file, options, io)));
 
-  program
-    .command('resume')
-    .description('go on with a stored run: a paused flow with an answer, an aborted, crashed or failed run')
-    .argument('<id>', 'the run id')
-    .option('--route <route>', 'the answer to a paused human step')
-    .option('--feedback <text>', 'feedback with the answer')
-    .option('--step <step>', 'which human step the answer is for, when several wait')
-    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
-    .option('--export <name>', 'the module export of the definition')
-    .addOption(storeOption())
-    .option('--json', 'print the result as JSON')
-    .option(
-      '--shutdown-grace-ms <ms>',
-      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
-      '10000',
-    )
-    .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
+  addResumeCommand(program, io, finish);
 
   program
     .command('signal')
@@ -128,6 +112,40 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .action(async (id: string, event: string, options) =>
       finish(await signalCommand(id, event, options, io)),
     );
+}
+
+/** `resume`: goes on with a stored run, answering what a paused one waits for. */
+function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
+  program
+    .command('resume')
+    .description(
+      'go on with a stored run: a paused flow or crew with its answer, an aborted, crashed or failed run',
+    )
+    .argument('<id>', 'the run id')
+    .option('--route <route>', 'the answer to a paused human step')
+    .option('--approve <callId>', 'run a tool call that waits for approval (repeatable)', collect, [])
+    .option(
+      '--deny <callId>',
+      'refuse a tool call that waits for approval, with --feedback (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--review <nodeId...>',
+      'answer a task output that waits for review: --review <nodeId> approve, or --review <nodeId> --feedback <text> to send it back (repeatable)',
+    )
+    .option('--feedback <text>', 'feedback with the answer: a route’s, a denial’s, a review sent back')
+    .option('--step <step>', 'which human step (or step’s crew) the answer is for, when several wait')
+    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
+    .option('--export <name>', 'the module export of the definition')
+    .addOption(storeOption())
+    .option('--json', 'print the result as JSON')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
+      '10000',
+    )
+    .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
 }
 
 /** `show` and `runs`: the commands that read the stored runs. */
@@ -268,7 +286,7 @@ function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
     .description(
       'serve the crews and flows a module exports over HTTP: start, list, read, resume and abort runs',
     )
-    .argument('[file]', 'a module exporting crews and flows')
+    .argument('[file]', 'a module exporting crews and flows, or a YAML crew directory')
     .option('--port <port>', 'the port (0: a free one, printed)', '8787')
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option(

@@ -1,10 +1,10 @@
 import { createLogUpdate } from 'log-update';
 import type { StatecrewEvent } from '../types.js';
-
-type EventOf<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
-
+import { missingInputWarning } from './cli-words.js';
 import { clipLine, fitCell, textWidth } from './fit.js';
 import { waitingForText } from './waiting-text.js';
+
+type EventOf<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
 
 /** Where a run's events are shown while it runs. */
 export interface Progress {
@@ -97,7 +97,7 @@ function plainLine(event: StatecrewEvent): string | undefined {
     case 'run.started':
       return `run ${event.runId} started (${event.process}, ${event.nodes} nodes)`;
     case 'run.warning':
-      return `warning: ${event.message} (${event.code})`;
+      return missingInputWarning(event.details.missingInputs);
     case 'node.started':
       return `${event.nodeId} started${event.agent === '' ? '' : ` by ${event.agent}`} (attempt ${event.attempt})`;
     case 'node.completed':
@@ -224,7 +224,7 @@ class TaskList {
         this.#status = waitingText(event);
         return true;
       case 'run.warning':
-        this.#warnings.push(`warning: ${event.message} (${event.code})`);
+        this.#warnings.push(missingInputWarning(event.details.missingInputs));
         return true;
       case 'flow.sleeping':
       case 'flow.signaled':

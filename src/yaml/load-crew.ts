@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { ZodType } from 'zod';
 import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderError } from '../errors.js';
 import { isProviderRegistered, providerPackage } from '../models/providers.js';
@@ -64,6 +64,8 @@ type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'gua
  * keys). Strings are kept as YAML gives them, `{placeholders}` included: a kickoff's inputs fill them.
  * Any mistake in the files throws `ConfigError` (`invalid_config`) naming the file, the line and the
  * key; what `Crew` itself refuses (a hierarchical crew without a manager) throws as `Crew` does.
+ * Without a `name`, a crew read from files is named after their folder (`my_crew/tasks.yaml`, or
+ * CrewAI's `my_crew/config/tasks.yaml`: `my_crew`); one read from YAML text is `crew`.
  *
  * @example
  * const crew = loadCrew({
@@ -91,7 +93,18 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   const taskList = buildTasks(tasksSource, entries, assigned, names);
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
-  return new Crew({ ...crewOptions, baseDir, agents: [...agentsByName.values()], tasks: taskList });
+  const name = crewOptions.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
+  return new Crew({ ...crewOptions, name, baseDir, agents: [...agentsByName.values()], tasks: taskList });
+}
+
+/**
+ * The name of the crew whose tasks are at path `tasks`: its folder's, or, for CrewAI's project
+ * layout (`my_crew/config/tasks.yaml`), the project folder's.
+ */
+function folderName(tasks: string): string | undefined {
+  const dir = dirname(resolve(tasks));
+  const folder = basename(dir) === 'config' ? basename(dirname(dir)) : basename(dir);
+  return folder === '' ? undefined : folder;
 }
 
 /** A task as read from `tasks.yaml`: its name (key) and its checked entry. */

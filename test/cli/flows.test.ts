@@ -18,7 +18,9 @@ describe('statecrew with flows: pause, resume, paths', { timeout: CLI_TIMEOUT },
     const id = idOf(paused.stdout);
     expect(paused.stdout).toContain('paused: waiting for approval');
     expect(paused.stdout).toContain('approval asks: Approve $480?');
-    expect(paused.stdout).toContain(`answer with: statecrew resume ${id} --route <approved | rejected>`);
+    expect(paused.stdout).toContain(
+      `answer with: statecrew resume ${id} --store ${store} --route <approved | rejected>`,
+    );
 
     const runs = await cli(['runs', '--status', 'paused', '--json', '--store', store], { cwd });
     expect(JSON.parse(runs.stdout)).toEqual([
@@ -42,15 +44,19 @@ describe('statecrew with flows: pause, resume, paths', { timeout: CLI_TIMEOUT },
     expect(shown.stdout).toContain(`flow refunds run ${id}: completed`);
   });
 
-  it('refuses to resume a paused flow without a route, naming the routes (one line, with the code)', async () => {
+  it('refuses to resume a paused flow without a route: one error line with the code, then the command that answers it', async () => {
     const paused = await cli(['run', fixture('refund-flow.ts'), '--input', 'amount=900', '--store', store], {
       cwd,
     });
     const id = idOf(paused.stdout);
     const refused = await cli(['resume', id, '--store', store], { cwd });
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/^statecrew: .*\(answer_required\)\n$/);
+    const [line, ...answers] = refused.stderr.trim().split('\n');
+    expect(line).toMatch(/^statecrew: .*\(answer_required\)$/);
+    expect(answers).toEqual([
+      '  approval asks: Approve $900?',
+      `  answer with: statecrew resume ${id} --store ${store} --route <approved | rejected> [--feedback <text>]`,
+    ]);
   });
 
   it('lists every path and exits 0 for a sound flow, 1 when the analysis finds problems', async () => {

@@ -24,7 +24,7 @@ describe('statecrew signal, and what show and the progress say of waits, sleeps 
       new RegExp(`paused: waiting for payment \\(event payment\\.received, times out at ${ISO.source}\\)`),
     );
     expect(paused.stdout).toContain(
-      `signal it with: statecrew signal ${id} payment.received [--payload <json>]`,
+      `signal it with: statecrew signal ${id} payment.received --store ${store} [--payload <json>]`,
     );
 
     const stored = JSON.parse((await cli(['show', id, '--json', '--store', store], { cwd })).stdout) as {

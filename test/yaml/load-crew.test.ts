@@ -1,3 +1,6 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -137,6 +140,36 @@ describe('loadCrew', () => {
     });
     expect(writer.calls[1]?.context).toBe('{"title":"AI","sections":["one","two"]}\n- one\n- two\n- three');
     expect(out.raw).toBe('All in all: AI');
+  });
+
+  it('names a crew read from files after their folder, or CrewAI’s project folder around config/; text: crew', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-yaml-name-'));
+    try {
+      mkdirSync(join(dir, 'trip_planner', 'config'), { recursive: true });
+      for (const file of ['agents.yaml', 'tasks.yaml']) {
+        copyFileSync(fixture(`research/${file}`), join(dir, 'trip_planner', 'config', file));
+      }
+      const files = (folder: string) => ({
+        agents: join(folder, 'agents.yaml'),
+        tasks: join(folder, 'tasks.yaml'),
+        llm: echoModel(),
+        models: { writer: echoModel() },
+        schemas: { report },
+        tools: { search },
+      });
+      expect(loadCrew(files(fixture('research'))).name).toBe('research');
+      expect(loadCrew(files(join(dir, 'trip_planner', 'config'))).name).toBe('trip_planner');
+      expect(loadCrew({ ...files(fixture('research')), name: 'mine' }).name).toBe('mine');
+      expect(
+        loadCrew({
+          agents: '{writer: {role: Writer}}',
+          tasks: 'a: {description: A, agent: writer}',
+          llm: echoModel(),
+        }).name,
+      ).toBe('crew');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('loads YAML text, resolves a context naming a later task, and passes the crew options on', async () => {

@@ -1,5 +1,7 @@
 import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
 import type { FlowOutput } from '../../runtime/flow/flow-output.js';
+import { crewAnswerCommands } from '../answers.js';
+import { shellWord } from '../output.js';
 
 /** A flow's result as JSON, for `--json`. */
 export function flowJson(out: FlowOutput<object>): string {
@@ -11,28 +13,53 @@ function deadlineText(p: PendingStep): string {
   return p.timeoutAt === undefined ? '' : ` (times out at ${new Date(p.timeoutAt).toISOString()})`;
 }
 
-/** What the crew of a step waits for, and how to answer it: from code (`flow.resume`). */
+/** What the crew of a step waits for, in a few words (for a Markdown report's line). */
 export function crewWaitText(p: PendingCrew): string {
   const items = p.pending.map((w) =>
     w.kind === 'approval' ? `call ${w.callId} (${w.agent} → ${w.tool})` : `the review of ${w.nodeId}`,
   );
-  return `crew "${p.crew}" (run ${p.executionId}) waits for ${items.join(', ')}; answer with flow.resume(id, { approvals, reviews })`;
+  return `crew "${p.crew}" (run ${p.executionId}) waits for ${items.join(', ')}`;
 }
 
-/** What a paused run's waiting steps wait for, and how to answer or signal each from the command line. */
-export function resumeHint(id: string, pending: readonly PendingStep[]): string[] {
-  return pending.map((p) => {
+/**
+ * What a paused run's waiting steps wait for, and the exact command that answers or signals each
+ * (`resumeArgs`: the options `statecrew resume <id>` needs besides the id and the answer, such as
+ * `--store`): a human step's `--route`, a wait step's `statecrew signal`, a step's crew's approvals
+ * and reviews.
+ */
+export function resumeHint(
+  id: string,
+  pending: readonly PendingStep[],
+  resumeArgs: readonly string[] = [],
+): string[] {
+  const resume = ['statecrew resume', shellWord(id), ...resumeArgs.map(shellWord)].join(' ');
+  const rest = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
+  return pending.flatMap((p) => {
     if (p.kind === 'event') {
-      return `  ${p.step} waits for event "${p.event}"${deadlineText(p)}\n  signal it with: statecrew signal ${id} ${p.event} [--payload <json>]`;
+      return [
+        `  ${p.step} waits for event "${p.event}"${deadlineText(p)}`,
+        `  signal it with: statecrew signal ${shellWord(id)} ${shellWord(p.event)}${rest} [--payload <json>]`,
+      ];
     }
-    if (p.kind === 'crew') return `  ${p.step}: ${crewWaitText(p)}`;
-    const step = pending.length > 1 ? ` --step ${p.step}` : '';
-    return `  ${p.step} asks: ${p.prompt}${deadlineText(p)}\n  answer with: statecrew resume ${id}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`;
+    if (p.kind === 'crew') {
+      return [
+        `  ${p.step}: crew "${p.crew}" (run ${p.executionId}) waits`,
+        ...crewAnswerCommands(id, p.pending, resumeArgs, '    '),
+      ];
+    }
+    const step = pending.length > 1 ? ` --step ${shellWord(p.step)}` : '';
+    return [
+      `  ${p.step} asks: ${p.prompt}${deadlineText(p)}`,
+      `  answer with: ${resume}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`,
+    ];
   });
 }
 
-/** A flow's result for people: status, trail, errors (handled ones marked), what a paused run waits for, the output. */
-export function flowText(out: FlowOutput<object>): string {
+/**
+ * A flow's result for people: status, trail, errors (handled ones marked), what a paused run waits for
+ * and how to answer it (`resumeArgs` as for {@link resumeHint}), the output.
+ */
+export function flowText(out: FlowOutput<object>, resumeArgs: readonly string[] = []): string {
   const lines = [
     `${out.status}: ${out.trail.join(' → ') || '(no step ran)'} (${(out.totalTimeMs / 1000).toFixed(1)} s)`,
     `run ${out.id}`,
@@ -42,7 +69,8 @@ export function flowText(out: FlowOutput<object>): string {
     lines.push(`  ${step}: ${error}${handled}`);
   }
   if (out.status === 'paused') {
-    lines.push(...resumeHint(out.id, out.waiting ?? (out.pending === undefined ? [] : [out.pending])));
+    const pending = out.waiting ?? (out.pending === undefined ? [] : [out.pending]);
+    lines.push(...resumeHint(out.id, pending, resumeArgs));
   } else if (out.output !== undefined) {
     lines.push('', typeof out.output === 'string' ? out.output : JSON.stringify(out.output, null, 2));
   }

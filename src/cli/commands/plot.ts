@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunNotFoundError, UnknownCommandTargetError } from '../../errors.js';
+import { RunNotFoundError } from '../../errors.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { Store } from '../../stores/store.js';
 import { type RunView, toCrewView, toFlowView, writeRunView } from '../../view/index.js';
 import { loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
-import { readSource, runExists } from '../run-source.js';
+import { readSource } from '../run-source.js';
 import { storeFromOption } from '../store-option.js';
+import { storedCrewView, storedFlowView } from './stored-view.js';
 
 /** Options of `statecrew plot`. */
 export interface PlotCommandOptions {
@@ -20,11 +21,13 @@ export interface PlotCommandOptions {
 /**
  * `statecrew plot <file | id>`: writes a self-contained HTML view — of a definition (a module or a
  * YAML crew directory: its graph, nothing run), or of a stored run (its graph with the path it took,
- * its timeline and every node's prompt, output, usage and error) — and prints its path.
+ * its timeline and every node's prompt, output, usage and error; with the definition the CLI noted
+ * when it started the run, else drawn from the stored run alone) — and prints its path. A file that
+ * does not exist is said to be missing (`unknown_command_target`), not looked up as a run id.
  */
 export async function plotCommand(target: string, options: PlotCommandOptions, io: CliIo): Promise<number> {
   let view: RunView;
-  if (existsSync(target)) {
+  if (existsSync(target) || looksLikeFile(target)) {
     const loaded = await loadTarget(target, options.export);
     view = loaded.kind === 'crew' ? toCrewView(loaded.crew) : toFlowView(loaded.flow);
   } else {
@@ -40,15 +43,23 @@ export async function plotCommand(target: string, options: PlotCommandOptions, i
   return 0;
 }
 
-/** The view of stored run `id`, with the definition the CLI noted when it started the run. */
+/** A target that names a file, not a run id: a path, or a module's or YAML file's name. */
+function looksLikeFile(target: string): boolean {
+  return /[/\\]/.test(target) || /\.(?:[mc]?[jt]s|ya?ml)$/.test(target);
+}
+
+/**
+ * The view of stored run `id`: with the definition the CLI noted when it started the run, else from
+ * the stored run alone (a run a server or code started).
+ */
 async function storedView(store: Store, id: string, exportName: string | undefined): Promise<RunView> {
   const source = await readSource(store, id);
   if (source === undefined) {
-    if (!(await runExists(store, id))) throw new RunNotFoundError('statecrew plot', id);
-    throw new UnknownCommandTargetError(
-      id,
-      'was not started by statecrew run: plot its definition file instead',
-    );
+    const doc = await ExecutionDocument.fromStore(store, id);
+    if (doc !== undefined) return storedCrewView(doc.toJSON());
+    const snapshot = await loadSnapshot(store, id);
+    if (snapshot !== undefined) return storedFlowView(snapshot);
+    throw new RunNotFoundError('statecrew plot', id);
   }
   const loaded = await loadTarget(source.file, exportName ?? source.export);
   if (loaded.kind === 'crew') {

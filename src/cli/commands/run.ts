@@ -1,14 +1,16 @@
-import { isStatecrewError } from '../../errors.js';
+import { isStatecrewError, type StatecrewError } from '../../errors.js';
 import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
-import type { StatecrewEvent } from '../../types.js';
+import type { MissingInput, StatecrewEvent } from '../../types.js';
+import { missingInputRefusal } from '../cli-words.js';
 import { readInputs } from '../inputs.js';
 import { abortedReport, suspendedReport, watchInterrupts } from '../interrupt.js';
 import { loadTarget, type Target } from '../load-target.js';
-import { type CliIo, crewJson, crewText } from '../output.js';
+import type { CliIo } from '../output.js';
 import { liveProgress, type Progress, plainProgress } from '../progress.js';
 import { writeSource } from '../run-source.js';
 import { openStore } from '../store-option.js';
+import { crewJson, crewText } from './crew-output.js';
 import { shutdownGraceOf } from './durations.js';
 import { flowJson, flowText } from './flow-output.js';
 
@@ -37,6 +39,26 @@ export interface RunCommandOptions {
 export async function runCommand(file: string, options: RunCommandOptions, io: CliIo): Promise<number> {
   const target = await loadTarget(file, options.export);
   const inputs = readInputs(options.input, options.inputs);
+  try {
+    return await runTarget(target, inputs, options, io);
+  } catch (error) {
+    if (!isStatecrewError(error, 'missing_input')) throw error;
+    io.stderr.write(missingInputRefusal(target.name, missingOf(error)));
+    return 1;
+  }
+}
+
+/** The placeholders a `missing_input` refusal names. */
+const missingOf = (error: StatecrewError<'missing_input'>) =>
+  (error.details.missingInputs ?? []) as MissingInput[];
+
+/** Runs the loaded target with `inputs`, showing its progress, and prints its result. */
+async function runTarget(
+  target: Target,
+  inputs: Record<string, unknown>,
+  options: RunCommandOptions,
+  io: CliIo,
+): Promise<number> {
   const opened = options.store === undefined ? undefined : await openStore(options.store);
   const store = opened ?? ownStore(target) ?? new SqliteStore();
   const graceMs = shutdownGraceOf('statecrew run', options.shutdownGraceMs);
@@ -55,11 +77,11 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
       progress.end();
       if (target.kind === 'crew') {
         const crewOut = out as Awaited<ReturnType<typeof target.crew.kickoff>>;
-        io.stdout.write(options.json === true ? crewJson(crewOut) : crewText(crewOut));
+        io.stdout.write(options.json === true ? crewJson(crewOut) : crewText(crewOut, storeArgs(options)));
         return crewOut.status === 'completed' || crewOut.status === 'paused' ? 0 : 1;
       }
       const flowOut = out as Awaited<ReturnType<typeof target.flow.kickoff>>;
-      io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut));
+      io.stdout.write(options.json === true ? flowJson(flowOut) : flowText(flowOut, storeArgs(options)));
       return flowOut.status === 'failed' ? 1 : 0;
     } catch (error) {
       const stopped = isStatecrewError(error, 'aborted') || isStatecrewError(error, 'suspended');
@@ -68,7 +90,7 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
         throw error;
       }
       progress.end(signal.reason instanceof Error ? signal.reason.message : 'aborted');
-      const resumeArgs = options.store === undefined ? [] : ['--store', options.store];
+      const resumeArgs = storeArgs(options);
       io.stderr.write(
         isStatecrewError(error, 'suspended')
           ? suspendedReport(run.id, error, resumeArgs)
@@ -81,6 +103,10 @@ export async function runCommand(file: string, options: RunCommandOptions, io: C
     await opened?.close();
   }
 }
+
+/** The options a later `statecrew resume` of the run needs again: its `--store`. */
+const storeArgs = (options: RunCommandOptions) =>
+  options.store === undefined ? [] : ['--store', options.store];
 
 /** The store the definition itself was made with, if any. */
 function ownStore(target: Target): Store | undefined {

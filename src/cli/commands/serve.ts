@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { InvalidOptionError } from '../../errors.js';
 import type { QueueOptions } from '../../queue/connection.js';
 import type { Crew } from '../../runtime/crew/crew.js';
@@ -5,7 +7,7 @@ import type { Flow } from '../../runtime/flow/flow.js';
 import { listen } from '../../serve/listen.js';
 import { createServer } from '../../serve/server.js';
 import { untilStopSignal } from '../interrupt.js';
-import { isCrew, isFlow, loadModule } from '../load-target.js';
+import { isCrew, isFlow, loadModule, loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { openStore, takeParam } from '../store-option.js';
 import { shutdownGraceOf } from './durations.js';
@@ -79,7 +81,21 @@ function queueOf(spec: string | undefined): QueueOptions | undefined {
 }
 
 /**
- * `statecrew serve [file]`: serves the crews and flows a module exports over HTTP (`createServer`),
+ * What `file` holds to serve: a module's exports, or the crew of a YAML crew directory (CrewAI's
+ * project folder, its `config/`, or one of its two files), as `statecrew run` reads it.
+ */
+async function servedOf(file: string): Promise<unknown[]> {
+  const yaml =
+    ['agents.yaml', 'tasks.yaml'].includes(basename(file)) ||
+    (existsSync(file) && statSync(file).isDirectory());
+  if (!yaml) return Object.values(await loadModule(file));
+  const target = await loadTarget(file);
+  return [target.kind === 'crew' ? target.crew : target.flow];
+}
+
+/**
+ * `statecrew serve [file]`: serves the crews and flows a module exports (or a YAML crew directory's
+ * crew, named after its folder) over HTTP (`createServer`),
  * every run kept in `--store`, until Ctrl-C or SIGTERM, which stop it gracefully: no new connection,
  * the runs in flight get `--shutdown-grace-ms` to reach their next commit and are left `running` for
  * a runner to resume (a second signal: at once); then the store closes. Prints the URL and how to
@@ -94,8 +110,7 @@ export async function serveCommand(
   const requestTimeoutMs = requestTimeoutOf(options.requestTimeout);
   const shutdownGraceMs = shutdownGraceOf('statecrew serve', options.shutdownGraceMs);
   const token = tokenOf(options, io.env);
-  const module = file === undefined ? {} : await loadModule(file);
-  const values = Object.values(module);
+  const values = file === undefined ? [] : await servedOf(file);
   const crews = values.filter((value): value is Crew => isCrew(value));
   const flows = values.filter((value): value is Flow<object> => isFlow(value));
   const store = await openStore(options.store ?? 'sqlite');

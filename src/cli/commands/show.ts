@@ -3,6 +3,7 @@ import { type PendingStep, stepRunOf } from '../../machines/flow/waits.js';
 import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { FlowSnapshot } from '../../runtime/flow/snapshot.js';
+import { crewAnswerCommands, pendingOf } from '../answers.js';
 import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { waitingForText } from '../waiting-text.js';
@@ -26,19 +27,23 @@ export async function showCommand(id: string, options: ShowCommandOptions, io: C
     if (crew !== undefined) {
       if (options.json === true) io.stdout.write(`${JSON.stringify(crew.toJSON(), null, 2)}\n`);
       else if (options.markdown === true) io.stdout.write(crew.toMarkdown());
-      else io.stdout.write(crewSummary(crew));
+      else io.stdout.write(crewSummary(crew, storeArgs(options)));
       return 0;
     }
     const flow = await loadSnapshot(store, id);
     if (flow === undefined) throw new RunNotFoundError('statecrew show', id);
     if (options.json === true) io.stdout.write(`${JSON.stringify(flow, null, 2)}\n`);
     else if (options.markdown === true) io.stdout.write(flowMarkdown(flow));
-    else io.stdout.write(flowSummary(flow));
+    else io.stdout.write(flowSummary(flow, storeArgs(options)));
     return 0;
   } finally {
     await store.close();
   }
 }
+
+/** The options a `statecrew resume` of the run needs besides its id and the answer: its `--store`. */
+const storeArgs = (options: ShowCommandOptions) =>
+  options.store === undefined ? [] : ['--store', options.store];
 
 /** The mark of a task result's line, by its status. */
 const MARKS: Record<ExecutionDocument['results'][number]['status'], string> = {
@@ -55,12 +60,13 @@ function resultText(r: ExecutionDocument['results'][number]): string {
   return `failed: ${r.error ?? ''}`;
 }
 
-function crewSummary(doc: ExecutionDocument): string {
+function crewSummary(doc: ExecutionDocument, resumeArgs: readonly string[]): string {
   const lines = [
     `crew ${doc.crew} (${doc.process}) run ${doc.executionId}: ${doc.status}`,
     `  ${doc.summary}`,
   ];
   for (const r of doc.results) lines.push(`  ${MARKS[r.status]} ${r.nodeId} by ${r.agent}: ${resultText(r)}`);
+  if (doc.status === 'paused') lines.push(...crewAnswerCommands(doc.executionId, pendingOf(doc), resumeArgs));
   return `${lines.join('\n')}\n`;
 }
 
@@ -87,14 +93,14 @@ function sleepingRuns(flow: FlowSnapshot): { nodeId: string; wakeAt: number }[] 
 
 const isoOf = (ms: number) => new Date(ms).toISOString();
 
-function flowSummary(flow: FlowSnapshot): string {
+function flowSummary(flow: FlowSnapshot, resumeArgs: readonly string[]): string {
   const lines = [
     `flow ${flow.flow} run ${flow.id}: ${flow.status}`,
     `  trail: ${flow.trail.join(' → ') || '(none)'}`,
   ];
   for (const [step, error] of Object.entries(flow.errors))
     lines.push(`  ${step}: ${errorText(flow, step, error)}`);
-  if (flow.status === 'paused') lines.push(...resumeHint(flow.id, flow.pending));
+  if (flow.status === 'paused') lines.push(...resumeHint(flow.id, flow.pending, resumeArgs));
   for (const { nodeId, wakeAt } of sleepingRuns(flow))
     lines.push(`  ${nodeId} sleeps until ${isoOf(wakeAt)}`);
   return `${lines.join('\n')}\n`;
@@ -108,7 +114,7 @@ function waitingMarkdown(flow: FlowSnapshot): string[] {
     p.kind === 'event'
       ? `- **${p.step}** waits for event \`${p.event}\`${deadline(p)}: \`statecrew signal ${flow.id} ${p.event} [--payload <json>]\``
       : p.kind === 'crew'
-        ? `- **${p.step}**: ${crewWaitText(p)}`
+        ? `- **${p.step}**: ${crewWaitText(p)}: \`statecrew resume ${flow.id} --approve <callId>\` (or \`--deny <callId> --feedback <why>\`, \`--review <nodeId> approve\`, \`--review <nodeId> --feedback <text>\`)`
         : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
   );
   const sleeping = sleepingRuns(flow).map(

@@ -39,7 +39,7 @@ export async function storedTarget(
 }
 
 /** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
-function resumeArgs(options: DefinitionOptions): string[] {
+export function resumeArgs(options: DefinitionOptions): string[] {
   return [
     ...(options.file === undefined ? [] : ['--file', options.file]),
     ...(options.export === undefined ? [] : ['--export', options.export]),

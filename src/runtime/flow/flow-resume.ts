@@ -128,7 +128,8 @@ export function checkAnswer(
       `"${step}" waits for its crew "${entry.crew}": answer it with { approvals, reviews }`,
     );
   }
-  if (!entry.routes.includes(given.route)) throw new UnknownRouteError(step, given.route, entry.routes);
+  if (!entry.routes.includes(given.route))
+    throw new UnknownRouteError(step, given.route, entry.routes, 'human');
   return { kind: 'human', step, route: given.route, feedback: given.feedback };
 }
 
