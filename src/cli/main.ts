@@ -2,10 +2,11 @@
 /**
  * The `statecrew` command: `run`, `resume`, `show`, `runs`, `plot` and `paths` (see `statecrew --help`).
  */
+import { survivingClosedPipe } from './closed-pipe.js';
 import { runCli } from './program.js';
 
 process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+  stdout: survivingClosedPipe(process.stdout),
+  stderr: survivingClosedPipe(process.stderr),
   env: process.env,
 });
