@@ -189,6 +189,8 @@ export {
   type RunHead,
   type RunKind,
   type RunLease,
+  type RunPageFilter,
+  type RunPosition,
   SETTLED_RUN_STATUSES,
   STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,

@@ -26,6 +26,14 @@ export const startRunSchema = z.strictObject({
 export const listRunsSchema = z.strictObject({
   status: z.enum(STORED_RUN_STATUSES).optional().describe('Only runs with this status'),
   definition: z.string().min(1).optional().describe('Only runs of this crew or flow'),
+  createdFrom: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created at or after this time (ISO 8601)'),
+  createdBefore: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created before this time (ISO 8601)'),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('At most this many runs (1–200)'),
   cursor: z.string().min(1).optional().describe('Where the previous page ended (its nextCursor)'),
 });
