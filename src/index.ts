@@ -25,6 +25,7 @@ export {
   ForcedFailureError,
   GuardrailError,
   GuardrailFailedError,
+  IdempotencyKeyReusedError,
   InternalError,
   InvalidInputsError,
   InvalidOptionError,

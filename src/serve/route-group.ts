@@ -47,4 +47,6 @@ export interface RouteGroup {
 export const COMMON_ERRORS = {
   400: 'The request does not fit the route (invalid_request), or the run refused it',
   401: 'No bearer token, or the wrong one (unauthorized)',
+  500: 'The server failed to answer (internal_error: nothing of its insides is told)',
+  503: 'The store or the run queue is out of reach (store_unavailable, queue_unavailable), or the server is stopping (suspended)',
 } as const;

@@ -22,6 +22,18 @@ export const startRunSchema = z.strictObject({
   id: runIdSchema.optional().describe('The run id to use; a new UUID when absent'),
 });
 
+/** The body of `POST /runs/wait`: a run to start, and how long to wait for it. */
+export const startAndWaitSchema = z.strictObject({
+  ...startRunSchema.shape,
+  timeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(300_000)
+    .default(30_000)
+    .describe('How long to wait for the run to settle or pause, in ms (0–300000); past it the run goes on'),
+});
+
 /** The query of `GET /runs`. */
 export const listRunsSchema = z.strictObject({
   status: z.enum(STORED_RUN_STATUSES).optional().describe('Only runs with this status'),
