@@ -40,21 +40,49 @@ interface Listed {
   fields: (string | null)[];
 }
 
-/** The members whose head matches `listing`, as far as the fields read tell (a page: only its own). */
-function chosenMembers(listed: Listed[], listing: RunListing): string[] {
+/** The entries whose head matches `listing` and is a page's, as far as the fields read tell. */
+function chosenEntries(listed: Listed[], listing: RunListing): Entry[] {
   const light = listed.flatMap(({ status, member, fields }) => {
     const [id, current, name, createdAt] = fields;
     // An entry whose head expired, or that a head created again since left in another set, is no run.
     if (current !== status || id == null || name == null) return [];
-    const head = { id, status, name, createdAt: Number(createdAt), member } as RunHead & { member: string };
+    const head = { id, status, name, createdAt: Number(createdAt), member } as RunHead & Entry;
     return matchesListing(head, listing) ? [head] : [];
   });
-  return (selectHeads(light, listing) as (RunHead & { member: string })[]).map((head) => head.member);
+  return (selectHeads(light, listing) as (RunHead & Entry)[]).map(({ status, member }) => ({
+    status,
+    member,
+  }));
+}
+
+/** A run as a status set lists it. */
+interface Entry {
+  status: StoredRunStatus;
+  member: string;
+}
+
+/** For a page, the entries of its runs alone: the fields it filters by read first, in one round trip. */
+async function pageEntries(
+  client: Redis,
+  prefix: string,
+  entries: Entry[],
+  listing: RunListing,
+): Promise<Entry[]> {
+  if (listing.limit === null) return entries;
+  const fields = await pipelined<(string | null)[]>(
+    client,
+    entries.map(({ member }) => ['hmget', headKey(prefix, member), ...LISTED_FIELDS]),
+  );
+  return chosenEntries(
+    entries.map((entry, i) => ({ ...entry, fields: fields[i] ?? [] })),
+    listing,
+  );
 }
 
 /**
- * The heads `listing` returns, from the status sets it names: the fields it filters by first, then
- * the whole heads of the runs chosen alone (a page reads its page of heads, not every one).
+ * The heads `listing` returns, from the status sets it names, in two round trips (the sets, then the
+ * heads and the server's time); a page reads the fields it filters by in between, then the whole heads
+ * of its own runs alone, not every one.
  */
 export async function listRedisHeads(client: Redis, prefix: string, listing: RunListing): Promise<RunHead[]> {
   const statuses = listing.statuses ?? [...STORED_RUN_STATUSES];
@@ -64,22 +92,16 @@ export async function listRedisHeads(client: Redis, prefix: string, listing: Run
     statuses.map((status) => ['zrange', sets[status], '0', '-1']),
   );
   const entries = statuses.flatMap((status, i) => (members[i] ?? []).map((member) => ({ status, member })));
-  const fields = await pipelined<(string | null)[]>(
-    client,
-    entries.map(({ member }) => ['hmget', headKey(prefix, member), ...LISTED_FIELDS]),
-  );
-  const chosen = chosenMembers(
-    entries.map((entry, i) => ({ ...entry, fields: fields[i] ?? [] })),
-    listing,
-  );
+  const chosen = await pageEntries(client, prefix, entries, listing);
   const [time, ...hashes] = await pipelined<unknown>(client, [
     ['time'],
-    ...chosen.map((member) => ['hgetall', headKey(prefix, member)]),
+    ...chosen.map(({ member }) => ['hgetall', headKey(prefix, member)]),
   ]);
   const now = serverMs(time);
+  // An entry whose head expired, or that a head created again since left in another set, is no run.
   const heads = (hashes as Record<string, string>[])
-    .filter((hash) => Object.keys(hash).length > 0)
+    .filter((hash, i) => hash.status === chosen[i]?.status)
     .map((hash) => headFromRow(withRemaining(hash, now)));
-  // Read again whole: a head changed between the two reads is judged as it is now.
+  // Judged again whole: a head that changed between the reads is listed as it is now.
   return selectHeads(heads, listing);
 }
