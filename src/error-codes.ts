@@ -80,6 +80,11 @@ export const ERROR_CODES = {
     retryable: true,
     meaning: "A task's guardrail rejected its output; the next attempt is told why.",
   },
+  idempotency_key_reused: {
+    retryable: false,
+    meaning:
+      '`POST /runs` got an `Idempotency-Key` again with another definition or other inputs than the run it started.',
+  },
   internal_error: {
     retryable: false,
     meaning: "Something statecrew's own code relies on did not hold: a bug in statecrew, please report it.",

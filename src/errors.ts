@@ -859,6 +859,20 @@ export class RunExistsError extends StatecrewError<'run_exists'> {
   }
 }
 
+/**
+ * An `Idempotency-Key` came again with a different request: the run it named was asked for with
+ * another definition or other inputs (`details: { key, id }`).
+ */
+export class IdempotencyKeyReusedError extends StatecrewError<'idempotency_key_reused'> {
+  constructor(where: string, key: string, id: string) {
+    super(
+      'idempotency_key_reused',
+      `${where}: Idempotency-Key "${key}" already started run "${id}" with another definition or other inputs; use a new key for a new run`,
+      { details: { key, id } },
+    );
+  }
+}
+
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing (undefined)';
   if (value === null) return 'null';

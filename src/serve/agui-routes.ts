@@ -27,6 +27,13 @@ export const aguiInputSchema = z
   })
   .describe("AG-UI's RunAgentInput (threadId, runId, tools, context, state… are taken and ignored)");
 
+const lastEventIdHeader = z.object({
+  'Last-Event-ID': z
+    .string()
+    .optional()
+    .describe('The id of the last AG-UI event received, <seq>:<index>: the stream goes on after it'),
+});
+
 const positionQuery = z.object({
   after: z
     .string()
@@ -70,9 +77,10 @@ export const aguiRoutes: RouteGroup = {
         : "The run as AG-UI protocol events, for an AG-UI client's runAgent: with resume entries, the interrupts are answered first and the stream holds what the run does next",
     params: runParamsSchema,
     query: positionQuery,
+    headers: lastEventIdHeader,
     ...(method === 'post' ? { body: aguiInputSchema } : {}),
     responses: {
-      200: { description: STREAM },
+      200: { description: STREAM, media: 'text/event-stream' as const },
       400: error(
         `${COMMON_ERRORS[400]} (invalid_option: a bad after or Last-Event-ID${method === 'post' ? '; invalid_request: a resume entry that names no interrupt, or whose payload does not fit its responseSchema; answer_required, unknown_route' : ''})`,
       ),

@@ -14,6 +14,12 @@ const afterQuery = z.object({
     .optional()
     .describe('Only events numbered after this one (else the Last-Event-ID header)'),
 });
+const lastEventIdHeader = z.object({
+  'Last-Event-ID': z
+    .string()
+    .optional()
+    .describe('The number of the last event received: the stream goes on after it (an EventSource sends it)'),
+});
 const STREAM = 'text/event-stream: the events kept so far, then live until the run settles or pauses';
 
 /**
@@ -40,8 +46,9 @@ export const eventRoutes: RouteGroup = {
         "A run's events as server-sent events, from the start or after Last-Event-ID (each message: one event's JSON; its id: the event's number)",
       params: runParamsSchema,
       query: afterQuery,
+      headers: lastEventIdHeader,
       responses: {
-        200: { description: `${STREAM}; it opens with retry: ${RECONNECT_MS}` },
+        200: { description: `${STREAM}; it opens with retry: ${RECONNECT_MS}`, media: 'text/event-stream' },
         204: {
           description:
             'The run settled or paused and no event is kept after the one asked for: nothing more to send (an EventSource stops reconnecting)',

@@ -24,6 +24,7 @@ const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
   not_running: 409,
   no_waiter: 409,
   deadline_passed: 409,
+  idempotency_key_reused: 422,
   payload_too_large: 413,
   store_unavailable: 503,
   suspended: 503,

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { jsonSchemaOf } from './describe.js';
-import type { RouteGroup, RouteSpec } from './route-group.js';
+import { COMMON_ERRORS, type ResponseSpec, type RouteGroup, type RouteSpec } from './route-group.js';
 import { errorSchema } from './schemas.js';
 
 /** What the document says of the server. */
@@ -13,7 +13,7 @@ export interface OpenApiInfo {
 }
 
 /** The parameters of one place (`path`, `query`) of a route, from its zod object. */
-function parametersOf(where: 'path' | 'query', schema: z.ZodObject | undefined) {
+function parametersOf(where: 'path' | 'query' | 'header', schema: z.ZodObject | undefined) {
   if (schema === undefined) return [];
   return Object.entries(schema.shape).map(([name, field]) => {
     const type = field as z.ZodType;
@@ -29,23 +29,60 @@ function parametersOf(where: 'path' | 'query', schema: z.ZodObject | undefined) 
   });
 }
 
+/** A response's content: JSON by its schema, an HTML page, or an event stream (text). */
+function contentOf(response: ResponseSpec) {
+  if (response.media !== undefined) return { content: { [response.media]: { schema: { type: 'string' } } } };
+  if (response.schema === undefined) return {};
+  return { content: { 'application/json': { schema: jsonSchemaOf(response.schema, 'output') } } };
+}
+
+const ERROR = { description: '', schema: errorSchema };
+
+/**
+ * The statuses every route of their kind may answer, beside those it names: 400 where the request
+ * has anything to check (a bad id too), 401 behind the token, 408 past `listen`'s request time limit
+ * (Node's answer, no body), 413 for a body over the limit, 500, and 503 where the store is read.
+ */
+function sharedResponses(spec: RouteSpec, secured: boolean): Record<number, ResponseSpec> {
+  const checked = [spec.params, spec.query, spec.body, spec.headers].some((part) => part !== undefined);
+  return {
+    ...(checked ? { 400: { ...ERROR, description: COMMON_ERRORS[400] } } : {}),
+    ...(secured && spec.open !== true ? { 401: { ...ERROR, description: COMMON_ERRORS[401] } } : {}),
+    408: {
+      description: 'The request was not received whole within the time limit (listen: requestTimeoutMs)',
+    },
+    ...(spec.method === 'post'
+      ? { 413: { ...ERROR, description: 'The body is too large (payload_too_large)' } }
+      : {}),
+    500: { ...ERROR, description: COMMON_ERRORS[500] },
+    ...(spec.path.startsWith('/runs') ? { 503: { ...ERROR, description: COMMON_ERRORS[503] } } : {}),
+  };
+}
+
+/** An identifier for a route: `getRuns`, `postRunsIdResume`, `getOpenapiJson`, `getRoot` for `/`. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  const tail = words.length === 0 ? ['root'] : words;
+  return method + tail.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
+}
+
 /** One operation of the document. */
 function operationOf(spec: RouteSpec, secured: boolean) {
+  const all = { ...sharedResponses(spec, secured), ...spec.responses };
   const responses = Object.fromEntries(
-    Object.entries(spec.responses).map(([status, response]) => [
+    Object.entries(all).map(([status, response]) => [
       status,
-      {
-        description: response.description,
-        ...(response.schema === undefined
-          ? {}
-          : { content: { 'application/json': { schema: jsonSchemaOf(response.schema, 'output') } } }),
-      },
+      { description: response.description, ...contentOf(response) },
     ]),
   );
   return {
     summary: spec.summary,
-    operationId: `${spec.method}${spec.path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase())}`,
-    parameters: [...parametersOf('path', spec.params), ...parametersOf('query', spec.query)],
+    operationId: operationIdOf(spec.method, spec.path),
+    parameters: [
+      ...parametersOf('path', spec.params),
+      ...parametersOf('query', spec.query),
+      ...parametersOf('header', spec.headers),
+    ],
     ...(spec.body === undefined
       ? {}
       : {
@@ -87,7 +124,10 @@ const OPENAPI_SPEC: RouteSpec = {
   path: '/openapi.json',
   summary: 'This document',
   responses: {
-    200: { description: 'The OpenAPI 3.1 document of this server' },
+    200: {
+      description: 'The OpenAPI 3.1 document of this server',
+      schema: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }),
+    },
     401: { description: 'No bearer token, or the wrong one (unauthorized)', schema: errorSchema },
   },
 };

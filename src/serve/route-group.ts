@@ -14,10 +14,12 @@ export interface ServeContext {
   starter: RunStarter;
 }
 
-/** One response a route documents: its description and, for a JSON body, its schema. */
+/** One response a route documents: its description, its media type and, for a JSON body, its schema. */
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** What the body is, when not JSON: an HTML page, or a stream of server-sent events. @default JSON, given a schema */
+  media?: 'text/html' | 'text/event-stream' | undefined;
 }
 
 /** A route as the OpenAPI document lists it: built from the same zod schemas the route checks with. */
@@ -28,6 +30,8 @@ export interface RouteSpec {
   summary: string;
   params?: z.ZodObject;
   query?: z.ZodObject;
+  /** The request headers the route reads (`Idempotency-Key`, `Last-Event-ID`). */
+  headers?: z.ZodObject;
   body?: z.ZodType;
   responses: Readonly<Record<number, ResponseSpec>>;
   /** Served without the token (the studio page alone). @default false */
@@ -47,4 +51,6 @@ export interface RouteGroup {
 export const COMMON_ERRORS = {
   400: 'The request does not fit the route (invalid_request), or the run refused it',
   401: 'No bearer token, or the wrong one (unauthorized)',
+  500: 'The server failed to answer (internal_error: nothing of its insides is told)',
+  503: 'The store or the run queue is out of reach (store_unavailable, queue_unavailable), or the server is stopping (suspended)',
 } as const;

@@ -1,7 +1,10 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
 import { jsonBody, parseRequest } from './http-errors.js';
+import { idempotencyKeyOf, startOnce } from './idempotency.js';
 import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
 import { listRuns, runDetail } from './run-views.js';
+import { waitForRun } from './run-wait.js';
 import {
   errorSchema,
   listRunsSchema,
@@ -9,10 +12,23 @@ import {
   runPageSchema,
   runParamsSchema,
   runRefSchema,
+  startAndWaitSchema,
   startRunSchema,
 } from './schemas.js';
 
 const error = (description: string) => ({ description, schema: errorSchema });
+const idempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Names the run: sent again with the same body, it answers the same run rather than start another',
+    ),
+});
+const REUSED =
+  'The Idempotency-Key started a run with another definition or other inputs (idempotency_key_reused)';
 
 /** `POST /runs`, `GET /runs` and `GET /runs/:id`: starting runs and reading the stored ones. */
 export const runRoutes: RouteGroup = {
@@ -22,6 +38,7 @@ export const runRoutes: RouteGroup = {
       path: '/runs',
       summary: 'Start a durable run of a crew or flow (here, or on the run queue)',
       body: startRunSchema,
+      headers: idempotencyHeaders,
       responses: {
         202: { description: 'The run started (it holds its id in the store)', schema: runRefSchema },
         400: error(COMMON_ERRORS[400]),
@@ -29,6 +46,36 @@ export const runRoutes: RouteGroup = {
         404: error('No served crew or flow has that name (unknown_definition)'),
         409: error('The id is taken (run_exists)'),
         413: error('The body is too large (payload_too_large)'),
+        422: error(REUSED),
+        500: error(COMMON_ERRORS[500]),
+        503: error(COMMON_ERRORS[503]),
+      },
+    },
+    {
+      method: 'post',
+      path: '/runs/wait',
+      summary:
+        'Start a run as POST /runs does (Idempotency-Key too), and answer once it settled or paused, or timeoutMs passed',
+      body: startAndWaitSchema,
+      headers: idempotencyHeaders,
+      responses: {
+        200: {
+          description: 'The run settled or paused: the run as GET /runs/{id} gives it',
+          schema: runDetailSchema,
+        },
+        202: {
+          description:
+            'The time passed first: the run as it is now (status running); it goes on, GET /runs/{id} follows it',
+          schema: runDetailSchema,
+        },
+        400: error(COMMON_ERRORS[400]),
+        401: error(COMMON_ERRORS[401]),
+        404: error('No served crew or flow has that name (unknown_definition)'),
+        409: error('The id is taken (run_exists)'),
+        413: error('The body is too large (payload_too_large)'),
+        422: error(REUSED),
+        500: error(COMMON_ERRORS[500]),
+        503: error(COMMON_ERRORS[503]),
       },
     },
     {
@@ -55,11 +102,30 @@ export const runRoutes: RouteGroup = {
     },
   ],
   mount(app: Hono, { catalog, store, live, starter }: ServeContext) {
+    /** Starts the run a body asks for, once per `Idempotency-Key`; says whether it was started before. */
+    const start = async (c: Context, route: string, body: z.output<typeof startRunSchema>) => {
+      const served = catalog.get(body.definition);
+      const key = idempotencyKeyOf(c, route, body.id);
+      if (key === undefined)
+        return { ref: await starter.start(served, body.inputs, body.id), replayed: false };
+      const started = await startOnce(store, key, served, body.inputs, (id) =>
+        starter.start(served, body.inputs, id),
+      );
+      if (started.replayed) c.header('Idempotent-Replayed', 'true');
+      return started;
+    };
     app.post('/runs', async (c) => {
       const route = 'POST /runs';
       const body = parseRequest(route, 'body', startRunSchema, await jsonBody(route, c));
-      const served = catalog.get(body.definition);
-      return c.json(await starter.start(served, body.inputs, body.id), 202);
+      return c.json((await start(c, route, body)).ref, 202);
+    });
+    app.post('/runs/wait', async (c) => {
+      const route = 'POST /runs/wait';
+      const body = parseRequest(route, 'body', startAndWaitSchema, await jsonBody(route, c));
+      const { ref } = await start(c, route, body);
+      await waitForRun(store, live, ref.id, body.timeoutMs);
+      const detail = await runDetail(store, live, ref.id);
+      return c.json(detail, detail.status === 'running' ? 202 : 200);
     });
     app.get('/runs', async (c) => {
       const query = parseRequest('GET /runs', 'query', listRunsSchema, c.req.query());

@@ -4,7 +4,14 @@ import { ExecutionDocument } from '../runtime/crew/execution-document.js';
 import { leaseIsLive } from '../runtime/durable/identity.js';
 import { loadSnapshot } from '../runtime/flow/flow-store.js';
 import { runInfo } from '../runtime/flow/snapshot.js';
-import { type JsonValue, type RunHead, type Store, type StoredRunStatus, toJson } from '../stores/store.js';
+import {
+  type JsonValue,
+  type RunHead,
+  type RunPosition,
+  type Store,
+  type StoredRunStatus,
+  toJson,
+} from '../stores/store.js';
 import type { LiveRuns } from './live-runs.js';
 
 /** A run as `GET /runs` lists it. */
@@ -28,6 +35,10 @@ export interface RunPage {
 export interface RunQuery {
   status?: StoredRunStatus | undefined;
   definition?: string | undefined;
+  /** Only runs created at or after this time (ISO 8601). */
+  createdFrom?: string | undefined;
+  /** Only runs created before this time (ISO 8601). */
+  createdBefore?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -47,25 +58,13 @@ export function summaryOf(head: RunHead): RunSummary {
   };
 }
 
-/** Where a page ended: the last run's creation time and id, which order the runs. */
-interface Position {
-  createdAt: number;
-  id: string;
-}
-
-/** Newest first; runs created in the same millisecond by id, descending. */
-function newestFirst(a: Position, b: Position): number {
-  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
 /** A position as an opaque cursor. */
-function cursorOf(position: Position): string {
+function cursorOf(position: RunPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 }
 
 /** The position a cursor names; `invalid_request` for a cursor this server did not give. */
-function positionOf(cursor: string): Position {
+function positionOf(cursor: string): RunPosition {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     if (typeof createdAt === 'number' && typeof id === 'string') return { createdAt, id };
@@ -77,17 +76,23 @@ function positionOf(cursor: string): Position {
   ]);
 }
 
-/** One page of the stored runs, newest first, filtered by status and definition. */
+/**
+ * One page of the stored runs, newest first, filtered by status, definition and creation time: the
+ * store filters and pages, asked for one run more than the page to tell whether another follows.
+ */
 export async function listRuns(store: Store, query: RunQuery): Promise<RunPage> {
   const after = query.cursor === undefined ? undefined : positionOf(query.cursor);
-  const heads = await store.listRuns(query.status === undefined ? {} : { statuses: [query.status] });
-  const sorted = heads
-    .filter((head) => query.definition === undefined || head.name === query.definition)
-    .sort(newestFirst)
-    .filter((head) => after === undefined || newestFirst(after, head) < 0);
-  const page = sorted.slice(0, query.limit);
+  const ms = (time: string | undefined) => (time === undefined ? undefined : Date.parse(time));
+  const heads = await store.listRuns({
+    ...(query.status === undefined ? {} : { statuses: [query.status] }),
+    name: query.definition,
+    createdFrom: ms(query.createdFrom),
+    createdBefore: ms(query.createdBefore),
+    page: { limit: query.limit + 1, after },
+  });
+  const page = heads.slice(0, query.limit);
   const last = page.at(-1);
-  const more = sorted.length > page.length && last !== undefined;
+  const more = heads.length > page.length && last !== undefined;
   return { runs: page.map(summaryOf), nextCursor: more ? cursorOf(last) : null };
 }
 

@@ -22,10 +22,30 @@ export const startRunSchema = z.strictObject({
   id: runIdSchema.optional().describe('The run id to use; a new UUID when absent'),
 });
 
+/** The body of `POST /runs/wait`: a run to start, and how long to wait for it. */
+export const startAndWaitSchema = z.strictObject({
+  ...startRunSchema.shape,
+  timeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(300_000)
+    .default(30_000)
+    .describe('How long to wait for the run to settle or pause, in ms (0–300000); past it the run goes on'),
+});
+
 /** The query of `GET /runs`. */
 export const listRunsSchema = z.strictObject({
   status: z.enum(STORED_RUN_STATUSES).optional().describe('Only runs with this status'),
   definition: z.string().min(1).optional().describe('Only runs of this crew or flow'),
+  createdFrom: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created at or after this time (ISO 8601)'),
+  createdBefore: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created before this time (ISO 8601)'),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('At most this many runs (1–200)'),
   cursor: z.string().min(1).optional().describe('Where the previous page ended (its nextCursor)'),
 });
@@ -99,13 +119,58 @@ export const runPageSchema = z.object({
   nextCursor: z.string().nullable().describe('Pass it as cursor for the next page; null on the last'),
 });
 
+/** One thing a paused run waits for: a flow's step, or a crew's tool call or task output. */
+export const pendingSchema = z
+  .looseObject({
+    kind: z.string().optional().describe("What waits: a flow step's kind, or a crew's approval or review"),
+    step: z.string().optional().describe("A flow's step that waits"),
+    nodeId: z.string().optional().describe("A crew's task that waits"),
+    prompt: z.string().optional(),
+    deadline: z.number().optional().describe('Epoch ms past which the answer is refused'),
+  })
+  .describe('What a paused run waits for');
+
+/** A flow run as its stored snapshot tells it. */
+export const flowInfoSchema = z.looseObject({
+  id: z.string(),
+  flow: z.string(),
+  status: z.string(),
+  state: z.unknown().describe("The flow's state"),
+  trail: z.array(z.string()).describe('The steps run, in order'),
+  outputs: z.record(z.string(), z.unknown()).describe("Each step's output, by step"),
+  updatedAt: z.number().describe('Epoch ms'),
+  pending: pendingSchema.optional(),
+  waiting: z.array(pendingSchema).optional(),
+});
+
+/** A crew run's execution document. */
+export const executionSchema = z.looseObject({
+  executionId: z.string(),
+  crew: z.string(),
+  process: z.string(),
+  status: z.string(),
+  results: z.array(
+    z.looseObject({
+      nodeId: z.string(),
+      name: z.string(),
+      status: z.enum(['completed', 'failed', 'paused']),
+      raw: z.string().optional(),
+      attempts: z.number(),
+    }),
+  ),
+  output: z.unknown().optional(),
+  summary: z.string(),
+  startedAt: z.number().describe('Epoch ms'),
+  totalTimeMs: z.number().optional(),
+});
+
 /** `GET /runs/:id`: the summary, the inputs, and what the kind of run keeps. */
 export const runDetailSchema = runSummarySchema.extend({
   live: z.boolean().describe('Whether this server runs it now'),
   inputs: z.record(z.string(), z.unknown()).nullable(),
-  flow: z.unknown().optional().describe("A flow run's stored state, trail, outputs and pending steps"),
-  execution: z.unknown().optional().describe("A crew run's stored execution document"),
-  pending: z.array(z.unknown()).optional().describe('What a paused run waits for'),
+  flow: flowInfoSchema.optional().describe("A flow run's stored state, trail, outputs and pending steps"),
+  execution: executionSchema.optional().describe("A crew run's stored execution document"),
+  pending: z.array(pendingSchema).optional().describe('What a paused run waits for'),
 });
 
 /** What `POST /runs/:id/abort` answers. */

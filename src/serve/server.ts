@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { InvalidOptionError, PayloadTooLargeError, UnknownEndpointError } from '../errors.js';
+import { InvalidOptionError, UnknownEndpointError } from '../errors.js';
 import { parseOptions } from '../options/parse.js';
 import type { QueueOptions } from '../queue/connection.js';
 import { GracefulStop } from '../runtime/durable/graceful-stop.js';
@@ -9,6 +8,7 @@ import { createRunner } from '../runtime/durable/runner.js';
 import { aguiRoutes } from './agui-routes.js';
 import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
+import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
 import { eventRoutes } from './event-routes.js';
@@ -105,7 +105,7 @@ function useMiddleware(app: Hono, options: ServeSettings): void {
     );
   }
   if (token !== undefined) app.use(bearerAuth(token, isOpenRoute));
-  app.use(bodyLimit({ maxSize: limit, onError: (c) => errorResponse(c, new PayloadTooLargeError(limit)) }));
+  app.use(bodyLimit(limit));
   app.onError((error, c) => errorResponse(c, error));
   app.notFound((c) => errorResponse(c, new UnknownEndpointError(c.req.method, c.req.path)));
 }

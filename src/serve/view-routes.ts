@@ -26,7 +26,7 @@ export const viewRoutes: RouteGroup = {
         "The run as a self-contained HTML page (statecrew/view): its graph coloured by what it did so far, its timeline and each node's details; a run of a definition this server does not serve is drawn from what it kept alone",
       params: runParamsSchema,
       responses: {
-        200: { description: 'text/html: the page, with a strict Content-Security-Policy' },
+        200: { description: 'The page, with a strict Content-Security-Policy', media: 'text/html' },
         401: { description: COMMON_ERRORS[401], schema: errorSchema },
         404: {
           description: 'No such run (run_not_found)',

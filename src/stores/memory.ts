@@ -3,11 +3,11 @@ import {
   checkCommit,
   checkHead,
   checkRenewal,
-  listStatuses,
   liveOnStoreClock,
   onStoreClock,
   pruneBounds,
 } from './run-head.js';
+import { runListing, selectHeads } from './run-listing.js';
 import {
   decodeValue,
   encodeValue,
@@ -146,12 +146,8 @@ export class MemoryStore implements Store {
 
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
-    const listed = listStatuses('MemoryStore', filter);
-    const statuses = listed === undefined ? undefined : new Set<string>(listed);
-    return [...this.#heads.values()]
-      .filter((head) => statuses === undefined || statuses.has(head.status))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((head) => this.#copy(head));
+    const listing = runListing('MemoryStore', filter);
+    return selectHeads([...this.#heads.values()], listing).map((head) => this.#copy(head));
   }
 
   async prune(options: PruneOptions): Promise<string[]> {

@@ -110,7 +110,12 @@ export function postgresSql(schema: string): PostgresSql {
       renew: `UPDATE ${runs} SET expires_at = ${expiry('$3', '$4')} WHERE id = $1 AND token = $2`,
       commit: prepared(commitSql(name, movingFence(runs))),
       commitRecords: prepared(commitSql(name, checkingFence(runs))),
-      list: `SELECT ${READ_COLUMNS} FROM ${runs} WHERE $1::text[] IS NULL OR status = ANY($1::text[])`,
+      // Ids compared byte by byte (COLLATE "C"), as the other stores order them, whatever the database's collation.
+      list: `SELECT ${READ_COLUMNS} FROM ${runs}
+        WHERE ($1::text[] IS NULL OR status = ANY($1::text[])) AND ($2::text IS NULL OR name = $2)
+          AND ($3::bigint IS NULL OR created_at >= $3) AND ($4::bigint IS NULL OR created_at < $4)
+          AND ($5::bigint IS NULL OR created_at < $5 OR (created_at = $5 AND id COLLATE "C" < $6::text))
+        ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $7::int`,
       prune: `WITH chosen AS (DELETE FROM ${runs} WHERE ${matched} AND NOT (${live}) RETURNING id),
         ${pruneRecords.join(',\n        ')}
         SELECT id, false AS kept FROM chosen

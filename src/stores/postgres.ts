@@ -20,10 +20,10 @@ import {
   headFromRow,
   headRow,
   leaseColumns,
-  listStatuses,
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
+import { inListingOrder, runListing } from './run-listing.js';
 import { checkConnectTimeout, UNREACHABLE_ERRNOS } from './server-connection.js';
 import {
   decodeValue,
@@ -204,10 +204,15 @@ export class PostgresStore implements Store {
 
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
-    const statuses = listStatuses(NAME, filter) ?? null;
-    const { rows } = await this.#query<RawHeadRow>(this.#sql.runs.list, [statuses]);
-    // Sorted here, not by SQL: the contract is JavaScript's order of strings, not a collation's.
-    return rows.map(headFromRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const l = runListing(NAME, filter);
+    const values = [l.statuses, l.name, l.createdFrom, l.createdBefore, l.after?.createdAt ?? null];
+    const { rows } = await this.#query<RawHeadRow>(this.#sql.runs.list, [
+      ...values,
+      l.after?.id ?? null,
+      l.limit,
+    ]);
+    // Sorted by id here, not by SQL: the contract is JavaScript's order of strings, not a collation's.
+    return inListingOrder(rows.map(headFromRow), l);
   }
 
   async prune(options: PruneOptions): Promise<string[]> {

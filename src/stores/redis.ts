@@ -3,7 +3,6 @@ import { CorruptSnapshotError } from '../errors.js';
 import { RedisConnection } from './redis-connection.js';
 import {
   escapePart,
-  headKey,
   indexKey,
   REDIS_STORE,
   type RedisRunKeys,
@@ -14,6 +13,7 @@ import {
   statusSetKeys,
   unescapePart,
 } from './redis-keys.js';
+import { listRedisHeads, pipelined, serverMs, withRemaining } from './redis-listing.js';
 import { checkOptions, type RedisStoreOptions } from './redis-options.js';
 import {
   CLAIM_RUN_SCRIPT,
@@ -34,10 +34,9 @@ import {
   headFromRow,
   headRow,
   leaseColumns,
-  listStatuses,
   pruneBounds,
-  type RawHeadRow,
 } from './run-head.js';
+import { runListing } from './run-listing.js';
 import {
   decodeValue,
   encodeValue,
@@ -210,29 +209,8 @@ export class RedisStore implements Store {
 
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
-    const statuses = listStatuses(NAME, filter) ?? [...STORED_RUN_STATUSES];
-    const sets = statusSetKeys(this.#prefix);
-    const { now, entries } = await this.#run(async (client) => {
-      const members = await pipelined<string[]>(
-        client,
-        statuses.map((status) => ['zrange', sets[status], '0', '-1']),
-      );
-      const listed = statuses.flatMap((status, i) =>
-        (members[i] ?? []).map((member) => ({ status, member })),
-      );
-      const heads = listed.map(({ member }) => ['hgetall', headKey(this.#prefix, member)]);
-      const [time, ...hashes] = await pipelined<unknown>(client, [['time'], ...heads]);
-      const found = listed.map((entry, i) => ({
-        ...entry,
-        hash: (hashes[i] ?? {}) as Record<string, string>,
-      }));
-      return { now: serverMs(time), entries: found };
-    });
-    // An entry whose head expired, or that a head created again since left in another set, is no run.
-    return entries
-      .filter(({ status, hash }) => hash.status === status)
-      .map(({ hash }) => headFromRow(withRemaining(hash, now)))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const listing = runListing(NAME, filter);
+    return this.#run((client) => listRedisHeads(client, this.#prefix, listing));
   }
 
   async prune(options: PruneOptions): Promise<string[]> {
@@ -314,32 +292,6 @@ export class RedisStore implements Store {
   #run<T>(commands: (client: Redis) => Promise<T>): Promise<T> {
     return this.#connection.run(commands);
   }
-}
-
-/** Sends commands in one pipeline (one round trip) and resolves with their replies, in order. */
-async function pipelined<T>(client: Redis, commands: (string | number)[][]): Promise<T[]> {
-  if (commands.length === 0) return [];
-  const replies = (await client.pipeline(commands).exec()) ?? [];
-  return commands.map((_, i) => {
-    const [error, reply] = replies[i] ?? [new Error('no reply'), undefined];
-    if (error) throw error;
-    return reply as T;
-  });
-}
-
-/** Epoch ms from a TIME reply (seconds and microseconds, as text). */
-function serverMs(time: unknown): number {
-  const [seconds, micros] = (time as [string, string]).map(Number) as [number, number];
-  return seconds * 1000 + Math.floor(micros / 1000);
-}
-
-/** A head's hash with its lease's time left at `now`, the server's clock. */
-function withRemaining(hash: Record<string, string>, now: number): RawHeadRow {
-  const expires = Number(hash.expires_at);
-  const row = hash as RawHeadRow;
-  return hash.expires_at !== undefined && Number.isFinite(expires)
-    ? { ...row, remaining_ms: expires - now }
-    : row;
 }
 
 function isEmpty(hash: Record<string, string>): boolean {

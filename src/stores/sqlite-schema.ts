@@ -33,8 +33,8 @@ export interface HeadStatements {
   fence: BetterSqlite3.Statement;
   /** The fence of a commit that only writes records: whether the token holds (`(id, token)`). */
   held: BetterSqlite3.Statement;
+  /** The heads a listing matches (`RunListing` as `{ statuses (JSON), name, from, before, after_at, after_id, limit }`). */
   list: BetterSqlite3.Statement;
-  listAll: BetterSqlite3.Statement;
   /** The runs a prune chooses (`{ statuses, before, now }`), those it keeps back as live, and their deletion. */
   pruned: BetterSqlite3.Statement;
   kept: BetterSqlite3.Statement;
@@ -68,6 +68,12 @@ export interface SqliteStatements {
 const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
 const HEAD_COLUMNS =
   'id, kind, name, status, version, token, expires_at, owner, data, created_at, updated_at';
+/** The runs a listing matches; `@after_at`/`@after_id` is where its page starts, newest first. */
+const LISTED = `(@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
+  AND (@name IS NULL OR name = @name)
+  AND (@from IS NULL OR created_at >= @from)
+  AND (@before IS NULL OR created_at < @before)
+  AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND id < @after_id))`;
 /** The runs a prune matches: statuses as a JSON array (`@statuses`), last change before `@before`. */
 const MATCHED = 'status IN (SELECT value FROM json_each(@statuses)) AND updated_at < @before';
 /** A lease live at `@now` (the writer's clock, checked in the same transaction as the write). */
@@ -195,8 +201,9 @@ function headStatements(db: BetterSqlite3.Database): HeadStatements {
          WHERE id = @id AND token = @token`,
     ),
     held: db.prepare('SELECT 1 FROM runs WHERE id = ? AND token = ?'),
-    list: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs WHERE status IN (SELECT value FROM json_each(?))`),
-    listAll: db.prepare(`SELECT ${HEAD_COLUMNS} FROM runs`),
+    list: db.prepare(
+      `SELECT ${HEAD_COLUMNS} FROM runs WHERE ${LISTED} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ),
     pruned: db.prepare(`SELECT id FROM runs WHERE ${PRUNED}`),
     kept: db.prepare(`SELECT id FROM runs WHERE ${MATCHED} AND ${LIVE}`),
     prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),

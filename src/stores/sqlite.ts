@@ -16,11 +16,11 @@ import {
   headFromRow,
   headRow,
   leaseColumns,
-  listStatuses,
   onStoreClock,
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
+import { inListingOrder, runListing } from './run-listing.js';
 import {
   type FenceParams,
   migrate,
@@ -232,14 +232,22 @@ export class SqliteStore implements Store {
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
     const { heads } = this.#prepared();
-    const statuses = listStatuses(NAME, filter);
-    const rows = this.#use(() =>
-      statuses === undefined ? heads.listAll.all() : heads.list.all(JSON.stringify(statuses)),
-    ) as RawHeadRow[];
+    const listing = runListing(NAME, filter);
+    const params = {
+      statuses: listing.statuses === null ? null : JSON.stringify(listing.statuses),
+      name: listing.name,
+      from: listing.createdFrom,
+      before: listing.createdBefore,
+      after_at: listing.after?.createdAt ?? null,
+      after_id: listing.after?.id ?? null,
+      limit: listing.limit ?? -1,
+    };
+    const rows = this.#use(() => heads.list.all(params)) as RawHeadRow[];
     const now = Date.now();
-    return rows
-      .map((row) => headFromRow(withRemaining(row, now)))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return inListingOrder(
+      rows.map((row) => headFromRow(withRemaining(row, now))),
+      listing,
+    );
   }
 
   async prune(options: PruneOptions): Promise<string[]> {

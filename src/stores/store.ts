@@ -136,10 +136,36 @@ export interface RunClaim {
   replaces?: string | undefined;
 }
 
+/** Where a page of runs ended: its last run's creation time and id, which order a listing by page. */
+export interface RunPosition {
+  createdAt: number;
+  id: string;
+}
+
+/** A page of {@link Store.listRuns}: newest first (by `createdAt`, then id, descending), at most `limit`. */
+export interface RunPageFilter {
+  /** At most this many heads (a whole number from 1). */
+  limit: number;
+  /** Only the runs after this position in that order: where the previous page ended. */
+  after?: RunPosition | undefined;
+}
+
 /** Which heads {@link Store.listRuns} returns. */
 export interface RunFilter {
   /** Only runs with one of these statuses. @default every status */
   statuses?: readonly StoredRunStatus[] | undefined;
+  /** Only runs of the definition with this name. @default every definition */
+  name?: string | undefined;
+  /** Only runs created at or after this time (epoch ms, the store's clock). @default no bound */
+  createdFrom?: number | undefined;
+  /** Only runs created before this time (epoch ms). @default no bound */
+  createdBefore?: number | undefined;
+  /**
+   * One page, newest first, rather than every match sorted by id. A run inserted while a client pages
+   * lands before the position it holds or after it, never moving the runs it has still to see.
+   * @default every match, sorted by id
+   */
+  page?: RunPageFilter | undefined;
 }
 
 /** What {@link Store.prune} deletes. */
@@ -210,7 +236,10 @@ export interface Store {
    * too): it only checks the fence.
    */
   commit(id: string, commit: RunCommit): Promise<boolean>;
-  /** The heads of the stored runs, sorted by id. */
+  /**
+   * The heads of the stored runs that match `filter`, sorted by id; with `filter.page`, one page of
+   * them newest first. The store filters and limits, not its caller.
+   */
   listRuns(filter?: RunFilter): Promise<RunHead[]>;
   /**
    * Deletes the runs that match, with every record they own; resolves with their ids, sorted. A run

@@ -255,6 +255,40 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
       expect(await store.listRuns({ statuses: ['aborted'] })).toEqual([]);
     });
 
+    it('lists runs by definition and creation time, and a page at a time newest first from a position that holds under inserts', async () => {
+      const t = 1_700_000_000_000;
+      const at = (ms: number, more: Partial<RunHead> = {}) => ({ createdAt: ms, updatedAt: ms, ...more });
+      await store.createRun(head('r1', null, at(t, { status: 'completed' })));
+      await store.createRun(head('r2', null, at(t + 10, { name: 'other' })));
+      await store.createRun(head('r3', null, at(t + 10, { status: 'paused' })));
+      await store.createRun(head('r4', null, at(t + 20)));
+      const ids = async (filter: Parameters<Store['listRuns']>[0]) =>
+        (await store.listRuns(filter)).map((h) => h.id);
+      expect(await ids({ name: 'refund' })).toEqual(['r1', 'r3', 'r4']);
+      expect(await ids({ createdFrom: t + 10, createdBefore: t + 20 })).toEqual(['r2', 'r3']);
+      expect(await ids({ page: { limit: 2 } })).toEqual(['r4', 'r3']);
+      // Runs inserted while a client pages: a newer one lands before its position, one of the same
+      // millisecond with a smaller id after it, and the pages after the position lose and repeat nothing.
+      await store.createRun(head('r5', null, at(t + 30)));
+      await store.createRun(head('r25', null, at(t + 10)));
+      const after = { createdAt: t + 10, id: 'r3' };
+      expect(await ids({ page: { limit: 2, after } })).toEqual(['r25', 'r2']);
+      expect(await ids({ page: { limit: 2, after: { createdAt: t + 10, id: 'r2' } } })).toEqual(['r1']);
+      const running = await store.listRuns({ statuses: ['running'], name: 'refund', page: { limit: 10 } });
+      expect(running.map((h) => [h.id, h.status, h.createdAt])).toEqual([
+        ['r5', 'running', t + 30],
+        ['r4', 'running', t + 20],
+        ['r25', 'running', t + 10],
+      ]);
+      for (const bad of [
+        { page: { limit: 0 } },
+        { createdFrom: 1.5 },
+        { page: { limit: 1, after: { id: 'r1' } } },
+      ]) {
+        expect(await codeOf(store.listRuns(bad as Parameters<Store['listRuns']>[0]))).toBe('invalid_option');
+      }
+    });
+
     it('prunes settled runs older than a time with every record they own, and nothing else', async () => {
       const settled = ['done', 'broke', 'partly', 'stopped'];
       const statuses = ['completed', 'failed', 'partial', 'aborted'] as const;

@@ -103,6 +103,7 @@ describe('GET /openapi.json', () => {
         'GET /runs/{id}/events',
         'GET /runs/{id}/view',
         'POST /runs',
+        'POST /runs/wait',
         'POST /runs/{id}/abort',
         'POST /runs/{id}/agui',
         'POST /runs/{id}/resume',
@@ -129,6 +130,8 @@ describe('GET /openapi.json', () => {
     expect(list.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ['status', 'query', false],
       ['definition', 'query', false],
+      ['createdFrom', 'query', false],
+      ['createdBefore', 'query', false],
       ['limit', 'query', false],
       ['cursor', 'query', false],
     ]);

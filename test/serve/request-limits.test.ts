@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqliteStore, StatecrewEvent } from '../../src/index.js';
 import { type Listening, listen } from '../../src/serve/index.js';
@@ -95,6 +96,79 @@ describe('what the server takes of a request', { timeout: 60_000 }, () => {
         details: { option: 'requestTimeoutMs', expected: 'a whole number of ms ≥ 1' },
       });
     }
+  });
+});
+
+/** Counts the TCP connections every server of this process accepts while `body` runs. */
+async function countingConnections(body: () => Promise<void>): Promise<number> {
+  let accepted = 0;
+  const onSocket = () => {
+    accepted += 1;
+  };
+  subscribe('net.server.socket', onSocket);
+  try {
+    await body();
+  } finally {
+    unsubscribe('net.server.socket', onSocket);
+  }
+  return accepted;
+}
+
+/** A `POST /runs` of a crew run whose inputs hold `bytes` bytes: over the 1 MiB limit when large. */
+function runOfSize(bytes: number, chunked = false): RequestInit {
+  const text = JSON.stringify({ definition: 'research', inputs: { topic: 'x'.repeat(bytes) } });
+  const body = chunked
+    ? new ReadableStream<Uint8Array>({
+        start(controller) {
+          const data = new TextEncoder().encode(text);
+          for (let at = 0; at < data.length; at += 64 * 1024)
+            controller.enqueue(data.slice(at, at + 64 * 1024));
+          controller.close();
+        },
+      })
+    : text;
+  return {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body,
+    ...(chunked ? { duplex: 'half' } : {}),
+  } as RequestInit;
+}
+
+describe('a body over the limit, on a reused keep-alive connection', { timeout: 120_000 }, () => {
+  it('answers 413 payload_too_large to every one of 12 tries of Node’s fetch, then serves the next request on the same connection', async () => {
+    const statuses: number[] = [];
+    const accepted = await countingConnections(async () => {
+      for (let i = 0; i < 12; i++) {
+        const response = await fetch(`${listening.url}/runs`, runOfSize(3 * 1024 * 1024));
+        statuses.push(response.status);
+        expect((await json(response)).error).toMatchObject({
+          code: 'payload_too_large',
+          details: { limit: 1024 * 1024 },
+        });
+      }
+      const next = await fetch(`${listening.url}/definitions`, authed());
+      expect(next.status).toBe(200);
+      await next.arrayBuffer();
+    });
+    expect(statuses).toEqual(Array(12).fill(413));
+    // Kept alive: the tries share the connections (Node's fetch may open a second one while it
+    // finishes writing the first body), none is dropped.
+    expect(accepted).toBeLessThanOrEqual(2);
+    expect(await store.listRuns()).toEqual([]);
+  });
+
+  it('reads a chunked body too: 413 when it grows past the limit, and a chunked body within it starts its run', async () => {
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${listening.url}/runs`, runOfSize(2 * 1024 * 1024, true));
+      expect(response.status).toBe(413);
+      expect((await json(response)).error?.code).toBe('payload_too_large');
+    }
+    const small = await fetch(`${listening.url}/runs`, runOfSize(1000, true));
+    expect(small.status).toBe(202);
+    const { id } = (await json(small)) as { id: string };
+    await liveRuns(server).get(id)?.done;
+    expect((await store.readRun(id))?.status).toBe('completed');
   });
 });
 

@@ -143,12 +143,49 @@ describe('GET /runs', { timeout: 30_000 }, () => {
     expect(ofResearch.nextCursor).toBeNull();
   });
 
+  it('filters by creation time, asking the store for one page rather than every head, and pages stably while runs are inserted', async () => {
+    const t = Date.parse('2026-01-01T00:00:00Z');
+    const make = (id: string, ms: number, name = 'research') =>
+      store.createRun({
+        id,
+        kind: 'crew',
+        name,
+        status: 'completed',
+        version: 1,
+        lease: null,
+        data: {},
+        createdAt: ms,
+        updatedAt: ms,
+      });
+    for (let i = 0; i < 30; i++) await make(`old-${String(i).padStart(2, '0')}`, t + i * 1000);
+    const returned: number[] = [];
+    const listRuns = store.listRuns.bind(store);
+    store.listRuns = async (filter) => {
+      const heads = await listRuns(filter);
+      returned.push(heads.length);
+      return heads;
+    };
+    const range = `createdFrom=${encodeURIComponent(new Date(t + 10_000).toISOString())}&createdBefore=${encodeURIComponent(new Date(t + 20_000).toISOString())}`;
+    const first = await json(await server.request(`/runs?${range}&limit=3`, authed()));
+    expect((first.runs as { id: string }[]).map((r) => r.id)).toEqual(['old-19', 'old-18', 'old-17']);
+    expect(returned).toEqual([4]);
+    // Inserted between two pages: one newer than the cursor's run, one older, inside the range.
+    await make('new-late', t + 19_500);
+    await make('new-early', t + 15_500);
+    const cursor = encodeURIComponent(first.nextCursor as string);
+    const second = await json(await server.request(`/runs?${range}&limit=3&cursor=${cursor}`, authed()));
+    expect((second.runs as { id: string }[]).map((r) => r.id)).toEqual(['old-16', 'new-early', 'old-15']);
+    const ofOther = await json(await server.request(`/runs?definition=review&${range}`, authed()));
+    expect(ofOther).toEqual({ runs: [], nextCursor: null });
+  });
+
   it('answers 400 naming the query field for a bad status, limit or cursor', async () => {
     for (const [query, field] of [
       ['status=sleepy', 'query.status'],
       ['limit=0', 'query.limit'],
       ['limit=many', 'query.limit'],
       ['cursor=not-a-cursor', 'query.cursor'],
+      ['createdFrom=yesterday', 'query.createdFrom'],
     ]) {
       const response = await server.request(`/runs?${query}`, authed());
       expect(response.status, query).toBe(400);

@@ -14,7 +14,9 @@ export const studioRoutes: RouteGroup = {
       path: '/',
       summary:
         'The studio: a page that lists runs live, opens one as a live graph, timeline and details, answers what it waits for, and starts runs (no token needed for the page itself)',
-      responses: { 200: { description: 'text/html: the page, with a strict Content-Security-Policy' } },
+      responses: {
+        200: { description: 'The page, with a strict Content-Security-Policy', media: 'text/html' },
+      },
       open: true,
     },
   ],

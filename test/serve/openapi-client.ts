@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+
+/**
+ * The diagnostics of `client` (a TypeScript module importing `paths` from `./api`) type-checked
+ * strictly against the types openapi-typescript generates from `document`, with openapi-fetch.
+ */
+export async function typeCheckClient(document: object, client: string): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'statecrew-openapi-'));
+  try {
+    const ast = await openapiTS(document as Parameters<typeof openapiTS>[0]);
+    writeFileSync(join(dir, 'api.ts'), astToString(ast));
+    writeFileSync(join(dir, 'client.ts'), client);
+    symlinkSync(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
+    const program = ts.createProgram([join(dir, 'api.ts'), join(dir, 'client.ts')], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      skipLibCheck: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+    });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file?.fileName.slice(dir.length) ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A client of every kind of call: typed bodies, parameters and answers. */
+export const GOOD_CLIENT = `
+import createClient from 'openapi-fetch';
+import type { paths } from './api';
+
+const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:1' });
+
+export async function use(): Promise<string[]> {
+  const seen: string[] = [];
+  const started = await client.POST('/runs', {
+    body: { definition: 'research', inputs: { topic: 'AI' } },
+    params: { header: { 'Idempotency-Key': 'order-7' } },
+  });
+  if (started.data) {
+    const kind: 'crew' | 'flow' = started.data.kind;
+    seen.push(started.data.id, kind);
+  }
+  if (started.error) seen.push(started.error.error.code);
+  const waited = await client.POST('/runs/wait', { body: { definition: 'review', timeoutMs: 1000 } });
+  if (waited.data) {
+    const trail: string[] | undefined = waited.data.flow?.trail;
+    const step: string | undefined = waited.data.pending?.[0]?.step;
+    seen.push(waited.data.status, String(trail), String(step), String(waited.data.execution?.summary));
+  }
+  const page = await client.GET('/runs', {
+    params: { query: { status: 'paused', definition: 'review', createdFrom: '2026-01-01T00:00:00Z', limit: 10 } },
+  });
+  if (page.data) seen.push(...page.data.runs.map((run) => run.id), String(page.data.nextCursor));
+  const run = await client.GET('/runs/{id}', { params: { path: { id: 'r-1' } } });
+  if (run.data) seen.push(run.data.definition);
+  await client.POST('/runs/{id}/resume', { params: { path: { id: 'r-1' } }, body: { route: 'yes' } });
+  await client.POST('/runs/{id}/signal', { params: { path: { id: 'r-1' } }, body: { event: 'paid' } });
+  await client.GET('/runs/{id}/agui', { params: { path: { id: 'r-1' }, query: { after: '3' } }, parseAs: 'text' });
+  return seen;
+}
+`;
+
+/** The same client with one call wrong: a definition that is not a string. */
+export const WRONG_CLIENT = GOOD_CLIENT.replace("definition: 'research'", 'definition: 42');
