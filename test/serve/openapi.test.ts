@@ -144,6 +144,9 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       await go(method, '/runs/done/agui?after=soon');
       await go(method, '/runs/missing/agui');
     }
+    const answer = (interruptId: string) => ({ resume: [{ interruptId, status: 'resolved', payload: {} }] });
+    await go('POST', '/runs/done/agui', answer('done:review'));
+    await go('POST', '/runs/rev/agui', answer('rev:nothing-asks-this'));
     await go('POST', '/runs/done/resume', {});
     await go('POST', '/runs/missing/resume', {});
     await go('POST', '/runs/rev/resume', { route: 42 });
@@ -170,6 +173,7 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'GET /runs/{id}': [200, 400, 404],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
+      'POST /runs/{id}/agui': [200, 400, 404, 409],
       'POST /runs/{id}/resume': [202, 400, 404],
       'POST /runs/{id}/signal': [202, 400, 404, 409],
       'POST /runs/{id}/abort': [200, 404, 409],
