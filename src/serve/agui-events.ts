@@ -1,6 +1,7 @@
 import { type BaseEvent, EventType, type Interrupt } from '@ag-ui/core';
-import type { StoredEvent } from '../runtime/durable/event-record.js';
+import type { FollowedEvent } from '../runtime/durable/follow-events.js';
 import type { StatecrewEvent, WaitingStep } from '../types.js';
+import { AguiTextStreams } from './agui-text-streams.js';
 
 /** An AG-UI event as statecrew writes it: its `type` and fields, with the time it happened. */
 export type AguiEvent = BaseEvent & Record<string, unknown>;
@@ -20,13 +21,21 @@ export class AguiTranslator {
   readonly #openSteps = new Set<string>();
   /** What the run waits for, from its last `flow.paused` / `crew.paused`. */
   #interrupts: Interrupt[] = [];
+  /** The text messages of live deltas. */
+  readonly #streams: AguiTextStreams;
 
-  constructor(private readonly threadId: string) {}
+  constructor(private readonly threadId: string) {
+    this.#streams = new AguiTextStreams(threadId);
+  }
 
-  /** The AG-UI events of one kept event. */
-  translate({ seq, event }: StoredEvent): AguiEvent[] {
+  /** The AG-UI events of one event: a kept one, or a live text delta (see `AguiTextStreams`). */
+  translate(followed: FollowedEvent): AguiEvent[] {
+    const { seq, event } = followed;
     const timestamp = Math.round(event.at);
-    const out = this.#translate(event, seq);
+    const out =
+      event.type === 'model.delta'
+        ? this.#streams.delta(event, followed)
+        : [...this.#streams.before(event), ...this.#translate(event, seq)];
     return out.map((e) => ({ timestamp, ...e }));
   }
 
@@ -41,7 +50,9 @@ export class AguiTranslator {
         return this.#stepStarted(event.nodeId);
       case 'node.completed':
         return [
-          ...this.#text(`${event.nodeId}:${seq}`, event.output.raw),
+          ...(this.#streams.covers(event.nodeId, event.output.raw)
+            ? []
+            : this.#text(`${event.nodeId}:${seq}`, event.output.raw)),
           ...this.#stepFinished(event.nodeId),
         ];
       case 'node.failed':

@@ -59,8 +59,8 @@ export function attemptHooks(
     keyOf: (nodeId) => nodeRunKey(hub.runId, nodeId),
     waitTurn: (agent, signal) => agentTurn(agent, clock, signal),
     onDelta(nodeId, attempt, delta) {
-      // A streamed piece of text is for listeners only (the output it ends in is what is kept).
-      if (hub.observed) hub.emit({ type: 'model.delta', nodeId, attempt, delta });
+      // A streamed piece of text is for live followers only (the output it ends in is what is kept).
+      if (hub.followed) hub.emit({ type: 'model.delta', nodeId, attempt, delta });
     },
     onModelCall(nodeId, attempt, usage, durationMs, failure, agent) {
       const event: Extract<UnstampedEvent, { type: 'model.call' }> = {
