@@ -136,7 +136,11 @@ export type { SummarizeOptions } from './runtime/crew/summary.js';
 export type { Guardrail, GuardrailVerdict, TaskOptions } from './runtime/crew/task.js';
 export { Task } from './runtime/crew/task.js';
 export { type ReadEventsOptions, readEvents, type StoredEvent } from './runtime/durable/event-record.js';
-export { type FollowEventsOptions, followEvents } from './runtime/durable/follow-events.js';
+export {
+  type FollowEventsOptions,
+  type FollowedEvent,
+  followEvents,
+} from './runtime/durable/follow-events.js';
 export { DEFAULT_SHUTDOWN_GRACE_MS, GracefulStop } from './runtime/durable/graceful-stop.js';
 export { DEFAULT_LEASE_MS } from './runtime/durable/run-owner.js';
 export { createRunner, type RecoveryReport, type Runner } from './runtime/durable/runner.js';

@@ -514,8 +514,12 @@ export type StatecrewEvent = EventBase &
     | { type: 'flow.route'; router: string; label: string }
     /** Round `round` of a flow run ended: the steps it ran, and the names it emitted. */
     | { type: 'flow.round'; round: number; steps: string[]; emitted: string[] }
-    /** A piece of text a streaming model produced for a node's attempt. */
-    | { type: 'model.delta'; nodeId: string; attempt: number; delta: string }
+    /**
+     * A piece of text a streaming model produced for a node's attempt; `index` is its place in the
+     * model's reply (0 for the reply's first piece), so a follower that came in later knows it missed
+     * the reply's start.
+     */
+    | { type: 'model.delta'; nodeId: string; attempt: number; delta: string; index: number }
     /**
      * The run paused: these human and wait steps wait (`flow.resume`, `flow.signal`, or their
      * deadline); `waitingFor` says what each waits for and until when.

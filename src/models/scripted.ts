@@ -1,12 +1,30 @@
 import { ScriptExhaustedError } from '../errors.js';
 import type { Model, ModelRequest, ModelResponse } from '../types.js';
 
-/** One scripted reply: text, a full response, an error to throw, or a function computing one of those. */
+/**
+ * A scripted reply streamed in pieces: its text is the pieces joined; a request that streams
+ * (`onDelta`) gets each piece as it comes. Pieces from an async iterable (`holdText`) come when it
+ * yields them, so a test decides when.
+ */
+export interface StreamedReply {
+  chunks: Iterable<string> | AsyncIterable<string>;
+  /** The call's usage. @default estimated from the request and the text */
+  usage?: ModelResponse['usage'];
+}
+
+/**
+ * One scripted reply: text, a full response, text streamed in pieces, an error to throw, or a
+ * function computing one of those.
+ */
 export type ScriptedReply =
   | string
   | ModelResponse
+  | StreamedReply
   | Error
-  | ((request: ModelRequest, call: number) => string | ModelResponse | Promise<string | ModelResponse>);
+  | ((
+      request: ModelRequest,
+      call: number,
+    ) => string | ModelResponse | StreamedReply | Promise<string | ModelResponse | StreamedReply>);
 
 /** A script: replies in call order, or one function deciding each reply from the request. */
 export type Script = readonly ScriptedReply[] | ((request: ModelRequest, call: number) => ScriptedReply);
@@ -28,7 +46,7 @@ export interface ScriptedModel extends Model {
 
 /**
  * A deterministic model for tests and examples. Replies come from `script` in call order (or from a
- * function of the request); usage is estimated as one token per four characters unless a reply gives
+ * function of the request), a reply's `chunks` streamed to a request that streams; usage is estimated as one token per four characters unless a reply gives
  * its own. A call past the end of a list script fails with `script_exhausted`. A pending reply
  * rejects with the signal's reason when the request's signal aborts.
  *
@@ -52,7 +70,7 @@ export function createScriptedModel(script: Script): ScriptedModel {
     const reply = pick(request, call);
     if (reply instanceof Error) throw reply;
     const value = typeof reply === 'function' ? await reply(request, call) : reply;
-    const response = typeof value === 'string' ? { text: value } : value;
+    const response = typeof value === 'string' ? { text: value } : await streamed(value, request);
     return response.usage ? response : { ...response, usage: estimateUsage(request, response.text) };
   };
 
@@ -82,6 +100,19 @@ export function createScriptedModel(script: Script): ScriptedModel {
       }
     },
   };
+}
+
+/** A streamed reply's response, its pieces passed to the request's `onDelta` as they come. */
+async function streamed(reply: ModelResponse | StreamedReply, request: ModelRequest): Promise<ModelResponse> {
+  if (!('chunks' in reply)) return reply;
+  let text = '';
+  for await (const chunk of reply.chunks) {
+    // An aborted call has settled already: nothing more of it reaches the run.
+    if (request.signal.aborted) break;
+    text += chunk;
+    request.onDelta?.(chunk);
+  }
+  return reply.usage === undefined ? { text } : { text, usage: reply.usage };
 }
 
 function estimateUsage(request: ModelRequest, text: string) {

@@ -1,14 +1,30 @@
 import { type BaseEvent, EventType } from '@ag-ui/core';
-import type { StoredEvent } from '../runtime/durable/event-record.js';
+import type { FollowedEvent } from '../runtime/durable/follow-events.js';
 import type { StatecrewEvent, WaitingFor, WaitingStep } from '../types.js';
 import { type AskedInterrupt, type AskedItem, interruptsOf } from './agui-interrupts.js';
+import { AguiTextStreams } from './agui-text-streams.js';
 
 /** An AG-UI event as statecrew writes it: its `type` and fields, with the time it happened. */
 export type AguiEvent = BaseEvent & Record<string, unknown>;
 
+/**
+ * One AG-UI event a followed event made. `index` is its place among the AG-UI events its kept event
+ * makes however the run's text was followed (the `<index>` of its SSE id); an event made of live text
+ * — a streamed message's start, content or end — has none, and no SSE id.
+ */
+export interface TranslatedEvent {
+  event: AguiEvent;
+  index?: number;
+  /** Another id a client may hold its message under: the id it streamed under, read live. */
+  knownAs?: string;
+}
+
 type Of<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
 
-/** The AG-UI events of one kind of statecrew event (`seq`: its number in the run). */
+/**
+ * The AG-UI events of one kind of statecrew event (`seq`: its number in the run; a live delta's, the
+ * number of the last kept event before it).
+ */
 type Handlers = { [T in StatecrewEvent['type']]?: (event: Of<T>, seq: number) => AguiEvent[] };
 
 /** A statecrew event as an AG-UI `CUSTOM` event. */
@@ -32,7 +48,8 @@ function textOf(output: unknown): string {
  * the thread; each segment of it (from a `run.started` to its end) is an AG-UI run; a crew's task run
  * or a flow step (its `flow.step` events) is one step whose output is one assistant text message (the
  * tasks of a crew a step kicks off are steps inside it; that crew's own run events are `CUSTOM`); a
- * tool call is a tool call with its result; a pause ends the AG-UI run with an `interrupt` outcome
+ * tool call is a tool call with its result; a task's live text deltas (`model.delta`) are one
+ * assistant text message streamed while it runs (see `AguiTextStreams`); a pause ends the AG-UI run with an `interrupt` outcome
  * saying what each waiting item asks; an abort with a `cancelled` outcome; a failed or partial run
  * with `RUN_ERROR`; every other event is a `CUSTOM` event named `statecrew.<type>` carrying it whole.
  * Steps and runs a dead process left open are closed before the next segment starts, and nothing is
@@ -53,6 +70,12 @@ export class AguiTranslator {
   /** Whether an AG-UI run is open in what was written, and the `CUSTOM` events waiting for one. */
   #open = false;
   #held: AguiEvent[] = [];
+  /** The text messages of live deltas, open or just ended. */
+  readonly #streams: AguiTextStreams;
+  /** The events of the last translation made of live text, and those it leaves out (a streamed text). */
+  #live = new Set<AguiEvent>();
+  #unsent = new Set<AguiEvent>();
+  #aliases = new Map<AguiEvent, string>();
 
   readonly #handlers: Handlers = {
     'run.started': (event, seq) =>
@@ -72,6 +95,7 @@ export class AguiTranslator {
     },
     'flow.step': (event, seq) => this.#flowStep(event, seq),
     'tool.call': (event, seq) => this.#toolCall(event, seq),
+    'model.delta': (event, seq) => this.#liveMade(this.#streams.delta(event, seq)),
     'flow.paused': (event) => {
       if (this.#isChild(event)) return [custom(event)];
       this.#interrupts = interruptsOf(
@@ -92,16 +116,45 @@ export class AguiTranslator {
     },
   };
 
-  constructor(private readonly threadId: string) {}
+  constructor(private readonly threadId: string) {
+    this.#streams = new AguiTextStreams(threadId);
+  }
 
-  /** The AG-UI events of one kept event, each stamped with the time it happened. */
-  translate({ seq, event }: StoredEvent): AguiEvent[] {
+  /**
+   * The AG-UI events of one event — a kept one, or a live text delta — each stamped with the time it
+   * happened. A kept event first ends the text message its node (or, at the run's start or end, any
+   * node) was streaming.
+   */
+  translate({ seq, event }: FollowedEvent): TranslatedEvent[] {
+    this.#live = new Set();
+    this.#unsent = new Set();
+    this.#aliases = new Map();
     const timestamp = Math.round(event.at);
     const handler = this.#handlers[event.type] as
       | ((event: StatecrewEvent, seq: number) => AguiEvent[])
       | undefined;
-    const out = handler === undefined ? [custom(event)] : handler(event, seq);
-    return this.#place(out.map((e) => ({ timestamp, ...e })));
+    const out = [
+      ...this.#liveMade(this.#streams.before(event, seq)),
+      ...(handler === undefined ? [custom(event)] : handler(event, seq)),
+    ];
+    const translated: TranslatedEvent[] = [];
+    let index = 0;
+    for (const e of this.#place(out)) {
+      const stamped = { timestamp, ...e };
+      if (this.#live.has(e)) translated.push({ event: stamped });
+      else if (this.#unsent.has(e)) index++;
+      else {
+        const knownAs = this.#aliases.get(e);
+        translated.push({ event: stamped, index: index++, ...(knownAs === undefined ? {} : { knownAs }) });
+      }
+    }
+    return translated;
+  }
+
+  /** `events`, noted as made of live text. */
+  #liveMade(events: AguiEvent[]): AguiEvent[] {
+    for (const e of events) this.#live.add(e);
+    return events;
   }
 
   /** `out` as a client takes it: nothing outside an AG-UI run (a `CUSTOM` event waits for the next). */
@@ -153,7 +206,13 @@ export class AguiTranslator {
 
   #nodeCompleted(event: Of<'node.completed'>, seq: number): AguiEvent[] {
     if (this.#isFlowStep(event)) return [custom(event)];
-    return [...this.#text(`${event.nodeId}:${seq}`, event.output.raw), ...this.#stepFinished(event.nodeId)];
+    const text = this.#text(`${event.nodeId}:${seq}`, event.output.raw);
+    // The text the task streamed is its output: a client has it already. Its message keeps its
+    // places all the same, so the SSE ids of what follows are those a stream without it gives.
+    if (this.#streams.covers(event.nodeId, event.output.raw)) for (const e of text) this.#unsent.add(e);
+    const streamedId = this.#streams.streamedId(event.nodeId);
+    if (streamedId !== undefined) for (const e of text) this.#aliases.set(e, streamedId);
+    return [...text, ...this.#stepFinished(event.nodeId)];
   }
 
   #nodeFailed(event: Of<'node.failed'>): AguiEvent[] {

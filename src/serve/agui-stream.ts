@@ -87,7 +87,8 @@ export interface AguiWriterOptions {
   from?: AguiPosition | undefined;
   /**
    * The ids of the messages and tool calls the client holds (its input's `messages`): their events
-   * are left out, so a client that reads the run again does not add them twice.
+   * are left out — a task's output also when the client holds it as the message it streamed live —
+   * so a client that reads the run again does not add them twice.
    */
   known?: ReadonlySet<string> | undefined;
 }
@@ -104,21 +105,23 @@ function isKnown(event: AguiEvent, known: ReadonlySet<string>): boolean {
 }
 
 /**
- * A writer of the AG-UI events of one run's kept events, read from its first: each under its own
- * SSE id `<seq>:<index>` (the kept event's number, the AG-UI event's place among those it made), so
- * a reconnect with any of them as `Last-Event-ID` goes on right after it; the events before `from`
- * are translated but not written, and the first written is preceded (without an id) by what opens
- * again the run and steps open there.
+ * A writer of the AG-UI events of one run's events, read from its first: each AG-UI event of a kept
+ * event under its own SSE id `<seq>:<index>` (the kept event's number, the AG-UI event's place among
+ * those it makes), so a reconnect with any of them as `Last-Event-ID` goes on right after it; the
+ * events before `from` are translated but not written, and the first written is preceded (without an
+ * id) by what opens again the run and steps open there. What live text deltas make (a streamed
+ * message) has no id: a reconnect gets the kept events, and the task's output as a message of its own
+ * when its streamed message began before the reconnect.
  */
 export function aguiWriter(threadId: string, options: AguiWriterOptions = {}): EventWriter {
   const translator = new AguiTranslator(threadId);
   const frame = new AguiFrame();
   const { from = { seq: 0 }, known } = options;
   let reopened = from.seq === 0;
-  return async (stream, stored) => {
-    const events = translator.translate(stored);
-    for (const [index, event] of events.entries()) {
-      if (reached(from, stored.seq, index)) {
+  return async (stream, followed) => {
+    for (const { event, index, knownAs } of translator.translate(followed)) {
+      // Live text comes only after what was kept before this stream: it is new unless `from` is later.
+      if (index === undefined ? followed.seq < from.seq : reached(from, followed.seq, index)) {
         frame.observe(event);
         continue;
       }
@@ -127,8 +130,10 @@ export function aguiWriter(threadId: string, options: AguiWriterOptions = {}): E
         for (const open of frame.reopen()) await stream.writeSSE({ data: JSON.stringify(open) });
       }
       frame.observe(event);
-      if (known !== undefined && isKnown(event, known)) continue;
-      await stream.writeSSE({ id: `${stored.seq}:${index}`, data: JSON.stringify(event) });
+      if (known !== undefined && (isKnown(event, known) || (knownAs !== undefined && known.has(knownAs))))
+        continue;
+      const id = index === undefined ? {} : { id: `${followed.seq}:${index}` };
+      await stream.writeSSE({ ...id, data: JSON.stringify(event) });
     }
   };
 }

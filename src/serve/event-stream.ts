@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { InvalidOptionError } from '../errors.js';
-import type { StoredEvent } from '../runtime/durable/event-record.js';
-import { followEvents } from '../runtime/durable/follow-events.js';
+import { type FollowedEvent, followEvents } from '../runtime/durable/follow-events.js';
 import type { Store } from '../stores/store.js';
 
 /** The longest the event streams together work in one turn of the event loop, in ms. */
@@ -42,8 +41,8 @@ const KEEP_ALIVE_MS = 15_000;
  */
 export const RECONNECT_MS = 3_000;
 
-/** How an event stream writes each kept event. */
-export type EventWriter = (stream: SSEStreamingApi, stored: StoredEvent) => Promise<void>;
+/** How an event stream writes each event: a kept one, or a live-only one (a text delta). */
+export type EventWriter = (stream: SSEStreamingApi, followed: FollowedEvent) => Promise<void>;
 
 /**
  * The first event number a client wants after: its `Last-Event-ID` header (a reconnecting
@@ -63,8 +62,9 @@ export function afterOf(c: Context): number {
 
 /**
  * A server-sent event stream of run `id`'s kept events after `after`: what is stored, then live until
- * the run settles or pauses (see `followEvents`), each written by `write`; it ends when the client
- * goes away, and says it is alive while the run is quiet. With `retryMs`, it opens with `retry:`.
+ * the run settles or pauses (see `followEvents`), with the live-only text deltas of a run this
+ * process runs among them, each written by `write`; it ends when the client goes away, and says it
+ * is alive while the run is quiet. With `retryMs`, it opens with `retry:`.
  */
 export function streamRunEvents(
   c: Context,
@@ -84,7 +84,7 @@ export function streamRunEvents(
     }, KEEP_ALIVE_MS);
     try {
       await takeTurn();
-      for await (const stored of followEvents(store, id, { after, signal: controller.signal })) {
+      for await (const stored of followEvents(store, id, { after, signal: controller.signal, live: true })) {
         await write(stream, stored);
         await takeTurn();
       }
@@ -94,6 +94,14 @@ export function streamRunEvents(
   });
 }
 
-/** Writes a statecrew event: its JSON (with `type`) as the data, its number as the SSE id. */
-export const statecrewWriter: EventWriter = (stream, { seq, event }) =>
-  stream.writeSSE({ id: String(seq), data: JSON.stringify(event) });
+/**
+ * The SSE id of an event: a kept event's number; none for a live-only one, so a client that
+ * reconnects after it asks for the kept events after the last it got (old deltas are not sent again).
+ */
+function idOf({ seq, live }: FollowedEvent): { id?: string } {
+  return live === true ? {} : { id: String(seq) };
+}
+
+/** Writes a statecrew event: its JSON (with `type`) as the data, its number (a kept one's) as the SSE id. */
+export const statecrewWriter: EventWriter = (stream, followed) =>
+  stream.writeSSE({ ...idOf(followed), data: JSON.stringify(followed.event) });

@@ -85,7 +85,10 @@ export async function resumeRun(desk: AnswerDesk, id: string, answer: ResumeAnsw
       ...(crewAnswers.approvals === undefined ? {} : { approvals: crewAnswers.approvals }),
       ...(crewAnswers.reviews === undefined ? {} : { reviews: crewAnswers.reviews }),
     };
-    await goOnTracked(desk, served, (options) => served.crew.resume(id, { ...options, ...answers }));
+    // Streams as a run the server starts does: its text reaches the event streams as it is written.
+    await goOnTracked(desk, served, (options) =>
+      served.crew.resume(id, { ...options, ...answers, stream: true }),
+    );
   } else {
     await goOnTracked(desk, served, (options) => served.flow.resume(id, answer, options));
   }

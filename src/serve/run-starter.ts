@@ -92,6 +92,8 @@ export class RunStarter {
             store,
             signal,
             events: 'store',
+            // Its agents' text reaches the event streams as it is written (while anyone follows).
+            stream: true,
             ...(id === undefined ? {} : { executionId: id }),
           })
         : served.flow.run({

@@ -35,6 +35,7 @@ export function attemptHooks(
   options: AttemptHookOptions,
 ): AttemptHooks {
   const { beforeCall, priceOf } = options.gate ?? {};
+  const replies = new ReplyPieces();
   const hooks: AttemptHooks = {
     now: hub.now,
     ...(beforeCall === undefined ? {} : { beforeModelCall: beforeCall }),
@@ -59,10 +60,12 @@ export function attemptHooks(
     keyOf: (nodeId) => nodeRunKey(hub.runId, nodeId),
     waitTurn: (agent, signal) => agentTurn(agent, clock, signal),
     onDelta(nodeId, attempt, delta) {
-      // A streamed piece of text is for listeners only (the output it ends in is what is kept).
-      if (hub.observed) hub.emit({ type: 'model.delta', nodeId, attempt, delta });
+      const index = replies.next(nodeId, attempt);
+      // A streamed piece of text is for live followers only (the output it ends in is what is kept).
+      if (hub.followed) hub.emit({ type: 'model.delta', nodeId, attempt, delta, index });
     },
     onModelCall(nodeId, attempt, usage, durationMs, failure, agent) {
+      replies.end(nodeId, attempt);
       const event: Extract<UnstampedEvent, { type: 'model.call' }> = {
         type: 'model.call',
         nodeId,
@@ -107,4 +110,22 @@ function agentTurn(agent: AttemptAgent, clock: Clock, signal: AbortSignal): Prom
   if (typeof llm === 'object' && llm.maxRpm !== undefined)
     turns.push(waitTurn(llm, llm.maxRpm, clock, signal));
   return Promise.all(turns).then(() => {});
+}
+
+/** How many pieces each node attempt's model reply under way has streamed so far. */
+class ReplyPieces {
+  readonly #counts = new Map<string, number>();
+
+  /** The place of the reply's next piece (0 for its first), counted. */
+  next(nodeId: string, attempt: number): number {
+    const key = `${nodeId}\u0000${attempt}`;
+    const index = this.#counts.get(key) ?? 0;
+    this.#counts.set(key, index + 1);
+    return index;
+  }
+
+  /** The model call ended: the node attempt's next piece begins another reply. */
+  end(nodeId: string, attempt: number): void {
+    this.#counts.delete(`${nodeId}\u0000${attempt}`);
+  }
 }

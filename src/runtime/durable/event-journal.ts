@@ -6,7 +6,10 @@ import { type StoredEvent, storedEventKey } from './event-record.js';
 import { TextIndex } from './event-texts.js';
 import { forgetJournal, registerJournal } from './live-journals.js';
 
-/** The events a journal leaves out: a streamed piece of text is in the output it ends in. */
+/**
+ * The events a journal never numbers nor keeps, only passes to live followers: a streamed piece of
+ * text is in the output it ends in.
+ */
 const LIVE_ONLY: ReadonlySet<StatecrewEvent['type']> = new Set(['model.delta']);
 
 /**
@@ -24,6 +27,8 @@ export class EventJournal implements EventTaker {
   #held: StoredEvent[] = [];
   readonly #texts = new TextIndex();
   readonly #numbered = new Subject<StoredEvent>();
+  /** The live-only events, for whoever follows them now. */
+  readonly #live = new Subject<StatecrewEvent>();
   /** Whether the run's last event was taken (it is written with the run's end). */
   #closed = false;
 
@@ -53,6 +58,16 @@ export class EventJournal implements EventTaker {
   /** Each kept event with its number, as the journal takes it (no replay: see {@link held}). */
   get numbered$(): Observable<StoredEvent> {
     return this.#numbered.asObservable();
+  }
+
+  /** Each live-only event (`model.delta`) as the run publishes it: never numbered, never kept. */
+  get live$(): Observable<StatecrewEvent> {
+    return this.#live.asObservable();
+  }
+
+  /** Whether anyone follows the live-only events now: when nobody does, the run does not build them. */
+  get followed(): boolean {
+    return this.#live.observed;
   }
 
   /** The number of the last event taken. */
@@ -100,11 +115,19 @@ export class EventJournal implements EventTaker {
   stop(): void {
     if (this.place !== undefined) forgetJournal(this.place.store, this.place.id, this);
     this.#numbered.complete();
+    this.#live.complete();
   }
 
-  /** Numbers and holds `event` (`last`: the run's last event, which its last write carries). */
+  /**
+   * Numbers and holds `event` (`last`: the run's last event, which its last write carries); a
+   * live-only event goes to its followers alone.
+   */
   take(event: StatecrewEvent, last = false): void {
-    if (this.#closed || LIVE_ONLY.has(event.type)) return;
+    if (this.#closed) return;
+    if (LIVE_ONLY.has(event.type)) {
+      if (this.#live.observed) this.#live.next(event);
+      return;
+    }
     if (last) this.#closed = true;
     this.#seq += 1;
     const numbered = { seq: this.#seq, event };

@@ -3,6 +3,13 @@ import { checkStore, type Store } from '../../stores/store.js';
 import { checkAfter, readEvents, type StoredEvent } from './event-record.js';
 import { type LiveJournal, liveJournal, whenJournal } from './live-journals.js';
 
+/**
+ * What {@link followEvents} yields: a kept event with its number, or — with `live` — a live-only
+ * event (`model.delta`), marked `live: true`, carrying the number of the last kept event before it
+ * (it has none of its own: a follower that reconnects after it gets the kept events, not it).
+ */
+export type FollowedEvent = StoredEvent & { live?: true };
+
 /** Options of {@link followEvents}. */
 export interface FollowEventsOptions {
   /** Only the events numbered after this one (an SSE client's `Last-Event-ID`). @default 0 */
@@ -14,6 +21,12 @@ export interface FollowEventsOptions {
    * process is followed as it publishes). @default 500
    */
   pollMs?: number | undefined;
+  /**
+   * Also the run's live-only events (`model.delta`: a streaming model's text) as they come, while
+   * this process runs it; they are never stored, so a run elsewhere or a replay has none. A run
+   * publishes them only while someone follows them. @default false
+   */
+  live?: boolean | undefined;
 }
 
 /**
@@ -29,15 +42,15 @@ export async function* followEvents(
   store: Store,
   id: string,
   options: FollowEventsOptions = {},
-): AsyncGenerator<StoredEvent, void, undefined> {
-  const { after = 0, signal, pollMs = 500 } = options;
+): AsyncGenerator<FollowedEvent, void, undefined> {
+  const { after = 0, signal, pollMs = 500, live = false } = options;
   checkFollowOptions(store, after, pollMs);
   let last = after;
   while (signal?.aborted !== true) {
     const journal = liveJournal(store, id);
     if (journal !== undefined) {
-      for await (const stored of followJournal(journal, store, id, last, signal)) {
-        last = stored.seq;
+      for await (const stored of followJournal(journal, store, id, last, { signal, live })) {
+        if (stored.live !== true) last = stored.seq;
         yield stored;
       }
       // Its last event came through the journal: once the store says it settled or paused, there is
@@ -86,16 +99,17 @@ function checkFollowOptions(store: Store, after: number, pollMs: number): void {
 
 /**
  * The events of a run this process runs, after `after`: those of its earlier segments from the
- * store, those its journal numbered so far, then each as it is numbered, until the run's events end.
+ * store, those its journal numbered so far, then each as it is numbered (with `live`, its live-only
+ * events among them), until the run's events end.
  */
 async function* followJournal(
   journal: LiveJournal,
   store: Store,
   id: string,
   after: number,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<StoredEvent, void, undefined> {
-  const live = new LiveQueue(journal, signal);
+  options: { signal: AbortSignal | undefined; live: boolean },
+): AsyncGenerator<FollowedEvent, void, undefined> {
+  const live = new LiveQueue(journal, options);
   try {
     let last = after;
     if (after < journal.firstSeq - 1) {
@@ -110,6 +124,12 @@ async function* followJournal(
       yield stored;
     }
     for await (const stored of live) {
+      if (stored.live === true) {
+        // Published before a kept event already yielded (numbered while the earlier ones were read):
+        // it would come after what followed it.
+        if (stored.seq >= last) yield stored;
+        continue;
+      }
       if (stored.seq <= last) continue;
       last = stored.seq;
       yield stored;
@@ -119,29 +139,33 @@ async function* followJournal(
   }
 }
 
-/** A journal's numbered events as they come, buffered until read; ends with the journal's events. */
-class LiveQueue implements AsyncIterable<StoredEvent> {
-  readonly #buffer: StoredEvent[] = [];
+/**
+ * A journal's numbered events as they come (with `live`, its live-only events too, in the order the
+ * run published them), buffered until read; ends with the journal's events.
+ */
+class LiveQueue implements AsyncIterable<FollowedEvent> {
+  readonly #buffer: FollowedEvent[] = [];
   #ended = false;
   #wake: (() => void) | undefined;
   readonly #subscription;
   readonly #onAbort = () => this.#end();
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(
-    journal: LiveJournal,
-    private readonly signal: AbortSignal | undefined,
-  ) {
+  constructor(journal: LiveJournal, options: { signal: AbortSignal | undefined; live: boolean }) {
+    this.signal = options.signal;
     this.#subscription = journal.numbered$.subscribe({
-      next: (stored) => {
-        this.#buffer.push(stored);
-        this.#wake?.();
-      },
+      next: (stored) => this.#push(stored),
       complete: () => this.#end(),
     });
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (options.live) {
+      this.#subscription.add(
+        journal.live$.subscribe((event) => this.#push({ seq: journal.lastSeq, event, live: true })),
+      );
+    }
+    this.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<StoredEvent, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<FollowedEvent, void, undefined> {
     while (true) {
       const next = this.#buffer.shift();
       if (next !== undefined) yield next;
@@ -154,6 +178,11 @@ class LiveQueue implements AsyncIterable<StoredEvent> {
     this.#subscription.unsubscribe();
     this.signal?.removeEventListener('abort', this.#onAbort);
     this.#end();
+  }
+
+  #push(followed: FollowedEvent): void {
+    this.#buffer.push(followed);
+    this.#wake?.();
   }
 
   #end(): void {

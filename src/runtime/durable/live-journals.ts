@@ -1,17 +1,22 @@
 import type { Observable } from 'rxjs';
 import type { Store } from '../../stores/store.js';
+import type { StatecrewEvent } from '../../types.js';
 import type { StoredEvent } from './event-record.js';
 
 /** What a follower reads of the kept events of a run this process runs now (an `EventJournal`). */
 export interface LiveJournal {
   /** The number of the first event it took: what comes before is in the store. */
   readonly firstSeq: number;
+  /** The number of the last event it took. */
+  readonly lastSeq: number;
   /** Whether it took the run's last event. */
   readonly closed: boolean;
   /** The events it numbered after `after`, in order. */
   since(after: number): readonly StoredEvent[];
   /** Each kept event with its number, as it is taken; completes when the run ends. */
   readonly numbered$: Observable<StoredEvent>;
+  /** Each live-only event (a text delta) as the run publishes it; completes when the run ends. */
+  readonly live$: Observable<StatecrewEvent>;
 }
 
 /** The journals of the runs this process runs now, and who waits for one, by store and run id. */
@@ -27,7 +32,7 @@ interface LiveJournals {
  * change to either takes a new key, and copies of different shapes then keep theirs apart (a
  * follower of the other copy's runs reads the store instead).
  */
-const LIVE_JOURNALS = Symbol.for('statecrew.liveJournals.v1');
+const LIVE_JOURNALS = Symbol.for('statecrew.liveJournals.v2');
 
 const { journals, waiters } = processJournals();
 

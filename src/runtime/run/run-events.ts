@@ -8,6 +8,8 @@ export type { UnstampedEvent };
 export interface EventTaker {
   /** Takes `event` (`last`: the run's last event, which its last write carries). */
   take(event: StatecrewEvent, last?: boolean): void;
+  /** Whether anyone follows its events live, so that a live-only event it takes would reach someone. */
+  readonly followed?: boolean;
   /** The run ended: no more events come. */
   stop(): void;
 }
@@ -37,6 +39,15 @@ export class RunEvents {
    */
   get observed(): boolean {
     return this.#journal !== undefined || this.#subject.observed;
+  }
+
+  /**
+   * Whether anyone follows the events live — a subscriber of `events$`, a follower of the kept
+   * events (`followEvents` with `live`) — so that a live-only event (`model.delta`) reaches someone:
+   * when nobody does, an emitter leaves it out, and a run without followers pays nothing for it.
+   */
+  get followed(): boolean {
+    return this.#subject.observed || this.#journal?.followed === true;
   }
 
   /** Hands every later event to `journal` too (a run that keeps its events in its store). */

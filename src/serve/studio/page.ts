@@ -53,7 +53,7 @@ const SIDE_COLUMN = [
   '</nav>',
 ].join('');
 
-/** The open run: its head and actions, what it waits for, and the run view's cards. */
+/** The open run: its head and actions, what it waits for, the text being written, and the run view's cards. */
 const RUN_COLUMN = [
   '<div class="studio-run">',
   '<p id="run-empty" class="hint">Choose a run, or start one.</p>',
@@ -66,6 +66,9 @@ const RUN_COLUMN = [
   '<p id="run-note" class="run-note" role="note" hidden></p></section>',
   '<section id="waits" class="card waits" aria-labelledby="waits-title" hidden>',
   '<h2 id="waits-title">Waiting for you</h2><div id="wait-forms"></div></section>',
+  // The text of each node whose model is writing now, as it streams (live only: gone once it ends).
+  '<section id="writing" class="card writing" aria-labelledby="writing-title" aria-live="polite" hidden>',
+  '<h2 id="writing-title">Writing now</h2><div id="writing-nodes"></div></section>',
   '<main>',
   graphCardShell('<div id="run-legend"></div>', ''),
   SIDE_HTML,

@@ -1,8 +1,8 @@
 /**
  * The studio's own style, after the run view's: a bar, a column of runs and the start form beside
- * the open run, forms for what a paused run waits for. At 1,400 × 900 the graph keeps most of the
- * screen; below 1,100 px wide the runs column goes above the run, and the answer forms sit beside
- * the graph (above its details), not above it.
+ * the open run, forms for what a paused run waits for, the text its models are writing. At 1,400 × 900
+ * the graph keeps most of the screen; below 1,100 px wide the runs column goes above the run, and the
+ * answer forms sit beside the graph (above its details), not above it.
  */
 export const STUDIO_STYLE = `
 .studio-bar { padding: 10px 20px; align-items: center; justify-content: space-between; }
@@ -23,6 +23,11 @@ export const STUDIO_STYLE = `
 #wait-forms { display: flex; flex-wrap: wrap; gap: 12px 24px; }
 .wait-form { flex: 1 1 360px; display: flex; flex-direction: column; gap: 8px; }
 .wait-form h3 { margin: 0; }
+.writing { margin: 12px 24px 0; border-color: var(--accent); }
+#writing-nodes { display: flex; flex-wrap: wrap; gap: 8px 24px; }
+.writing-node { flex: 1 1 360px; min-width: 0; }
+.writing-node h3 { margin: 0 0 4px; font-size: 13px; }
+.writing-text { margin: 0; max-height: 160px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; }
 .prompt { margin: 0; font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; }
 .routes, .choice { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 .crew-item { border: 1px solid var(--line); border-radius: 8px; display: flex; flex-direction: column; gap: 6px; }

@@ -3,8 +3,10 @@
  * not execute) and its header, legend, graph, timeline, lanes and data moved into the studio's own
  * run view, which then redraws (`statecrew:refresh`; `fresh` for the first page of another run, so it fits). Its
  * events stream in from `GET /runs/:id/events` after the last one seen: each schedules a redraw (at
- * most one in flight, one queued), and a dropped stream reconnects from where it stopped. When the
- * stream ends (the run settled or paused) the run's detail says what it waits for.
+ * most one in flight, one queued), and a dropped stream reconnects from where it stopped. A model's
+ * text deltas (live only, with no event number) show under "Writing now" beside their node until the
+ * node's next event. When the stream ends (the run settled or paused) the run's detail says what it
+ * waits for.
  */
 export const RUN_PANE_SCRIPT = `
   // A redraw waits at least this long after an event, and twice as long as the last page took, so a
@@ -61,11 +63,46 @@ export const RUN_PANE_SCRIPT = `
     }, Math.max(REDRAW_AFTER_MS, 2 * pane.tookMs));
   };
   const setLive = (text) => { $('run-live').textContent = text; };
+  const writingOf = (nodeId) =>
+    Array.from($('writing-nodes').children).find((item) => item.getAttribute('data-node-id') === nodeId);
+  const clearWriting = (nodeId) => {
+    for (const item of Array.from($('writing-nodes').children))
+      if (nodeId === undefined || item.getAttribute('data-node-id') === nodeId) item.remove();
+    $('writing').hidden = $('writing-nodes').children.length === 0;
+  };
+  const onDelta = (event) => {
+    let item = writingOf(event.nodeId);
+    if (item && item.getAttribute('data-attempt') !== String(event.attempt)) { item.remove(); item = undefined; }
+    if (!item) {
+      item = document.createElement('div');
+      item.className = 'writing-node';
+      item.setAttribute('data-node-id', event.nodeId);
+      item.setAttribute('data-attempt', String(event.attempt));
+      const title = document.createElement('h3');
+      title.textContent = event.nodeId;
+      const text = document.createElement('pre');
+      text.className = 'writing-text';
+      item.append(title, text);
+      $('writing-nodes').append(item);
+    }
+    const text = item.querySelector('.writing-text');
+    text.textContent += event.delta;
+    text.scrollTop = text.scrollHeight;
+    $('writing').hidden = false;
+  };
   const onMessage = (message) => {
+    let event = null;
+    try { event = JSON.parse(message.data); } catch (_) { event = null; }
+    const type = event && typeof event.type === 'string' ? event.type : '';
+    if (type === 'model.delta' && message.id === null) {
+      onDelta(event);
+      return;
+    }
     const seq = Number(message.id);
     if (seq > pane.lastSeq) pane.lastSeq = seq;
-    let type = '';
-    try { type = JSON.parse(message.data).type; } catch (_) { type = ''; }
+    // A node's text is written until its next kept event (its model call, its end); the run's end ends all.
+    if (event && typeof event.nodeId === 'string' && writingOf(event.nodeId)) clearWriting(event.nodeId);
+    if (type === 'run.completed' || type === 'run.failed') clearWriting();
     setLive('live · event ' + seq + (type ? ' · ' + type : ''));
     scheduleRedraw();
   };
@@ -74,6 +111,8 @@ export const RUN_PANE_SCRIPT = `
     const controller = new AbortController();
     const generation = pane.generation;
     pane.stream = controller;
+    // Deltas missed while no stream was open never come again: what was written so far is in the events.
+    clearWriting();
     setLive('connecting…');
     try {
       await followStream(runPath(pane.id, '/events?after=' + pane.lastSeq), controller.signal, onMessage);
