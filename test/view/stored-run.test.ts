@@ -106,7 +106,7 @@ describe('a stored run drawn without its definition', () => {
     expect(view.edges).toEqual([]);
   });
 
-  it('draws a flow run from its events: routers, answered human steps and sleeps as such', async () => {
+  it('draws a flow run from its events: its router and its answered human step as such, and no edges', async () => {
     const store = new MemoryStore();
     const paused = await refundFlow().kickoff({ store, events: 'store' });
     await refundFlow().resume(paused.id, { route: 'approved' }, { store, events: 'store' });
