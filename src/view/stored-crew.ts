@@ -49,7 +49,16 @@ function crewNodes(runs: Iterable<ViewRun>, blocked: readonly string[]): ViewNod
   return [...byId.values()];
 }
 
-/** Whether each task ran after the one before it ended, as a sequential crew's tasks do unless asynchronous. */
+/**
+ * How long a task may seem to start before the one before it ended and still have waited for it: a
+ * task's start and its duration are taken a moment apart, so a chain's ends may overlap by a few ms.
+ */
+const CLOCK_SLACK_MS = 100;
+
+/**
+ * Whether each task ran after the one before it ended, as a sequential crew's tasks do unless
+ * asynchronous (an asynchronous task runs beside the tasks after it: they start while it runs).
+ */
 function oneAfterAnother(tasks: readonly ViewNode[]): boolean {
   return tasks.every((task, at) => {
     const before = tasks[at - 1]?.runs[0];
@@ -57,14 +66,14 @@ function oneAfterAnother(tasks: readonly ViewNode[]): boolean {
     if (before === undefined) return true;
     if (start === undefined || before.startedAt === undefined || before.durationMs === undefined)
       return false;
-    return start >= before.startedAt + before.durationMs;
+    return start + CLOCK_SLACK_MS >= before.startedAt + before.durationMs;
   });
 }
 
 /**
  * The edges of a stored crew run's picture: a sequential crew's chain through the tasks it ran, in
  * the order they ran, marked taken; none for another process, nor when some task started before the
- * one before it ended (an asynchronous task: the definition's picture is no chain).
+ * one before it ended (an asynchronous task: the definition's picture is no chain; see `CLOCK_SLACK_MS`).
  */
 export function storedCrewEdges(process: string, nodes: readonly ViewNode[]): ViewEdge[] {
   if (process !== 'sequential') return [];

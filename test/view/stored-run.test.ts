@@ -172,8 +172,11 @@ describe('a stored run drawn without its definition', () => {
     expect(storedCrewView('pipeline', 'sequential', crewDoc('sequential', apart)).edges).toEqual([
       { from: 'a', to: 'b', taken: true },
     ]);
-    // `b` started before `a` ended: an asynchronous task, so the definition's picture is no chain.
-    const overlapping = [result('a', 1_000, 10), result('b', 1_005, 10)];
+    // A start taken a moment before the one before it ended is still a chain.
+    const close = [result('a', 1_000, 12), result('b', 1_010, 10)];
+    expect(storedCrewView('pipeline', 'sequential', crewDoc('sequential', close)).edges).toHaveLength(1);
+    // `b` started while `a` ran: an asynchronous task, so the definition's picture is no chain.
+    const overlapping = [result('a', 1_000, 2_000), result('b', 1_005, 10)];
     expect(storedCrewView('pipeline', 'sequential', crewDoc('sequential', overlapping)).edges).toEqual([]);
   });
 
