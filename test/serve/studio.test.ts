@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/index.js';
+import { createFlow, type SqliteStore } from '../../src/index.js';
 import { createServer, type StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
 import { authed, json, refundCrew, reviewFlow, serverPerTest } from './serve-helpers.js';
@@ -23,7 +23,7 @@ async function started(definition: string, inputs: Record<string, unknown> = {})
 function runData(html: string): {
   id: string;
   status: string;
-  nodes: { id: string; status: string }[];
+  nodes: { id: string; kind: string; status: string }[];
   edges?: unknown[];
 } {
   const match = /<script type="application\/json" id="run-data">([\s\S]*?)<\/script>/.exec(html);
@@ -107,6 +107,25 @@ describe('GET /runs/:id/view', () => {
     const data = runData(await response.text());
     expect(data).toMatchObject({ kind: 'crew', name: 'research', status: 'completed', edges: [] });
     expect(data.nodes.map((node) => [node.id, node.status])).toEqual([['research', 'completed']]);
+  });
+
+  it('draws a flow run of a definition it does not serve with its router, and no edges', async () => {
+    const sizing = createFlow({ name: 'sizing', initialState: { amount: 5 } })
+      .start('check', () => 'checked')
+      .router('size', 'check', ({ state }) => (state.amount > 100 ? 'large' : 'small'), {
+        routes: ['small', 'large'],
+      })
+      .listen('note', 'small', () => 'noted');
+    const out = await sizing.kickoff({ store, events: 'store' });
+    const response = await server.request(`/runs/${out.id}/view`, authed());
+    expect(response.status).toBe(200);
+    const data = runData(await response.text());
+    expect(data).toMatchObject({ kind: 'flow', name: 'sizing', status: 'completed', edges: [] });
+    expect(data.nodes.map((node) => [node.id, node.kind, node.status])).toEqual([
+      ['check', 'step', 'completed'],
+      ['size', 'router', 'completed'],
+      ['note', 'step', 'completed'],
+    ]);
   });
 
   it('needs the token', async () => {

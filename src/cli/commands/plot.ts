@@ -5,11 +5,11 @@ import { ExecutionDocument } from '../../runtime/crew/execution-document.js';
 import { loadSnapshot } from '../../runtime/flow/flow-store.js';
 import type { Store } from '../../stores/store.js';
 import { type RunView, toCrewView, toFlowView, writeRunView } from '../../view/index.js';
+import { storedRunView } from '../../view/stored-view.js';
 import { loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { readSource } from '../run-source.js';
 import { storeFromOption } from '../store-option.js';
-import { storedCrewView, storedFlowView } from './stored-view.js';
 
 /** Options of `statecrew plot`. */
 export interface PlotCommandOptions {
@@ -50,16 +50,15 @@ function looksLikeFile(target: string): boolean {
 
 /**
  * The view of stored run `id`: with the definition the CLI noted when it started the run, else from
- * the stored run alone (a run a server or code started).
+ * the stored run alone (a run a server or code started), drawn as the studio draws a run whose
+ * definition its server does not serve.
  */
 async function storedView(store: Store, id: string, exportName: string | undefined): Promise<RunView> {
   const source = await readSource(store, id);
   if (source === undefined) {
-    const doc = await ExecutionDocument.fromStore(store, id);
-    if (doc !== undefined) return storedCrewView(doc.toJSON());
-    const snapshot = await loadSnapshot(store, id);
-    if (snapshot !== undefined) return storedFlowView(snapshot);
-    throw new RunNotFoundError('statecrew plot', id);
+    const head = await store.readRun(id);
+    if (head === undefined) throw new RunNotFoundError('statecrew plot', id);
+    return storedRunView(store, head);
   }
   const loaded = await loadTarget(source.file, exportName ?? source.export);
   if (loaded.kind === 'crew') {
