@@ -30,6 +30,18 @@ const idempotencyHeaders = z.object({
 const REUSED =
   'The Idempotency-Key started a run with another definition or other inputs (idempotency_key_reused)';
 
+/** What refuses a run before it starts, as `POST /runs` and `POST /runs/wait` both answer it. */
+const startRefusals = () => ({
+  400: error(COMMON_ERRORS[400]),
+  401: error(COMMON_ERRORS[401]),
+  404: error('No served crew or flow has that name (unknown_definition)'),
+  409: error('The id is taken (run_exists)'),
+  413: error('The body is too large (payload_too_large)'),
+  422: error(REUSED),
+  500: error(COMMON_ERRORS[500]),
+  503: error(COMMON_ERRORS[503]),
+});
+
 /** `POST /runs`, `GET /runs` and `GET /runs/:id`: starting runs and reading the stored ones. */
 export const runRoutes: RouteGroup = {
   specs: [
@@ -41,14 +53,7 @@ export const runRoutes: RouteGroup = {
       headers: idempotencyHeaders,
       responses: {
         202: { description: 'The run started (it holds its id in the store)', schema: runRefSchema },
-        400: error(COMMON_ERRORS[400]),
-        401: error(COMMON_ERRORS[401]),
-        404: error('No served crew or flow has that name (unknown_definition)'),
-        409: error('The id is taken (run_exists)'),
-        413: error('The body is too large (payload_too_large)'),
-        422: error(REUSED),
-        500: error(COMMON_ERRORS[500]),
-        503: error(COMMON_ERRORS[503]),
+        ...startRefusals(),
       },
     },
     {
@@ -68,14 +73,7 @@ export const runRoutes: RouteGroup = {
             'The time passed first: the run as it is now (status running); it goes on, GET /runs/{id} follows it',
           schema: runDetailSchema,
         },
-        400: error(COMMON_ERRORS[400]),
-        401: error(COMMON_ERRORS[401]),
-        404: error('No served crew or flow has that name (unknown_definition)'),
-        409: error('The id is taken (run_exists)'),
-        413: error('The body is too large (payload_too_large)'),
-        422: error(REUSED),
-        500: error(COMMON_ERRORS[500]),
-        503: error(COMMON_ERRORS[503]),
+        ...startRefusals(),
       },
     },
     {
