@@ -3,11 +3,11 @@
  * included), and any import no rule allows fails `npm test`. Imports point one way: the surfaces
  * (cli, serve, mcp, view, otel, yaml, queue) → the runtime (the kernel `run/`, then `crew/`,
  * `processes/` and `flow/`, which never import each other's kind) → actors → machines, and everything
- * may use the shared leaves (types, errors, options). No file cycle is allowed, types included.
+ * may use the shared leaves (types, errors, process-wide values, options). No file cycle is allowed, types included.
  */
 
 /** The leaves every layer may use. */
-const SHARED = ['^src/types\\.ts$', '^src/errors\\.ts$', '^src/error-codes\\.ts$'];
+const SHARED = ['^src/types\\.ts$', '^src/errors\\.ts$', '^src/error-codes\\.ts$', '^src/process-wide\\.ts$'];
 /** Node's own modules and the npm packages (which package where: see the rules below). */
 const OUTSIDE = { dependencyTypesNot: ['local', 'localmodule', 'aliased-subpath-import'] };
 

@@ -1,4 +1,5 @@
 import { InvalidOptionError, UnknownProviderError } from '../errors.js';
+import { processWide } from '../process-wide.js';
 import type { Model, ModelRequest, ModelResponse } from '../types.js';
 
 /** Makes the model a provider string names: `'openai:gpt-4.1-mini'` → `factory('gpt-4.1-mini')`. */
@@ -17,15 +18,10 @@ interface Providers {
  * names the registry's shape: a change to it takes a new key, and copies of different shapes then
  * keep a registry each.
  */
-const PROVIDERS = Symbol.for('statecrew.providers.v1');
-
-const { factories, models } = processProviders();
-
-function processProviders(): Providers {
-  const host = globalThis as { [PROVIDERS]?: Providers };
-  host[PROVIDERS] ??= { factories: new Map(), models: new Map() };
-  return host[PROVIDERS];
-}
+const { factories, models } = processWide<Providers>('providers.v1', () => ({
+  factories: new Map(),
+  models: new Map(),
+}));
 
 /** The package to install for a provider name, for the error that names it. */
 const PACKAGES: Readonly<Record<string, string>> = {

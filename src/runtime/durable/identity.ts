@@ -1,6 +1,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
+import { processWide } from '../../process-wide.js';
 import type { RunLease } from '../../stores/store.js';
 
 /** Who this process is, as a lease records its owner. */
@@ -66,16 +67,7 @@ export function ownerIdentity(): OwnerIdentity {
  * imports its own statecrew is not taken for dead by the command's copy). A change to the shape
  * takes a new key.
  */
-const HELD_TOKENS = Symbol.for('statecrew.heldLeaseTokens.v1');
-
-/** The tokens of the leases this thread's runs hold right now. */
-const heldTokens = processHeldTokens();
-
-function processHeldTokens(): Set<string> {
-  const host = globalThis as { [HELD_TOKENS]?: Set<string> };
-  host[HELD_TOKENS] ??= new Set();
-  return host[HELD_TOKENS];
-}
+const heldTokens = processWide('heldLeaseTokens.v1', () => new Set<string>());
 
 /** Notes that a run of this thread holds the lease with `token`. */
 export function holdToken(token: string): void {

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import { processWide } from '../../process-wide.js';
 import type { Store } from '../../stores/store.js';
 import type { StatecrewEvent } from '../../types.js';
 import type { StoredEvent } from './event-record.js';
@@ -32,15 +33,10 @@ interface LiveJournals {
  * change to either takes a new key, and copies of different shapes then keep theirs apart (a
  * follower of the other copy's runs reads the store instead).
  */
-const LIVE_JOURNALS = Symbol.for('statecrew.liveJournals.v2');
-
-const { journals, waiters } = processJournals();
-
-function processJournals(): LiveJournals {
-  const host = globalThis as { [LIVE_JOURNALS]?: LiveJournals };
-  host[LIVE_JOURNALS] ??= { journals: new WeakMap(), waiters: new WeakMap() };
-  return host[LIVE_JOURNALS];
-}
+const { journals, waiters } = processWide<LiveJournals>('liveJournals.v2', () => ({
+  journals: new WeakMap(),
+  waiters: new WeakMap(),
+}));
 
 /** Says that `journal` numbers the events of run `id` of `store` here, from now until its events end. */
 export function registerJournal(store: Store, id: string, journal: LiveJournal): void {

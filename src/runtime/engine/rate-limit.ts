@@ -1,20 +1,12 @@
+import { processWide } from '../../process-wide.js';
 import type { Clock } from './clock.js';
 
 /**
- * Where the turns live: on `globalThis`, so runs of every copy of the package loaded in one process
- * share a model's turns (a model made with one copy, used by agents of another too). A change to the
- * shape takes a new key.
+ * When each rate-limited agent or model may start its next call, in its clock's milliseconds: shared
+ * by every copy of the package loaded in one process (a model made with one copy, used by agents of
+ * another too).
  */
-const TURNS = Symbol.for('statecrew.rateLimitTurns.v1');
-
-/** When each rate-limited agent or model may start its next call, in its clock's milliseconds. */
-const nextSlot = processTurns();
-
-function processTurns(): WeakMap<object, number> {
-  const host = globalThis as { [TURNS]?: WeakMap<object, number> };
-  host[TURNS] ??= new WeakMap();
-  return host[TURNS];
-}
+const nextSlot = processWide('rateLimitTurns.v1', () => new WeakMap<object, number>());
 
 /**
  * Waits for `key`'s next turn under `maxRpm` calls a minute: calls are spaced `60000 / maxRpm` ms
