@@ -228,13 +228,14 @@ difference(
     vi.restoreAllMocks();
     logs = capturedLogs();
     // CrewAI's `@persist(persistence, verbose=True)`.
-    const verbose = createFlow({
+    const verboseOptions = {
       name: 'VerboseFlow',
       initialState: {} as Record<string, string>,
       store: persistence,
       verbose: true,
-    } as Parameters<typeof createFlow>[0]).start('init_step', ({ state }) => {
-      (state as Record<string, string>).message = 'Hello, World!';
+    };
+    const verbose = createFlow(verboseOptions).start('init_step', ({ state }) => {
+      state.message = 'Hello, World!';
     });
     await verbose.kickoff({ inputs: { id: 'test-uuid-2' } });
     expect(logs()).toContain('Saving flow state');
