@@ -33,20 +33,27 @@ export function documentedDifferences(): Set<string> {
 
 /** A case name as CrewAI's pytest ids have it: `test_flow.py::test_simple_sequential_flow`. */
 function checkName(name: string): void {
-  if (!/^test_\w+\.py::\w+$/.test(name)) throw new Error(`peer case "${name}" is not named file.py::test_name`);
+  if (!/^test_\w+\.py::\w+$/.test(name))
+    throw new Error(`peer case "${name}" is not named file.py::test_name`);
 }
 
 /** A CrewAI test statecrew passes as CrewAI does. */
 export function peer(name: string, body: Body, timeout?: number): void {
   checkName(name);
-  it(name, async () => {
-    await body();
-  }, timeout);
+  it(
+    name,
+    async () => {
+      await body();
+    },
+    timeout,
+  );
 }
 
 /** Whether `error` is a failed expectation (vitest's `expect`) rather than a broken port. */
 function isExpectationFailure(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AssertionError' || error.constructor.name === 'AssertionError');
+  return (
+    error instanceof Error && (error.name === 'AssertionError' || error.constructor.name === 'AssertionError')
+  );
 }
 
 /**
@@ -57,16 +64,23 @@ function isExpectationFailure(error: unknown): boolean {
  */
 export function difference(name: string, crewai: Body, ours?: Body, timeout?: number): void {
   checkName(name);
-  it(name, async () => {
-    expect(documentedDifferences(), `docs/crewai.md lists ${name} under "Differences from CrewAI"`).toContain(name);
-    let failure: unknown;
-    try {
-      await crewai();
-    } catch (error) {
-      failure = error;
-    }
-    expect(failure, `${name} now does what CrewAI does: make it a peer case`).toBeDefined();
-    if (!isExpectationFailure(failure) && !isStatecrewError(failure)) throw failure;
-    if (ours !== undefined) await ours();
-  }, timeout);
+  it(
+    name,
+    async () => {
+      expect(
+        documentedDifferences(),
+        `docs/crewai.md lists ${name} under "Differences from CrewAI"`,
+      ).toContain(name);
+      let failure: unknown;
+      try {
+        await crewai();
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure, `${name} now does what CrewAI does: make it a peer case`).toBeDefined();
+      if (!isExpectationFailure(failure) && !isStatecrewError(failure)) throw failure;
+      if (ours !== undefined) await ours();
+    },
+    timeout,
+  );
 }
