@@ -20,10 +20,10 @@
  * - Callbacks (`task_callback`, `step_callback`) and CrewAI's event bus → the run's `events$`.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import {
   Agent,
   type AgentOptions,
@@ -64,6 +64,19 @@ const LIST_IDEAS =
   'Give me a list of 5 interesting ideas to explore for na article, what makes them unique and interesting.';
 const IDEAS_WITH_PARAGRAPHS =
   'Come up with a list of 5 interesting ideas to explore for an article, then write one amazing paragraph highlight for each idea that showcases how good an article about this topic could be. Return the list of ideas with their paragraph and your notes.';
+
+/** Folders the cases made, removed once they ran. */
+const madeDirs: string[] = [];
+afterAll(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new empty folder under the system's temporary folder, removed after the cases. */
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
 
 /** A model answering `ok` to every call (CrewAI's `execute_task` patched to return "ok"). */
 const answersOk = (): ScriptedModel => createScriptedModel(() => 'ok');
@@ -732,7 +745,7 @@ describe('test_crew.py', () => {
   }
 
   peer('test_crew.py::test_crew_output_file_validation_failures', async () => {
-    const baseDir = mkdtempSync(join(tmpdir(), 'output-file-'));
+    const baseDir = tempDir('output-file-');
     const agent = new Agent({
       role: 'Researcher',
       goal: 'Analyze data',
@@ -1339,7 +1352,7 @@ async function expectSavedBeforeCompleted({ crewMemory }: { crewMemory: boolean 
 
 /** CrewAI's `ResearchAutomation` crew class: its YAML in a project folder of that name. */
 function researchAutomation(explicitName: string | undefined): Crew {
-  const project = join(mkdtempSync(join(tmpdir(), 'crew-name-')), 'ResearchAutomation');
+  const project = join(tempDir('crew-name-'), 'ResearchAutomation');
   mkdirSync(join(project, 'config'), { recursive: true });
   writeFileSync(
     join(project, 'config', 'agents.yaml'),
