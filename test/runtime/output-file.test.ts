@@ -68,6 +68,25 @@ describe('a task output file', () => {
     expect(thrown(() => new Crew({ tasks: [absolute], baseDir: dir }))).toBeInstanceOf(OutputFileError);
   });
 
+  it('refuses at construction a path whose braces hold no placeholder name, and takes one whose braces do', async () => {
+    for (const outputFile of ['{invalid-name}/output.txt', 'out/{}.md', 'out/{{topic}}.md']) {
+      const task = new Task({ name: 'report', description: 'Report', agent: writer, outputFile });
+      const error = thrown(() => new Crew({ tasks: [task], baseDir: dir }));
+      expect(error).toBeInstanceOf(OutputFileError);
+      expect((error as OutputFileError).message).toMatch(
+        /Task "report" cannot write its output file .*is not a placeholder/,
+      );
+    }
+    const named = new Task({
+      name: 'notes',
+      description: 'Notes',
+      agent: writer,
+      outputFile: 'out/{topic_1}.md',
+    });
+    await new Crew({ tasks: [named], baseDir: dir }).kickoff({ inputs: { topic_1: 'ai' } });
+    expect(await readdir(join(dir, 'out'))).toEqual(['ai.md']);
+  });
+
   it('refuses at kickoff, before any call, a path whose inputs make it leave baseDir', async () => {
     const llm = createScriptedModel(() => 'never');
     const task = new Task({
