@@ -600,10 +600,9 @@ describe('test_flow.py (part 2)', () => {
   peer('test_flow.py::test_flow_copy_state_with_dict_state', async () => {
     const initial: Record<string, unknown> = {};
     let copied: Record<string, unknown> | undefined;
-    // As above: the kickoff's copy, kept by the start step before it changes anything.
+    // As above: the kickoff's copy, the state the start step runs on (CrewAI's step_1 never runs).
     const flow = createFlow({ name: 'DictFlow', initialState: initial }).start('step_1', ({ state }) => {
-      copied = { ...state };
-      state.counter = 1;
+      copied = state;
     });
     initial.test = 'value';
 
