@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { integer } from '../../options/fields.js';
-import { option, unchecked } from '../../options/option.js';
+import { checkedBy, option, unchecked } from '../../options/option.js';
 import type { RetypedRequired } from '../../options/retyped.js';
 import { storeOption } from '../../stores/store.js';
 import type { Clock, ClockOption } from '../engine/clock.js';
+import { copyInitialState } from './state.js';
 
 /** The options a flow definition keeps for its runs: where they are kept and on which clock. */
 export const flowSettingsSchema = z.strictObject({
@@ -25,11 +26,8 @@ export interface FlowSettings extends z.input<typeof flowSettingsSchema> {}
 export const flowOptionsSchema = z.strictObject({
   /** The flow's name: its runs are found by it (resume, runners, stores). */
   name: unchecked<string>(),
-  /** Copied (deeply) for every run. @default {} */
-  initialState: option<object>(
-    'an object',
-    (s) => typeof s === 'object' && s !== null && !Array.isArray(s),
-  ).optional(),
+  /** Copied (deeply) for every run, so it must be an object `structuredClone` can copy. @default {} */
+  initialState: checkedBy<object>('an object', copyInitialState).optional(),
   /** Validates the inputs (`invalid_inputs`) and the state after every step (`invalid_state`). */
   state: unchecked<z.ZodType>().optional(),
   ...flowSettingsSchema.shape,

@@ -38,7 +38,7 @@ export const flowRunOptionsSchema = z.strictObject({
    */
   routes: unchecked<ForcedRoutes>().optional(),
   /**
-   * Where the run is kept: its snapshot is written when it starts (claiming its id: `flow_exists` if
+   * Where the run is kept: its snapshot is written when it starts (claiming its id: `run_exists` if
    * a run holds it) and after every step, and the next round starts only once it is written.
    * @default the flow's `store`
    */

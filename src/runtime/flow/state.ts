@@ -1,8 +1,28 @@
-import { InvalidInputsError, InvalidStateError } from '../../errors.js';
+import { InvalidInputsError, InvalidOptionError, InvalidStateError } from '../../errors.js';
 import type { StateSource } from './definition.js';
 
 /** Every flow state carries a stable id. */
 export type WithId<S> = S & { id: string };
+
+/** What a flow's `initialState` must be, as its `invalid_option` says it. */
+const COPYABLE_STATE = 'an object structuredClone can copy (each run starts from a deep copy of it)';
+
+/**
+ * A deep copy of `initial`, the state every run of a flow starts from. One that `structuredClone`
+ * cannot copy (it holds a function or a symbol, say) is refused with `invalid_option`, naming `where`.
+ */
+export function copyInitialState(where: string, initial: unknown): Record<string, unknown> {
+  if (typeof initial !== 'object' || initial === null || Array.isArray(initial)) {
+    throw new InvalidOptionError(where, 'initialState', 'an object', initial);
+  }
+  try {
+    return structuredClone(initial) as Record<string, unknown>;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `${where}: option "initialState" must be ${COPYABLE_STATE}, but ${reason}`;
+    throw new InvalidOptionError(where, 'initialState', COPYABLE_STATE, initial, { message });
+  }
+}
 
 /**
  * A run's fresh state: a deep copy of the initial state (or what the schema makes of the inputs), with
@@ -17,7 +37,7 @@ export function createState<S>(
   const { id: givenId, ...rest } = inputs;
   let state: Record<string, unknown>;
   if (source.kind === 'free') {
-    state = Object.assign(structuredClone(source.initial) as Record<string, unknown>, rest);
+    state = Object.assign(copyInitialState(`Flow "${flow}"`, source.initial), rest);
   } else {
     const parsed = source.schema.safeParse(rest);
     if (!parsed.success) throw InvalidInputsError.notFitting(flow, parsed.error.issues);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFlow, InvalidInputsError, MemoryStore } from '../../../src/index.js';
+import { createFlow, InvalidInputsError, isStatecrewError, MemoryStore } from '../../../src/index.js';
 
 describe('flow state', () => {
   it('keeps mutations across steps and gives each run a fresh copy', async () => {
@@ -77,6 +77,30 @@ describe('flow state', () => {
     expect((await flow.getRun(out.id))?.status).toBe('failed');
     // The stored run goes on under its id: its failed steps run again (and fail again).
     await expect(flow.resume(out.id)).resolves.toMatchObject({ id: 'run-1', status: 'failed' });
+  });
+
+  it('refuses an initial state no deep copy can take (invalid_option), at createFlow and at kickoff', async () => {
+    const lock = { held: false, release: () => undefined };
+    const refused = (() => {
+      try {
+        createFlow({ name: 'locked', initialState: { counter: 0, lock } });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(isStatecrewError(refused, 'invalid_option')).toBe(true);
+    expect((refused as Error).message).toMatch(
+      /^createFlow: option "initialState" must be .*could not be cloned/,
+    );
+
+    const initial: Record<string, unknown> = { counter: 0 };
+    const flow = createFlow({ name: 'locked-later', initialState: initial }).start('one', () => 'ran');
+    initial.lock = lock;
+    await expect(flow.kickoff()).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: expect.stringMatching(/^Flow "locked-later": option "initialState" must be /),
+    });
   });
 
   it('merges inputs into the state before the start steps', async () => {
