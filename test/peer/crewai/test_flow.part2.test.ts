@@ -613,7 +613,116 @@ describe('test_flow.py (part 2)', () => {
     expect(copied?.test).toBe('value');
   });
 
-  // TestFlowAkickoff (test_akickoff_*): not ported, see docs/crewai.md.
+  // TestFlowAkickoff: CrewAI's `akickoff` (a native coroutine beside the synchronous `kickoff`) →
+  // statecrew's one `kickoff`, which returns a promise; `kickoff_async` → `run().result`.
+  peer('test_flow.py::test_akickoff_basic', async () => {
+    const executionOrder: string[] = [];
+    const flow = createFlow({ name: 'SimpleFlow', initialState: {} })
+      .start('step_1', () => {
+        executionOrder.push('step_1');
+        return 'step_1_result';
+      })
+      .listen('step_2', 'step_1', () => {
+        executionOrder.push('step_2');
+        return 'final_result';
+      });
+    const result = await flow.kickoff();
+
+    expect(executionOrder).toEqual(['step_1', 'step_2']);
+    expect(result.output).toBe('final_result');
+  });
+
+  peer('test_flow.py::test_akickoff_with_inputs', async () => {
+    // `self.state.get("value", "default")`: a free state takes the kickoff's inputs.
+    const flow = createFlow<{ value?: string }>({ name: 'InputFlow', initialState: {} }).start(
+      'process_input',
+      ({ state }) => state.value ?? 'default',
+    );
+    const result = await flow.kickoff({ inputs: { value: 'custom_value' } });
+
+    expect(result.output).toBe('custom_value');
+  });
+
+  peer('test_flow.py::test_akickoff_with_async_methods', async () => {
+    const executionOrder: string[] = [];
+    const flow = createFlow({ name: 'AsyncMethodFlow', initialState: {} })
+      .start('async_step_1', async () => {
+        executionOrder.push('async_step_1');
+        await nextTurn();
+        return 'async_result';
+      })
+      .listen('async_step_2', 'async_step_1', async ({ payload }) => {
+        executionOrder.push('async_step_2');
+        await nextTurn();
+        return `final_${String(payload)}`;
+      });
+    const result = await flow.kickoff();
+
+    expect(executionOrder).toEqual(['async_step_1', 'async_step_2']);
+    expect(result.output).toBe('final_async_result');
+  });
+
+  peer('test_flow.py::test_akickoff_equivalent_to_kickoff_async', async () => {
+    // CrewAI's flow takes the list it appends to in `__init__`: here, a flow made around the list.
+    const testFlow = (executionList: string[]) =>
+      createFlow({ name: 'TestFlow', initialState: {} })
+        .start('step_1', () => {
+          executionList.push('step_1');
+          return 'result_1';
+        })
+        .listen('step_2', 'step_1', () => {
+          executionList.push('step_2');
+          return 'result_2';
+        });
+    const executionOrderAkickoff: string[] = [];
+    const executionOrderKickoffAsync: string[] = [];
+    const result1 = await testFlow(executionOrderAkickoff).kickoff();
+    const result2 = await testFlow(executionOrderKickoffAsync).run().result;
+
+    expect(executionOrderAkickoff).toEqual(executionOrderKickoffAsync);
+    expect(result1.output).toEqual(result2.output);
+  });
+
+  peer('test_flow.py::test_akickoff_with_multiple_starts', async () => {
+    const executionOrder: string[] = [];
+    const flow = createFlow({ name: 'MultiStartFlow', initialState: {} })
+      .start('start_a', () => {
+        executionOrder.push('start_a');
+      })
+      .start('start_b', () => {
+        executionOrder.push('start_b');
+      });
+    await flow.kickoff();
+
+    expect(executionOrder).toContain('start_a');
+    expect(executionOrder).toContain('start_b');
+  });
+
+  peer('test_flow.py::test_akickoff_with_router', async () => {
+    const executionOrder: string[] = [];
+    const flow = createFlow({ name: 'RouterFlow', initialState: {} })
+      .start('begin', () => {
+        executionOrder.push('begin');
+        return 'data';
+      })
+      .router(
+        'route',
+        'begin',
+        () => {
+          executionOrder.push('route');
+          return 'PATH_A' as const;
+        },
+        { routes: ['PATH_A'] },
+      )
+      .listen('handle_path_a', 'PATH_A', () => {
+        executionOrder.push('path_a');
+        return 'path_a_result';
+      });
+    const result = await flow.kickoff();
+
+    expect(executionOrder).toEqual(['begin', 'route', 'path_a']);
+    expect(result.output).toBe('path_a_result');
+  });
 
   peer('test_flow.py::test_cyclic_flow_or_listeners_fire_every_iteration', async () => {
     const order: string[] = [];
