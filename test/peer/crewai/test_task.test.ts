@@ -1,6 +1,7 @@
 /**
- * CrewAI's `lib/crewai/tests/test_task.py` (crewAIInc/crewAI at CREWAI_COMMIT), the tests that need
- * no real model, in CrewAI's order.
+ * CrewAI's `lib/crewai/tests/test_task.py` (crewAIInc/crewAI at commit
+ * f4731f5025f861c78e3af0487cc80bf5e7c64782, `CREWAI_COMMIT`), the tests that need no real model, in
+ * CrewAI's order; the ones not ported and the differences are listed in docs/crewai.md.
  *
  * How statecrew's constructs stand for CrewAI's:
  * - `Task(...)` / `Agent(...)` → `new Task({...})` / `new Agent({...})`, options in camelCase
