@@ -458,8 +458,9 @@ difference(
 
 /** `new Task` with `outputFile`, in a crew writing under `baseDir` (statecrew checks paths there). */
 function crewWritingTo(outputFile: string, baseDir: string): Crew {
+  const agent = new Agent({ role: 'Writer', llm: createScriptedModel(() => 'never') });
   return new Crew({
-    tasks: [new Task({ description: 'Test task', expectedOutput: 'Test output', outputFile })],
+    tasks: [new Task({ description: 'Test task', expectedOutput: 'Test output', outputFile, agent })],
     baseDir,
   });
 }
