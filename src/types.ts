@@ -404,6 +404,8 @@ export type StatecrewEvent = EventBase &
   (
     | {
         type: 'run.started';
+        /** The crew's or flow's name (`crew.name`, `flow.name`). */
+        name: string;
         /** The crew's process (`sequential`, `graph`, …), or `flow`. */
         process: string;
         /** How many nodes (task runs, or steps) its plan holds. */

@@ -65,6 +65,7 @@ export class CrewRunEnd {
       runner,
       signal,
       nodes: scope.plan.tasks.length,
+      name: crew.name,
       process: this.#parts.process,
       ...(this.#parts.missingInputs.length === 0 ? {} : { started: () => this.#warnMissingInputs() }),
       complete: async (output) => {

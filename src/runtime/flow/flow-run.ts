@@ -44,6 +44,7 @@ function runFlowToEnd<S>(
     runner,
     signal: options.signal,
     nodes: definition.steps.length,
+    name: definition.name,
     process: 'flow',
     startEvent: { type: 'START' },
     complete(machineOutput) {

@@ -23,6 +23,8 @@ export interface RunParts<T> {
   signal: AbortSignal | undefined;
   /** How many nodes the run has, for `run.started`. */
   nodes: number;
+  /** The crew's or flow's name, for `run.started`. */
+  name: string;
   process: string;
   /** Called right after `run.started`, before the supervisor starts: the run's own first words (`run.warning`). */
   started?(): void;
@@ -147,7 +149,12 @@ class RunDriver<T> {
       this.#stopped();
       return;
     }
-    this.#parts.hub.emit({ type: 'run.started', process: this.#parts.process, nodes: this.#parts.nodes });
+    this.#parts.hub.emit({
+      type: 'run.started',
+      name: this.#parts.name,
+      process: this.#parts.process,
+      nodes: this.#parts.nodes,
+    });
     this.#parts.started?.();
     this.#started = true;
     supervisor.start();
