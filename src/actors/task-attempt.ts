@@ -382,13 +382,24 @@ async function checked(
         throw new GuardrailFailedError(spec.name, verdict.reason, attemptNo);
       throw new GuardrailError(spec.name, verdict.reason);
     }
-    if (verdict.replaced) {
-      if (typeof verdict.value === 'string') value.raw = verdict.value;
-      else value.structured = verdict.value;
-    }
+    if (verdict.replaced) replaceOutput(spec, value, verdict.value);
   }
   if (spec.humanInput === true) throw new HumanWait({ kind: 'review', output: outputOf() });
   return value;
+}
+
+/**
+ * Puts a guardrail's `value` in place of the output: a text replaces the raw answer and, for a task
+ * with an `outputSchema`, is read by it again (as CrewAI exports a guardrail's text again), so the
+ * two never disagree; anything else replaces the structured value.
+ */
+function replaceOutput(spec: AttemptSpec, value: TaskRunValue, replacement: unknown): void {
+  if (typeof replacement !== 'string') {
+    value.structured = replacement;
+    return;
+  }
+  value.raw = replacement;
+  if (spec.outputSchema) value.structured = parseStructured(spec.name, replacement, spec.outputSchema);
 }
 
 /** A guardrail's answer in one shape; anything unexpected is a rejection saying so. */

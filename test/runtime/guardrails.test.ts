@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Agent, Crew, Task } from '../../src/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 
@@ -51,5 +52,39 @@ describe('guardrails', () => {
 
   it('refuse a guardrail that is not a function (invalid_option)', () => {
     expect(() => new Task({ description: 'x', guardrail: ['nope'] as never })).toThrow(/option "guardrail"/);
+  });
+
+  it('a text a guardrail puts in place of a structured answer is read by the schema again, as CrewAI does', async () => {
+    const llm = createScriptedModel(['{"n": 1}', '{"n": 3}']);
+    const counter = new Agent({ role: 'Counter', llm, retryDelayMs: 0 });
+    const replaced: unknown[] = [];
+    const task = new Task({
+      name: 'count',
+      description: 'Count',
+      agent: counter,
+      maxRetries: 1,
+      outputSchema: z.object({ n: z.number() }),
+      guardrail: [
+        (output) => ({ ok: true, value: output.raw.replace('1', '2') }),
+        (output) => {
+          replaced.push(output.structured);
+          return { ok: true };
+        },
+      ],
+    });
+    const out = await new Crew({ tasks: [task] }).kickoff();
+    expect(out.raw).toBe('{"n": 2}');
+    expect(out.tasksOutput[0]?.structured).toEqual({ n: 2 });
+    expect(replaced).toEqual([{ n: 2 }]);
+
+    // A text the schema cannot read fails the attempt as the model's own answer would.
+    const broken = new Task({
+      ...{ name: 'count', description: 'Count', agent: counter, maxRetries: 0 },
+      outputSchema: z.object({ n: z.number() }),
+      guardrail: () => ({ ok: true, value: 'not json' }),
+    });
+    const failed = await new Crew({ tasks: [broken] }).kickoff();
+    expect(failed.status).toBe('failed');
+    expect(failed.failures.count?.code).toBe('output_invalid');
   });
 });
