@@ -55,13 +55,12 @@ describe('interpolate with objects and lists', () => {
       'inputs.data.profile.tags[0]',
     ],
   ])('refuses %s with invalid_inputs naming the key and the type', (_, data, type, path) => {
-    const error = (() => {
-      try {
-        interpolate('Use {data}', { data });
-      } catch (e) {
-        return e;
-      }
-    })();
+    let error: unknown;
+    try {
+      interpolate('Use {data}', { data });
+    } catch (thrown) {
+      error = thrown;
+    }
     expect(error).toBeInstanceOf(InvalidInputsError);
     expect(error).toMatchObject({ code: 'invalid_inputs', details: { key: 'data', type, path } });
     expect((error as Error).message).toContain(`input "data" holds ${type}`);
