@@ -97,7 +97,7 @@ export const ERROR_CODES = {
   invalid_inputs: {
     retryable: false,
     meaning:
-      "A run's inputs are not a plain object, are larger than `maxInputBytes` or nested deeper than 100 levels, or are not what a flow's state schema accepts.",
+      "A run's inputs are not a plain object, are larger than `maxInputBytes` or nested deeper than 100 levels, hold a value no `{placeholder}` can show (a crew's: a `Set`, a `Map`, a `Date`, a class instance, a function, a circular reference; `details.key`, `details.path`, `details.type`), or are not what a flow's state schema accepts.",
   },
   invalid_model_response: {
     retryable: false,

@@ -306,8 +306,9 @@ export class MaxRunsError extends StatecrewError<'max_runs'> {
 }
 
 /**
- * A run's inputs were refused: not a plain object (a string, an array, a number, `null`), or not
- * what a flow's state schema accepts.
+ * A run's inputs were refused: not a plain object (a string, an array, a number, `null`), holding a
+ * value no `{placeholder}` can show (a crew's: a `Set`, a `Date`, a function), or not what a flow's
+ * state schema accepts.
  */
 export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
   constructor(what: string, details: Record<string, unknown> = {}) {
@@ -350,6 +351,18 @@ export class InvalidInputsError extends StatecrewError<'invalid_inputs'> {
       maxDepth,
       path,
     });
+  }
+
+  /**
+   * An input whose value (at `path`, `inputs.people[0].tags`) is of a `type` no `{placeholder}` can
+   * show: a placeholder takes strings, numbers, booleans, null, and plain objects and arrays of them.
+   */
+  static unshowable(where: string, key: string, path: string, type: string): InvalidInputsError {
+    const at = path === `inputs.${key}` ? '' : ` at ${path}`;
+    return new InvalidInputsError(
+      `${where}: input "${key}" holds ${type}${at}, which a {placeholder} cannot show: inputs take strings, numbers, booleans, null, and plain objects and arrays of these`,
+      { where, key, path, type },
+    );
   }
 
   /** Inputs that do not fit the state schema of flow `flow`. */

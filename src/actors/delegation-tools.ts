@@ -41,15 +41,17 @@ const askInput = z.object({
 
 /**
  * `delegate_work` and `ask_question` for the last agent of `seat.chain`, over the scope's other
- * agents. A call is a message to the coworker's agent actor, whose reply is the observation. Refused
- * with an observation the model can act on: an unknown coworker (`unknown_coworker`, naming the
- * roles), one already in the chain (`delegation_loop`), a hand-over deeper than the scope allows
+ * agents; none when there is no other agent (as CrewAI grants no delegation tools to an agent alone
+ * in its crew). A call is a message to the coworker's agent actor, whose reply is the observation.
+ * Refused with an observation the model can act on: an unknown coworker (`unknown_coworker`, naming
+ * the roles), one already in the chain (`delegation_loop`), a hand-over deeper than the scope allows
  * (`delegation_depth`).
  */
 export function delegationTools(scope: DelegationScope, seat: DelegationSeat): Tool[] {
   const self = seat.chain[seat.chain.length - 1] ?? '';
   const coworkers = scope.roles.filter((role) => role !== self);
-  const listed = coworkers.join(', ') || 'none';
+  if (coworkers.length === 0) return [];
+  const listed = coworkers.join(', ');
   const share =
     'they know nothing about it, so share absolutely everything you know; do not reference things, explain them.';
   const delegate: Tool<z.infer<typeof delegateInput>> = {

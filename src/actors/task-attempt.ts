@@ -51,10 +51,20 @@ export interface AttemptSpec {
   /** Why the previous attempt's output was rejected: the agent is told. */
   feedback?: string | undefined;
   timeoutMs: number | undefined;
-  /** Tools the task grants its runs besides the agent's (by name, over the agent's). */
+  /**
+   * The task's own tools. When the task grants any tool or tool source, they (with `toolSources`) are
+   * this run's in place of the agent's, as CrewAI runs a task with `task.tools or agent.tools`; when
+   * it grants none, the agent's are.
+   */
   tools?: readonly Tool[] | undefined;
-  /** Tool sources (MCP servers) the task grants its runs besides the agent's. */
+  /** The task's own tool sources (MCP servers): with `tools`, in place of the agent's. */
   toolSources?: readonly ToolSource[] | undefined;
+  /**
+   * Tools the crew grants this run whichever tools it has — the delegation tools, and the agent's
+   * execution-memory `results` tool when the task's tools replace the agent's — as CrewAI adds its
+   * delegation and memory tools to a task's tools. One of the same name gives way to them.
+   */
+  crewTools?: readonly Tool[] | undefined;
   /**
    * On an executor elsewhere: the crew's roles and depth bound when the agent may delegate (the
    * worker grants the delegation tools). In this process the tools come in `tools` instead.
@@ -323,19 +333,20 @@ function remoteReport(
 }
 
 /**
- * The agent as it speaks in this task: with the task's tools added to its own (a task's tool wins by
- * name), and the task's tool sources after its own.
+ * The agent as it speaks in this task: with the task's tools and tool sources in place of its own
+ * when the task grants any, and the crew's tools besides (over any of the same name).
  */
 function speakerOf(spec: AttemptSpec): Speaker {
-  const { agent, tools, toolSources } = spec;
-  const noTools = tools === undefined || tools.length === 0;
-  if (noTools && (toolSources === undefined || toolSources.length === 0)) return agent;
-  const granted = new Map(agent.tools.map((t) => [t.name, t]));
-  for (const tool of tools ?? []) granted.set(tool.name, tool);
-  const sources = [...(agent.toolSources ?? []), ...(toolSources ?? [])];
+  const { agent, crewTools = [] } = spec;
+  const taskTools = spec.tools ?? [];
+  const taskSources = spec.toolSources ?? [];
+  const own = taskTools.length > 0 || taskSources.length > 0;
+  if (!own && crewTools.length === 0) return agent;
+  const granted = new Map((own ? taskTools : agent.tools).map((t) => [t.name, t]));
+  for (const tool of crewTools) granted.set(tool.name, tool);
   return Object.create(agent, {
     tools: { value: [...granted.values()] },
-    toolSources: { value: sources },
+    toolSources: { value: own ? taskSources : (agent.toolSources ?? []) },
   }) as Speaker;
 }
 

@@ -70,7 +70,7 @@ describe('typed tools in the tool loop', () => {
     });
   });
 
-  it('grants a task’s tools to its runs only, beside the agent’s (a task’s tool wins by name)', async () => {
+  it('grants a task’s tools to its runs only, in place of the agent’s', async () => {
     const local = defineTool({
       name: 'search',
       description: 'Search the intranet',
@@ -91,6 +91,36 @@ describe('typed tools in the tool loop', () => {
     expect(second).toEqual(['results for q', 'unknown tool "add"']);
     expect(llm.calls[0]?.tools.map((t) => t.description)).toEqual(['Search the intranet', 'Add two numbers']);
     expect(() => new Task({ description: 'z', tools: [{ name: 'x' } as never] })).toThrow(/option "tools"/);
+  });
+
+  it('runs a task with its own tools instead of the agent’s, and with the agent’s when its list is empty', async () => {
+    const llm = createScriptedModel((request) =>
+      request.messages.some((m) => m.role === 'tool')
+        ? String(request.messages.at(-1)?.content)
+        : { text: '', toolCalls: [call('search', { query: 'q' })] },
+    );
+    const agent = new Agent({ role: 'R', llm, tools: [search], maxRetries: 0 });
+    const adding = new Task({ name: 'adding', description: 'x', agent, tools: [add] });
+    const empty = new Task({ name: 'empty', description: 'y', agent, tools: [] });
+    const out = await new Crew({ tasks: [adding, empty] }).kickoff();
+    expect(llm.calls[0]?.tools.map((t) => t.name)).toEqual(['add']);
+    expect(out.nodes[0]?.toolCalls[0]?.error).toMatch(/^unknown tool "search"/);
+    expect(llm.calls[2]?.tools.map((t) => t.name)).toEqual(['search']);
+    expect(out.nodes[1]?.toolCalls[0]?.result).toBe('results for q');
+  });
+
+  it('keeps the tools the crew grants beside a task’s own: delegation, and the results tool of memory', async () => {
+    const llm = createScriptedModel(() => 'done');
+    const lead = new Agent({ role: 'Lead', llm, tools: [search], allowDelegation: true, memory: true });
+    const helper = new Agent({ role: 'Helper', llm });
+    const task = new Task({ name: 'sum', description: 'x', agent: lead, tools: [add] });
+    await new Crew({ agents: [lead, helper], tasks: [task] }).kickoff();
+    expect(llm.calls[0]?.tools.map((t) => t.name)).toEqual([
+      'add',
+      'results',
+      'delegate_work',
+      'ask_question',
+    ]);
   });
 
   it('stops a model that never stops calling tools: max_iterations, never an endless loop', async () => {

@@ -532,3 +532,29 @@ describe('delegation and approvals together', () => {
     expect(second.treasurerModel.calls).toHaveLength(1);
   });
 });
+
+describe('delegation without coworkers', () => {
+  it('grants an agent alone in its crew no delegation tools, and its model hears nothing of coworkers', async () => {
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks a word up',
+      input: z.object({ word: z.string() }),
+      execute: ({ word }) => word,
+    });
+    const soloModel = createScriptedModel(() => 'done');
+    const solo = new Agent({ role: 'Solo', llm: soloModel, allowDelegation: true, tools: [lookup] });
+    const out = await new Crew({
+      agents: [solo],
+      tasks: [
+        new Task({ name: 'one', description: 'Do one thing', agent: solo }),
+        new Task({ name: 'two', description: 'Do another', agent: solo }),
+      ],
+    }).kickoff();
+    expect(out.status).toBe('completed');
+    for (const request of soloModel.calls) {
+      expect(request.tools.map((t) => t.name)).toEqual(['lookup']);
+      expect(JSON.stringify(request)).not.toMatch(/coworker|delegate/i);
+    }
+    expect(soloModel.calls).toHaveLength(2);
+  });
+});

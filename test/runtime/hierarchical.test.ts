@@ -133,6 +133,25 @@ describe('hierarchical process', () => {
     );
   });
 
+  it('throws from the constructor when the manager agent is also one of the agents, naming its role', () => {
+    const { researcher, writer } = workers();
+    const lead = new Agent({ role: 'Lead', llm: createScriptedModel(() => 'Lead') });
+    const made = (options: { agents?: Agent[]; tasks: Task[] }) => () =>
+      new Crew({ ...options, process: 'hierarchical', manager: lead });
+    const refused = expect.objectContaining({
+      code: 'invalid_option',
+      message: expect.stringContaining('the manager agent "Lead" is also among the crew\'s agents'),
+      details: expect.objectContaining({ option: 'agents' }),
+    });
+    expect(made({ agents: [researcher, lead, writer], tasks: tasks(2) })).toThrow(refused);
+    // Without `agents`, the tasks' agents are the workers: the manager is refused among them too.
+    const own = [new Task({ description: 'Research it', agent: lead })];
+    expect(made({ tasks: own })).toThrow(refused);
+    // Another agent with the manager's role is a worker of its own.
+    const namesake = agent('Lead', echoModel());
+    expect(made({ agents: [researcher, namesake], tasks: tasks(1) })).not.toThrow();
+  });
+
   it('throws from the constructor without a manager', () => {
     const { researcher } = workers();
     expect(() => new Crew({ agents: [researcher], tasks: tasks(1), process: 'hierarchical' })).toThrow(

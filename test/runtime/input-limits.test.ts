@@ -177,11 +177,15 @@ describe('how inputs are measured', () => {
     expect(() => checkInputLimits('test', inputs, Math.floor(bytes * 0.95))).toThrow(InvalidInputsError);
   });
 
-  it('measures a cycle once and goes on: a run keeps such inputs (the codec keeps cycles)', async () => {
+  it('measures a cycle once and goes on; a crew then refuses it, as no placeholder can show it', async () => {
     const inputs: Record<string, unknown> = { topic: 'AI', text: 'x'.repeat(500) };
     inputs.self = inputs;
+    expect(() => checkInputLimits('test', inputs, 1000)).not.toThrow();
     const { crew: c } = crew();
-    await expect(c.kickoff({ inputs, maxInputBytes: 1000 })).resolves.toMatchObject({ status: 'completed' });
+    await expect(c.kickoff({ inputs, maxInputBytes: 1000 })).rejects.toMatchObject({
+      code: 'invalid_inputs',
+      details: { key: 'self', type: 'a circular reference' },
+    });
   });
 
   it('counts a Map’s and a Set’s entries, and a typed array’s bytes', () => {

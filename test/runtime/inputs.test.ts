@@ -63,3 +63,33 @@ describe('run inputs', () => {
     ]);
   });
 });
+
+describe('inputs a placeholder shows', () => {
+  it('fills a placeholder with an object or a list as JSON, not [object Object]', async () => {
+    const llm = echoModel();
+    const analyst = new Agent({ role: 'Analyst', llm });
+    const task = new Task({ description: 'Summarize {people} for {meta}', agent: analyst });
+    await new Crew({ tasks: [task] }).kickoff({
+      inputs: { people: [{ name: 'Alice' }], meta: { year: 2026, tags: ['a', 'b'] } },
+    });
+    expect(llm.calls[0]?.prompt).toContain(
+      'Task: Summarize [{"name": "Alice"}] for {"year": 2026, "tags": ["a", "b"]}',
+    );
+  });
+
+  it('refuses an input no placeholder can show, named with its type, before any model call', async () => {
+    const { llm, crew: c } = crew();
+    const error = await c
+      .kickoff({ inputs: { topic: 'AI', seen: { ids: new Set([1]) } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputsError);
+    expect(error).toMatchObject({
+      code: 'invalid_inputs',
+      details: { key: 'seen', path: 'inputs.seen.ids', type: 'a Set' },
+    });
+    expect((error as Error).message).toMatch(
+      /^Crew "crew" kickoff: input "seen" holds a Set at inputs\.seen\.ids/,
+    );
+    expect(llm.calls).toHaveLength(0);
+  });
+});

@@ -58,7 +58,8 @@ export const agentOptionsSchema = z.strictObject({
   /**
    * Grants it `delegate_work` and `ask_question` over the crew's other agents: a call is a message to
    * the coworker's agent actor, which holds the conversation with its own persona, tools and model and
-   * replies (bounded by the crew's `maxDelegationDepth`). @default false
+   * replies (bounded by the crew's `maxDelegationDepth`). An agent with no other agent in its crew is
+   * granted neither tool. @default false
    */
   allowDelegation: flag().default(false),
   /**

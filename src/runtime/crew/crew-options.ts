@@ -31,7 +31,7 @@ export const crewOptionsSchema = z.strictObject({
   ).optional(),
   /** How the tasks run. @default 'sequential' */
   process: oneOf(PROCESSES, `one of ${PROCESSES.join(', ')}`).default('sequential'),
-  /** The manager of a hierarchical crew. */
+  /** The manager of a hierarchical crew; a manager agent is not one of the crew's `agents` (`invalid_option`). */
   manager: unchecked<Manager>().optional(),
   /** What the crew is for; the goal a hierarchical manager synthesizes towards. @default '' */
   goal: unchecked<string>().default(''),

@@ -21,6 +21,7 @@ import { CrewRecords } from './crew-records.js';
 import { CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, storedTaskResult } from './crew-store.js';
+import { checkShowableInputs } from './interpolate.js';
 import { memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
 import type { CrewPlan } from './plan.js';
@@ -114,6 +115,7 @@ function checkKickoff(
   options: RunOptions,
 ): { inputs: Record<string, unknown>; plan: CrewPlan; missingInputs: MissingInput[] } {
   const inputs = checkInputs('Crew kickoff', options.inputs, options.maxInputBytes);
+  checkShowableInputs(`Crew "${crew.name}" kickoff`, inputs);
   checkStrictInputs('Crew kickoff', options.strictInputs);
   checkBudget('Crew kickoff', options.budget);
   checkPrices('Crew kickoff', options.prices);

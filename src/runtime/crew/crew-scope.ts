@@ -7,6 +7,7 @@ import type { RunEvents } from '../run/run-events.js';
 import type { Agent } from './agent.js';
 import type { StoredTaskResult } from './crew-store.js';
 import { attemptsFor, type CrewPlan, type PlannedTask } from './plan.js';
+import type { Task } from './task.js';
 import type { TaskRunner, TaskRunSpec } from './task-runner.js';
 import type { WaitingTasks } from './waiting-tasks.js';
 
@@ -68,8 +69,7 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     context,
     agent,
     outputSchema: task.outputSchema,
-    ...(task.tools.length === 0 ? {} : { tools: task.tools }),
-    ...(task.toolSources.length === 0 ? {} : { toolSources: task.toolSources }),
+    ...taskTools(task, agent),
     ...(task.humanInput ? { humanInput: true } : {}),
     ...(task.markdown ? { markdown: true } : {}),
     ...(planned.outputFile === undefined ? {} : { outputFile: planned.outputFile }),
@@ -77,5 +77,21 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),
     retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+  };
+}
+
+/**
+ * The tools a task grants its runs, in place of its agent's when it grants any (CrewAI's `task.tools
+ * or agent.tools`; an empty list grants none). The agent's execution-memory `results` tool (its
+ * `memory` option) stays, as CrewAI adds its memory tools to a task's; the delegation tools are
+ * added per attempt.
+ */
+function taskTools(task: Task, agent: Agent): Pick<TaskRunSpec, 'tools' | 'toolSources' | 'crewTools'> {
+  if (task.tools.length === 0 && task.toolSources.length === 0) return {};
+  const memory = agent.memory ? agent.tools.filter((tool) => tool.name === 'results') : [];
+  return {
+    tools: task.tools,
+    toolSources: task.toolSources,
+    ...(memory.length === 0 ? {} : { crewTools: memory }),
   };
 }

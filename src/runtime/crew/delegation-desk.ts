@@ -48,18 +48,26 @@ export class DelegationDesk {
     };
   }
 
-  /** The delegation tools of a task run's agent, when it may delegate. */
+  /** The delegation tools of a task run's agent, when it may delegate and has a coworker. */
   toolsFor(agent: Agent, nodeId: string, attempt: number): Tool[] | undefined {
-    if (agent.allowDelegation !== true) return undefined;
+    if (!this.#delegates(agent)) return undefined;
     // A task's agent missing from the crew's list still delegates (from its own actor).
     if (!this.#byRole.has(agent.role)) this.#byRole.set(agent.role, agent);
     return delegationTools(this.#scope, { nodeId, attempt, chain: [agent.role] });
   }
 
-  /** What a worker needs to grant the delegation tools, when the agent may delegate. */
+  /** What a worker needs to grant the delegation tools, when the agent may delegate and has a coworker. */
   remoteGrant(agent: Speaker): { roles: string[]; maxDepth: number } | undefined {
-    if (agent.allowDelegation !== true) return undefined;
+    if (!this.#delegates(agent)) return undefined;
     return { roles: [...this.#scope.roles], maxDepth: this.#scope.maxDepth };
+  }
+
+  /**
+   * Whether `agent` gets the delegation tools: it may delegate, and the crew has another agent to
+   * hand work to — alone, it gets none, as in CrewAI.
+   */
+  #delegates(agent: Speaker): boolean {
+    return agent.allowDelegation === true && this.#scope.roles.some((role) => role !== agent.role);
   }
 
   /** Holds the conversation a coworker was asked for, with its persona, tools and model. */

@@ -20,7 +20,11 @@ export interface CrewRun extends RunHandle<CrewOutput> {}
 
 /** The options of one crew run (`crew.kickoff`, `crew.run`): each option's type, default and docs, once. */
 export const runOptionsSchema = z.strictObject({
-  /** Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object. @default {} */
+  /**
+   * Values for `{placeholders}` in descriptions, expected outputs and agent personas: a plain object of
+   * strings, numbers, booleans, `null`, and plain objects and arrays of these (shown as JSON); any
+   * other value (a `Set`, a `Date`, a function) is refused with `invalid_inputs`. @default {}
+   */
   inputs: unchecked<Record<string, unknown>>().optional(),
   /**
    * The largest inputs taken, in bytes of their JSON form: larger ones (and inputs nested deeper than

@@ -242,7 +242,7 @@ class TaskRunWork implements NodeKind<TaskRunSpec> {
       return delegation === undefined ? spec : { ...spec, delegation };
     }
     const tools = this.desk?.toolsFor(spec.agent as Agent, spec.nodeId, attemptNo);
-    return tools === undefined ? spec : { ...spec, tools: [...tools, ...(spec.tools ?? [])] };
+    return tools === undefined ? spec : { ...spec, crewTools: [...(spec.crewTools ?? []), ...tools] };
   }
 
   /** The spec an attempt runs with: told why the run's last attempt was rejected, if it was. */

@@ -54,9 +54,10 @@ export const taskOptionsSchema = z.strictObject({
   /** Time limit of one attempt. @default the agent's `timeoutMs`, else none */
   timeoutMs: positive().optional(),
   /**
-   * Tools granted to this task's runs besides the agent's own (one with the name of an agent's tool
-   * replaces it for this task), and tool sources (MCP servers from `statecrew/mcp`, or a subset:
-   * `server.tools(['read_file'])`). @default []
+   * The tools of this task's runs, in place of the agent's own (as in CrewAI, a task's tools take
+   * precedence): tools, and tool sources (MCP servers from `statecrew/mcp`, or a subset:
+   * `server.tools(['read_file'])`). Empty, the agent's tools are used. The delegation tools and an
+   * agent's `results` tool (its `memory`) are kept either way. @default []
    */
   tools: toolsOption().default([]),
   /**

@@ -23,6 +23,19 @@ import type { CrewProcess } from '../process.js';
 import { type ProcessNode, shapeEdge } from '../process-shape.js';
 import { blockRest, chainSummary, validateContextOrder } from './chain.js';
 
+/**
+ * Refuses a manager agent that is also one of the crew's agents (its `agents`, else its tasks'
+ * agents), which would hand tasks to itself: `invalid_option` naming its role, at construction, as
+ * CrewAI refuses it ("Manager agent should not be included in agents list.").
+ */
+function checkManagerNotWorker(manager: unknown, agents: readonly { role: string }[]): void {
+  const listed = agents.find((agent) => agent === manager);
+  if (listed === undefined) return;
+  throw new InvalidOptionError('Crew', 'agents', 'the workers, without the manager', listed.role, {
+    message: `Crew: the manager agent "${listed.role}" is also among the crew's agents: a hierarchical crew's manager hands the tasks to its workers and is not one of them (leave it out of \`agents\` and of the tasks' \`agent\`)`,
+  });
+}
+
 /** The leaf a run's output comes from once the manager synthesized it. */
 const SYNTHESIS_LEAF = 'synthesis';
 /** The manager, whose runs are its allocations (`allocate:<index>`). */
@@ -114,6 +127,7 @@ export const hierarchicalProcess: CrewProcess = {
     if (crew.agents.length === 0) {
       throw new InvalidOptionError('Crew', 'agents', 'at least one worker for a hierarchical crew', []);
     }
+    checkManagerNotWorker(crew.manager, crew.agents);
     checkRoles(crew.agents.map((a) => a.role));
   },
   validate(plan) {
