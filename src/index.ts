@@ -218,6 +218,7 @@ export type {
   ExecutionLogEntry,
   Failure,
   GuardrailContext,
+  IgnoredKey,
   Llm,
   MemoryEntry,
   MemoryQuery,

@@ -1,22 +1,29 @@
 import { basename, dirname, resolve } from 'node:path';
-import type { ZodType } from 'zod';
+import type { ZodType, z } from 'zod';
 import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderError } from '../errors.js';
 import { isProviderRegistered, providerPackage } from '../models/providers.js';
 import { Agent } from '../runtime/crew/agent.js';
 import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
 import { modelGuardrail } from '../runtime/crew/model-guardrail.js';
 import { type Guardrail, Task } from '../runtime/crew/task.js';
-import type { Llm, Tool, ToolSource } from '../types.js';
+import type { IgnoredKey, Llm, Tool, ToolSource } from '../types.js';
 import { agentMcps } from './agent-mcps.js';
 import { providerSpecOf } from './llm-spec.js';
-import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
+import {
+  type AgentEntry,
+  agentSchema,
+  parseEntry,
+  type TaskEntry,
+  taskSchema,
+  withoutUnknownKeys,
+} from './schemas.js';
 import { isYamlPath, lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
 
 /**
  * Options of {@link loadCrew}: the two YAML sources, what the names in them mean, and every other
  * option of a {@link Crew}, passed on as it is.
  */
-export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
+export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks' | 'ignoredKeys'> {
   /**
    * The agents, keyed by name: a file path when it is one line ending in `.yaml` or `.yml` (read
    * relative to the working directory), else YAML text, which messages call `agents.yaml`.
@@ -53,10 +60,20 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
    * does in `crew.py`. @default {}
    */
   assign?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Refuses a key of an agent or a task that statecrew does not read (`invalid_config`). Without it
+   * such a key is ignored, as CrewAI ignores keys its models do not have: each run warns of it
+   * (`run.warning`, code `ignored_key`, naming file, line and key) and lists it in
+   * `metadata.ignoredKeys`. @default false
+   */
+  strict?: boolean | undefined;
 }
 
 /** What the names of the YAML files resolve to. */
-type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails' | 'mcps'>;
+type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails' | 'mcps'> & {
+  /** Where the keys statecrew ignores are listed; `undefined` when they are refused (`strict`). */
+  readonly ignoredKeys: IgnoredKey[] | undefined;
+};
 
 /**
  * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
@@ -78,14 +95,16 @@ type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'gua
  * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
  */
 export function loadCrew(options: LoadCrewOptions): Crew {
-  const { agents, tasks, llm, models, tools, schemas, guardrails, mcps, assign, ...crewOptions } = options;
+  const { agents, tasks, llm, models, tools, schemas, guardrails, mcps, assign, strict, ...crewOptions } =
+    options;
   const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
-  const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps) };
+  const ignoredKeys: IgnoredKey[] | undefined = strict === true ? undefined : [];
+  const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps), ignoredKeys };
   const agentsByName = buildAgents(agentsSource, names);
   const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
     name,
-    entry: parseEntry(tasksSource, 'task', name, value, taskSchema),
+    entry: readEntry(tasksSource, 'task', name, value, taskSchema, ignoredKeys),
   }));
   const assigned = assignAgents(entries, assignOption(assign), tasksSource, agentsSource.file, agentsByName);
   if (crewOptions.process !== 'hierarchical')
@@ -94,7 +113,28 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
   const name = crewOptions.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
-  return new Crew({ ...crewOptions, name, baseDir, agents: [...agentsByName.values()], tasks: taskList });
+  const read = { name, baseDir, ignoredKeys: ignoredKeys ?? [] };
+  return new Crew({ ...crewOptions, ...read, agents: [...agentsByName.values()], tasks: taskList });
+}
+
+/**
+ * An agent's or a task's entry, checked: keys statecrew does not read are left out and listed in
+ * `ignored` (`undefined`: strict, they are refused).
+ */
+function readEntry<S extends z.ZodType>(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  value: unknown,
+  schema: S,
+  ignored: IgnoredKey[] | undefined,
+): z.infer<S> {
+  if (ignored === undefined) return parseEntry(source, kind, name, value, schema);
+  const read = withoutUnknownKeys(source, kind, name, value);
+  for (const { line, entry, key, message } of read.unknown) {
+    ignored.push({ file: source.file, line, kind, entry, key, message });
+  }
+  return parseEntry(source, kind, name, read.value, schema);
 }
 
 /**
@@ -238,7 +278,7 @@ function agentTimeoutMs(source: YamlSource, name: string, entry: AgentEntry): nu
 function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const { name, value } of topEntries(source, 'agent')) {
-    const entry: AgentEntry = parseEntry(source, 'agent', name, value, agentSchema);
+    const entry: AgentEntry = readEntry(source, 'agent', name, value, agentSchema, names.ignoredKeys);
     // Checked as llm is, and not called: statecrew's agents call tools through their llm.
     const toolModel = entry.function_calling_llm;
     if (toolModel !== undefined) namedModel(source, name, 'function_calling_llm', toolModel, names);

@@ -47,6 +47,23 @@ describe('statecrew run on a CrewAI project folder', { timeout: CLI_TIMEOUT }, (
   });
 });
 
+describe('statecrew run on a CrewAI project whose YAML sets a key CrewAI ignores', {
+  timeout: CLI_TIMEOUT,
+}, () => {
+  it('runs it, and prints a warning naming the file, the line and the key', async () => {
+    const ran = await cli(['run', fixture('crewai-ignored-key'), '--input', 'idea=a bakery', '--json'], {
+      cwd,
+    });
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(
+      /warning: .*crewai-ignored-key\/config\/tasks\.yaml line 5: key "stylesheet_file" of task "update_page_task" is not a CrewAI key statecrew reads; ignored \(ignored_key\)/,
+    );
+    const out = JSON.parse(ran.stdout) as { status: string; metadata: { ignoredKeys: { key: string }[] } };
+    expect(out.status).toBe('completed');
+    expect(out.metadata.ignoredKeys.map((k) => k.key)).toEqual(['stylesheet_file']);
+  });
+});
+
 describe('statecrew run on a YAML crew whose agent has mcps:', { timeout: CLI_TIMEOUT }, () => {
   it('reaches the MCP server its crew.ts exports under mcps, and leaves no server process behind', async () => {
     const notes = mkdtempSync(join(tmpdir(), 'statecrew-cli-notes-'));
