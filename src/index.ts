@@ -15,6 +15,7 @@ export {
   ContextInParallelError,
   ContextOrderError,
   CorruptSnapshotError,
+  CrewNotPickedError,
   CycleError,
   DeadlinePassedError,
   DuplicateRoleError,
@@ -252,4 +253,5 @@ export type {
   Usage,
   WaitingStep,
 } from './types.js';
+export type { YamlAgentOptions, YamlCrewOptions, YamlTaskOptions } from './yaml/crew-code.js';
 export { type LoadCrewOptions, loadCrew } from './yaml/load-crew.js';
