@@ -135,60 +135,49 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
   const ignoredKeys: IgnoredKey[] | undefined = strict === true ? undefined : [];
   const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps), ignoredKeys };
-  const agentCode = mappingOption<YamlAgentOptions>(
-    'agentOptions',
-    agentOptions,
-    'a mapping of agent names to Agent options',
-  );
-  const agentsByName = buildAgents(agentsSource, names, agentCode);
+  const code = readCode(agentOptions, taskOptions, crews);
+  const agentsByName = buildAgents(agentsSource, names, code.agents);
   const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
     name,
     entry: readEntry(tasksSource, 'task', name, value, taskSchema, ignoredKeys),
   }));
-  const taskCode = mappingOption<YamlTaskOptions>(
-    'taskOptions',
-    taskOptions,
-    'a mapping of task names to Task options',
-  );
-  checkNames(
-    'taskOptions',
-    'task',
-    Object.keys(taskCode),
-    entries.map((e) => e.name),
-    tasksSource.file,
-  );
-  const agentOf = agentsOfTasks(assignOption(assign), taskCode, tasksSource.file);
+  const known = entries.map((e) => e.name);
+  checkNames('taskOptions', 'task', Object.keys(code.tasks), known, tasksSource.file);
+  const agentOf = agentsOfTasks(assignOption(assign), code.tasks, tasksSource.file);
   const assigned = assignAgents(entries, agentOf, tasksSource, agentsSource.file, agentsByName);
-  const picked = pickCrew(
-    mappingOption('crews', crews, 'a mapping of crew names to crews'),
-    crewName,
-    tasksSource.file,
-  );
-  const {
-    tasks: crewTasks,
-    agents: crewAgents,
-    manager: crewManager,
-    ...pickedOptions
-  } = picked?.options ?? {};
-  const settings = { ...crewOptions, ...pickedOptions };
+  const picked = pickCrew(code.crews, crewName, tasksSource.file);
+  const { tasks: crewTasks, agents: crewAgents, manager: crewManager, ...own } = picked?.options ?? {};
+  const settings = { ...crewOptions, ...own };
   const run =
     crewTasks === undefined ? entries : chosenTasks(entries, crewTasks, tasksSource.file, picked?.name);
   if (settings.process !== 'hierarchical') requireAgents(run, assigned, tasksSource, settings.process);
-  const taskList = buildTasks(tasksSource, entries, assigned, names, taskCode);
+  const taskList = buildTasks(tasksSource, entries, assigned, names, code.tasks);
   const managerOf = managerOption(crewManager ?? manager, agentsByName, agentsSource.file);
+  const crew = { name: picked?.name, named: crewAgents, picked: picked !== undefined, run, assigned };
+  const members = crewMembers(agentsByName, crew, managerOf, settings.process, agentsSource.file);
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
   const name = settings.name ?? picked?.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
-  const members = crewMembers(
-    agentsByName,
-    { named: crewAgents, picked: picked !== undefined, run, assigned },
-    managerOf,
-    settings.process,
-    agentsSource.file,
-  );
   const read = { name, baseDir, ignoredKeys: ignoredKeys ?? [], manager: managerOf };
-  const crewTaskList = run.map((task) => taskList.get(task.name) as Task);
-  return new Crew({ ...settings, ...read, agents: members, tasks: crewTaskList });
+  const crewTasksList = run.map((task) => taskList.get(task.name) as Task);
+  return new Crew({ ...settings, ...read, agents: members, tasks: crewTasksList });
+}
+
+/** The crew code's options (`agentOptions`, `taskOptions`, `crews`), each checked to be a mapping of mappings. */
+function readCode(agentOptions: unknown, taskOptions: unknown, crews: unknown) {
+  return {
+    agents: mappingOption<YamlAgentOptions>(
+      'agentOptions',
+      agentOptions,
+      'a mapping of agent names to Agent options',
+    ),
+    tasks: mappingOption<YamlTaskOptions>(
+      'taskOptions',
+      taskOptions,
+      'a mapping of task names to Task options',
+    ),
+    crews: mappingOption<YamlCrewOptions>('crews', crews, 'a mapping of crew names to crews'),
+  };
 }
 
 /** The agent each task's code gives it: `assign`'s and `taskOptions`' (which must agree). */
@@ -244,6 +233,7 @@ function managerOption(
 function crewMembers(
   agents: ReadonlyMap<string, Agent>,
   crew: {
+    readonly name: string | undefined;
     readonly named: readonly string[] | undefined;
     readonly picked: boolean;
     readonly run: readonly NamedTask[];
@@ -254,7 +244,7 @@ function crewMembers(
   file: string,
 ): Agent[] {
   if (crew.named !== undefined) {
-    checkNames('crews agents', 'agent', crew.named, [...agents.keys()], file);
+    checkNames(`crews.${crew.name}.agents`, 'agent', crew.named, [...agents.keys()], file);
     return crew.named.map((name) => agents.get(name) as Agent);
   }
   const all = [...agents.values()].filter((agent) => agent !== manager);
