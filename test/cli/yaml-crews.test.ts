@@ -79,6 +79,9 @@ describe('statecrew run on a CrewAI project whose crew.ts defines two crews', {
       { cwd },
     );
     expect(idea.code).toBe(0);
+    const paths = await cli(['paths', folder, '--crew', 'idea'], { cwd });
+    expect(paths.stdout).toContain('expand_idea_task');
+    expect(paths.stdout).not.toContain('update_page_task');
     expect(JSON.parse(idea.stdout)).toMatchObject({
       status: 'completed',
       tasksOutput: [{ name: 'expand_idea_task', raw: 'Idea Analyst answered' }],
