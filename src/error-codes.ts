@@ -34,6 +34,11 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'A paused run was resumed without a usable answer for what it waits for.',
   },
+  crew_not_picked: {
+    retryable: false,
+    meaning:
+      '`loadCrew` was given several crews over one YAML (`crews`) and none was picked (`crew`, `--crew`).',
+  },
   context_forward_reference: {
     retryable: false,
     meaning: "A task's `context` names a task that runs later (or itself) in a sequential crew.",

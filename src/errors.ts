@@ -442,6 +442,20 @@ function atFileLine(where: FileLine | undefined): string {
 }
 
 /** A task has no agent in a process that needs one. */
+/**
+ * `loadCrew` was given several crews over one YAML (its `crews` option, as several `@CrewBase` classes
+ * of a `crew.py`) and its `crew` option (the CLI's `--crew`) picked none of them.
+ */
+export class CrewNotPickedError extends StatecrewError<'crew_not_picked'> {
+  constructor(crews: readonly string[]) {
+    super(
+      'crew_not_picked',
+      `loadCrew: the crews option defines ${crews.length} crews (${crews.join(', ')}): pick one with the crew option (from the CLI: --crew <name>)`,
+      { details: { crews: [...crews] } },
+    );
+  }
+}
+
 export class MissingAgentError extends StatecrewError<'missing_agent'> {
   /**
    * @param where the file and line of the task, when a YAML file defines it (the message then also

@@ -15,6 +15,7 @@ export {
   ContextInParallelError,
   ContextOrderError,
   CorruptSnapshotError,
+  CrewNotPickedError,
   CycleError,
   DeadlinePassedError,
   DuplicateRoleError,
@@ -218,6 +219,7 @@ export type {
   ExecutionLogEntry,
   Failure,
   GuardrailContext,
+  IgnoredKey,
   Llm,
   MemoryEntry,
   MemoryQuery,
@@ -251,4 +253,5 @@ export type {
   Usage,
   WaitingStep,
 } from './types.js';
+export type { YamlAgentOptions, YamlCrewOptions, YamlTaskOptions } from './yaml/crew-code.js';
 export { type LoadCrewOptions, loadCrew } from './yaml/load-crew.js';

@@ -294,7 +294,29 @@ export interface CrewMetadata {
    * every placeholder was filled (the run's `run.warning` event says the same).
    */
   missingInputs?: MissingInput[];
+  /**
+   * Keys of the crew's YAML files that statecrew read and ignored (`loadCrew`: keys CrewAI ignores
+   * too, or reads for a feature statecrew does not have); absent when there are none. The run's
+   * `run.warning` event says the same.
+   */
+  ignoredKeys?: IgnoredKey[];
   [key: string]: unknown;
+}
+
+/** A key of an agent or a task in a crew's YAML that `loadCrew` ignored, and where it is. */
+export interface IgnoredKey {
+  /** The file as `loadCrew` names it (`config/tasks.yaml`, or `tasks.yaml` for text). */
+  file: string;
+  /** The key's line, from 1. */
+  line: number;
+  /** Whether the key is an agent's or a task's. */
+  kind: 'agent' | 'task';
+  /** The agent's or task's name (its key in the file). */
+  entry: string;
+  /** The key ignored. */
+  key: string;
+  /** What the warning says of it: why it is ignored, or the known key it looks like a typo of. */
+  message: string;
 }
 
 /**
@@ -547,13 +569,20 @@ export type StatecrewEvent = EventBase &
       }
     /**
      * Something about the run its caller should know, said once right after `run.started`:
-     * `missing_input` — placeholders no input filled (`details.missingInputs`).
+     * `missing_input` — placeholders no input filled (`details.missingInputs`); `ignored_key` — keys
+     * of the crew's YAML that `loadCrew` ignored (`details.ignoredKeys`).
      */
     | {
         type: 'run.warning';
         code: 'missing_input';
         message: string;
         details: { missingInputs: MissingInput[] };
+      }
+    | {
+        type: 'run.warning';
+        code: 'ignored_key';
+        message: string;
+        details: { ignoredKeys: IgnoredKey[] };
       }
     /** `paused`: a flow run that waits for a human (it goes on with `flow.resume`). */
     | { type: 'run.completed'; status: RunStatus | 'paused'; totalTimeMs: number }

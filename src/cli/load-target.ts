@@ -17,6 +17,8 @@ export interface TargetSource {
   file: string;
   /** The module export that holds it (`default` unless `--export` said otherwise). */
   export?: string;
+  /** A YAML directory's crew, of the several its `crew.ts` defines (`crews`), as `--crew` picked it. */
+  crew?: string;
 }
 
 const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
@@ -25,15 +27,22 @@ const YAML_COMPANIONS = ['crew.ts', 'crew.mts', 'crew.js', 'crew.mjs'];
 /**
  * Loads the crew or flow a command names: a module's default export (or `exportName`), or a
  * directory holding CrewAI's `agents.yaml` and `tasks.yaml`, itself or in its `config/` folder as a
- * CrewAI project keeps them (a `crew.ts` or `crew.js` in the directory may export `llm`, `models`,
- * `tools`, `schemas`, `assign` and `options` for the crew). A `.ts` module needs `tsx` installed in
- * the project.
+ * CrewAI project keeps them (a `crew.ts` or `crew.js` in the directory may export what `loadCrew`
+ * takes: `llm`, `models`, `tools`, `schemas`, `guardrails`, `mcps`, `assign`, `taskOptions`,
+ * `agentOptions`, `crews`, and `options` for the crew); `crewName` picks one of its `crews`
+ * (`--crew`). A `.ts` module needs `tsx` installed in the project.
  */
-export async function loadTarget(path: string, exportName?: string): Promise<Target> {
+export async function loadTarget(path: string, exportName?: string, crewName?: string): Promise<Target> {
   const file = resolve(path);
   if (!existsSync(file)) throw new UnknownCommandTargetError(path, 'no such file or directory');
   const yamlDir = yamlDirOf(file);
-  if (yamlDir !== undefined) return yamlTarget(yamlDir);
+  if (yamlDir !== undefined) return yamlTarget(yamlDir, crewName);
+  if (crewName !== undefined) {
+    throw new UnknownCommandTargetError(
+      path,
+      '--crew picks a crew of a YAML crew folder, and this is a module',
+    );
+  }
   if (!MODULE_EXTENSIONS.has(extname(file))) {
     throw new UnknownCommandTargetError(
       path,
@@ -78,9 +87,20 @@ function yamlDirOf(file: string): YamlCrewDir | undefined {
 }
 
 /** Exports of a crew's `crew.ts` that `loadCrew` takes under the same name. */
-const COMPANION_OPTIONS = ['llm', 'models', 'tools', 'schemas', 'guardrails', 'mcps', 'assign'] as const;
+const COMPANION_OPTIONS = [
+  'llm',
+  'models',
+  'tools',
+  'schemas',
+  'guardrails',
+  'mcps',
+  'assign',
+  'taskOptions',
+  'agentOptions',
+  'crews',
+] as const;
 
-async function yamlTarget({ dir, yamlDir }: YamlCrewDir): Promise<Target> {
+async function yamlTarget({ dir, yamlDir }: YamlCrewDir, crewName: string | undefined): Promise<Target> {
   const companion = YAML_COMPANIONS.map((f) => join(dir, f)).find((f) => existsSync(f));
   const parts = companion === undefined ? {} : await importModule(companion, companion);
   const options = (parts.options ?? {}) as Record<string, unknown>;
@@ -92,8 +112,14 @@ async function yamlTarget({ dir, yamlDir }: YamlCrewDir): Promise<Target> {
     agents: join(shown, 'agents.yaml'),
     tasks: join(shown, 'tasks.yaml'),
     ...Object.fromEntries(named),
+    ...(crewName === undefined ? {} : { crew: crewName }),
   } as Parameters<typeof loadCrew>[0]);
-  return { kind: 'crew', crew, name: crew.name, source: { file: dir } };
+  return {
+    kind: 'crew',
+    crew,
+    name: crew.name,
+    source: { file: dir, ...(crewName === undefined ? {} : { crew: crewName }) },
+  };
 }
 
 /** A module's exports (a `.ts` one through the project's `tsx`), or a clear error. */

@@ -80,6 +80,7 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     )
     .argument('<file>', 'the module or YAML crew directory')
     .option('--export <name>', 'the module export to run', undefined)
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .option('--input <key=value>', 'an input (repeatable; a JSON value, else text)', collect, [])
     .option('--inputs <file.json>', 'inputs from a JSON object file')
     .option(
@@ -107,6 +108,7 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .option('--payload <json>', 'the event’s payload, as JSON (the listeners of the wait step get it)')
     .option('--file <file>', 'the definition, when the run was not started by statecrew run')
     .option('--export <name>', 'the module export of the definition')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .addOption(storeOption())
     .option('--json', 'print the result as JSON')
     .action(async (id: string, event: string, options) =>
@@ -138,6 +140,7 @@ function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
     .option('--step <step>', 'which human step (or step’s crew) the answer is for, when several wait')
     .option('--file <file>', 'the definition, when the run was not started by statecrew run')
     .option('--export <name>', 'the module export of the definition')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .addOption(storeOption())
     .option('--json', 'print the result as JSON')
     .option(
@@ -181,6 +184,7 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
     .argument('<file-or-id>', 'a module or YAML crew directory, or a run id')
     .option('-o, --output <file>', 'where to write the view')
     .option('--export <name>', 'the module export')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .addOption(storeOption())
     .action(async (target: string, options) => {
       // The view and its layout library load only for this command.
@@ -195,6 +199,7 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
     )
     .argument('<file>', 'a module or YAML crew directory')
     .option('--export <name>', 'the module export')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .option('--json', 'the analysis as JSON')
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
 }

@@ -1,6 +1,6 @@
 import { createLogUpdate } from 'log-update';
 import type { StatecrewEvent } from '../types.js';
-import { missingInputWarning } from './cli-words.js';
+import { warningLine } from './cli-words.js';
 import { clipLine, fitCell, textWidth } from './fit.js';
 import { waitingForText } from './waiting-text.js';
 
@@ -97,7 +97,7 @@ function plainLine(event: StatecrewEvent): string | undefined {
     case 'run.started':
       return `run ${event.runId} started (${event.process}, ${event.nodes} nodes)`;
     case 'run.warning':
-      return missingInputWarning(event.details.missingInputs);
+      return warningLine(event);
     case 'node.started':
       return `${event.nodeId} started${event.agent === '' ? '' : ` by ${event.agent}`} (attempt ${event.attempt})`;
     case 'node.completed':
@@ -224,7 +224,7 @@ class TaskList {
         this.#status = waitingText(event);
         return true;
       case 'run.warning':
-        this.#warnings.push(missingInputWarning(event.details.missingInputs));
+        this.#warnings.push(warningLine(event));
         return true;
       case 'flow.sleeping':
       case 'flow.signaled':

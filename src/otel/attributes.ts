@@ -61,6 +61,7 @@ export const ATTR = {
   storeKey: 'statecrew.store.key',
   warningCode: 'statecrew.warning.code',
   missingInputs: 'statecrew.missing_inputs',
+  ignoredKeys: 'statecrew.ignored_keys',
 } as const;
 
 /** The value of `error.type` when a failure has no code (the conventions' fallback). */

@@ -71,7 +71,9 @@ export function spanEventOf(event: MarkedEvent): SpanEvent {
         name: 'statecrew.run.warning',
         attributes: {
           [ATTR.warningCode]: event.code,
-          [ATTR.missingInputs]: event.details.missingInputs.map((m) => m.name),
+          ...(event.code === 'missing_input'
+            ? { [ATTR.missingInputs]: event.details.missingInputs.map((m) => m.name) }
+            : { [ATTR.ignoredKeys]: event.details.ignoredKeys.map((k) => `${k.file}:${k.line} ${k.key}`) }),
         },
       };
   }

@@ -1,22 +1,38 @@
 import { basename, dirname, resolve } from 'node:path';
-import type { ZodType } from 'zod';
+import type { ZodType, z } from 'zod';
 import { ConfigError, InvalidOptionError, MissingAgentError, UnknownProviderError } from '../errors.js';
 import { isProviderRegistered, providerPackage } from '../models/providers.js';
-import { Agent } from '../runtime/crew/agent.js';
+import { Agent, type AgentOptions } from '../runtime/crew/agent.js';
 import { Crew, type CrewOptions } from '../runtime/crew/crew.js';
+import type { Manager } from '../runtime/crew/crew-options.js';
 import { modelGuardrail } from '../runtime/crew/model-guardrail.js';
-import { type Guardrail, Task } from '../runtime/crew/task.js';
-import type { Llm, Tool, ToolSource } from '../types.js';
+import { type Guardrail, Task, type TaskOptions } from '../runtime/crew/task.js';
+import type { IgnoredKey, Llm, Tool, ToolSource } from '../types.js';
 import { agentMcps } from './agent-mcps.js';
+import {
+  checkNames,
+  mappingOption,
+  pickCrew,
+  type YamlAgentOptions,
+  type YamlCrewOptions,
+  type YamlTaskOptions,
+} from './crew-code.js';
 import { providerSpecOf } from './llm-spec.js';
-import { type AgentEntry, agentSchema, parseEntry, type TaskEntry, taskSchema } from './schemas.js';
+import {
+  type AgentEntry,
+  agentSchema,
+  parseEntry,
+  type TaskEntry,
+  taskSchema,
+  withoutUnknownKeys,
+} from './schemas.js';
 import { isYamlPath, lineOf, readYamlSource, topEntries, type YamlSource } from './yaml-source.js';
 
 /**
  * Options of {@link loadCrew}: the two YAML sources, what the names in them mean, and every other
  * option of a {@link Crew}, passed on as it is.
  */
-export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
+export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks' | 'ignoredKeys' | 'manager'> {
   /**
    * The agents, keyed by name: a file path when it is one line ending in `.yaml` or `.yml` (read
    * relative to the working directory), else YAML text, which messages call `agents.yaml`.
@@ -53,10 +69,45 @@ export interface LoadCrewOptions extends Omit<CrewOptions, 'agents' | 'tasks'> {
    * does in `crew.py`. @default {}
    */
   assign?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Refuses a key of an agent or a task that statecrew does not read (`invalid_config`). Without it
+   * such a key is ignored, as CrewAI ignores keys its models do not have: each run warns of it
+   * (`run.warning`, code `ignored_key`, naming file, line and key) and lists it in
+   * `metadata.ignoredKeys`. @default false
+   */
+  strict?: boolean | undefined;
+  /**
+   * What `crew.py`'s `Task(config=..., ...)` sets, by task name: its agent, context, output schema,
+   * tools, output file, guardrail and any other Task option YAML can set. A value given wins over the
+   * task's YAML key, as the Python argument does. `agent` is `assign`'s (both given: they must agree).
+   * @default {}
+   */
+  taskOptions?: Readonly<Record<string, YamlTaskOptions>> | undefined;
+  /**
+   * What `crew.py`'s `Agent(config=..., ...)` sets, by agent name: its tools, model, delegation and any
+   * other Agent option YAML can set. A value given wins over the agent's YAML key. @default {}
+   */
+  agentOptions?: Readonly<Record<string, YamlAgentOptions>> | undefined;
+  /**
+   * Several crews over the same two files, by name, as several `@CrewBase` classes of a `crew.py`:
+   * each runs the tasks it names, in that order, with its own Crew options (they win over this
+   * call's). `crew` picks the one built. @default none: one crew of every task, in file order
+   */
+  crews?: Readonly<Record<string, YamlCrewOptions>> | undefined;
+  /**
+   * The one of `crews` to build (its name is the crew's unless `name` says otherwise). Needed when
+   * `crews` holds several (`crew_not_picked`). @default the only one of `crews`
+   */
+  crew?: string | undefined;
+  /** A hierarchical crew's manager: a `Manager`, or the name of an agent of `agents.yaml`. */
+  manager?: Manager | string | undefined;
 }
 
 /** What the names of the YAML files resolve to. */
-type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails' | 'mcps'>;
+type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'guardrails' | 'mcps'> & {
+  /** Where the keys statecrew ignores are listed; `undefined` when they are refused (`strict`). */
+  readonly ignoredKeys: IgnoredKey[] | undefined;
+};
 
 /**
  * A crew defined the CrewAI way: agents keyed by name in `agents.yaml`, tasks keyed by name in
@@ -78,23 +129,148 @@ type Names = Pick<LoadCrewOptions, 'llm' | 'models' | 'tools' | 'schemas' | 'gua
  * const out = await crew.kickoff({ inputs: { topic: 'AI agents' } });
  */
 export function loadCrew(options: LoadCrewOptions): Crew {
-  const { agents, tasks, llm, models, tools, schemas, guardrails, mcps, assign, ...crewOptions } = options;
+  const { agents, tasks, llm, models, tools, schemas, guardrails, mcps, assign, strict, ...rest } = options;
+  const { taskOptions, agentOptions, crews, crew: crewName, manager, ...crewOptions } = rest;
   const agentsSource = readYamlSource(sourceOption('agents', agents), 'agents.yaml');
   const tasksSource = readYamlSource(sourceOption('tasks', tasks), 'tasks.yaml');
-  const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps) };
-  const agentsByName = buildAgents(agentsSource, names);
+  const ignoredKeys: IgnoredKey[] | undefined = strict === true ? undefined : [];
+  const names: Names = { llm, models, tools, schemas, guardrails, mcps: mcpsOption(mcps), ignoredKeys };
+  const code = readCode(agentOptions, taskOptions, crews);
+  const agentsByName = buildAgents(agentsSource, names, code.agents);
   const entries = topEntries(tasksSource, 'task').map(({ name, value }) => ({
     name,
-    entry: parseEntry(tasksSource, 'task', name, value, taskSchema),
+    entry: readEntry(tasksSource, 'task', name, value, taskSchema, ignoredKeys),
   }));
-  const assigned = assignAgents(entries, assignOption(assign), tasksSource, agentsSource.file, agentsByName);
-  if (crewOptions.process !== 'hierarchical')
-    requireAgents(entries, assigned, tasksSource, crewOptions.process);
-  const taskList = buildTasks(tasksSource, entries, assigned, names);
+  const known = entries.map((e) => e.name);
+  checkNames('taskOptions', 'task', Object.keys(code.tasks), known, tasksSource.file);
+  const agentOf = agentsOfTasks(assignOption(assign), code.tasks, tasksSource.file);
+  const assigned = assignAgents(entries, agentOf, tasksSource, agentsSource.file, agentsByName);
+  const picked = pickCrew(code.crews, crewName, tasksSource.file);
+  const { tasks: crewTasks, agents: crewAgents, manager: crewManager, ...own } = picked?.options ?? {};
+  const settings = { ...crewOptions, ...own };
+  const run =
+    crewTasks === undefined ? entries : chosenTasks(entries, crewTasks, tasksSource.file, picked?.name);
+  if (settings.process !== 'hierarchical') requireAgents(run, assigned, tasksSource, settings.process);
+  const taskList = buildTasks(tasksSource, entries, assigned, names, code.tasks);
+  const managerOf = managerOption(crewManager ?? manager, agentsByName, agentsSource.file);
+  const crew = { name: picked?.name, named: crewAgents, picked: picked !== undefined, run, assigned };
+  const members = crewMembers(agentsByName, crew, managerOf, settings.process, agentsSource.file);
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
-  const name = crewOptions.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
-  return new Crew({ ...crewOptions, name, baseDir, agents: [...agentsByName.values()], tasks: taskList });
+  const name = settings.name ?? picked?.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
+  const read = { name, baseDir, ignoredKeys: ignoredKeys ?? [], manager: managerOf };
+  const crewTasksList = run.map((task) => taskList.get(task.name) as Task);
+  return new Crew({ ...settings, ...read, agents: members, tasks: crewTasksList });
+}
+
+/** The crew code's options (`agentOptions`, `taskOptions`, `crews`), each checked to be a mapping of mappings. */
+function readCode(agentOptions: unknown, taskOptions: unknown, crews: unknown) {
+  return {
+    agents: mappingOption<YamlAgentOptions>(
+      'agentOptions',
+      agentOptions,
+      'a mapping of agent names to Agent options',
+    ),
+    tasks: mappingOption<YamlTaskOptions>(
+      'taskOptions',
+      taskOptions,
+      'a mapping of task names to Task options',
+    ),
+    crews: mappingOption<YamlCrewOptions>('crews', crews, 'a mapping of crew names to crews'),
+  };
+}
+
+/** The agent each task's code gives it: `assign`'s and `taskOptions`' (which must agree). */
+function agentsOfTasks(
+  assign: Readonly<Record<string, string>>,
+  taskCode: Readonly<Record<string, YamlTaskOptions>>,
+  file: string,
+): Readonly<Record<string, string>> {
+  const agents: Record<string, string> = { ...assign };
+  for (const [task, code] of Object.entries(taskCode)) {
+    if (code.agent === undefined) continue;
+    if (Object.hasOwn(assign, task) && assign[task] !== code.agent) {
+      const what = `task "${task}" is given agent "${assign[task]}" by the assign option and agent "${code.agent}" by taskOptions: keep one`;
+      throw new ConfigError(file, undefined, what, 'taskOptions');
+    }
+    agents[task] = code.agent;
+  }
+  return agents;
+}
+
+/** The tasks a picked crew runs, in the order it names them. */
+function chosenTasks(
+  entries: readonly NamedTask[],
+  names: readonly string[],
+  file: string,
+  crew: string | undefined,
+): NamedTask[] {
+  checkNames(
+    `crews.${crew}.tasks`,
+    'task',
+    names,
+    entries.map((e) => e.name),
+    file,
+  );
+  return names.map((name) => entries.find((e) => e.name === name) as NamedTask);
+}
+
+/** The manager option: a `Manager`, or an agent of `agents.yaml` named. */
+function managerOption(
+  manager: Manager | string | undefined,
+  agents: ReadonlyMap<string, Agent>,
+  file: string,
+): Manager | undefined {
+  if (typeof manager !== 'string') return manager;
+  checkNames('manager', 'agent', [manager], [...agents.keys()], file);
+  return agents.get(manager);
+}
+
+/**
+ * A crew's agents: the ones it names; else the ones its tasks name (hierarchical: every agent the
+ * manager may pick); the manager is never one of them. Without `crews`: every agent of the file.
+ */
+function crewMembers(
+  agents: ReadonlyMap<string, Agent>,
+  crew: {
+    readonly name: string | undefined;
+    readonly named: readonly string[] | undefined;
+    readonly picked: boolean;
+    readonly run: readonly NamedTask[];
+    readonly assigned: ReadonlyMap<string, Agent>;
+  },
+  manager: Manager | undefined,
+  process: string | undefined,
+  file: string,
+): Agent[] {
+  if (crew.named !== undefined) {
+    checkNames(`crews.${crew.name}.agents`, 'agent', crew.named, [...agents.keys()], file);
+    return crew.named.map((name) => agents.get(name) as Agent);
+  }
+  const all = [...agents.values()].filter((agent) => agent !== manager);
+  if (!crew.picked || process === 'hierarchical') return all;
+  const used = new Set(crew.run.flatMap((task) => crew.assigned.get(task.name) ?? []));
+  return all.filter((agent) => used.has(agent));
+}
+
+/**
+ * An agent's or a task's entry, checked: keys statecrew does not read are left out and listed in
+ * `ignored` (`undefined`: strict, they are refused).
+ */
+function readEntry<S extends z.ZodType>(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  value: unknown,
+  schema: S,
+  ignored: IgnoredKey[] | undefined,
+): z.infer<S> {
+  if (ignored === undefined) return parseEntry(source, kind, name, value, schema);
+  const read = withoutUnknownKeys(source, kind, name, value);
+  for (const { line, entry, key, message } of read.unknown) {
+    ignored.push({ file: source.file, line, kind, entry, key, message });
+  }
+  return parseEntry(source, kind, name, read.value, schema);
 }
 
 /**
@@ -139,7 +315,12 @@ function agentTools(
 ): (Tool | ToolSource)[] | undefined {
   const tools = lookupTools(source, 'agent', name, entry.tools, names.tools);
   if (entry.mcps === undefined) return tools;
-  return [...(tools ?? []), ...agentMcps(source, name, entry.mcps, names.mcps)];
+  return [...(tools ?? []), ...entryMcps(source, name, entry, names)];
+}
+
+/** The MCP servers an agent's `mcps:` grants. */
+function entryMcps(source: YamlSource, name: string, entry: AgentEntry, names: Names): ToolSource[] {
+  return entry.mcps === undefined ? [] : agentMcps(source, name, entry.mcps, names.mcps);
 }
 
 function assignOption(assign: unknown): Readonly<Record<string, string>> {
@@ -235,38 +416,92 @@ function agentTimeoutMs(source: YamlSource, name: string, entry: AgentEntry): nu
   return entry.max_execution_time === undefined ? value : (value as number) * 1000;
 }
 
-function buildAgents(source: YamlSource, names: Names): Map<string, Agent> {
+function buildAgents(
+  source: YamlSource,
+  names: Names,
+  code: Readonly<Record<string, YamlAgentOptions>>,
+): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const { name, value } of topEntries(source, 'agent')) {
-    const entry: AgentEntry = parseEntry(source, 'agent', name, value, agentSchema);
+    const entry: AgentEntry = readEntry(source, 'agent', name, value, agentSchema, names.ignoredKeys);
     // Checked as llm is, and not called: statecrew's agents call tools through their llm.
     const toolModel = entry.function_calling_llm;
     if (toolModel !== undefined) namedModel(source, name, 'function_calling_llm', toolModel, names);
-    agents.set(
-      name,
-      new Agent({
-        // A role names the agent (a hierarchical manager answers with it): the newline a folded
-        // scalar (`role: >`, CrewAI's own template) ends with is not part of the name.
-        role: entry.role.trimEnd(),
-        goal: entry.goal,
-        backstory: entry.backstory,
-        llm: agentLlm(source, name, entry.llm, names),
-        tools: agentTools(source, name, entry, names),
-        maxIter: entry.max_iter,
-        maxRetries: oneOf(source, name, entry, 'max_retries', 'max_retry_limit'),
-        retryDelayMs: entry.retry_delay_ms,
-        timeoutMs: agentTimeoutMs(source, name, entry),
-        maxRpm: entry.max_rpm,
-        temperature: entry.temperature,
-        maxOutputTokens: entry.max_output_tokens,
-        stream: entry.stream,
-        allowDelegation: entry.allow_delegation,
-        // `verbose` is accepted and left out: a run's events (the CLI's live view) are its verbose output.
-        memory: entry.memory,
-      }),
-    );
+    agents.set(name, new Agent(agentOptions(source, name, entry, names, code[name] ?? {})));
   }
+  checkNames('agentOptions', 'agent', Object.keys(code), [...agents.keys()], source.file);
   return agents;
+}
+
+/** An agent's options: its YAML keys, and what its `agentOptions` entry sets over them. */
+function agentOptions(
+  source: YamlSource,
+  name: string,
+  entry: AgentEntry,
+  names: Names,
+  code: YamlAgentOptions,
+): AgentOptions {
+  return {
+    // A role names the agent (a hierarchical manager answers with it): the newline a folded
+    // scalar (`role: >`, CrewAI's own template) ends with is not part of the name.
+    role: code.role ?? entry.role.trimEnd(),
+    goal: code.goal ?? entry.goal,
+    backstory: code.backstory ?? entry.backstory,
+    llm: codeLlm(source, name, code.llm, names) ?? agentLlm(source, name, entry.llm, names),
+    tools:
+      code.tools === undefined
+        ? agentTools(source, name, entry, names)
+        : [
+            ...codeTools(source, 'agentOptions', name, code.tools, names),
+            ...entryMcps(source, name, entry, names),
+          ],
+    maxIter: code.maxIter ?? entry.max_iter,
+    maxRetries: code.maxRetries ?? oneOf(source, name, entry, 'max_retries', 'max_retry_limit'),
+    retryDelayMs: code.retryDelayMs ?? entry.retry_delay_ms,
+    timeoutMs: code.timeoutMs ?? agentTimeoutMs(source, name, entry),
+    maxRpm: code.maxRpm ?? entry.max_rpm,
+    temperature: code.temperature ?? entry.temperature,
+    maxOutputTokens: code.maxOutputTokens ?? entry.max_output_tokens,
+    stream: code.stream ?? entry.stream,
+    allowDelegation: code.allowDelegation ?? entry.allow_delegation,
+    // `verbose` is accepted and left out: a run's events (the CLI's live view) are its verbose output.
+    memory: code.memory ?? entry.memory,
+  };
+}
+
+/** The model an `agentOptions` entry gives: a model, a `models` key, or a provider string. */
+function codeLlm(
+  source: YamlSource,
+  name: string,
+  llm: Llm | string | undefined,
+  names: Names,
+): Llm | string | undefined {
+  if (typeof llm !== 'string') return llm;
+  return namedModel(source, name, 'llm', llm, names);
+}
+
+/** The tools a code option lists: tools, or names of the `tools` option. */
+function codeTools(
+  source: YamlSource,
+  option: string,
+  name: string,
+  list: readonly (Tool | string)[],
+  names: Names,
+): Tool[] {
+  if (!Array.isArray(list))
+    throw new InvalidOptionError(
+      'loadCrew',
+      `${option}.${name}.tools`,
+      'a list of tools or tool names',
+      list,
+    );
+  return list.map((tool) => {
+    if (typeof tool !== 'string') return tool;
+    const found = named(names.tools, tool);
+    if (found !== undefined) return found;
+    const what = `the ${option} option gives ${option === 'agentOptions' ? 'agent' : 'task'} "${name}" tool "${tool}", which the tools option ${defines(names.tools)}`;
+    throw new ConfigError(source.file, undefined, what, 'tools');
+  });
 }
 
 function buildTasks(
@@ -274,45 +509,81 @@ function buildTasks(
   entries: readonly NamedTask[],
   agents: ReadonlyMap<string, Agent>,
   names: Names,
-): Task[] {
+  code: Readonly<Record<string, YamlTaskOptions>>,
+): Map<string, Task> {
   const tasks = new Map<string, Task>();
   for (const { name, entry } of entries) {
-    const agent = agents.get(name);
-    const schema = entry.output_schema;
-    const outputSchema = schema === undefined ? undefined : named(names.schemas, schema);
-    if (schema !== undefined && outputSchema === undefined) {
-      const what = `task "${name}" names output schema "${schema}", which the schemas option ${defines(names.schemas)}`;
-      throw new ConfigError(source.file, lineOf(source, [name, 'output_schema']), what, 'output_schema');
-    }
-    const task = new Task({
-      name,
-      description: entry.description,
-      expectedOutput: entry.expected_output,
-      agent,
-      outputSchema,
-      tools: lookupTools(source, 'task', name, entry.tools, names.tools),
-      maxRetries: entry.max_retries,
-      retryDelayMs: entry.retry_delay_ms,
-      timeoutMs: entry.timeout_ms,
-      humanInput: entry.human_input,
-      markdown: entry.markdown,
-      outputFile: entry.output_file,
-      asyncExecution: entry.async_execution,
-      guardrail: taskGuardrail(entry.guardrail, names),
-    });
-    tasks.set(name, task);
+    tasks.set(name, new Task(taskOptions(source, name, entry, agents.get(name), names, code[name] ?? {})));
   }
   // Contexts are resolved once every task exists: a graph crew's context may name a later task.
   for (const { name, entry } of entries) {
-    if (entry.context === undefined) continue;
-    (tasks.get(name) as Task).context = entry.context.map((ref, index) => {
+    const fromCode = code[name]?.context;
+    const context = fromCode ?? entry.context;
+    if (context === undefined) continue;
+    (tasks.get(name) as Task).context = context.map((ref, index) => {
       const task = tasks.get(ref);
       if (task !== undefined) return task;
+      if (fromCode !== undefined)
+        checkNames(`taskOptions.${name}.context`, 'task', [ref], [...tasks.keys()], source.file);
       const what = `task "${name}" names context task "${ref}", which ${source.file} does not define`;
       throw new ConfigError(source.file, lineOf(source, [name, 'context', index]), what, 'context');
     });
   }
-  return [...tasks.values()];
+  return tasks;
+}
+
+/** A task's options: its YAML keys, and what its `taskOptions` entry sets over them. */
+function taskOptions(
+  source: YamlSource,
+  name: string,
+  entry: TaskEntry,
+  agent: Agent | undefined,
+  names: Names,
+  code: YamlTaskOptions,
+): TaskOptions {
+  return {
+    name,
+    description: code.description ?? entry.description,
+    expectedOutput: code.expectedOutput ?? entry.expected_output,
+    agent,
+    outputSchema: taskSchemaOf(source, name, entry, names, code.outputSchema),
+    tools:
+      code.tools === undefined
+        ? lookupTools(source, 'task', name, entry.tools, names.tools)
+        : codeTools(source, 'taskOptions', name, code.tools, names),
+    maxRetries: code.maxRetries ?? entry.max_retries,
+    retryDelayMs: code.retryDelayMs ?? entry.retry_delay_ms,
+    timeoutMs: code.timeoutMs ?? entry.timeout_ms,
+    humanInput: code.humanInput ?? entry.human_input,
+    markdown: code.markdown ?? entry.markdown,
+    outputFile: code.outputFile ?? entry.output_file,
+    asyncExecution: code.asyncExecution ?? entry.async_execution,
+    guardrail:
+      typeof code.guardrail === 'function'
+        ? code.guardrail
+        : taskGuardrail(code.guardrail ?? entry.guardrail, names),
+  };
+}
+
+/** A task's output schema: its `taskOptions`' (a schema or a `schemas` key), else its `output_schema:`. */
+function taskSchemaOf(
+  source: YamlSource,
+  name: string,
+  entry: TaskEntry,
+  names: Names,
+  fromCode: ZodType | string | undefined,
+): ZodType | undefined {
+  if (fromCode !== undefined && typeof fromCode !== 'string') return fromCode;
+  const schema = fromCode ?? entry.output_schema;
+  if (schema === undefined) return undefined;
+  const outputSchema = named(names.schemas, schema);
+  if (outputSchema !== undefined) return outputSchema;
+  const what =
+    fromCode === undefined
+      ? `task "${name}" names output schema "${schema}", which the schemas option ${defines(names.schemas)}`
+      : `the taskOptions option gives task "${name}" output schema "${schema}", which the schemas option ${defines(names.schemas)}`;
+  const line = fromCode === undefined ? lineOf(source, [name, 'output_schema']) : undefined;
+  throw new ConfigError(source.file, line, what, 'output_schema');
 }
 
 function agentLlm(source: YamlSource, name: string, llm: string | undefined, names: Names): Llm | string {

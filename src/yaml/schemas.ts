@@ -88,10 +88,12 @@ const EXPECTED: Readonly<Record<string, string>> = {
   async_execution: 'true or false',
 };
 
-/** CrewAI keys with no meaning in statecrew, and what to do instead. */
-const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
+/**
+ * CrewAI keys statecrew refuses, and what to do instead: ignoring them would change what the crew
+ * does (its agent could not run code or look things up, its output would lose its shape).
+ */
+const REFUSED: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
   agent: {
-    cache: 'tools run on every call; cache inside the tool if it needs to',
     allow_code_execution: 'give the agent a tool that runs code',
     knowledge_sources: 'give the agent a tool that looks things up',
   },
@@ -101,6 +103,85 @@ const CREWAI_ONLY: Readonly<Record<'agent' | 'task', Readonly<Record<string, str
     callback: "subscribe to the run's events$",
   },
 };
+
+/** CrewAI keys for features statecrew does not have whose loss leaves the crew's results as they are. */
+const IGNORED: Readonly<Record<'agent' | 'task', Readonly<Record<string, string>>>> = {
+  agent: { cache: 'tools run on every call; cache inside the tool if it needs to' },
+  task: {},
+};
+
+/** A key of an entry that its schema does not know, found before the entry is checked. */
+export interface UnknownKey {
+  readonly kind: 'agent' | 'task';
+  readonly entry: string;
+  readonly key: string;
+  readonly line: number;
+  /** Why it is ignored, or the known key it looks like a typo of. */
+  readonly message: string;
+}
+
+/**
+ * The keys of `value` its schema does not know and statecrew does not refuse (CrewAI ignores keys
+ * its models do not have, and so does `loadCrew` unless `strict`), and `value` without them.
+ */
+export function withoutUnknownKeys(
+  source: YamlSource,
+  kind: 'agent' | 'task',
+  name: string,
+  value: unknown,
+): { value: unknown; unknown: UnknownKey[] } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { value, unknown: [] };
+  const known = Object.keys((kind === 'agent' ? agentSchema : taskSchema).shape);
+  const drop = Object.keys(value).filter((key) => !known.includes(key) && !Object.hasOwn(REFUSED[kind], key));
+  if (drop.length === 0) return { value, unknown: [] };
+  const kept = Object.fromEntries(Object.entries(value).filter(([key]) => !drop.includes(key)));
+  const unknown = drop.map((key) => ({
+    kind,
+    entry: name,
+    key,
+    line: lineOf(source, [name, key], 'key'),
+    message: ignoredMessage(kind, name, key, known),
+  }));
+  return { value: kept, unknown };
+}
+
+function ignoredMessage(kind: 'agent' | 'task', name: string, key: string, known: readonly string[]): string {
+  const said = `key "${key}" of ${kind} "${name}"`;
+  const why = IGNORED[kind][key];
+  if (why !== undefined) return `${said} is a CrewAI key statecrew does not support (${why}); ignored`;
+  const near = nearestKey(key, known);
+  const hint = near === undefined ? '' : ` (did you mean "${near}"?)`;
+  return `${said} is not a CrewAI key statecrew reads; ignored${hint}`;
+}
+
+/** The known key `key` looks like a typo of: at most two edits away, and fewer than half its length. */
+function nearestKey(key: string, known: readonly string[]): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(key, candidate);
+    if (distance > 2 || distance * 2 >= key.length) continue;
+    if (best === undefined || distance < best.distance) best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (rows[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i] as number[];
+      const up = rows[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      }
+    }
+  }
+  return (rows[a.length] as number[])[b.length] as number;
+}
 
 function valueAt(value: unknown, path: YamlPath): unknown {
   let at = value;
@@ -141,10 +222,11 @@ function issueErrors(
   const keys = Object.keys((kind === 'agent' ? agentSchema : taskSchema).shape).join(', ');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
-      const hint = CREWAI_ONLY[kind][key];
+      const hint = REFUSED[kind][key] ?? IGNORED[kind][key];
+      const near = nearestKey(key, Object.keys((kind === 'agent' ? agentSchema : taskSchema).shape));
       const what =
         hint === undefined
-          ? `${entry} has an unknown key "${key}"; the keys of a${kind === 'agent' ? 'n' : ''} ${kind} are: ${keys}`
+          ? `${entry} has an unknown key "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; the keys of a${kind === 'agent' ? 'n' : ''} ${kind} are: ${keys}`
           : `${entry} sets "${key}", a CrewAI key statecrew does not support: ${hint}`;
       return new ConfigError(source.file, lineOf(source, [name, key], 'key'), what, key);
     });

@@ -47,6 +47,63 @@ describe('statecrew run on a CrewAI project folder', { timeout: CLI_TIMEOUT }, (
   });
 });
 
+describe('statecrew run on a CrewAI project whose YAML sets a key CrewAI ignores', {
+  timeout: CLI_TIMEOUT,
+}, () => {
+  it('runs it, and prints a warning naming the file, the line and the key', async () => {
+    const ran = await cli(['run', fixture('crewai-ignored-key'), '--input', 'idea=a bakery', '--json'], {
+      cwd,
+    });
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(
+      /warning: .*crewai-ignored-key\/config\/tasks\.yaml line 5: key "stylesheet_file" of task "update_page_task" is not a CrewAI key statecrew reads; ignored \(ignored_key\)/,
+    );
+    const out = JSON.parse(ran.stdout) as { status: string; metadata: { ignoredKeys: { key: string }[] } };
+    expect(out.status).toBe('completed');
+    expect(out.metadata.ignoredKeys.map((k) => k.key)).toEqual(['stylesheet_file']);
+  });
+});
+
+describe('statecrew run on a CrewAI project whose crew.ts defines two crews', {
+  timeout: CLI_TIMEOUT,
+}, () => {
+  it('refuses to guess which, runs the one --crew picks, and resumes that one', async () => {
+    const folder = fixture('crewai-two-crews');
+    const unpicked = await cli(['run', folder, '--input', 'idea=a bakery', '--store', store], { cwd });
+    expect(unpicked.code).toBe(1);
+    expect(unpicked.stderr).toContain(
+      'the crews option defines 2 crews (idea, template): pick one with the crew option (from the CLI: --crew <name>) (crew_not_picked)',
+    );
+    const idea = await cli(
+      ['run', folder, '--crew', 'idea', '--input', 'idea=a bakery', '--json', '--store', store],
+      { cwd },
+    );
+    expect(idea.code).toBe(0);
+    const paths = await cli(['paths', folder, '--crew', 'idea'], { cwd });
+    expect(paths.stdout).toContain('expand_idea_task');
+    expect(paths.stdout).not.toContain('update_page_task');
+    expect(JSON.parse(idea.stdout)).toMatchObject({
+      status: 'completed',
+      tasksOutput: [{ name: 'expand_idea_task', raw: 'Idea Analyst answered' }],
+    });
+    // The template crew waits for a review of its page: resuming it rebuilds the same crew.
+    const paused = await cli(
+      ['run', folder, '--crew', 'template', '--input', 'idea=a bakery', '--store', store],
+      { cwd },
+    );
+    expect(paused.stdout).toContain('paused: 1 completed');
+    const id = /run ([0-9a-f-]{36}) started/.exec(paused.stdout)?.[1] ?? '';
+    const done = await cli(
+      ['resume', id, '--store', store, '--review', 'update_page_task', 'approve', '--json'],
+      { cwd },
+    );
+    expect(done.stderr).not.toContain('statecrew:');
+    const out = JSON.parse(done.stdout) as { status: string; tasksOutput: { name: string }[] };
+    expect(out.status).toBe('completed');
+    expect(out.tasksOutput.map((t) => t.name)).toEqual(['choose_template_task', 'update_page_task']);
+  });
+});
+
 describe('statecrew run on a YAML crew whose agent has mcps:', { timeout: CLI_TIMEOUT }, () => {
   it('reaches the MCP server its crew.ts exports under mcps, and leaves no server process behind', async () => {
     const notes = mkdtempSync(join(tmpdir(), 'statecrew-cli-notes-'));

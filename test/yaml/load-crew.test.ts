@@ -256,12 +256,12 @@ describe('loadCrew', () => {
 });
 
 describe('loadCrew errors', () => {
-  it('names the file, line and key of an unknown key', () => {
+  it('strict: names the file, line and key of an unknown key, and the known key it looks like', () => {
     const file = fixture('broken/agents-unknown-key.yaml');
-    const error = loadError({ agents: file });
+    const error = loadError({ agents: file, strict: true });
     expectConfigError(error, file, 8, 'rol');
     expect(error.message).toMatch(
-      /line 8: agent "writer" has an unknown key "rol"; the keys of an agent are: role, goal,/,
+      /line 8: agent "writer" has an unknown key "rol" \(did you mean "role"\?\); the keys of an agent are: role, goal,/,
     );
   });
 
@@ -305,9 +305,10 @@ describe('loadCrew errors', () => {
     );
   });
 
-  it('says that a CrewAI key statecrew does not support is one, and what to do instead', () => {
+  it('strict: says that a CrewAI key statecrew does not support is one, and what to do instead', () => {
     const error = loadError({
       agents: AGENTS.replace('  role: Writer\n', '  role: Writer\n  cache: true\n'),
+      strict: true,
     });
     expectConfigError(error, 'agents.yaml', 6, 'cache');
     expect(error.message).toBe(

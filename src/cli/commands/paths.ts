@@ -4,6 +4,8 @@ import type { CliIo } from '../output.js';
 /** Options of `statecrew paths`. */
 export interface PathsCommandOptions {
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`crews`). */
+  crew?: string | undefined;
   json?: boolean | undefined;
 }
 
@@ -13,7 +15,7 @@ export interface PathsCommandOptions {
  * cannot prove termination; 0 otherwise.
  */
 export async function pathsCommand(file: string, options: PathsCommandOptions, io: CliIo): Promise<number> {
-  const target = await loadTarget(file, options.export);
+  const target = await loadTarget(file, options.export, options.crew);
   if (target.kind === 'flow') {
     const analysis = target.flow.analyze();
     const problems = [

@@ -15,6 +15,8 @@ import { storeFromOption } from '../store-option.js';
 export interface PlotCommandOptions {
   output?: string | undefined;
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`crews`). */
+  crew?: string | undefined;
   store?: string | undefined;
 }
 
@@ -28,12 +30,12 @@ export interface PlotCommandOptions {
 export async function plotCommand(target: string, options: PlotCommandOptions, io: CliIo): Promise<number> {
   let view: RunView;
   if (existsSync(target) || looksLikeFile(target)) {
-    const loaded = await loadTarget(target, options.export);
+    const loaded = await loadTarget(target, options.export, options.crew);
     view = loaded.kind === 'crew' ? toCrewView(loaded.crew) : toFlowView(loaded.flow);
   } else {
     const store = await storeFromOption(options.store);
     try {
-      view = await storedView(store, target, options.export);
+      view = await storedView(store, target, options.export, options.crew);
     } finally {
       await store.close();
     }
@@ -53,14 +55,19 @@ function looksLikeFile(target: string): boolean {
  * the stored run alone (a run a server or code started), drawn as the studio draws a run whose
  * definition its server does not serve.
  */
-async function storedView(store: Store, id: string, exportName: string | undefined): Promise<RunView> {
+async function storedView(
+  store: Store,
+  id: string,
+  exportName: string | undefined,
+  crewName: string | undefined,
+): Promise<RunView> {
   const source = await readSource(store, id);
   if (source === undefined) {
     const head = await store.readRun(id);
     if (head === undefined) throw new RunNotFoundError('statecrew plot', id);
     return storedRunView(store, head);
   }
-  const loaded = await loadTarget(source.file, exportName ?? source.export);
+  const loaded = await loadTarget(source.file, exportName ?? source.export, crewName ?? source.crew);
   if (loaded.kind === 'crew') {
     const doc = await ExecutionDocument.fromStore(store, id);
     if (doc === undefined) throw new RunNotFoundError('statecrew plot', id);

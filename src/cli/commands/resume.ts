@@ -14,6 +14,8 @@ import { goOnInterruptibly, resumeArgs, storedTarget } from './stored-target.js'
 export interface ResumeCommandOptions extends AnswerOptions {
   file?: string | undefined;
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`--crew`); else the one the run noted. */
+  crew?: string | undefined;
   store?: string | undefined;
   json?: boolean | undefined;
   shutdownGraceMs?: string | undefined;

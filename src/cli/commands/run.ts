@@ -17,6 +17,8 @@ import { flowJson, flowText } from './flow-output.js';
 /** Options of `statecrew run`. */
 export interface RunCommandOptions {
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`crews`). */
+  crew?: string | undefined;
   input: string[];
   inputs?: string | undefined;
   store?: string | undefined;
@@ -37,7 +39,7 @@ export interface RunCommandOptions {
  * code 143). Resolves with the exit code.
  */
 export async function runCommand(file: string, options: RunCommandOptions, io: CliIo): Promise<number> {
-  const target = await loadTarget(file, options.export);
+  const target = await loadTarget(file, options.export, options.crew);
   const inputs = readInputs(options.input, options.inputs);
   try {
     return await runTarget(target, inputs, options, io);

@@ -12,6 +12,8 @@ export interface SignalCommandOptions {
   payload?: string | undefined;
   file?: string | undefined;
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`--crew`); else the one the run noted. */
+  crew?: string | undefined;
   store?: string | undefined;
   json?: boolean | undefined;
 }

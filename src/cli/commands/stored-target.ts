@@ -10,6 +10,8 @@ import { shutdownGraceOf } from './durations.js';
 export interface DefinitionOptions {
   file?: string | undefined;
   export?: string | undefined;
+  /** Which crew of a YAML folder whose `crew.ts` exports several (`--crew`); else the one the run noted. */
+  crew?: string | undefined;
   store?: string | undefined;
   /** On SIGTERM, how long the steps in flight get to commit before the run is suspended (`--shutdown-grace-ms`). */
   shutdownGraceMs?: string | undefined;
@@ -35,7 +37,7 @@ export async function storedTarget(
       'was not started by statecrew run: name its definition with --file',
     );
   }
-  return loadTarget(file, options.export ?? source?.export);
+  return loadTarget(file, options.export ?? source?.export, options.crew ?? source?.crew);
 }
 
 /** The options a later `statecrew resume` of the same run needs again: where the run and its definition are. */
@@ -43,6 +45,7 @@ export function resumeArgs(options: DefinitionOptions): string[] {
   return [
     ...(options.file === undefined ? [] : ['--file', options.file]),
     ...(options.export === undefined ? [] : ['--export', options.export]),
+    ...(options.crew === undefined ? [] : ['--crew', options.crew]),
     ...(options.store === undefined ? [] : ['--store', options.store]),
   ];
 }

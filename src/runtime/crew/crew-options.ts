@@ -4,7 +4,7 @@ import type { ManagerFunctions } from '../../actors/manager.js';
 import { flag, integer, oneOf } from '../../options/fields.js';
 import { checkedBy, option, unchecked } from '../../options/option.js';
 import { storeOption } from '../../stores/store.js';
-import type { ModelPrice } from '../../types.js';
+import type { IgnoredKey, ModelPrice } from '../../types.js';
 import { type Budget, checkBudget, checkPrices } from '../engine/budget.js';
 import type { LoopOptions } from '../process.js';
 import type { ProcessKind } from '../processes/registry.js';
@@ -103,6 +103,11 @@ export const crewOptionsSchema = z.strictObject({
    * a symbolic link); without it such a path is refused (`output_file_failed`). @default false
    */
   allowOutsideFiles: flag().default(false),
+  /**
+   * Keys of the crew's YAML files that were read and ignored (`loadCrew` sets it): each run warns of
+   * them once (`run.warning`, code `ignored_key`) and lists them in `metadata.ignoredKeys`. @default []
+   */
+  ignoredKeys: option<readonly IgnoredKey[]>('a list of ignored keys', Array.isArray).default([]),
 });
 
 /** Options of a {@link Crew}. */

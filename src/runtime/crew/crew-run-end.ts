@@ -1,5 +1,5 @@
 import type { AnyActorRef } from 'xstate';
-import type { CrewOutput, MissingInput } from '../../types.js';
+import type { CrewOutput, IgnoredKey, MissingInput } from '../../types.js';
 import type { Clock } from '../engine/clock.js';
 import type { SupervisorOutput, SupervisorSetup } from '../process.js';
 import type { DriveParts, RunPlacement } from '../run/run.js';
@@ -67,7 +67,9 @@ export class CrewRunEnd {
       nodes: scope.plan.tasks.length,
       name: crew.name,
       process: this.#parts.process,
-      ...(this.#parts.missingInputs.length === 0 ? {} : { started: () => this.#warnMissingInputs() }),
+      ...(this.#parts.missingInputs.length === 0 && this.#ignoredKeys().length === 0
+        ? {}
+        : { started: () => this.#warn() }),
       complete: async (output) => {
         const finished = output as SupervisorOutput;
         if (finished.error !== undefined) throw finished.error;
@@ -129,12 +131,30 @@ export class CrewRunEnd {
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
     const missing = this.#parts.missingInputs;
     if (missing.length > 0) out.metadata.missingInputs = missing.map((m) => ({ ...m, where: [...m.where] }));
+    const ignored = this.#ignoredKeys();
+    if (ignored.length > 0) out.metadata.ignoredKeys = ignored.map((key) => ({ ...key }));
     return out;
   }
 
-  /** Says once, right after `run.started`, which placeholders no input fills. */
-  #warnMissingInputs(): void {
+  /** The keys of the crew's YAML that `loadCrew` ignored. */
+  #ignoredKeys(): readonly IgnoredKey[] {
+    return this.#parts.crew.ignoredKeys ?? [];
+  }
+
+  /** Says once, right after `run.started`, which keys the crew's YAML had ignored and which placeholders no input fills. */
+  #warn(): void {
+    const ignoredKeys = this.#ignoredKeys().map((key) => ({ ...key }));
+    if (ignoredKeys.length > 0) {
+      const message = ignoredKeys.map((key) => `${key.file} line ${key.line}: ${key.message}`).join('; ');
+      this.#parts.scope.hub.emit({
+        type: 'run.warning',
+        code: 'ignored_key',
+        message,
+        details: { ignoredKeys },
+      });
+    }
     const missingInputs = [...this.#parts.missingInputs];
+    if (missingInputs.length === 0) return;
     this.#parts.scope.hub.emit({
       type: 'run.warning',
       code: 'missing_input',

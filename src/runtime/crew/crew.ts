@@ -3,7 +3,7 @@ import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
 import type { Store } from '../../stores/store.js';
-import type { CrewOutput, ModelPrice } from '../../types.js';
+import type { CrewOutput, IgnoredKey, ModelPrice } from '../../types.js';
 import { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
@@ -78,6 +78,8 @@ export class Crew implements ChildDefinition<CrewOutput> {
   readonly maxDelegationDepth: number;
   /** Whether a run with unfilled placeholders is refused; see {@link CrewOptions.strictInputs}. */
   readonly strictInputs: boolean;
+  /** Keys of the crew's YAML that `loadCrew` ignored: each run warns of them (see `CrewOptions`). */
+  readonly ignoredKeys: readonly IgnoredKey[];
   /** Where the tasks' output files go; see {@link CrewOptions.baseDir}. */
   readonly files: OutputFiles;
   /** Each task's node id, by position. */
@@ -113,6 +115,7 @@ export class Crew implements ChildDefinition<CrewOutput> {
     });
     this.maxDelegationDepth = settings.maxDelegationDepth;
     this.strictInputs = settings.strictInputs;
+    this.ignoredKeys = settings.ignoredKeys;
     processes[this.process].checkDefinition(this);
     this.#planAhead();
   }

@@ -1,6 +1,6 @@
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import type { Store } from '../../stores/store.js';
-import type { ModelPrice } from '../../types.js';
+import type { IgnoredKey, ModelPrice } from '../../types.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import type { CrewDefinition } from '../process.js';
@@ -24,6 +24,8 @@ export interface RunnableCrew extends PlanSource, CrewDefinition {
   readonly onStoreError: StoreErrorPolicy | undefined;
   readonly maxDelegationDepth: number;
   readonly strictInputs: boolean;
+  /** Keys of the crew's YAML that `loadCrew` ignored: `run.warning` and `metadata.ignoredKeys`. */
+  readonly ignoredKeys?: readonly IgnoredKey[];
 }
 
 /** What a resumed or replayed run takes from an earlier one. */

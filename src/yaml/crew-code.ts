@@ -1,0 +1,130 @@
+import type { ZodType } from 'zod';
+import { ConfigError, CrewNotPickedError, InvalidOptionError } from '../errors.js';
+import type { CrewOptions, Manager } from '../runtime/crew/crew-options.js';
+import type { Guardrail } from '../runtime/crew/task.js';
+import type { Llm, Tool } from '../types.js';
+
+/**
+ * What `crew.py`'s `Task(config=..., ...)` sets for one task of `tasks.yaml`, in statecrew's names:
+ * each value given wins over the task's YAML key, as the Python argument does in CrewAI.
+ */
+export interface YamlTaskOptions {
+  /** The agent's name in `agents.yaml` (`agent=self.researcher()`). */
+  agent?: string | undefined;
+  /** Names of the tasks whose outputs it reads (`context=[self.research_task()]`). */
+  context?: readonly string[] | undefined;
+  /** Its structured output (`output_pydantic=`, `output_json=`): a zod schema, or a `schemas` key. */
+  outputSchema?: ZodType | string | undefined;
+  /** Its tools (`tools=[...]`): tools, or `tools` keys. */
+  tools?: readonly (Tool | string)[] | undefined;
+  /** Where its output is written (`output_file=`), beside `tasks.yaml` as the YAML key is. */
+  outputFile?: string | undefined;
+  /** A guardrail function, a `guardrails` key, or a condition a model judges (`guardrail=`). */
+  guardrail?: Guardrail | string | undefined;
+  description?: string | undefined;
+  expectedOutput?: string | undefined;
+  asyncExecution?: boolean | undefined;
+  humanInput?: boolean | undefined;
+  markdown?: boolean | undefined;
+  maxRetries?: number | undefined;
+  retryDelayMs?: number | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * What `crew.py`'s `Agent(config=..., ...)` sets for one agent of `agents.yaml`, in statecrew's names:
+ * each value given wins over the agent's YAML key, as the Python argument does in CrewAI.
+ */
+export interface YamlAgentOptions {
+  /** Its tools (`tools=[SerperDevTool()]`): tools, or `tools` keys. They replace the YAML's `tools:`. */
+  tools?: readonly (Tool | string)[] | undefined;
+  /** Its model: a model, a `models` key, or a provider string (`llm=`). */
+  llm?: Llm | string | undefined;
+  /** Whether it may hand work to its coworkers (`allow_delegation=True`). */
+  allowDelegation?: boolean | undefined;
+  role?: string | undefined;
+  goal?: string | undefined;
+  backstory?: string | undefined;
+  maxIter?: number | undefined;
+  maxRetries?: number | undefined;
+  retryDelayMs?: number | undefined;
+  timeoutMs?: number | undefined;
+  maxRpm?: number | undefined;
+  temperature?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  stream?: boolean | undefined;
+  memory?: boolean | undefined;
+}
+
+/**
+ * One crew over the YAML's agents and tasks, as one `@CrewBase` class of `crew.py` is: the tasks it
+ * runs, in the order given, and any option of a `Crew`.
+ */
+export interface YamlCrewOptions
+  extends Omit<CrewOptions, 'agents' | 'tasks' | 'manager' | 'ignoredKeys' | 'baseDir'> {
+  /** Names of its tasks in `tasks.yaml`, in run order. */
+  tasks: readonly string[];
+  /** Names of its agents in `agents.yaml`. @default the agents its tasks name (hierarchical: every agent but the manager) */
+  agents?: readonly string[] | undefined;
+  /** A hierarchical crew's manager: an agent's name in `agents.yaml`, or a `Manager`. */
+  manager?: Manager | string | undefined;
+}
+
+/** Checks that `value` is a mapping of names to mappings (`taskOptions`, `agentOptions`, `crews`). */
+export function mappingOption<T>(
+  option: string,
+  value: unknown,
+  expected: string,
+): Readonly<Record<string, T>> {
+  if (value === undefined) return {};
+  const valid =
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every(
+      (entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry),
+    );
+  if (!valid) throw new InvalidOptionError('loadCrew', option, expected, value);
+  return value as Readonly<Record<string, T>>;
+}
+
+/** `ConfigError` for an option's key that names no task or agent of `file` (`it has: ...`). */
+export function checkNames(
+  option: string,
+  kind: 'task' | 'agent',
+  given: Iterable<string>,
+  known: readonly string[],
+  file: string,
+): void {
+  for (const name of given) {
+    if (known.includes(name)) continue;
+    const what = `the ${option} option names ${kind} "${name}", which ${file} does not define (it has: ${known.join(', ')})`;
+    throw new ConfigError(file, undefined, what, option);
+  }
+}
+
+/**
+ * The crew `crews` and `crew` pick: the one named, else the only one; `undefined` without `crews`.
+ * `ConfigError` for a name `crews` does not hold; `CrewNotPickedError` for several and none named.
+ */
+export function pickCrew(
+  crews: Readonly<Record<string, YamlCrewOptions>>,
+  crew: string | undefined,
+  file: string,
+): { name: string; options: YamlCrewOptions } | undefined {
+  const names = Object.keys(crews);
+  if (crew === undefined && names.length === 0) return undefined;
+  if (crew === undefined && names.length > 1) throw new CrewNotPickedError(names);
+  const name = crew ?? (names[0] as string);
+  if (!Object.hasOwn(crews, name)) {
+    const has = names.length === 0 ? 'none was given' : `it has: ${names.join(', ')}`;
+    const what = `the crew option names crew "${name}", which the crews option does not define (${has})`;
+    throw new ConfigError(file, undefined, what, 'crew');
+  }
+  const options = crews[name] as YamlCrewOptions;
+  const tasks: unknown = options.tasks;
+  if (!Array.isArray(tasks) || tasks.length === 0 || !tasks.every((t) => typeof t === 'string')) {
+    throw new InvalidOptionError('loadCrew', `crews.${name}.tasks`, 'a list of task names', tasks);
+  }
+  return { name, options };
+}
