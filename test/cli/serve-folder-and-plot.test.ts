@@ -54,6 +54,24 @@ async function stop(server: Running): Promise<void> {
 describe('statecrew serve of a CrewAI folder, and plot of the runs a server started', {
   timeout: CLI_TIMEOUT,
 }, () => {
+  it('serves each crew of a folder whose crew.ts defines several, by its name', async () => {
+    const { server, url } = await serve(fixture('crewai-two-crews'), `sqlite:${join(cwd, 'two.db')}`);
+    try {
+      const served = (await (await fetch(`${url}/definitions`)).json()) as {
+        definitions: { name: string }[];
+      };
+      expect(served.definitions.map((d) => d.name).sort()).toEqual(['idea', 'template']);
+      await post(url, 'idea', 'idea-run', { idea: 'a landing page' });
+      expect(await settled(url, 'idea-run')).toMatchObject({ status: 'completed' });
+      const tasks = (await (await fetch(`${url}/runs/idea-run`)).json()) as { nodes?: { nodeId: string }[] };
+      expect(JSON.stringify(tasks)).toContain('expand_idea_task');
+      expect(JSON.stringify(tasks)).not.toContain('choose_template_task');
+      await stop(server);
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+
   it('serves a CrewAI project folder as a crew named after it, and plots its run by id from the store alone', async () => {
     const store = `sqlite:${join(cwd, 'crewai.db')}`;
     const { server, url } = await serve(fixture('crewai-project'), store);

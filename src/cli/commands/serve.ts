@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { InvalidOptionError } from '../../errors.js';
+import { InvalidOptionError, isStatecrewError } from '../../errors.js';
 import type { QueueOptions } from '../../queue/connection.js';
 import type { Crew } from '../../runtime/crew/crew.js';
 import type { Flow } from '../../runtime/flow/flow.js';
@@ -82,15 +82,24 @@ function queueOf(spec: string | undefined): QueueOptions | undefined {
 
 /**
  * What `file` holds to serve: a module's exports, or the crew of a YAML crew directory (CrewAI's
- * project folder, its `config/`, or one of its two files), as `statecrew run` reads it.
+ * project folder, its `config/`, or one of its two files), as `statecrew run` reads it — each of its
+ * crews, by name, when its `crew.ts` defines several.
  */
 async function servedOf(file: string): Promise<unknown[]> {
   const yaml =
     ['agents.yaml', 'tasks.yaml'].includes(basename(file)) ||
     (existsSync(file) && statSync(file).isDirectory());
   if (!yaml) return Object.values(await loadModule(file));
-  const target = await loadTarget(file);
-  return [target.kind === 'crew' ? target.crew : target.flow];
+  try {
+    const target = await loadTarget(file);
+    return [target.kind === 'crew' ? target.crew : target.flow];
+  } catch (error) {
+    // A crew.ts defining several crews (`crews`, as several @CrewBase classes): serve each, by its name.
+    if (!isStatecrewError(error, 'crew_not_picked')) throw error;
+    const { crews } = error.details as { crews: string[] };
+    const targets = await Promise.all(crews.map((name) => loadTarget(file, undefined, name)));
+    return targets.map((target) => (target.kind === 'crew' ? target.crew : target.flow));
+  }
 }
 
 /**
