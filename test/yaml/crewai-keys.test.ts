@@ -157,6 +157,22 @@ describe('CrewAI task and agent keys in YAML', () => {
     expect(await readFile(join(dir, 'shared', 'r.md'), 'utf8')).toBe('Researcher: Report');
   });
 
+  it('refuses an output_file holding a shell metacharacter, as CrewAI does, even with allowOutsideFiles', () => {
+    const tasks = yaml(
+      'report:',
+      '  description: Report',
+      '  agent: researcher',
+      '  output_file: "output.txt | rm -rf /"',
+    );
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel(), allowOutsideFiles: true })).toThrow(
+      expect.objectContaining({
+        code: 'output_file_failed',
+        message:
+          'Task "report" cannot write its output file "output.txt | rm -rf /": it holds "|", a shell metacharacter (output_file_failed)',
+      }),
+    );
+  });
+
   it('resolves output_file against the working directory for YAML text, and baseDir when given', () => {
     const tasks = yaml('report:', '  description: Report', '  agent: researcher', '  output_file: r.md');
     expect(loadCrew({ agents: AGENTS, tasks, llm: echoModel() }).files.baseDir).toBe(process.cwd());
