@@ -112,6 +112,12 @@ export interface CrewProcess {
   checkDefinition(crew: CrewDefinition): void;
   /** Checks of one run's plan, before any call (`context_forward_reference`, `missing_agent`, …). */
   validate(plan: CrewPlan): void;
+  /**
+   * Checks of the plan made when the crew is made: those of `validate` a crew cannot be built with
+   * (a graph crew with a cycle can be built, analysed and drawn; only its kickoff is refused).
+   * @default validate
+   */
+  checkPlan?(plan: CrewPlan): void;
   /** The supervisor for one run. */
   supervisor(scope: CrewRunScope): SupervisorSetup;
   /** The crew's control flow as a plain XState machine (`crew.toMachine()`). */
