@@ -74,7 +74,10 @@ export function createScriptedModel(script: Script): ScriptedModel {
   };
 
   const answer = async (request: ModelRequest, call: number): Promise<ModelResponse> => {
-    const reply: unknown = await pick(request, call);
+    const picked = pick(request, call);
+    // A reply given at once is used at once: a test that releases a held reply right after the script
+    // was called finds it held.
+    const reply: unknown = picked instanceof Promise ? await picked : picked;
     if (reply instanceof Error) throw reply;
     const value: unknown = typeof reply === 'function' ? await reply(request, call) : reply;
     if (typeof value === 'string') return withUsage({ text: value }, request);
