@@ -28,9 +28,17 @@ export interface LoopOptions {
 }
 
 /** What a crew definition offers a process. */
+/**
+ * What a task without a `context` list reads in a sequential (or loop) crew: the previous task's
+ * output, or every earlier task's output as CrewAI gives it.
+ */
+export type ContextDefault = 'previous' | 'all';
+
 export interface CrewDefinition {
   /** The tasks, in list order. */
   readonly tasks: readonly Task[];
+  /** What a task without a `context` list reads (sequential and loop crews). @default 'previous' */
+  readonly context?: ContextDefault | undefined;
   readonly agents: readonly Agent[];
   readonly manager: ManagerLike | undefined;
   /** Task runs in flight at most, for the processes that run several at once. */

@@ -94,7 +94,16 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
   const name = crewOptions.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
-  return new Crew({ ...crewOptions, name, baseDir, agents: [...agentsByName.values()], tasks: taskList });
+  // A task without `context:` reads every earlier output, as CrewAI gives it, unless the options say otherwise.
+  const context = crewOptions.context ?? 'all';
+  return new Crew({
+    ...crewOptions,
+    name,
+    baseDir,
+    context,
+    agents: [...agentsByName.values()],
+    tasks: taskList,
+  });
 }
 
 /**

@@ -131,6 +131,30 @@ describe('CrewAI task and agent keys in YAML', () => {
     expect(crew.tasks[0]?.humanInput).toBe(true);
   });
 
+  it('gives a task without context every earlier output with CrewAI’s divider, unless the options say previous', async () => {
+    const tasks = yaml(
+      'research:',
+      '  description: research',
+      '  agent: researcher',
+      'outline:',
+      '  description: outline',
+      '  agent: researcher',
+      'write:',
+      '  description: write',
+      '  agent: researcher',
+    );
+    const contextOfWrite = async (options: { context?: 'previous' | 'all' }) => {
+      const llm = createScriptedModel((request) => `${taskLine(request.prompt).slice('Task: '.length)} done`);
+      const crew = loadCrew({ agents: AGENTS, tasks, llm, ...options });
+      expect(crew.context).toBe(options.context ?? 'all');
+      await crew.kickoff();
+      return llm.calls.find((call) => taskLine(call.prompt) === 'Task: write')?.context;
+    };
+    expect(await contextOfWrite({})).toBe('research done\n\n----------\n\noutline done');
+    expect(await contextOfWrite({ context: 'all' })).toBe('research done\n\n----------\n\noutline done');
+    expect(await contextOfWrite({ context: 'previous' })).toBe('outline done');
+  });
+
   it('writes output_file relative to the tasks YAML’s folder, not the working directory', async () => {
     const paths = await project(
       yaml(

@@ -8,7 +8,7 @@ import { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import type { LoopOptions } from '../process.js';
+import type { ContextDefault, LoopOptions } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import type { ProcessKind } from '../processes/registry.js';
 import { processes } from '../processes/registry.js';
@@ -59,6 +59,8 @@ export class Crew implements ChildDefinition<CrewOutput> {
   readonly tasks: readonly Task[];
   readonly agents: readonly Agent[];
   readonly process: ProcessKind;
+  /** What a task without a `context` list reads; see {@link CrewOptions.context}. */
+  readonly context: ContextDefault;
   readonly manager: Manager | undefined;
   readonly goal: string;
   readonly maxConcurrency: number;
@@ -89,6 +91,7 @@ export class Crew implements ChildDefinition<CrewOutput> {
     this.tasks = [...settings.tasks];
     this.agents = settings.agents ? [...settings.agents] : taskAgents(this.tasks);
     this.process = settings.process;
+    this.context = settings.context;
     this.manager = settings.manager;
     this.goal = settings.goal;
     this.maxConcurrency = settings.maxConcurrency;

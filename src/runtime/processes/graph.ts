@@ -78,6 +78,8 @@ export const graphProcess: CrewProcess = {
 export interface DagRunParts {
   /** The tasks whose outputs a task run reads as its context, in order. */
   readsOf(planned: PlannedTask): readonly string[];
+  /** What those outputs are joined with for a task run. @default '\n' */
+  separatorOf?(planned: PlannedTask): string;
   /** The process's part of the result, once the run ended. */
   summarize(scheduler: DagScheduler): ProcessSummary;
 }
@@ -99,8 +101,12 @@ export function dagSupervisor(
   const scheduler = new DagScheduler(tasks, scope.crew.maxConcurrency, byNodeId);
   const startNext = (self: AnyActorRef) => {
     const planned = scheduler.start();
-    readContext(scope.recorder, parts.readsOf(planned), runner, (context) =>
-      scope.startTaskNow(planned, planned.agent as Agent, context, self),
+    readContext(
+      scope.recorder,
+      parts.readsOf(planned),
+      runner,
+      (context) => scope.startTaskNow(planned, planned.agent as Agent, context, self),
+      parts.separatorOf?.(planned),
     );
   };
   // Ready tasks start one queued operation each on the runner's queue, which yields to the event
