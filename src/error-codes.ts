@@ -187,7 +187,7 @@ export const ERROR_CODES = {
   output_file_failed: {
     retryable: false,
     meaning:
-      "A task's `outputFile` could not be written, or leaves the crew's `baseDir` without `allowOutsideFiles`.",
+      "A task's `outputFile` could not be written, leaves the crew's `baseDir` without `allowOutsideFiles`, or holds a shell metacharacter or a control character.",
   },
   output_invalid: {
     retryable: true,

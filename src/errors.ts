@@ -932,7 +932,8 @@ export class ConfigError extends StatecrewError<'invalid_config'> {
 
 /**
  * A task's `outputFile` could not be written: the path leaves the crew's `baseDir` (and the crew does
- * not allow it, `allowOutsideFiles`), or the write itself failed (`cause` says why). Never retried.
+ * not allow it, `allowOutsideFiles`), holds a shell metacharacter or a control character (as CrewAI
+ * refuses them), or the write itself failed (`cause` says why). Never retried.
  */
 export class OutputFileError extends StatecrewError<'output_file_failed'> {
   constructor(task: string, path: string, why: string, cause?: unknown) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeThrown, isStatecrewError, MaxIterationsError, ModelResponseError } from '../errors.js';
 import { callLlm, isModel } from '../models/call.js';
-import { emptyUsage, pricedUsage, usageOfCall } from '../models/usage.js';
+import { failedCallUsage, pricedUsage, usageOfCall } from '../models/usage.js';
 import type {
   AttemptMemory,
   Failure,
@@ -139,7 +139,7 @@ function policyCall(
   const started = hooks.now();
   const failed = (error: unknown): never => {
     // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
-    if (!signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
+    if (!signal.aborted) hooks.onModelCall?.(failedCallUsage(), hooks.now() - started, toFailure(error));
     throw error;
   };
   let reply: unknown;
@@ -329,7 +329,8 @@ function reportedCall(llm: Llm, request: ModelRequest, hooks: ConversationHooks)
     },
     (error: unknown) => {
       // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
-      if (!request.signal.aborted) hooks.onModelCall?.(emptyUsage(), hooks.now() - started, toFailure(error));
+      if (!request.signal.aborted)
+        hooks.onModelCall?.(failedCallUsage(), hooks.now() - started, toFailure(error));
       throw error;
     },
   );

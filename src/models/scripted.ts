@@ -1,4 +1,4 @@
-import { ScriptExhaustedError } from '../errors.js';
+import { ModelResponseError, ScriptExhaustedError } from '../errors.js';
 import type { Model, ModelRequest, ModelResponse } from '../types.js';
 
 /**
@@ -26,8 +26,13 @@ export type ScriptedReply =
       call: number,
     ) => string | ModelResponse | StreamedReply | Promise<string | ModelResponse | StreamedReply>);
 
-/** A script: replies in call order, or one function deciding each reply from the request. */
-export type Script = readonly ScriptedReply[] | ((request: ModelRequest, call: number) => ScriptedReply);
+/**
+ * A script: replies in call order, or one function deciding each reply from the request (an `async`
+ * function too: its promise is awaited).
+ */
+export type Script =
+  | readonly ScriptedReply[]
+  | ((request: ModelRequest, call: number) => ScriptedReply | Promise<ScriptedReply>);
 
 /** A request as the scripted model recorded it (the signal left out). */
 export type RecordedRequest = Omit<ModelRequest, 'signal'>;
@@ -46,8 +51,10 @@ export interface ScriptedModel extends Model {
 
 /**
  * A deterministic model for tests and examples. Replies come from `script` in call order (or from a
- * function of the request), a reply's `chunks` streamed to a request that streams; usage is estimated as one token per four characters unless a reply gives
- * its own. A call past the end of a list script fails with `script_exhausted`. A pending reply
+ * function of the request, whose promise is awaited when it is `async`), a reply's `chunks` streamed
+ * to a request that streams; usage is estimated as one token per four characters unless a reply gives
+ * its own. A call past the end of a list script fails with `script_exhausted`; anything a script
+ * gives that is not a reply fails with `invalid_model_response`, naming what it gave. A pending reply
  * rejects with the signal's reason when the request's signal aborts.
  *
  * @example
@@ -59,7 +66,7 @@ export function createScriptedModel(script: Script): ScriptedModel {
   let inFlight = 0;
   let peakInFlight = 0;
 
-  const pick = (request: ModelRequest, call: number): ScriptedReply => {
+  const pick = (request: ModelRequest, call: number): ScriptedReply | Promise<ScriptedReply> => {
     if (typeof script === 'function') return script(request, call);
     const reply = script[call];
     if (reply === undefined) throw new ScriptExhaustedError(call + 1, script.length);
@@ -67,11 +74,18 @@ export function createScriptedModel(script: Script): ScriptedModel {
   };
 
   const answer = async (request: ModelRequest, call: number): Promise<ModelResponse> => {
-    const reply = pick(request, call);
+    const picked = pick(request, call);
+    // A reply given at once is used at once: a test that releases a held reply right after the script
+    // was called finds it held.
+    const reply: unknown = picked instanceof Promise ? await picked : picked;
     if (reply instanceof Error) throw reply;
-    const value = typeof reply === 'function' ? await reply(request, call) : reply;
-    const response = typeof value === 'string' ? { text: value } : await streamed(value, request);
-    return response.usage ? response : { ...response, usage: estimateUsage(request, response.text) };
+    const value: unknown = typeof reply === 'function' ? await reply(request, call) : reply;
+    if (typeof value === 'string') return withUsage({ text: value }, request);
+    if (isStreamed(value)) return withUsage(await streamed(value, request), request);
+    if (isResponse(value)) return withUsage(value, request);
+    // What a script gives that is not a reply (`undefined` from a function that forgot to return, a
+    // number, an object without text) is named, not read as one.
+    throw new ModelResponseError(request.agent, value);
   };
 
   return {
@@ -102,9 +116,30 @@ export function createScriptedModel(script: Script): ScriptedModel {
   };
 }
 
+function isStreamed(value: unknown): value is StreamedReply {
+  if (typeof value !== 'object' || value === null || !('chunks' in value)) return false;
+  const { chunks } = value as { chunks: unknown };
+  if (typeof chunks === 'string') return true;
+  return (
+    typeof chunks === 'object' &&
+    chunks !== null &&
+    (Symbol.iterator in chunks || Symbol.asyncIterator in chunks)
+  );
+}
+
+function isResponse(value: unknown): value is ModelResponse {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string'
+  );
+}
+
+/** `response`, its usage estimated from the request and its text when it gives none. */
+function withUsage(response: ModelResponse, request: ModelRequest): ModelResponse {
+  return response.usage ? response : { ...response, usage: estimateUsage(request, response.text) };
+}
+
 /** A streamed reply's response, its pieces passed to the request's `onDelta` as they come. */
-async function streamed(reply: ModelResponse | StreamedReply, request: ModelRequest): Promise<ModelResponse> {
-  if (!('chunks' in reply)) return reply;
+async function streamed(reply: StreamedReply, request: ModelRequest): Promise<ModelResponse> {
   let text = '';
   for await (const chunk of reply.chunks) {
     // An aborted call has settled already: nothing more of it reaches the run.

@@ -5,6 +5,11 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
 }
 
+/** The usage of one model call that failed: no tokens reported, one call made (a run's usage counts it). */
+export function failedCallUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 1 };
+}
+
 /** The usage of one model call from what the model reported (missing counts are 0). */
 export function usageOfCall(reported: ModelUsage | undefined): Usage {
   const inputTokens = reported?.inputTokens ?? 0;

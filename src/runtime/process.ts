@@ -28,9 +28,17 @@ export interface LoopOptions {
 }
 
 /** What a crew definition offers a process. */
+/**
+ * What a task without a `context` list reads in a sequential (or loop) crew: the previous task's
+ * output, or every earlier task's output as CrewAI gives it.
+ */
+export type ContextDefault = 'previous' | 'all';
+
 export interface CrewDefinition {
   /** The tasks, in list order. */
   readonly tasks: readonly Task[];
+  /** What a task without a `context` list reads (sequential and loop crews). @default 'previous' */
+  readonly context?: ContextDefault | undefined;
   readonly agents: readonly Agent[];
   readonly manager: ManagerLike | undefined;
   /** Task runs in flight at most, for the processes that run several at once. */
@@ -112,6 +120,12 @@ export interface CrewProcess {
   checkDefinition(crew: CrewDefinition): void;
   /** Checks of one run's plan, before any call (`context_forward_reference`, `missing_agent`, …). */
   validate(plan: CrewPlan): void;
+  /**
+   * Checks of the plan made when the crew is made: those of `validate` a crew cannot be built with
+   * (a graph crew with a cycle can be built, analysed and drawn; only its kickoff is refused).
+   * @default validate
+   */
+  checkPlan?(plan: CrewPlan): void;
   /** The supervisor for one run. */
   supervisor(scope: CrewRunScope): SupervisorSetup;
   /** The crew's control flow as a plain XState machine (`crew.toMachine()`). */

@@ -158,7 +158,9 @@ export function loadCrew(options: LoadCrewOptions): Crew {
   // Output files go beside the tasks YAML, wherever the crew runs from (CrewAI writes them in the cwd).
   const baseDir = crewOptions.baseDir ?? (isYamlPath(tasks) ? dirname(resolve(tasks)) : undefined);
   const name = settings.name ?? picked?.name ?? (isYamlPath(tasks) ? folderName(tasks) : undefined);
-  const read = { name, baseDir, ignoredKeys: ignoredKeys ?? [], manager: managerOf };
+  // A task without `context:` reads every earlier output, as CrewAI gives it, unless the options say otherwise.
+  const context = settings.context ?? 'all';
+  const read = { name, baseDir, context, ignoredKeys: ignoredKeys ?? [], manager: managerOf };
   const crewTasksList = run.map((task) => taskList.get(task.name) as Task);
   return new Crew({ ...settings, ...read, agents: members, tasks: crewTasksList });
 }

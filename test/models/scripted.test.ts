@@ -57,3 +57,34 @@ describe('createScriptedModel', () => {
     expect(model.inFlight).toBe(0);
   });
 });
+
+describe('createScriptedModel with a script function that is async or returns no reply', () => {
+  it('awaits an async script function and answers with what it resolves to', async () => {
+    const model = createScriptedModel(async (r, call) => `${call}:${r.prompt}`);
+    await expect(model.generate(request('12345678'))).resolves.toEqual({
+      text: '0:12345678',
+      usage: { inputTokens: 2, outputTokens: 3 },
+    });
+    const streamedReply = createScriptedModel(async () => ({ chunks: ['a', 'b'] }));
+    await expect(streamedReply.generate(request('x'))).resolves.toMatchObject({ text: 'ab' });
+    const thrownError = createScriptedModel(async () => new Error('down'));
+    await expect(thrownError.generate(request('x'))).rejects.toThrow('down');
+  });
+
+  it.each([
+    [undefined, 'nothing (undefined)'],
+    [42, 'number 42'],
+    [{ reply: 'x' }, 'an object'],
+    [null, 'null'],
+  ])('fails with invalid_model_response naming what the script gave: %o', async (given, named) => {
+    const model = createScriptedModel(() => given as unknown as string);
+    const asynchronous = createScriptedModel(async () => given as unknown as string);
+    for (const each of [model, asynchronous]) {
+      await expect(each.generate(request('x'))).rejects.toMatchObject({
+        code: 'invalid_model_response',
+        retryable: false,
+        message: `Model of agent "A" returned ${named} instead of text (invalid_model_response)`,
+      });
+    }
+  });
+});

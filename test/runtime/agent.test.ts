@@ -90,7 +90,7 @@ describe('Agent', () => {
     }
   });
 
-  it('reports a model call that throws with zero usage and the failure, then rethrows what it threw', async () => {
+  it('reports a model call that throws as one call of no tokens, with the failure, then rethrows what it threw', async () => {
     const thrown = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     const speaker = { role: 'R', llm: createScriptedModel([thrown]), tools: [], maxIter: 2 };
     const calls: [Usage, Failure | undefined][] = [];
@@ -103,7 +103,7 @@ describe('Agent', () => {
     ).rejects.toBe(thrown);
     expect(calls).toEqual([
       [
-        { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+        { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 1 },
         { message: 'socket hang up', code: 'ECONNRESET', retryable: true },
       ],
     ]);
@@ -136,7 +136,7 @@ describe('Agent', () => {
     const out = await run.result;
     expect(out.status).toBe('completed');
     expect(calls).toMatchObject([
-      { nodeId: 'work', attempt: 1, error: 'rate limited', usage: { calls: 0 } },
+      { nodeId: 'work', attempt: 1, error: 'rate limited', usage: { calls: 1, totalTokens: 0 } },
       { nodeId: 'work', attempt: 2, usage: { calls: 1 } },
     ]);
     expect(calls[1]).not.toHaveProperty('error');

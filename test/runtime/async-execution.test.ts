@@ -118,16 +118,21 @@ describe('asynchronous tasks in a sequential crew (async_execution)', () => {
     expect(() => new Crew({ tasks, process: 'graph' })).not.toThrow();
   });
 
-  it('refuses, before any call, an asynchronous task whose context names an asynchronous task beside it', async () => {
+  it('refuses at construction an asynchronous task whose context names an asynchronous task beside it', async () => {
     const llm = echoModel();
     const agent = new Agent({ role: 'R', llm });
     const first = new Task({ name: 'first', description: 'first', agent, asyncExecution: true });
     const second = new Task({ name: 'second', description: 'second', agent, asyncExecution: true });
+    const tasks = [first, second, new Task({ name: 'end', description: 'end', agent })];
     second.context = [first];
-    const crew = new Crew({ tasks: [first, second, new Task({ name: 'end', description: 'end', agent })] });
-    await expect(crew.kickoff()).rejects.toThrow(
-      'Task "second" is asynchronous and its context names "first", an asynchronous task it runs beside',
-    );
+    const refusal =
+      'Task "second" is asynchronous and its context names "first", an asynchronous task it runs beside';
+    expect(() => new Crew({ tasks })).toThrow(refusal);
+    // A context set after construction is refused by the kickoff, before any call.
+    second.context = undefined;
+    const crew = new Crew({ tasks });
+    second.context = [first];
+    await expect(crew.kickoff()).rejects.toThrow(refusal);
     expect(llm.calls).toHaveLength(0);
   });
 

@@ -53,14 +53,22 @@ describe('hierarchical context', () => {
     expect(asked[2]).toBe('Worker: b\nWorker: a');
   });
 
-  it('rejects a forward reference with context_forward_reference before any call', async () => {
-    const { llm, crew } = crewWith(([a, b]) => {
-      (a as Task).context = [b as Task];
-    });
-    await expect(crew.kickoff()).rejects.toMatchObject({
+  it('throws a forward reference from the constructor with context_forward_reference', () => {
+    const refused = {
       code: 'context_forward_reference',
       message: 'Task "a" references task "b", which runs later (context_forward_reference)',
-    });
+    };
+    expect(() =>
+      crewWith(([a, b]) => {
+        (a as Task).context = [b as Task];
+      }),
+    ).toThrow(expect.objectContaining(refused));
+  });
+
+  it('rejects at kickoff, before any call, a forward reference made after construction', async () => {
+    const { llm, crew } = crewWith(() => {});
+    (crew.tasks[0] as Task).context = [crew.tasks[1] as Task];
+    await expect(crew.kickoff()).rejects.toMatchObject({ code: 'context_forward_reference' });
     expect(llm.calls).toHaveLength(0);
   });
 });

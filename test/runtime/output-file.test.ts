@@ -120,6 +120,50 @@ describe('a task output file', () => {
     expect(llm.calls).toHaveLength(1);
   });
 
+  it('refuses at construction a path holding a shell metacharacter or a control character', () => {
+    const cases: [string, string][] = [
+      ['output.txt | rm -rf /', 'it holds "|", a shell metacharacter'],
+      ['a > b.md', 'it holds ">", a shell metacharacter'],
+      ['a<b.md', 'it holds "<", a shell metacharacter'],
+      ['a & b.md', 'it holds "&", a shell metacharacter'],
+      ['notes.md; rm x', 'it holds ";", a shell metacharacter'],
+      ['~/notes.md', 'it starts with "~", which a shell would expand'],
+      ['$HOME/notes.md', 'it starts with "$", which a shell would expand'],
+      ['notes\n.md', 'it holds U+000A, a control character'],
+      ['notes\u0000.md', 'it holds U+0000, a control character'],
+      ['{topic}|tee.md', 'it holds "|", a shell metacharacter'],
+    ];
+    for (const [path, why] of cases) {
+      const task = new Task({ name: 'report', description: 'Report', agent: writer, outputFile: path });
+      // Allowing files outside baseDir does not allow these.
+      const error = thrown(() => new Crew({ tasks: [task], baseDir: dir, allowOutsideFiles: true }));
+      expect(error).toBeInstanceOf(OutputFileError);
+      expect(error).toMatchObject({ code: 'output_file_failed', details: { task: 'report', path } });
+      expect((error as Error).message).toBe(
+        `Task "report" cannot write its output file "${path}": ${why} (output_file_failed)`,
+      );
+    }
+  });
+
+  it('refuses at kickoff, before any call, a path whose inputs bring in a shell metacharacter', async () => {
+    const llm = createScriptedModel(() => 'never');
+    const task = new Task({
+      name: 'notes',
+      description: 'Write',
+      agent: new Agent({ role: 'Writer', llm }),
+      outputFile: 'out/{name}.md',
+    });
+    const crew = new Crew({ tasks: [task], baseDir: dir });
+    await expect(crew.kickoff({ inputs: { name: 'x; rm -rf ~' } })).rejects.toMatchObject({
+      code: 'output_file_failed',
+      details: { task: 'notes', path: 'out/{name}.md' },
+      message:
+        'Task "notes" cannot write its output file "out/{name}.md": filled from the inputs it is "out/x; rm -rf ~.md": it holds ";", a shell metacharacter (output_file_failed)',
+    });
+    expect(llm.calls).toHaveLength(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('writes outside baseDir when the crew allows it', async () => {
     const task = new Task({ name: 'out', description: 'Out', agent: writer, outputFile: '../outside.md' });
     const inner = join(dir, 'inner');

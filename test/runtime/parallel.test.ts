@@ -69,14 +69,20 @@ describe('parallel process', () => {
     expect(failed.output).toEqual({});
   });
 
-  it('refuses a task with a context, pointing to the graph process', async () => {
+  it('refuses a task with a context, pointing to the graph process: at construction, or at kickoff when set after', async () => {
     const llm = echoModel();
     const [a, b] = tasksFor(agent('W', llm), 2) as [Task, Task];
     b.context = [a];
-    await expect(new Crew({ tasks: [a, b], process: 'parallel' }).kickoff()).rejects.toMatchObject({
-      code: 'context_in_parallel',
-      message: expect.stringContaining("process: 'graph'"),
-    });
+    expect(() => new Crew({ tasks: [a, b], process: 'parallel' })).toThrow(
+      expect.objectContaining({
+        code: 'context_in_parallel',
+        message: expect.stringContaining("process: 'graph'"),
+      }),
+    );
+    b.context = undefined;
+    const crew = new Crew({ tasks: [a, b], process: 'parallel' });
+    b.context = [a];
+    await expect(crew.kickoff()).rejects.toMatchObject({ code: 'context_in_parallel' });
     expect(llm.calls).toHaveLength(0);
   });
 

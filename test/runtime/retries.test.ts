@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, Crew, type StatecrewEvent, Task } from '../../src/index.js';
 import { retryDelay } from '../../src/runtime/engine/backoff.js';
-import { createManualClock, createScriptedModel, type ScriptedReply } from '../../src/testing.js';
+import {
+  createManualClock,
+  createScriptedModel,
+  type ScriptedModel,
+  type ScriptedReply,
+} from '../../src/testing.js';
 
 /** One task whose model replies from `replies` in order; the run on a manual clock. */
 function oneTask(replies: ScriptedReply[], options: { retryDelayMs?: number; maxRetries?: number } = {}) {
@@ -95,6 +100,35 @@ describe('retries with backoff', () => {
     expect(out.status).toBe('completed');
     expect(llm.calls).toHaveLength(2);
     expect(clock.pending).toBe(0);
+  });
+
+  it('counts every model call in the run’s usage, the failed ones too', async () => {
+    const { llm, start } = oneTask([new Error('flaky 1'), new Error('flaky 2'), 'ok'], { retryDelayMs: 0 });
+    const out = await start().run.result;
+    expect(out.status).toBe('completed');
+    expect(llm.calls).toHaveLength(3);
+    expect(out.usage.calls).toBe(3);
+    expect(out.nodes[0]?.usage.calls).toBe(3);
+    expect(out.nodes[0]?.usage.outputTokens).toBe(1);
+  });
+
+  it('runs an async script function, and fails once, unretried and counted, on a script that gives no reply', async () => {
+    const answered = createScriptedModel(async (request) => `done: ${request.prompt.length > 0}`);
+    const task = (llm: ScriptedModel) =>
+      new Task({ name: 'work', description: 'x', agent: new Agent({ role: 'W', llm }) });
+    const out = await new Crew({ tasks: [task(answered)] }).kickoff();
+    expect(out.status).toBe('completed');
+    expect(out.raw).toBe('done: true');
+    const silent = createScriptedModel(async () => undefined as unknown as string);
+    const failed = await new Crew({ tasks: [task(silent)] }).kickoff();
+    expect(failed.status).toBe('failed');
+    expect(failed.failures.work).toMatchObject({
+      code: 'invalid_model_response',
+      retryable: false,
+      message: 'Model of agent "W" returned nothing (undefined) instead of text (invalid_model_response)',
+    });
+    expect(silent.calls).toHaveLength(1);
+    expect(failed.usage.calls).toBe(1);
   });
 
   it('cancels a pending backoff when the run is aborted', async () => {

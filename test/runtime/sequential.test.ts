@@ -13,6 +13,16 @@ function threeTasks() {
   return { llm, research, write, edit };
 }
 
+/** What `make` throws (the test fails when it throws nothing). */
+function thrown(make: () => unknown): unknown {
+  try {
+    make();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('nothing was thrown');
+}
+
 describe('sequential process', () => {
   it('runs the tasks in list order, one at a time', async () => {
     const { llm, research, write, edit } = threeTasks();
@@ -98,40 +108,61 @@ describe('sequential process', () => {
     expect(JSON.parse(first).metadata.executionId).toBe('fixed');
   });
 
-  it('rejects a forward context reference before any model call', async () => {
-    const { llm, research, write, edit } = threeTasks();
+  it('throws a forward context reference from the constructor, as CrewAI does when a crew is built', () => {
+    const { research, write, edit } = threeTasks();
     write.context = [edit];
-    const crew = new Crew({ tasks: [research, write, edit] });
-    const error = await crew.kickoff().catch((e: unknown) => e);
+    const error = thrown(() => new Crew({ tasks: [research, write, edit] }));
     expect(error).toBeInstanceOf(StatecrewError);
     expect(error).toMatchObject({ code: 'context_forward_reference' });
     expect((error as Error).message).toBe(
       'Task "write" references task "edit", which runs later (context_forward_reference)',
     );
+    // A crew whose texts take no inputs (planned once, ahead of its runs) is refused alike.
+    const llm = echoModel();
+    const first = new Task({ name: 'first', description: 'First', agent: agent('A', llm) });
+    const second = new Task({ name: 'second', description: 'Second', agent: agent('B', llm) });
+    first.context = [second];
+    expect(thrown(() => new Crew({ tasks: [first, second] }))).toMatchObject({
+      code: 'context_forward_reference',
+    });
+  });
+
+  it('rejects at kickoff, before any model call, a forward reference made after construction', async () => {
+    const { llm, research, write, edit } = threeTasks();
+    const crew = new Crew({ tasks: [research, write, edit] });
+    write.context = [edit];
+    await expect(crew.kickoff({ inputs: { topic: 'AI' } })).rejects.toMatchObject({
+      code: 'context_forward_reference',
+      message: 'Task "write" references task "edit", which runs later (context_forward_reference)',
+    });
+    const first = new Task({ name: 'first', description: 'First', agent: agent('A', llm) });
+    const second = new Task({ name: 'second', description: 'Second', agent: agent('B', llm) });
+    const inputFree = new Crew({ tasks: [first, second] });
+    first.context = [second];
+    await expect(inputFree.kickoff()).rejects.toMatchObject({ code: 'context_forward_reference' });
     expect(llm.calls).toHaveLength(0);
   });
 
-  it('rejects a task that reads itself, and one that reads a task outside the crew', async () => {
+  it('throws from the constructor a task that reads itself, and one that reads a task outside the crew', () => {
     const { llm, research, write } = threeTasks();
     write.context = [write];
-    await expect(new Crew({ tasks: [research, write] }).kickoff()).rejects.toMatchObject({
+    expect(thrown(() => new Crew({ tasks: [research, write] }))).toMatchObject({
       code: 'context_forward_reference',
     });
     const stranger = new Task({ name: 'stranger', description: 'x', agent: agent('X', llm) });
     write.context = [stranger];
-    await expect(new Crew({ tasks: [research, write] }).kickoff()).rejects.toMatchObject({
+    expect(thrown(() => new Crew({ tasks: [research, write] }))).toMatchObject({
       code: 'unknown_context_task',
     });
-    expect(llm.calls).toHaveLength(0);
   });
 
-  it('rejects a task without an agent before any model call', async () => {
-    const { llm, research } = threeTasks();
+  it('throws a task without an agent from the constructor, as CrewAI does for a sequential crew', () => {
+    const { research } = threeTasks();
     const orphan = new Task({ name: 'orphan', description: 'nobody does this' });
-    await expect(new Crew({ tasks: [research, orphan] }).kickoff()).rejects.toMatchObject({
+    expect(thrown(() => new Crew({ tasks: [research, orphan] }))).toMatchObject({
       code: 'missing_agent',
+      message: expect.stringContaining('Task "orphan" has no agent'),
     });
-    expect(llm.calls).toHaveLength(0);
   });
 
   it('throws from the constructor when two tasks share a node id', () => {

@@ -131,6 +131,30 @@ describe('CrewAI task and agent keys in YAML', () => {
     expect(crew.tasks[0]?.humanInput).toBe(true);
   });
 
+  it('gives a task without context every earlier output with CrewAI’s divider, unless the options say previous', async () => {
+    const tasks = yaml(
+      'research:',
+      '  description: research',
+      '  agent: researcher',
+      'outline:',
+      '  description: outline',
+      '  agent: researcher',
+      'write:',
+      '  description: write',
+      '  agent: researcher',
+    );
+    const contextOfWrite = async (options: { context?: 'previous' | 'all' }) => {
+      const llm = createScriptedModel((request) => `${taskLine(request.prompt).slice('Task: '.length)} done`);
+      const crew = loadCrew({ agents: AGENTS, tasks, llm, ...options });
+      expect(crew.context).toBe(options.context ?? 'all');
+      await crew.kickoff();
+      return llm.calls.find((call) => taskLine(call.prompt) === 'Task: write')?.context;
+    };
+    expect(await contextOfWrite({})).toBe('research done\n\n----------\n\noutline done');
+    expect(await contextOfWrite({ context: 'all' })).toBe('research done\n\n----------\n\noutline done');
+    expect(await contextOfWrite({ context: 'previous' })).toBe('outline done');
+  });
+
   it('writes output_file relative to the tasks YAML’s folder, not the working directory', async () => {
     const paths = await project(
       yaml(
@@ -155,6 +179,22 @@ describe('CrewAI task and agent keys in YAML', () => {
     );
     await loadCrew({ ...paths, llm: echoModel(), allowOutsideFiles: true }).kickoff();
     expect(await readFile(join(dir, 'shared', 'r.md'), 'utf8')).toBe('Researcher: Report');
+  });
+
+  it('refuses an output_file holding a shell metacharacter, as CrewAI does, even with allowOutsideFiles', () => {
+    const tasks = yaml(
+      'report:',
+      '  description: Report',
+      '  agent: researcher',
+      '  output_file: "output.txt | rm -rf /"',
+    );
+    expect(() => loadCrew({ agents: AGENTS, tasks, llm: echoModel(), allowOutsideFiles: true })).toThrow(
+      expect.objectContaining({
+        code: 'output_file_failed',
+        message:
+          'Task "report" cannot write its output file "output.txt | rm -rf /": it holds "|", a shell metacharacter (output_file_failed)',
+      }),
+    );
   });
 
   it('resolves output_file against the working directory for YAML text, and baseDir when given', () => {

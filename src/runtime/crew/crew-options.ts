@@ -19,6 +19,7 @@ export type Manager = ManagerFunctions | Agent;
 
 const PROCESSES = Object.keys(processes) as ProcessKind[];
 const STORE_ERROR_POLICIES = ['stop', 'continue'] as const;
+const CONTEXT_DEFAULTS = ['previous', 'all'] as const;
 
 /** The options of `new Crew(...)`: each option's type, check, default and docs, once. */
 export const crewOptionsSchema = z.strictObject({
@@ -31,6 +32,14 @@ export const crewOptionsSchema = z.strictObject({
   ).optional(),
   /** How the tasks run. @default 'sequential' */
   process: oneOf(PROCESSES, `one of ${PROCESSES.join(', ')}`).default('sequential'),
+  /**
+   * What a task without a `context` list reads in a sequential or loop crew: `'previous'`, the
+   * previous task's output; `'all'`, every earlier task's output in list order, joined with CrewAI's
+   * divider (`'\n\n----------\n\n'`), as CrewAI gives it (`loadCrew` defaults to `'all'`). Hierarchical
+   * tasks read every earlier output whatever it says; parallel and graph tasks read only their
+   * `context` lists. @default 'previous'
+   */
+  context: oneOf(CONTEXT_DEFAULTS, "'previous' or 'all'").default('previous'),
   /** The manager of a hierarchical crew; a manager agent is not one of the crew's `agents` (`invalid_option`). */
   manager: unchecked<Manager>().optional(),
   /** What the crew is for; the goal a hierarchical manager synthesizes towards. @default '' */

@@ -8,7 +8,7 @@ import { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
-import type { LoopOptions } from '../process.js';
+import type { ContextDefault, LoopOptions } from '../process.js';
 import type { ProcessShape } from '../process-shape.js';
 import type { ProcessKind } from '../processes/registry.js';
 import { processes } from '../processes/registry.js';
@@ -60,6 +60,8 @@ export class Crew implements ChildDefinition<CrewOutput> {
   readonly tasks: readonly Task[];
   readonly agents: readonly Agent[];
   readonly process: ProcessKind;
+  /** What a task without a `context` list reads; see {@link CrewOptions.context}. */
+  readonly context: ContextDefault;
   readonly manager: Manager | undefined;
   readonly goal: string;
   readonly maxConcurrency: number;
@@ -92,6 +94,7 @@ export class Crew implements ChildDefinition<CrewOutput> {
     this.tasks = [...settings.tasks];
     this.agents = settings.agents ? [...settings.agents] : taskAgents(this.tasks);
     this.process = settings.process;
+    this.context = settings.context;
     this.manager = settings.manager;
     this.goal = settings.goal;
     this.maxConcurrency = settings.maxConcurrency;
@@ -121,17 +124,29 @@ export class Crew implements ChildDefinition<CrewOutput> {
   }
 
   /**
-   * Finds the crew's facts, and plans and checks a crew whose texts take no inputs, now, as it is
-   * made: its runs reuse that plan, and a kickoff holds its host for no walk over every task. What
-   * the plan or its check finds wrong is left for the kickoff to throw, which plans again (a
-   * definition may be mended before it runs).
+   * Finds the crew's facts, and plans and checks the crew now, as it is made, throwing what its
+   * process refuses (as CrewAI's Crew does when it is built): a context naming a later task, a task
+   * without an agent, an asynchronous task reading the one it runs beside. A crew whose texts take no
+   * inputs keeps that plan for its runs, so a kickoff holds its host for no walk over every task; one
+   * whose texts do is checked without its output file paths, which only its inputs decide. A kickoff
+   * checks its own plan again (a task's `context` may change after construction).
    */
   #planAhead(): void {
-    if (!factsOf(this).findAll().inputFree) return;
+    const process = processes[this.process];
+    if (!factsOf(this).findAll().inputFree) {
+      (process.checkPlan ?? process.validate).call(process, planCrew(this, {}, { outputFiles: false }));
+      return;
+    }
+    const plan = planRun(this, {}, true);
+    if (process.checkPlan === undefined) {
+      validatePlan(process, plan);
+      return;
+    }
+    process.checkPlan(plan);
     try {
-      validatePlan(processes[this.process], planRun(this, {}, true));
+      validatePlan(process, plan);
     } catch {
-      // The kickoff throws it.
+      // What only a kickoff refuses (a graph's cycle), the kickoff throws.
     }
   }
 

@@ -16,11 +16,38 @@ export interface OutputFiles {
   readonly allowOutsideFiles: boolean;
 }
 
+/** The characters CrewAI's Task refuses in an `output_file` path (its `output_file_validation`). */
+const SHELL_CHARACTERS = ['|', '>', '<', '&', ';'];
+/** What CrewAI refuses at the start of a path: a shell would expand it. */
+const SHELL_EXPANSIONS = ['~', '$'];
+
+/**
+ * Why `path` is refused as an output file whatever folder it is in, as CrewAI's Task refuses it: a
+ * shell metacharacter (`|`, `>`, `<`, `&`, `;`), a leading `~` or `$`, or a control character
+ * (U+0000–U+001F, U+007F); undefined when none is there.
+ */
+export function refusedCharacterOf(path: string): string | undefined {
+  const first = path[0];
+  if (first !== undefined && SHELL_EXPANSIONS.includes(first)) {
+    return `it starts with "${first}", which a shell would expand`;
+  }
+  for (const character of path) {
+    if (SHELL_CHARACTERS.includes(character)) return `it holds "${character}", a shell metacharacter`;
+    const code = character.codePointAt(0) as number;
+    if (code < 0x20 || code === 0x7f) {
+      const name = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      return `it holds ${name}, a control character`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Where task `task` writes its output: `template` with the run's `inputs` filled in, resolved against
- * `files.baseDir`. A path that leaves `baseDir` — through `..`, as an absolute path elsewhere, or
- * through a symbolic link (a folder's or the file's own) — throws `output_file_failed` unless
- * `files.allowOutsideFiles`.
+ * `files.baseDir`. A path holding a character {@link refusedCharacterOf} refuses throws
+ * `output_file_failed`, whatever `files.allowOutsideFiles` says; so does one that leaves `baseDir` —
+ * through `..`, as an absolute path elsewhere, or through a symbolic link (a folder's or the file's
+ * own) — unless `files.allowOutsideFiles`.
  */
 export function outputTarget(
   task: string,
@@ -28,8 +55,14 @@ export function outputTarget(
   inputs: Readonly<Record<string, unknown>>,
   files: OutputFiles,
 ): OutputTarget {
+  const filled = interpolate(template, inputs);
+  const refused = refusedCharacterOf(filled);
+  if (refused !== undefined) {
+    const why = filled === template ? refused : `filled from the inputs it is "${filled}": ${refused}`;
+    throw new OutputFileError(task, template, why);
+  }
   const baseDir = resolve(files.baseDir);
-  const path = resolve(baseDir, interpolate(template, inputs));
+  const path = resolve(baseDir, filled);
   if (files.allowOutsideFiles) return { path, within: undefined };
   const outside = escapeOf(baseDir, path);
   if (outside !== undefined) {
@@ -39,11 +72,15 @@ export function outputTarget(
 }
 
 /**
- * Refuses, at construction, an output file path without `{placeholders}` that leaves the crew's folder:
- * one with placeholders is checked when a run's inputs fill them, before any call.
+ * Refuses, at construction, an output file path holding a character {@link refusedCharacterOf}
+ * refuses, or one without `{placeholders}` that leaves the crew's folder: what a path with
+ * placeholders becomes is checked when a run's inputs fill them, before any call.
  */
 export function checkOutputFile(task: string, template: string | undefined, files: OutputFiles): void {
-  if (template !== undefined && !template.includes('{')) outputTarget(task, template, {}, files);
+  if (template === undefined) return;
+  const refused = refusedCharacterOf(template);
+  if (refused !== undefined) throw new OutputFileError(task, template, refused);
+  if (!template.includes('{')) outputTarget(task, template, {}, files);
 }
 
 /**

@@ -44,12 +44,24 @@ export interface PlanSource {
   readonly files?: OutputFiles | undefined;
 }
 
+/** How much of a crew {@link planCrew} resolves. */
+export interface PlanScope {
+  /** Whether output file paths are resolved and checked (a check of the crew's shape alone skips them). @default true */
+  outputFiles?: boolean;
+}
+
 /**
  * Resolves a crew for one run: reads each task's current `context` list (which names tasks of the
  * crew, else `unknown_context_task`) and interpolates the inputs into descriptions, expected outputs,
- * output file paths (one that leaves the crew's folder is `output_file_failed`) and agent personas. The crew's own objects are left untouched.
+ * output file paths (one that leaves the crew's folder is `output_file_failed`; skipped when
+ * `scope.outputFiles` is false) and agent personas. The crew's own objects are left untouched.
  */
-export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unknown>>): CrewPlan {
+export function planCrew(
+  crew: PlanSource,
+  inputs: Readonly<Record<string, unknown>>,
+  scope: PlanScope = {},
+): CrewPlan {
+  const withFiles = scope.outputFiles ?? true;
   const personas = new Map<Agent, Agent>();
   const persona = (agent: Agent): Agent => {
     let resolved = personas.get(agent);
@@ -78,7 +90,9 @@ export function planCrew(crew: PlanSource, inputs: Readonly<Record<string, unkno
       contextIds: contextPositions?.map((position) => nodeIds[position] as string),
       contextPositions,
       outputFile:
-        task.outputFile === undefined ? undefined : outputTarget(nodeId, task.outputFile, inputs, files),
+        task.outputFile === undefined || !withFiles
+          ? undefined
+          : outputTarget(nodeId, task.outputFile, inputs, files),
     };
   });
   return {

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.js';
 import type { CrewPlan, PlannedTask } from '../crew/plan.js';
 import type { Task } from '../crew/task.js';
 import type { CrewRunScope, SupervisorSetup } from '../process.js';
-import { chainSummary } from './chain.js';
+import { CREWAI_CONTEXT_DIVIDER, chainSummary } from './chain.js';
 import { dagSupervisor } from './graph.js';
 
 /**
@@ -49,12 +49,26 @@ export function compileAsyncChain(plan: CrewPlan): AsyncChain {
   return { tasks, byNodeId: new Map(tasks.map((t) => [t.nodeId, t])), reads };
 }
 
+/**
+ * Whether a task reads every earlier task's output: it has no `context` list, is not asynchronous (an
+ * asynchronous one reads the last task before it that is not, as in CrewAI), and the crew's `context`
+ * is `'all'`.
+ */
+function readsAllEarlier(scope: CrewRunScope, planned: PlannedTask): boolean {
+  const unset = scope.plan.tasks[planned.index]?.contextIds === undefined;
+  return scope.crew.context === 'all' && unset && !planned.task.asyncExecution;
+}
+
 /** The supervisor of a sequential crew with asynchronous tasks: their dependencies run as a DAG. */
 export function asyncChainSupervisor(scope: CrewRunScope): SupervisorSetup {
   const { plan, recorder } = scope;
   const chain = compileAsyncChain(plan);
+  const ids = plan.tasks.map((t) => t.nodeId);
   return dagSupervisor(scope, chain.tasks, chain.byNodeId, {
-    readsOf: (planned) => chain.reads.get(planned.nodeId) ?? [],
+    // Every earlier task has completed by then: the tasks it waits for waited for the ones before.
+    readsOf: (planned) =>
+      readsAllEarlier(scope, planned) ? ids.slice(0, planned.index) : (chain.reads.get(planned.nodeId) ?? []),
+    separatorOf: (planned) => (readsAllEarlier(scope, planned) ? CREWAI_CONTEXT_DIVIDER : '\n'),
     // As any sequential crew: the raw of the completed task latest in list order; the last task is the leaf.
     summarize: () => chainSummary(plan.tasks, recorder),
   });

@@ -4,7 +4,7 @@ import { type GraphEffects, graphMachine } from '../../machines/graph.js';
 import type { Agent } from '../crew/agent.js';
 import { regionsMachine } from '../crew/crew-picture.js';
 import { assertAcyclic, DagScheduler, layOutDag } from '../crew/dag.js';
-import type { PlannedTask } from '../crew/plan.js';
+import type { CrewPlan, PlannedTask } from '../crew/plan.js';
 import type { ProcessSummary } from '../crew/result.js';
 import { leafOutput } from '../crew/result.js';
 import type { CrewProcess, CrewRunScope, SupervisorSetup } from '../process.js';
@@ -12,6 +12,13 @@ import { shapeEdge } from '../process-shape.js';
 import { latestRaw } from './chain.js';
 import { readContext } from './context-reading.js';
 import { analyzeGraph } from './graph-analysis.js';
+
+/** Every task of a graph crew needs an agent (`missing_agent`). */
+function checkAgents(plan: CrewPlan): void {
+  for (const planned of plan.tasks) {
+    if (planned.agent === undefined) throw new MissingAgentError(planned.nodeId, 'graph');
+  }
+}
 
 /**
  * A DAG whose edges are the tasks' `context` lists: each task runs as soon as all its dependencies
@@ -22,13 +29,13 @@ export const graphProcess: CrewProcess = {
   kind: 'graph',
   checkDefinition() {},
   validate(plan) {
-    for (const planned of plan.tasks) {
-      if (planned.agent === undefined) throw new MissingAgentError(planned.nodeId, 'graph');
-    }
+    checkAgents(plan);
     assertAcyclic(plan.tasks);
     // Checked once per plan its runs share: the layout they start from is made with the check.
     layOutDag(plan.tasks);
   },
+  // A crew with a cycle is built (its analysis finds the cycle); its kickoff is refused.
+  checkPlan: checkAgents,
   supervisor(scope) {
     const { plan, recorder } = scope;
     return dagSupervisor(scope, plan.tasks, plan.byNodeId, {
@@ -71,6 +78,8 @@ export const graphProcess: CrewProcess = {
 export interface DagRunParts {
   /** The tasks whose outputs a task run reads as its context, in order. */
   readsOf(planned: PlannedTask): readonly string[];
+  /** What those outputs are joined with for a task run. @default '\n' */
+  separatorOf?(planned: PlannedTask): string;
   /** The process's part of the result, once the run ended. */
   summarize(scheduler: DagScheduler): ProcessSummary;
 }
@@ -92,8 +101,12 @@ export function dagSupervisor(
   const scheduler = new DagScheduler(tasks, scope.crew.maxConcurrency, byNodeId);
   const startNext = (self: AnyActorRef) => {
     const planned = scheduler.start();
-    readContext(scope.recorder, parts.readsOf(planned), runner, (context) =>
-      scope.startTaskNow(planned, planned.agent as Agent, context, self),
+    readContext(
+      scope.recorder,
+      parts.readsOf(planned),
+      runner,
+      (context) => scope.startTaskNow(planned, planned.agent as Agent, context, self),
+      parts.separatorOf?.(planned),
     );
   };
   // Ready tasks start one queued operation each on the runner's queue, which yields to the event

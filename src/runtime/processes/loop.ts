@@ -24,26 +24,32 @@ import {
 import { requiredText } from '../engine/validate.js';
 import type { CrewProcess, CrewRunScope, LoopOptions } from '../process.js';
 import { chainShapeEdges, type ProcessEdge, type ProcessNode, shapeEdge } from '../process-shape.js';
-import { blockRest, chainSummary, validateChain } from './chain.js';
+import { blockRest, chainContexts, chainSummary, validateChain } from './chain.js';
 
 /** The node id of a task's run in an iteration: `<task>#<iteration>`. */
 const runId = (planned: PlannedTask, iteration: number) => `${planned.nodeId}#${iteration}`;
 
 /**
- * The context of a task in an iteration: as in a sequential crew within the iteration, except that
- * the first task (with `context` undefined) reads the previous iteration's final raw.
+ * The contexts of the tasks in a run's iterations: as in a sequential crew within the iteration (the
+ * crew's `context` default included), except that the first task (with `context` undefined) reads
+ * the previous iteration's final raw.
  */
-function loopContext(scope: CrewRunScope, planned: PlannedTask, iteration: number): string {
+function loopContexts(scope: CrewRunScope): (planned: PlannedTask, iteration: number) => string {
   const { plan, recorder } = scope;
-  if (planned.contextIds !== undefined) {
-    return planned.contextIds
-      .map((id) => recorder.contextOf(runId(plan.byNodeId.get(id) as PlannedTask, iteration)) ?? '')
-      .join('\n');
-  }
-  const previous = plan.tasks[planned.index - 1];
-  if (previous !== undefined) return recorder.contextOf(runId(previous, iteration)) ?? '';
-  const last = plan.tasks[plan.tasks.length - 1];
-  return iteration > 1 && last !== undefined ? (recorder.contextOf(runId(last, iteration - 1)) ?? '') : '';
+  let current = { iteration: 0, contextOf: (_: PlannedTask) => '' };
+  return (planned, iteration) => {
+    if (planned.contextIds === undefined && planned.index === 0) {
+      const last = plan.tasks[plan.tasks.length - 1];
+      return iteration > 1 && last !== undefined
+        ? (recorder.contextOf(runId(last, iteration - 1)) ?? '')
+        : '';
+    }
+    if (current.iteration !== iteration) {
+      const runOf = (task: PlannedTask) => runId(task, iteration);
+      current = { iteration, contextOf: chainContexts(plan, recorder, scope.crew.context, runOf) };
+    }
+    return current.contextOf(planned);
+  };
 }
 
 /** The judge, whose runs are its verdicts (`judge:<iteration>`). */
@@ -90,10 +96,11 @@ export const loopProcess: CrewProcess = {
         hub.emit({ type: 'judge.verdict', iteration, verdict, reply, usage }),
       gate: scope.gate,
     };
+    const contextOf = loopContexts(scope);
     const effects: LoopEffects = {
       startNode(iteration, index, self) {
         const planned = taskAt(plan, index);
-        const context = loopContext(scope, planned, iteration);
+        const context = contextOf(planned, iteration);
         scope.startTask(planned, planned.agent as Agent, context, self, runId(planned, iteration));
       },
       retryNode: (nodeId) => runner.retry(nodeId),

@@ -16,7 +16,7 @@ import {
   compileAsyncChain,
   hasAsyncTasks,
 } from './async-chain.js';
-import { blockRest, chainContext, chainSummary, validateChain } from './chain.js';
+import { blockRest, chainContexts, chainSummary, validateChain } from './chain.js';
 import { analyzeGraph } from './graph-analysis.js';
 
 /** A sequential crew's shape when some tasks are asynchronous: its compiled dependencies. */
@@ -34,7 +34,8 @@ function asyncShape(plan: CrewPlan): ProcessShape {
 }
 
 /**
- * Tasks in list order, each reading the context its `context` list asks for. An asynchronous task
+ * Tasks in list order, each reading the context its `context` list asks for (unset: the previous
+ * task's output, or every earlier one's with the crew's `context: 'all'`). An asynchronous task
  * (`asyncExecution`) runs beside the tasks after it until the first that is not asynchronous, which
  * waits for it and reads its output (CrewAI's `async_execution`).
  */
@@ -50,10 +51,11 @@ export const sequentialProcess: CrewProcess = {
   supervisor(scope) {
     const { plan, runner, recorder } = scope;
     if (hasAsyncTasks(plan)) return asyncChainSupervisor(scope);
+    const contextOf = chainContexts(plan, recorder, scope.crew.context);
     const effects: SequentialEffects = {
       startNode(index, self) {
         const planned = taskAt(plan, index);
-        scope.startTask(planned, planned.agent as Agent, chainContext(plan, planned, recorder), self);
+        scope.startTask(planned, planned.agent as Agent, contextOf(planned), self);
       },
       retryNode: (nodeId) => runner.retry(nodeId),
       blockFrom: (index, reason, self) => blockRest(scope, index, reason, self),
