@@ -19,6 +19,8 @@ export interface YamlTaskOptions {
   tools?: readonly (Tool | string)[] | undefined;
   /** Where its output is written (`output_file=`), beside `tasks.yaml` as the YAML key is. */
   outputFile?: string | undefined;
+  /** Whether `outputFile`'s missing folders are made (`create_directory=`). */
+  createDirectory?: boolean | undefined;
   /** A guardrail function, a `guardrails` key, or a condition a model judges (`guardrail=`). */
   guardrail?: Guardrail | string | undefined;
   description?: string | undefined;

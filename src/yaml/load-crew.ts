@@ -559,6 +559,7 @@ function taskOptions(
     humanInput: code.humanInput ?? entry.human_input,
     markdown: code.markdown ?? entry.markdown,
     outputFile: code.outputFile ?? entry.output_file,
+    createDirectory: code.createDirectory ?? entry.create_directory,
     asyncExecution: code.asyncExecution ?? entry.async_execution,
     guardrail:
       typeof code.guardrail === 'function'

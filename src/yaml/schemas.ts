@@ -45,6 +45,7 @@ export const taskSchema = z.strictObject({
   human_input: z.boolean().optional(),
   markdown: z.boolean().optional(),
   output_file: text.optional(),
+  create_directory: z.boolean().optional(),
   async_execution: z.boolean().optional(),
   guardrail: text.optional(),
 });
@@ -85,6 +86,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   verbose: 'true or false',
   markdown: 'true or false',
   output_file: 'a file path',
+  create_directory: 'true or false',
   async_execution: 'true or false',
 };
 

@@ -170,6 +170,25 @@ describe('CrewAI task and agent keys in YAML', () => {
     expect(written).toBe('Researcher: Report on ai');
   });
 
+  it('reads create_directory: false, failing a write into a folder that is not there, as CrewAI does', async () => {
+    const paths = await project(
+      yaml(
+        'report:',
+        '  description: Report',
+        '  agent: researcher',
+        '  output_file: missing/report.md',
+        '  create_directory: false',
+      ),
+    );
+    const out = await loadCrew({ ...paths, llm: echoModel() }).kickoff();
+    expect(out.failures.report?.code).toBe('output_file_failed');
+    expect(out.errors.report).toContain("does not exist and the task's createDirectory is false");
+    await mkdir(join(configDir(), 'missing'));
+    const again = await loadCrew({ ...paths, llm: echoModel() }).kickoff();
+    expect(again.status).toBe('completed');
+    expect(await readFile(join(configDir(), 'missing', 'report.md'), 'utf8')).toBe('Researcher: Report');
+  });
+
   it('refuses an output_file that leaves the project folder, unless allowOutsideFiles', async () => {
     const paths = await project(
       yaml('report:', '  description: Report', '  agent: researcher', '  output_file: ../../shared/r.md'),

@@ -54,6 +54,7 @@ export function outputTarget(
   template: string,
   inputs: Readonly<Record<string, unknown>>,
   files: OutputFiles,
+  createFolders = true,
 ): OutputTarget {
   const filled = interpolate(template, inputs);
   const refused = refusedCharacterOf(filled);
@@ -63,12 +64,12 @@ export function outputTarget(
   }
   const baseDir = resolve(files.baseDir);
   const path = resolve(baseDir, filled);
-  if (files.allowOutsideFiles) return { path, within: undefined };
+  if (files.allowOutsideFiles) return { path, within: undefined, createFolders };
   const outside = escapeOf(baseDir, path);
   if (outside !== undefined) {
     throw new OutputFileError(task, template, `${outside} (the crew's allowOutsideFiles option allows it)`);
   }
-  return { path, within: baseDir };
+  return { path, within: baseDir, createFolders };
 }
 
 /**

@@ -9,6 +9,8 @@ export interface OutputTarget {
   readonly path: string;
   /** The crew's `baseDir` when the file must stay inside it; undefined when `allowOutsideFiles`. */
   readonly within: string | undefined;
+  /** Whether its missing folders are made (else a missing folder fails the write). @default true */
+  readonly createFolders?: boolean;
 }
 
 /**
@@ -65,13 +67,22 @@ export async function writeWhole(path: string, text: string): Promise<void> {
   }
 }
 
+/** Refuses a write into a folder that is not there, for a task that makes no folders. */
+async function requireFolder(folder: string): Promise<void> {
+  const found = await lstat(folder).catch(() => undefined);
+  if (found === undefined) {
+    throw new Error(`the folder ${folder} does not exist and the task's createDirectory is false`);
+  }
+}
+
 /**
- * Writes `text` to `target.path`, its folders created. A target that must stay within its folder is
+ * Writes `text` to `target.path`, its folders created (unless `target.createFolders` is false). A target that must stay within its folder is
  * checked again where it really is at the time of the write (a symbolic link may have appeared since
  * the run was planned), and its folders are made one by one inside the real folder, so the file is
  * created through no link.
  */
 export async function writeOutputFile(target: OutputTarget, text: string): Promise<void> {
+  if (target.createFolders === false) await requireFolder(dirname(target.path));
   if (target.within === undefined) {
     await mkdir(dirname(target.path), { recursive: true });
     return writeWhole(target.path, text);

@@ -92,7 +92,7 @@ export function planCrew(
       outputFile:
         task.outputFile === undefined || !withFiles
           ? undefined
-          : outputTarget(nodeId, task.outputFile, inputs, files),
+          : outputTarget(nodeId, task.outputFile, inputs, files, task.createDirectory),
     };
   });
   return {

@@ -82,6 +82,11 @@ export const taskOptionsSchema = z.strictObject({
    */
   outputFile: text().optional(),
   /**
+   * Whether the missing folders of `outputFile` are made (CrewAI's `create_directory`); `false`: a
+   * missing folder fails the task with `output_file_failed`. @default true
+   */
+  createDirectory: flag().default(true),
+  /**
    * In a sequential crew, the task starts and the crew goes on to the next tasks at once; the first
    * task that is not asynchronous waits for it (and every asynchronous task started since the last
    * one that is not) and reads their outputs (CrewAI's `async_execution`). @default false
@@ -123,6 +128,8 @@ export class Task {
   readonly markdown: boolean;
   /** Where its output is written once it completes; see {@link TaskOptions.outputFile}. */
   readonly outputFile: string | undefined;
+  /** Whether `outputFile`'s missing folders are made; see {@link TaskOptions.createDirectory}. */
+  readonly createDirectory: boolean;
   /** Whether a sequential crew goes on while it runs; see {@link TaskOptions.asyncExecution}. */
   readonly asyncExecution: boolean;
 
@@ -139,6 +146,7 @@ export class Task {
     this.markdown = settings.markdown;
     this.asyncExecution = settings.asyncExecution;
     this.outputFile = settings.outputFile;
+    this.createDirectory = settings.createDirectory;
     this.name = settings.name;
     this.description = settings.description;
     this.expectedOutput = settings.expectedOutput;

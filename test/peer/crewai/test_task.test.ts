@@ -522,12 +522,13 @@ difference(
 );
 
 /** A crew whose one task writes `ok` to `outputFile` under `baseDir`. */
-function writingCrew(outputFile: string, baseDir: string): Crew {
+function writingCrew(outputFile: string, baseDir: string, createDirectory = true): Crew {
   const llm = createScriptedModel(() => 'test content');
   const task = new Task({
     description: 'Test task',
     expectedOutput: 'Test output',
     outputFile,
+    createDirectory,
     agent: new Agent({ role: 'Writer', llm }),
   });
   return new Crew({ tasks: [task], baseDir });
@@ -536,7 +537,6 @@ function writingCrew(outputFile: string, baseDir: string): Crew {
 peer('test_task.py::test_create_directory_true', async () => {
   const cwd = freshFolder();
   const outputPath = 'test_create_dir/output.txt';
-  // statecrew always creates an output file's folders: CrewAI's `create_directory=True` is its only way.
   const crew = writingCrew(outputPath, cwd);
   const resolvedPath = join(cwd, outputPath);
   const resolvedDir = join(cwd, 'test_create_dir');
@@ -546,78 +546,54 @@ peer('test_task.py::test_create_directory_true', async () => {
   expect(existsSync(resolvedPath)).toBe(true);
 });
 
-difference(
-  'test_task.py::test_create_directory_false',
-  async () => {
-    const cwd = freshFolder();
-    const task = new Task({
-      description: 'Test task',
-      expectedOutput: 'Test output',
-      outputFile: 'nonexistent_test_dir/output.txt',
-      // @ts-expect-error CrewAI's create_directory, which statecrew's Task does not take
-      createDirectory: false,
-    });
-    const out = await new Crew({ tasks: [task], baseDir: cwd }).kickoff();
-    expect(out.errors[Object.keys(out.errors)[0] as string]).toMatch(
-      /Directory .* does not exist and create_directory is False/,
-    );
-  },
-  async () => {
-    const cwd = freshFolder();
-    const out = await writingCrew('nonexistent_test_dir/output.txt', cwd).kickoff();
-    expect(out.status).toBe('completed');
-    expect(readFileSync(join(cwd, 'nonexistent_test_dir', 'output.txt'), 'utf8')).toBe('test content');
-  },
-);
+peer('test_task.py::test_create_directory_false', async () => {
+  const cwd = freshFolder();
+  const outputPath = 'nonexistent_test_dir/output.txt';
+  // `task._save_file(...)` → the task's run writing its output: a crew of the task, given an agent.
+  const task = new Task({
+    description: 'Test task',
+    expectedOutput: 'Test output',
+    outputFile: outputPath,
+    createDirectory: false,
+    agent: new Agent({ role: 'Writer', llm: createScriptedModel(() => 'test content') }),
+  });
+  const resolvedDir = join(cwd, 'nonexistent_test_dir');
+  expect(existsSync(resolvedDir)).toBe(false);
+  // CrewAI raises RuntimeError; the task fails with output_file_failed under the one result contract.
+  // CrewAI's message in statecrew's words: `create_directory is False` → `createDirectory is false`.
+  const out = await new Crew({ tasks: [task], baseDir: cwd }).kickoff();
+  expect(out.failures['task-1']?.code).toBe('output_file_failed');
+  expect(out.errors['task-1']).toMatch(/folder .* does not exist and the task's createDirectory is false/);
+  expect(existsSync(resolvedDir)).toBe(false);
+});
 
-difference(
-  'test_task.py::test_create_directory_default',
-  () => {
-    const task = new Task({
-      description: 'Test task',
-      expectedOutput: 'Test output',
-      outputFile: 'output.txt',
-    });
-    expect((task as unknown as { createDirectory?: boolean }).createDirectory).toBe(true);
-  },
-  async () => {
-    const cwd = freshFolder();
-    await writingCrew('new_folder/output.txt', cwd).kickoff();
-    expect(existsSync(join(cwd, 'new_folder', 'output.txt'))).toBe(true);
-  },
-);
+peer('test_task.py::test_create_directory_default', () => {
+  const task = new Task({
+    description: 'Test task',
+    expectedOutput: 'Test output',
+    outputFile: 'output.txt',
+  });
+  expect(task.createDirectory).toBe(true);
+});
 
 peer('test_task.py::test_create_directory_with_existing_directory', async () => {
   const cwd = freshFolder();
   const outputPath = 'existing_test_dir/output.txt';
   mkdirSync(join(cwd, 'existing_test_dir'), { recursive: true });
-  // CrewAI's `create_directory=False` left out: statecrew has no such switch (test_create_directory_false).
-  await writingCrew(outputPath, cwd).kickoff();
+  await writingCrew(outputPath, cwd, false).kickoff();
   expect(existsSync(join(cwd, outputPath))).toBe(true);
 });
 
-difference(
-  'test_task.py::test_github_issue_3149_reproduction',
-  () => {
-    const task = new Task({
-      description: 'Test task for issue reproduction',
-      expectedOutput: 'Test output',
-      outputFile: 'test_output.txt',
-      // @ts-expect-error CrewAI's create_directory, which statecrew's Task does not take
-      createDirectory: true,
-    });
-    expect((task as unknown as { createDirectory?: boolean }).createDirectory).toBe(true);
-    expect(task.outputFile).toBe('test_output.txt');
-  },
-  () => {
-    const task = new Task({
-      description: 'Test task for issue reproduction',
-      expectedOutput: 'Test output',
-      outputFile: 'test_output.txt',
-    });
-    expect(task.outputFile).toBe('test_output.txt');
-  },
-);
+peer('test_task.py::test_github_issue_3149_reproduction', () => {
+  const task = new Task({
+    description: 'Test task for issue reproduction',
+    expectedOutput: 'Test output',
+    outputFile: 'test_output.txt',
+    createDirectory: true,
+  });
+  expect(task.createDirectory).toBe(true);
+  expect(task.outputFile).toBe('test_output.txt');
+});
 
 difference(
   'test_task.py::test_interpolate_with_list_of_strings',
