@@ -142,9 +142,11 @@ describe('crew.toMachine() and flow.toMachine() for Stately', () => {
     const worker = agent('Worker', echoModel());
     const a = new Task({ name: 'a', description: 'a', agent: worker });
     const b = new Task({ name: 'b', description: 'b', agent: worker, context: [a] });
+    // Parallel tasks read no context: a crew of them with one is refused when it is built.
+    const c = new Task({ name: 'c', description: 'c', agent: worker });
     for (const process of ['sequential', 'hierarchical', 'parallel', 'graph', 'loop'] as const) {
       const crew = new Crew({
-        tasks: [a, b],
+        tasks: process === 'parallel' ? [a, c] : [a, b],
         agents: [worker],
         process,
         manager: { allocate: () => 'Worker', synthesize: () => 'synthesis' },
