@@ -91,7 +91,7 @@ describe('keys statecrew does not read', () => {
       new ConfigError(
         'tasks.yaml',
         3,
-        'task "update_page_task" has an unknown key "expected_ouput" (did you mean "expected_output"?); the keys of a task are: description, expected_output, agent, context, output_schema, tools, max_retries, retry_delay_ms, timeout_ms, human_input, markdown, output_file, async_execution, guardrail',
+        'task "update_page_task" has an unknown key "expected_ouput" (did you mean "expected_output"?); the keys of a task are: description, expected_output, agent, context, output_schema, tools, max_retries, retry_delay_ms, timeout_ms, human_input, markdown, output_file, create_directory, async_execution, guardrail',
         'expected_ouput',
       ),
     );
