@@ -137,8 +137,24 @@ async function importModule(file: string, shown: string): Promise<Record<string,
   try {
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new UnknownCommandTargetError(shown, `cannot be loaded: ${(error as Error).message ?? error}`);
+    const hint = readAsCommonJs(error) ? COMMON_JS_HINT : '';
+    throw new UnknownCommandTargetError(
+      shown,
+      `cannot be loaded: ${(error as Error).message ?? error}${hint}`,
+    );
   }
+}
+
+/** Node's codes for an ES module (statecrew is one) required from a module it reads as CommonJS. */
+const COMMON_JS_CODES = new Set(['ERR_REQUIRE_CYCLE_MODULE', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
+
+const COMMON_JS_HINT =
+  ' — Node reads this file as CommonJS (no "type": "module" in the package.json above it), and statecrew is an ES module: add "type": "module" to that package.json, or name the file .mts (.mjs)';
+
+/** Whether loading failed because the file was read as CommonJS while it imports ES modules. */
+function readAsCommonJs(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && COMMON_JS_CODES.has(code);
 }
 
 let typeScript: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,24 @@ describe('statecrew run on a CrewAI project whose YAML sets a key CrewAI ignores
     const out = JSON.parse(ran.stdout) as { status: string; metadata: { ignoredKeys: { key: string }[] } };
     expect(out.status).toBe('completed');
     expect(out.metadata.ignoredKeys.map((k) => k.key)).toEqual(['stylesheet_file']);
+  });
+});
+
+describe('statecrew run on a CrewAI project whose crew.ts Node reads as CommonJS', {
+  timeout: CLI_TIMEOUT,
+}, () => {
+  it('says why it cannot be loaded and what to change: "type": "module", or a .mts name', async () => {
+    // Outside any package that says "type": "module" (a temporary folder), Node reads crew.ts as
+    // CommonJS, which cannot load statecrew, an ES module.
+    const project = join(cwd, 'common-js-project');
+    cpSync(fixture('crewai-ignored-key'), project, { recursive: true });
+    const ran = await cli(['run', project, '--input', 'idea=a bakery'], { cwd });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('cannot be loaded');
+    expect(ran.stderr).toContain(
+      'Node reads this file as CommonJS (no "type": "module" in the package.json above it), and statecrew is an ES module: add "type": "module" to that package.json, or name the file .mts (.mjs)',
+    );
+    expect(ran.stderr).toContain('(unknown_command_target)');
   });
 });
 
