@@ -27,13 +27,13 @@ export interface LoopOptions {
   judge: Llm;
 }
 
-/** What a crew definition offers a process. */
 /**
  * What a task without a `context` list reads in a sequential (or loop) crew: the previous task's
  * output, or every earlier task's output as CrewAI gives it.
  */
 export type ContextDefault = 'previous' | 'all';
 
+/** What a crew definition offers a process. */
 export interface CrewDefinition {
   /** The tasks, in list order. */
   readonly tasks: readonly Task[];

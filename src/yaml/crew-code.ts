@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { ConfigError, CrewNotPickedError, InvalidOptionError } from '../errors.js';
+import type { Agent } from '../runtime/crew/agent.js';
 import type { CrewOptions, Manager } from '../runtime/crew/crew-options.js';
 import type { Guardrail } from '../runtime/crew/task.js';
 import type { Llm, Tool } from '../types.js';
@@ -129,4 +130,77 @@ export function pickCrew(
     throw new InvalidOptionError('loadCrew', `crews.${name}.tasks`, 'a list of task names', tasks);
   }
   return { name, options };
+}
+
+/** The agent each task's code gives it: `assign`'s and `taskOptions`' (which must agree). */
+export function agentsOfTasks(
+  assign: Readonly<Record<string, string>>,
+  taskCode: Readonly<Record<string, YamlTaskOptions>>,
+  file: string,
+): Readonly<Record<string, string>> {
+  const agents: Record<string, string> = { ...assign };
+  for (const [task, code] of Object.entries(taskCode)) {
+    if (code.agent === undefined) continue;
+    if (Object.hasOwn(assign, task) && assign[task] !== code.agent) {
+      const what = `task "${task}" is given agent "${assign[task]}" by the assign option and agent "${code.agent}" by taskOptions: keep one`;
+      throw new ConfigError(file, undefined, what, 'taskOptions');
+    }
+    agents[task] = code.agent;
+  }
+  return agents;
+}
+
+/** The tasks a picked crew runs, in the order it names them. */
+export function chosenTasks<T extends { readonly name: string }>(
+  entries: readonly T[],
+  names: readonly string[],
+  file: string,
+  crew: string | undefined,
+): T[] {
+  checkNames(
+    `crews.${crew}.tasks`,
+    'task',
+    names,
+    entries.map((e) => e.name),
+    file,
+  );
+  return names.map((name) => entries.find((e) => e.name === name) as T);
+}
+
+/** The manager option: a `Manager`, or an agent of `agents.yaml` named. */
+export function managerOption(
+  manager: Manager | string | undefined,
+  agents: ReadonlyMap<string, Agent>,
+  file: string,
+): Manager | undefined {
+  if (typeof manager !== 'string') return manager;
+  checkNames('manager', 'agent', [manager], [...agents.keys()], file);
+  return agents.get(manager);
+}
+
+/**
+ * A crew's agents: the ones it names; else the ones its tasks name (hierarchical: every agent the
+ * manager may pick); the manager is never one of them. Without `crews`: every agent of the file.
+ */
+export function crewMembers(
+  agents: ReadonlyMap<string, Agent>,
+  crew: {
+    readonly name: string | undefined;
+    readonly named: readonly string[] | undefined;
+    readonly picked: boolean;
+    readonly run: readonly { readonly name: string }[];
+    readonly assigned: ReadonlyMap<string, Agent>;
+  },
+  manager: Manager | undefined,
+  process: string | undefined,
+  file: string,
+): Agent[] {
+  if (crew.named !== undefined) {
+    checkNames(`crews.${crew.name}.agents`, 'agent', crew.named, [...agents.keys()], file);
+    return crew.named.map((name) => agents.get(name) as Agent);
+  }
+  const all = [...agents.values()].filter((agent) => agent !== manager);
+  if (!crew.picked || process === 'hierarchical') return all;
+  const used = new Set(crew.run.flatMap((task) => crew.assigned.get(task.name) ?? []));
+  return all.filter((agent) => used.has(agent));
 }

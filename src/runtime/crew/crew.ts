@@ -27,7 +27,6 @@ import { claimCrewRun, replayRestore, resumeRestore, storedInputs } from './crew
 import { crewLeaseMs, keepEvents, startCrewRun } from './crew-run.js';
 import { checkMemory, type MemoryOptions } from './memory.js';
 import { checkOutputFile, type OutputFiles } from './output-file.js';
-import { checkOutputFileBraces } from './output-file-braces.js';
 import { planCrew } from './plan.js';
 import { planRun, validatePlan } from './plan-cache.js';
 import {
@@ -113,7 +112,6 @@ export class Crew implements ChildDefinition<CrewOutput> {
     this.memory = checkMemory('Crew', settings.memory) ?? (agentMemory ? {} : undefined);
     this.files = { baseDir: resolve(settings.baseDir ?? '.'), allowOutsideFiles: settings.allowOutsideFiles };
     this.tasks.forEach((task, index) => {
-      checkOutputFileBraces(this.#nodeIds[index] as string, task.outputFile);
       checkOutputFile(this.#nodeIds[index] as string, task.outputFile, this.files);
     });
     this.maxDelegationDepth = settings.maxDelegationDepth;

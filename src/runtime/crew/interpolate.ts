@@ -2,6 +2,9 @@ import { InvalidInputsError } from '../../errors.js';
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
+/** A placeholder's name, as a pattern: a letter or `_`, then letters, digits or `_`. */
+export const PLACEHOLDER_NAME = '[A-Za-z_][A-Za-z0-9_]*';
+
 /**
  * Replaces each `{key}` whose key is an own key of `inputs` with the value: a string, number,
  * boolean, `null` or `undefined` as `String(value)`, a plain object or an array as one line of JSON

@@ -2,14 +2,14 @@ import { describeMissingInputs, InvalidOptionError, MissingInputError } from '..
 import type { MissingInput, MissingInputPlace } from '../../types.js';
 import type { Agent } from './agent.js';
 import { factsOf } from './crew-facts.js';
-import { interpolate } from './interpolate.js';
+import { interpolate, PLACEHOLDER_NAME } from './interpolate.js';
 import type { Task } from './task.js';
 
 /**
  * A placeholder as a run fills it: an identifier in single braces. `{{name}}` (a template language's)
  * and JSON (`{"a": 1}`, `{ a }`) are not placeholders.
  */
-const PLACEHOLDER = /(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})/g;
+const PLACEHOLDER = new RegExp(`(?<!\\{)\\{(${PLACEHOLDER_NAME})\\}(?!\\})`, 'g');
 
 /** What finding a run's missing inputs needs of its crew. */
 export interface InputSource {

@@ -3,10 +3,13 @@ import { toFailure } from '../../actors/failure.js';
 import type { TaskRunValue } from '../../actors/task-attempt.js';
 import { OutputFileError } from '../../errors.js';
 import type { WorkOutcome } from '../../machines/lifecycle.js';
-import { interpolate } from './interpolate.js';
+import { interpolate, PLACEHOLDER_NAME } from './interpolate.js';
 import { escapeOf, type OutputTarget, writeOutputFile } from './output-write.js';
 
 export type { OutputTarget } from './output-write.js';
+
+/** A text that is a placeholder's name and nothing else. */
+const WHOLE_PLACEHOLDER_NAME = new RegExp(`^${PLACEHOLDER_NAME}$`);
 
 /** Where a crew's tasks may write their output files. */
 export interface OutputFiles {
@@ -73,12 +76,34 @@ export function outputTarget(
 }
 
 /**
- * Refuses, at construction, an output file path holding a character {@link refusedCharacterOf}
- * refuses, or one without `{placeholders}` that leaves the crew's folder: what a path with
- * placeholders becomes is checked when a run's inputs fill them, before any call.
+ * Refuses an output file path holding a `{` whose text up to the next `}` is no placeholder name
+ * (`{invalid-name}`, `{}`, `{{topic}}`), as CrewAI's Task refuses it (`Invalid template variable
+ * name`): in a path such braces are a mistyped placeholder far more often than a folder's name, and
+ * the file would land where nobody looks. Throws `output_file_failed` naming the task and the braces.
+ */
+function checkBraces(task: string, template: string): void {
+  if (!template.includes('{')) return;
+  for (const part of template.split('{').slice(1)) {
+    const name = part.split('}')[0] as string;
+    if (!WHOLE_PLACEHOLDER_NAME.test(name)) {
+      throw new OutputFileError(
+        task,
+        template,
+        `{${name}} is not a placeholder: a placeholder's name is a letter or "_", then letters, digits or "_"`,
+      );
+    }
+  }
+}
+
+/**
+ * Refuses, at construction, an output file path whose braces hold no placeholder name, one holding a
+ * character {@link refusedCharacterOf} refuses, or one without `{placeholders}` that leaves the
+ * crew's folder: what a path with placeholders becomes is checked when a run's inputs fill them,
+ * before any call.
  */
 export function checkOutputFile(task: string, template: string | undefined, files: OutputFiles): void {
   if (template === undefined) return;
+  checkBraces(task, template);
   const refused = refusedCharacterOf(template);
   if (refused !== undefined) throw new OutputFileError(task, template, refused);
   if (!template.includes('{')) outputTarget(task, template, {}, files);

@@ -14,6 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { isStatecrewError } from '../../../src/index.js';
 
+/**
+ * A turn of the event loop: where CrewAI's async steps `await asyncio.sleep(...)` to let other work
+ * run, without a timer.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
+}
+
 /** The commit of github.com/crewAIInc/crewAI the cases were ported from (`lib/crewai/tests/`). */
 export const CREWAI_COMMIT = 'f4731f5025f861c78e3af0487cc80bf5e7c64782';
 

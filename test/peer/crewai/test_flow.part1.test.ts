@@ -40,7 +40,7 @@ import {
   type StatecrewEvent,
 } from '../../../src/index.js';
 import { renderRunView, toFlowView } from '../../../src/view/index.js';
-import { difference, peer } from './peer.js';
+import { difference, nextTurn, peer } from './peer.js';
 
 /** A promise the test resolves by hand, to order steps of one round without timers. */
 function deferred() {
@@ -49,11 +49,6 @@ function deferred() {
     resolve = done;
   });
   return { promise, resolve };
-}
-
-/** Lets other work of the event loop run, as CrewAI's `await asyncio.sleep(...)` does, without a timer. */
-function yieldTurn(): Promise<void> {
-  return new Promise((done) => setImmediate(done));
 }
 
 /** The flow of `run`'s events it sent, and its result. */
@@ -238,7 +233,7 @@ peer('test_flow.py::test_or_listener_fires_once_across_parallel_starts', async (
     })
     .start('slow_start', async () => {
       await fastDone.promise;
-      await yieldTurn();
+      await nextTurn();
       return 'slow';
     })
     .listen('handler', or('fast_start', 'slow_start'), () => {
@@ -513,11 +508,11 @@ peer('test_flow.py::test_async_flow', async () => {
   const flow = createFlow({ name: 'AsyncFlow', initialState: {} })
     .start('step_1', async () => {
       executionOrder.push('step_1');
-      await yieldTurn();
+      await nextTurn();
     })
     .listen('step_2', 'step_1', async () => {
       executionOrder.push('step_2');
-      await yieldTurn();
+      await nextTurn();
     });
   await flow.kickoff();
   expect(executionOrder).toEqual(['step_1', 'step_2']);
@@ -865,12 +860,12 @@ peer('test_flow.py::test_async_flow_with_trigger_payload', async () => {
   const flow = createFlow({ name: 'AsyncTriggerFlow', initialState: {} })
     .start('async_start_method', async ({ inputs }) => {
       capturedPayload.push(inputs.crewai_trigger_payload);
-      await yieldTurn();
+      await nextTurn();
       return 'async_started';
     })
     .listen('async_second_method', 'async_start_method', async ({ payload }) => {
       capturedPayload.push(payload);
-      await yieldTurn();
+      await nextTurn();
       return 'async_finished';
     });
   const testPayload = 'Async trigger data';

@@ -29,10 +29,7 @@ import {
   SqliteStore,
   type StatecrewEvent,
 } from '../../../src/index.js';
-import { difference, peer } from './peer.js';
-
-/** A turn of the event loop: where CrewAI's async steps `await asyncio.sleep(0.01)`. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { difference, nextTurn, peer } from './peer.js';
 
 /** `order.index(name)`, failing clearly when `name` never ran (Python's `index` raises). */
 function indexOf(order: readonly string[], name: string): number {
