@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/index.js';
 import { approvalFlow } from '../fixtures/durable/definitions.js';
@@ -61,6 +62,31 @@ for (const [kind, provide] of storeKinds()) {
       const runs = countRuns(log);
       expect(['t1', 't2', 't4', 't5', 't6'].map((t) => runs.get(`${t} on AI`))).toEqual([1, 1, 1, 1, 1]);
       expect(runs.get('t3 on AI')).toBe(2);
+    }, 60_000);
+
+    it('resumes a crashed crew with context: all from two processes at once: the task in flight reads every earlier output again', async () => {
+      // Its own topic: the log's lines for the other cases' tasks stay theirs.
+      const id = `crew-all-${kind}`;
+      const first = await Child.start(provided.spec, log);
+      first
+        .send({ op: 'kickoff', what: 'crew', id, hangAt: 't4', context: 'all', inputs: { topic: 'ALL' } })
+        .catch(() => {}); // it is killed
+      await first.when((line) => line.event === 'running' && line.name === 't4');
+      await first.kill(); // SIGKILL while t4 runs
+      const command = { op: 'resume', what: 'crew', id, context: 'all' };
+      const [winner] = winnerAndLoser(await Promise.all([second.send(command), third.send(command)]));
+      expect(winner.restored).toEqual(['t1', 't2', 't3']);
+      const calls = readFileSync(`${log}.context`, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { task: string; context: string });
+      const t4 = calls.filter((call) => call.task === 't4 on ALL');
+      // Once in the killed process, once in the process that won the run: the same context both times.
+      expect(t4).toHaveLength(2);
+      expect(t4[1]?.context).toBe(t4[0]?.context);
+      const parts = (t4[1]?.context ?? '').split('\n\n----------\n\n');
+      expect(parts.map((part) => part.split(' <- ')[0])).toEqual(['t1 on ALL', 't2 on ALL', 't3 on ALL']);
+      expect(calls.filter((call) => call.task === 't6 on ALL')).toHaveLength(1);
     }, 60_000);
 
     it('refuses a third process resuming a live run at once (run_locked, naming the owner)', async () => {
