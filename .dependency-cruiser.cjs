@@ -100,6 +100,15 @@ module.exports = {
       '^src/options/',
       '^src/stores/store\\.ts$',
     ]),
+    allow("History: a run's checkpoints, forks and diffs, over both kinds", '^src/runtime/history/', [
+      '^src/runtime/crew/',
+      '^src/runtime/flow/',
+      '^src/runtime/run/',
+      '^src/runtime/durable/',
+      '^src/runtime/engine/',
+      '^src/options/',
+      '^src/stores/store\\.ts$',
+    ]),
     allow('What a definition takes as input, for the surfaces', '^src/runtime/input-schema\\.ts$', [
       '^src/runtime/crew/',
       '^src/runtime/flow/',

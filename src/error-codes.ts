@@ -39,6 +39,11 @@ export const ERROR_CODES = {
     meaning:
       '`loadCrew` was given several crews over one YAML (`crews`) and none was picked (`crew`, `--crew`).',
   },
+  checkpoint_not_found: {
+    retryable: false,
+    meaning:
+      "A fork named a checkpoint the run's committed history does not hold (`details.known` lists the checkpoints).",
+  },
   context_forward_reference: {
     retryable: false,
     meaning: "A task's `context` names a task that runs later (or itself) in a sequential crew.",
@@ -227,6 +232,11 @@ export const ERROR_CODES = {
   snapshot_version: {
     retryable: false,
     meaning: 'A stored record, or a store file, has a format version this statecrew cannot read.',
+  },
+  thread_busy: {
+    retryable: true,
+    meaning:
+      'A kickoff on a thread whose latest run is still running or paused: one run per thread at a time (`details.runId`).',
   },
   store_closed: { retryable: false, meaning: 'A store was used after `close()`.' },
   store_required: {

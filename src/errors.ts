@@ -853,6 +853,32 @@ export class MissingDependencyError extends StatecrewError<'missing_dependency'>
   }
 }
 
+/** A fork named a checkpoint the run's committed history does not hold. */
+export class CheckpointNotFoundError extends StatecrewError<'checkpoint_not_found'> {
+  constructor(what: string, runId: string, checkpoint: string | number, known: readonly string[]) {
+    const shown = known.length > 12 ? [...known.slice(0, 12), '…'] : known;
+    const list = known.length === 0 ? 'it has none committed yet' : `its checkpoints are ${shown.join(', ')}`;
+    super(
+      'checkpoint_not_found',
+      `${what}: run "${runId}" has no committed checkpoint ${JSON.stringify(checkpoint)}; ${list}`,
+      {
+        details: { runId, checkpoint, known: [...known] },
+      },
+    );
+  }
+}
+
+/** A kickoff on a thread whose latest run is still running or paused: one run per thread at a time. */
+export class ThreadBusyError extends StatecrewError<'thread_busy'> {
+  constructor(what: string, thread: string, runId: string, status: string) {
+    super(
+      'thread_busy',
+      `${what}: thread "${thread}" is busy: its run "${runId}" is ${status}; wait for it to settle (or resume it) before the next kickoff on the thread`,
+      { details: { thread, runId, status } },
+    );
+  }
+}
+
 /** A run cannot be resumed now: another owner holds its lease. */
 export class RunLockedError extends StatecrewError<'run_locked'> {
   constructor(what: string, id: string, owner: string, expiresAt: number) {

@@ -11,6 +11,7 @@ export {
   AnswerRequiredError,
   BudgetExceededError,
   CassetteMissError,
+  CheckpointNotFoundError,
   ConfigError,
   ContextInParallelError,
   ContextOrderError,
@@ -75,6 +76,7 @@ export {
   StoreRequiredError,
   StoreUnavailableError,
   TaskTimeoutError,
+  ThreadBusyError,
   UnauthorizedError,
   UnknownAgentError,
   UnknownCommandTargetError,
@@ -178,6 +180,8 @@ export type {
   StepOptions,
   WaitOptions,
 } from './runtime/flow/step-options.js';
+export { diffRuns } from './runtime/history/diff.js';
+export { readHistory } from './runtime/history/history.js';
 export type { LoopOptions } from './runtime/process.js';
 export type { ProcessKind } from './runtime/processes/registry.js';
 export type { StoreErrorPolicy } from './runtime/run/run-commits.js';
@@ -210,6 +214,7 @@ export type {
   ApprovalAnswer,
   ApprovalCheck,
   AttemptMemory,
+  Checkpoint,
   CrewMetadata,
   CrewOutput,
   CrewPending,
@@ -219,6 +224,7 @@ export type {
   ExecutionLogEntry,
   Failure,
   GuardrailContext,
+  HistoryOptions,
   IgnoredKey,
   Llm,
   MemoryEntry,
@@ -231,11 +237,15 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelUsage,
+  NodeDiff,
   NodeExecutionInfo,
   NodeStatus,
   Policy,
   PolicyOptions,
   ReviewAnswer,
+  RunDiff,
+  RunHistory,
+  RunLineage,
   RunStatus,
   RunUsage,
   StatecrewEvent,

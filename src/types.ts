@@ -753,3 +753,93 @@ export interface GuardrailContext {
    */
   ask(question: string, options?: { llm?: Llm | undefined; system?: string | undefined }): Promise<string>;
 }
+
+/** Where a forked run came from: the run it was forked from and the checkpoint it kept up to. */
+export interface RunLineage {
+  runId: string;
+  checkpoint: string;
+}
+
+/**
+ * One committed checkpoint of a run: a task run of a crew, or a step run of a flow, as its records
+ * keep it. Its `checkpoint` is its node id (unique in a run; a loop's `<task>#<iteration>`, a step's
+ * later runs `<step>#<run>`), which `fork({ at })` takes (or its `seq`).
+ */
+export interface Checkpoint {
+  /** What `fork({ at })` names: the node id. */
+  checkpoint: string;
+  /** Its place in the run's commit order, from 1 (a resumed run's commits go on counting). */
+  seq: number;
+  nodeId: string;
+  /** A crew's task run, or a flow's step run. */
+  kind: 'task' | 'step';
+  /** The task's or the step's name (a loop's task without `#<iteration>`). */
+  name: string;
+  /** When it was committed, in epoch ms (the run's clock). */
+  at: number;
+  status: 'completed' | 'failed' | 'paused';
+  /** The task's raw text (crews), or the step's output (flows); undefined when it has none. */
+  output: unknown;
+  /** A task's structured output, when it has an `outputSchema`. */
+  structured?: unknown;
+  /** Flows: the run's state once the step settled. */
+  state?: unknown;
+  /** A failed task run's error message and code. */
+  error?: string;
+  code?: string;
+}
+
+/** Which checkpoints `history` lists: one page, after a `seq`. */
+export interface HistoryOptions {
+  /** Only checkpoints after this `seq` (where the previous page ended). @default 0 */
+  after?: number | undefined;
+  /** At most this many checkpoints (a whole number from 1). @default every one */
+  limit?: number | undefined;
+}
+
+/** A run's committed history: its head, and its checkpoints in commit order (one page of them). */
+export interface RunHistory {
+  id: string;
+  kind: 'crew' | 'flow';
+  /** The crew's or the flow's name. */
+  name: string;
+  /** The stored run's status (`interrupted` for a crew run whose process died before it had a head). */
+  status: string;
+  /** A fork: the run and checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
+  /** The thread the run belongs to, if it was kicked off on one. */
+  thread?: string;
+  checkpoints: Checkpoint[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: number;
+}
+
+/** How one node differs between two runs (see `diffRuns`). */
+export interface NodeDiff {
+  nodeId: string;
+  /** `added`: only in the second run; `removed`: only in the first; `changed`: in both, different. */
+  change: 'added' | 'removed' | 'changed';
+  /** What differs, for a `changed` node. */
+  fields: ('status' | 'output' | 'state')[];
+  /** The node in each run (absent from the run that does not have it). */
+  a?: Checkpoint;
+  b?: Checkpoint;
+}
+
+/** What `diffRuns(a, b)` tells: the path each run took, and each node that differs. */
+export interface RunDiff {
+  a: string;
+  b: string;
+  /** Nothing differs: the same path, statuses, outputs and states. */
+  same: boolean;
+  path: {
+    /** Each run's checkpoints in commit order. */
+    a: string[];
+    b: string[];
+    same: boolean;
+    /** The index in the paths where they first part (absent when they are the same). */
+    divergesAt?: number;
+  };
+  /** The nodes that differ, in the first run's order, then those only the second has. */
+  nodes: NodeDiff[];
+}

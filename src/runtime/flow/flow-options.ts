@@ -29,7 +29,10 @@ export const flowOptionsSchema = z.strictObject({
   /** Copied (deeply) for every run, so it must be an object `structuredClone` can copy. @default {} */
   initialState: checkedBy<object>('an object', copyInitialState).optional(),
   /** Validates the inputs (`invalid_inputs`) and the state after every step (`invalid_state`). */
-  state: unchecked<z.ZodType>().optional(),
+  state: option<z.ZodType>(
+    'a zod schema (for a plain starting object, use initialState)',
+    (schema) => typeof (schema as { safeParse?: unknown } | null)?.safeParse === 'function',
+  ).optional(),
   ...flowSettingsSchema.shape,
 });
 
