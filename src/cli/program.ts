@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS } from '../queue/worker-tuning.js';
+import { historyCommand } from './commands/history.js';
 import { pathsCommand } from './commands/paths.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
@@ -151,7 +152,7 @@ function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
     .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
 }
 
-/** `show` and `runs`: the commands that read the stored runs. */
+/** `show`, `history` and `runs`: the commands that read the stored runs. */
 function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('show')
@@ -161,6 +162,16 @@ function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void
     .option('--json', 'as JSON')
     .addOption(storeOption())
     .action(async (id: string, options) => finish(await showCommand(id, options, io)));
+
+  program
+    .command('history')
+    .description('list the committed checkpoints of a stored run, in commit order (needs no definition)')
+    .argument('<id>', 'the run id')
+    .option('--after <seq>', 'only the checkpoints after this seq (where the previous page ended)')
+    .option('--limit <n>', 'at most this many checkpoints (default: every one)')
+    .option('--json', 'the run history as JSON')
+    .addOption(storeOption())
+    .action(async (id: string, options) => finish(await historyCommand(id, options, io)));
 
   program
     .command('runs')
