@@ -4,6 +4,7 @@ import {
   Agent,
   Crew,
   createFlow,
+  defineTool,
   MemoryStore,
   type ModelRequest,
   readHistory,
@@ -96,6 +97,29 @@ describe('crew.fork', () => {
     expect(out.tasksOutput[0]?.raw).toBe('FIRST');
   });
 
+  it('resumes a fork that failed: its kept results are its own records', async () => {
+    const store = new MemoryStore();
+    await fourTasks(store, writerModel()).kickoff({ executionId: 'src', inputs: { topic: 'AI' } });
+    const broken = await fourTasks(store, writerModel(new Set(['t4']))).fork('src', {
+      at: 't2',
+      outputs: { t2: 'EDITED' },
+      id: 'fork',
+    });
+    expect(broken.status).not.toBe('completed');
+    const model = writerModel();
+    const out = await fourTasks(store, model).resume('fork');
+    expect(asked(model)).toEqual(['t4']);
+    expect(out.status).toBe('completed');
+    expect(out.metadata.restored).toEqual(['t1', 't2', 't3']);
+    expect(out.tasksOutput[1]?.raw).toBe('EDITED');
+    expect((await readHistory(store, 'fork')).checkpoints.map((c) => [c.seq, c.nodeId, c.status])).toEqual([
+      [1, 't1', 'completed'],
+      [2, 't2', 'completed'],
+      [3, 't3', 'completed'],
+      [4, 't4', 'completed'],
+    ]);
+  });
+
   it('runs a failed checkpoint again, keeping everything before it', async () => {
     const store = new MemoryStore();
     const broken = await fourTasks(store, writerModel(new Set(['t3']))).kickoff({
@@ -109,6 +133,50 @@ describe('crew.fork', () => {
     expect(out.status).toBe('completed');
     expect(out.metadata.restored).toEqual(['t1', 't2']);
     expect(out.metadata.forkedFrom).toEqual({ runId: 'src', checkpoint: 't3' });
+  });
+
+  it('runs a paused checkpoint again: the fork waits for its own answer', async () => {
+    const store = new MemoryStore();
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Pay',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'paid',
+    });
+    const model = () =>
+      createScriptedModel((request) => {
+        const task = taskOf(request);
+        const asked = request.messages.some((m) => m.role === 'tool');
+        if (task === 'pay' && !asked) return { text: '', toolCalls: [{ id: 'c1', name: 'pay', args: {} }] };
+        return `${task} done`;
+      });
+    const crew = (llm: ScriptedModel) => {
+      const clerk = new Agent({ role: 'Clerk', llm, tools: [pay] });
+      const tasks = ['prep', 'pay', 'report'].map(
+        (name) => new Task({ name, description: name, agent: clerk }),
+      );
+      return new Crew({ name: 'paying', tasks, store });
+    };
+    const source = await crew(model()).kickoff({ executionId: 'src' });
+    expect(source.status).toBe('paused');
+    expect((await readHistory(store, 'src')).checkpoints.map((c) => [c.nodeId, c.status])).toEqual([
+      ['prep', 'completed'],
+      ['pay', 'paused'],
+    ]);
+    const forkModel = model();
+    const out = await crew(forkModel).fork('src', { at: 'pay', id: 'fork' });
+    expect(asked(forkModel)).toEqual(['pay']);
+    expect(out.status).toBe('paused');
+    expect(out.pending?.map((p) => p.nodeId)).toEqual(['pay']);
+    expect(out.metadata.restored).toEqual(['prep']);
+    const [call] = out.pending ?? [];
+    if (call?.kind !== 'approval') throw new Error('expected an approval');
+    const answered = await crew(forkModel).resume('fork', {
+      approvals: { [call.callId]: { approve: true } },
+    });
+    expect(answered.status).toBe('completed');
+    expect(asked(forkModel)).toEqual(['pay', 'pay', 'report']);
   });
 
   it('parses an edited output as the task’s structured output, and refuses one that does not fit', async () => {
