@@ -30,6 +30,11 @@ export const flowForkOptionsSchema = flowResumeOptionsSchema.extend({
   inputs: unchecked<Record<string, unknown>>().optional(),
   /** The new run's id (its state's `id`): `run_exists` when the store holds it. @default a random UUID */
   id: unchecked<string>().optional(),
+  /**
+   * Called with the fork's run as soon as it was created (before it starts): subscribe to its
+   * `events$` there to see every event.
+   */
+  onRun: unchecked<(run: FlowRun<unknown>) => void>().optional(),
 });
 
 type FlowForkInput = z.input<typeof flowForkOptionsSchema>;
