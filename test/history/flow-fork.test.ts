@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Crew, createFlow, MemoryStore, Task } from '../../src/index.js';
+import { Agent, and, Crew, createFlow, MemoryStore, Task } from '../../src/index.js';
 import { codeOf } from '../store-helpers.js';
 
 /** Counts each step's calls, by step name. */
@@ -212,6 +212,7 @@ describe('flow.fork', () => {
     const { flow } = reviewFlow(store);
     await flow.kickoff({ inputs: { id: 'src' } });
     expect(await codeOf(flow.fork('src', { at: 'nope' }))).toBe('checkpoint_not_found');
+    expect(await codeOf(flow.fork('src', { at: undefined as never }))).toBe('invalid_option');
     expect(await codeOf(flow.fork('src', { at: 4 }))).toBe('checkpoint_not_found');
     expect(await codeOf(flow.fork('src', { at: 'rework' }))).toBe('checkpoint_not_found');
     const later = flow.fork('src', { at: 'draft', outputs: { publish: 'x' } });
@@ -238,6 +239,33 @@ describe('flow.fork', () => {
       'invalid_state',
     );
     expect((await typed.fork('t-1', { at: 'one', state: { n: 40 } })).output).toBe(40);
+  });
+
+  it('runs again the step runs of the checkpoint’s round committed after it', async () => {
+    const store = new MemoryStore();
+    const { calls, count } = counter();
+    const flow = createFlow({ name: 'pair', store, initialState: { n: 0 } })
+      .start('a', ({ state }) => {
+        count('a');
+        state.n += 1;
+        return 'a';
+      })
+      .start('b', ({ state }) => {
+        count('b');
+        state.n += 10;
+        return 'b';
+      })
+      .listen('c', and('a', 'b'), ({ state }) => {
+        count('c');
+        return state.n;
+      });
+    await flow.kickoff({ inputs: { id: 'src' } });
+    const order = (await flow.history('src')).checkpoints.map((c) => c.checkpoint);
+    expect(order).toEqual(['a', 'b', 'c']);
+    const out = await flow.fork('src', { at: 'a', state: { n: 100 } });
+    expect(out.output).toBe(110);
+    expect(out.trail).toEqual(['a', 'b', 'c']);
+    expect(calls).toEqual({ a: 1, b: 2, c: 2 });
   });
 
   it('makes two runs of two forks at once, each with its own id and history', async () => {

@@ -1,6 +1,7 @@
 import {
   CheckpointNotFoundError,
   FlowMismatchError,
+  InvalidOptionError,
   RunExistsError,
   RunNotFoundError,
 } from '../../errors.js';
@@ -75,7 +76,8 @@ export async function planFork(
   const base = (at.state ?? decodeRunValue(read.header.state)) as Record<string, unknown>;
   const state = editState(where, base, request.state, given, id);
   const encoded = checkForkState(where, definition.state, state);
-  const { id: _id, ...inputs } = { ...(decodeRunValue(read.header.inputs) as object), ...given };
+  // The new id among the inputs too: a fork whose process died before its first commit keeps it.
+  const inputs = { ...(decodeRunValue(read.header.inputs) as object), ...given, id };
   const stored = storedInputs(definition.name, inputs);
   const header = forkHeader(read.header, kept, { id, state: encoded, inputs: stored, now });
   const writes = [...keptWrites(kept), ...roundWrites(read, kept, atRun.round), headerWrite(header, kept)];
@@ -112,6 +114,9 @@ function checkpointOf(
   checkpoints: readonly Checkpoint[],
   at: string | number,
 ): Checkpoint {
+  if (typeof at !== 'string' && typeof at !== 'number') {
+    throw new InvalidOptionError(where, 'at', 'a checkpoint: its node id or its seq', at);
+  }
   const found =
     typeof at === 'number'
       ? checkpoints.find((c) => c.seq === at)
