@@ -67,3 +67,80 @@ describe('statecrew history', { timeout: CLI_TIMEOUT }, () => {
     expect(bad.stderr).toMatch(/--limit.*\(invalid_option\)\n$/);
   });
 });
+
+describe('statecrew fork', { timeout: CLI_TIMEOUT }, () => {
+  it('forks a crew run at a task with an earlier output edited, and says where it came from', async () => {
+    const ran = await cli(['run', fixture('crew.ts'), '--input', 'topic=moss', '--store', store], { cwd });
+    const id = idOf(ran.stdout);
+    const forked = await cli(
+      [
+        'fork',
+        id,
+        '--at',
+        'write',
+        '--output',
+        'research=edited facts',
+        '--id',
+        'moss-fork',
+        '--store',
+        store,
+      ],
+      { cwd },
+    );
+    expect(forked.stderr).toBe('');
+    expect(forked.code).toBe(0);
+    const lines = forked.stdout.split('\n');
+    expect(lines[0]).toBe(`forked from ${id} at write: run moss-fork`);
+    expect(lines[1]).toMatch(/^completed: 3 completed, 0 failed/);
+    expect(forked.stdout).toContain('run moss-fork');
+
+    const history = JSON.parse(
+      (await cli(['history', 'moss-fork', '--json', '--store', store], { cwd })).stdout,
+    ) as RunHistory;
+    expect(history.forkedFrom).toEqual({ runId: id, checkpoint: 'write' });
+    expect(history.checkpoints.map((c) => [c.checkpoint, c.output])).toEqual([
+      ['research', 'edited facts'],
+      ['write', 'Writer: write about moss'],
+      ['edit', 'Writer: edit the draft'],
+    ]);
+    const shown = await cli(['history', 'moss-fork', '--store', store], { cwd });
+    expect(shown.stdout.split('\n')[0]).toBe(
+      `crew research run moss-fork: completed (forked from ${id} at write)`,
+    );
+  });
+
+  it('refuses a --state that is not a JSON object, and a --state for a crew, naming the option', async () => {
+    const ran = await cli(['run', fixture('crew.ts'), '--input', 'topic=ferns', '--store', store], { cwd });
+    const id = idOf(ran.stdout);
+    const notJson = await cli(['fork', id, '--at', 'write', '--state', '{amount: 5', '--store', store], {
+      cwd,
+    });
+    expect(notJson.code).toBe(1);
+    expect(notJson.stderr).toMatch(/^statecrew: --state is not JSON .*\(invalid_option\)\n$/);
+    const crew = await cli(['fork', id, '--at', 'write', '--state', '{"amount": 5}', '--store', store], {
+      cwd,
+    });
+    expect(crew.code).toBe(1);
+    expect(crew.stderr).toMatch(/--state edits a flow's state.*--output <node>=<text> \(invalid_option\)\n$/);
+    const nowhere = await cli(['fork', id, '--at', 'nowhere', '--store', store], { cwd });
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toMatch(/no committed checkpoint "nowhere".*\(checkpoint_not_found\)\n$/);
+  });
+
+  it('forks a flow run at a step with its state edited: it takes the other route', async () => {
+    const ran = await cli(['run', fixture('refund-flow.ts'), '--input', 'amount=480', '--store', store], {
+      cwd,
+    });
+    const id = idOf(ran.stdout);
+    expect(ran.stdout).toContain('paused');
+    const forked = await cli(['fork', id, '--at', 'check', '--state', '{"amount": 50}', '--store', store], {
+      cwd,
+    });
+    expect(forked.stderr).toBe('');
+    expect(forked.code).toBe(0);
+    const [line, result] = forked.stdout.split('\n');
+    expect(line).toMatch(new RegExp(`^forked from ${id} at check: run [0-9a-f-]{36}$`));
+    expect(result).toMatch(/^completed: check → size → pay /);
+    expect(forked.stdout).toContain('paid $50');
+  });
+});
