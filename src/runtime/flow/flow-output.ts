@@ -27,6 +27,8 @@ export interface FlowOutput<S> {
   pending?: PendingStep;
   /** A paused run with several steps waiting: all of them. */
   waiting?: PendingStep[];
+  /** The thread the run is on (`kickoff({ thread })`). */
+  thread?: string;
 }
 
 /** A flow run in progress: its state id, events (crews' included, tagged with their step), actor and result. */
