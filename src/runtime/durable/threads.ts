@@ -1,10 +1,8 @@
-import { InvalidOptionError, ThreadBusyError } from '../../errors.js';
+import { ThreadBusyError } from '../../errors.js';
 import type { RunHead, Store, StoredRecord } from '../../stores/store.js';
 import type { Clock } from '../engine/clock.js';
+import { checkRunId } from './claim.js';
 import { DEFAULT_LEASE_MS } from './run-owner.js';
-
-/** The longest thread name every store keeps. */
-export const MAX_THREAD_LENGTH = 512;
 
 /** How many digits a run's number in its thread has: its key in `run_threads` sorts as it counts. */
 const NUMBER_DIGITS = 12;
@@ -17,16 +15,9 @@ export interface ThreadEntry {
   abandoned?: boolean;
 }
 
-/** Refuses a thread name no store could keep: 1–512 characters, no NUL (`invalid_option`). */
+/** Refuses a thread name no store could keep: 1–512 characters, no NUL, no lone surrogate (`invalid_option`). */
 export function checkThread(where: string, thread: unknown): asserts thread is string {
-  const fits =
-    typeof thread === 'string' &&
-    thread.length >= 1 &&
-    thread.length <= MAX_THREAD_LENGTH &&
-    !thread.includes('\u0000');
-  if (!fits) {
-    throw new InvalidOptionError(where, 'thread', `1–${MAX_THREAD_LENGTH} characters, without NUL`, thread);
-  }
+  checkRunId(where, 'thread', thread);
 }
 
 /** The key of a thread's `number`th run: zero-padded, so keys sort in the order runs took them. */
