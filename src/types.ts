@@ -291,6 +291,8 @@ export interface CrewMetadata {
   replayOf?: string;
   /** A run on a thread (`kickoff({ thread })`): the thread. */
   thread?: string;
+  /** A fork (`crew.fork`): the run and the checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
   /**
    * The `{identifier}` placeholders the run's inputs did not fill, and where each sits; absent when
    * every placeholder was filled (the run's `run.warning` event says the same).

@@ -59,6 +59,22 @@ export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
     schema: 'replayOptionsSchema',
   },
   {
+    title: 'crew.fork(id, options)',
+    type: 'CrewForkOptions',
+    entry: 'src/index.ts',
+    exported: ['CrewForkOptions'],
+    module: 'src/runtime/crew/crew-fork-options.ts',
+    schema: 'crewForkOptionsSchema',
+  },
+  {
+    title: 'crew.history(id, options)',
+    type: 'CrewHistoryOptions',
+    entry: 'src/index.ts',
+    exported: ['CrewHistoryOptions'],
+    module: 'src/runtime/crew/crew-fork-options.ts',
+    schema: 'crewHistoryOptionsSchema',
+  },
+  {
     title: 'createFlow(options)',
     type: 'FreeFlowOptions, StructuredFlowOptions',
     entry: 'src/index.ts',
@@ -89,6 +105,14 @@ export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
     exported: ['FlowResumeOptions<unknown>'],
     module: 'src/runtime/flow/flow-run-options.ts',
     schema: 'flowResumeOptionsSchema',
+  },
+  {
+    title: 'flow.fork(id, options)',
+    type: 'FlowForkOptions',
+    entry: 'src/index.ts',
+    exported: ['FlowForkOptions<unknown>'],
+    module: 'src/runtime/flow/flow-fork-options.ts',
+    schema: 'flowForkOptionsSchema',
   },
   {
     title: 'flow.start(name, fn, options)',

@@ -132,6 +132,7 @@ export class CrewRunEnd {
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
     if (this.#parts.thread !== undefined) out.metadata.thread = this.#parts.thread;
+    if (restore?.forkedFrom !== undefined) out.metadata.forkedFrom = { ...restore.forkedFrom };
     const missing = this.#parts.missingInputs;
     if (missing.length > 0) out.metadata.missingInputs = missing.map((m) => ({ ...m, where: [...m.where] }));
     const ignored = this.#ignoredKeys();

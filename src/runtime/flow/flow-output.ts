@@ -1,5 +1,5 @@
 import type { PendingStep } from '../../machines/flow/waits.js';
-import type { Failure } from '../../types.js';
+import type { Failure, RunLineage } from '../../types.js';
 import type { RunHandle } from '../run/run-handle.js';
 import type { WithId } from './state.js';
 
@@ -29,6 +29,8 @@ export interface FlowOutput<S> {
   waiting?: PendingStep[];
   /** The thread the run is on (`kickoff({ thread })`). */
   thread?: string;
+  /** A fork (`flow.fork`): the run and checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
 }
 
 /** A flow run in progress: its state id, events (crews' included, tagged with their step), actor and result. */
