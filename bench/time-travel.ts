@@ -7,16 +7,18 @@
  *   page        readHistory(store, id, { limit: 100 }): the first page of 100
  *   list        store.list('flow_runs', id): the records both read, and nothing else
  * A sample is the mean of REPS calls in a row. Prints each call's median ms (min–max) and its ratio to
- * getRun in the same round, median (min–max). The store is a fresh SQLite file or a fresh PostgreSQL
- * schema, removed afterwards.
- *   npx tsx bench/time-travel.ts [--store sqlite|postgres] [--rounds N] [--steps N] [--state-bytes N]
+ * the first call (getRun) in the same round, median (min–max). `--kind crew` keeps a sequential crew
+ * of 1,000 tasks instead (a crew has no getRun: the baseline is the bare list of its task results).
+ * The store is a fresh SQLite file or a fresh PostgreSQL schema, removed afterwards.
+ *   npx tsx bench/time-travel.ts [--store sqlite|postgres] [--rounds N] [--kind flow|crew]
+ *     [--steps N] [--state-bytes N]
  *   (node --expose-gc --import tsx bench/time-travel.ts …: a collection before every sample)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createFlow, readHistory, SqliteStore, type Store } from '../src/index.js';
+import { Agent, Crew, createFlow, readHistory, SqliteStore, type Store, Task } from '../src/index.js';
 import { PostgresStore } from '../src/stores/postgres.js';
 
 /** Calls per case per round (a sample is their mean): one call of a 1,000-step run takes milliseconds. */
@@ -36,11 +38,13 @@ function parseArgs(argv: readonly string[]) {
   const rounds = Number(value('--rounds') ?? 15);
   const steps = Number(value('--steps') ?? 1000);
   const stateBytes = Number(value('--state-bytes') ?? 0);
+  const kind = value('--kind') ?? 'flow';
+  if (kind !== 'flow' && kind !== 'crew') throw new Error(`--kind flow|crew, not ${kind}`);
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('--rounds: a whole number ≥ 1');
   if (!Number.isSafeInteger(steps) || steps < 2) throw new Error('--steps: a whole number ≥ 2');
   if (!Number.isSafeInteger(stateBytes) || stateBytes < 0)
     throw new Error('--state-bytes: a whole number ≥ 0');
-  return { store: store as 'sqlite' | 'postgres', rounds, steps, stateBytes };
+  return { store: store as 'sqlite' | 'postgres', kind: kind as 'flow' | 'crew', rounds, steps, stateBytes };
 }
 
 /** A store of the run's own, and how to remove it. */
@@ -128,7 +132,50 @@ function expect(what: string, actual: number, steps: number) {
   if (actual !== steps) throw new Error(`${what}: ${actual}, expected ${steps}`);
 }
 
-async function bench(store: Store, { steps, rounds, stateBytes }: ReturnType<typeof parseArgs>) {
+type Args = ReturnType<typeof parseArgs>;
+
+/** The history calls, which read a run of any kind from its store alone. */
+function historyCases(store: Store, steps: number): Case[] {
+  return [
+    [
+      'readHistory(store, id)',
+      async () => expect('checkpoints', (await readHistory(store, SOURCE)).checkpoints.length, steps),
+    ],
+    [
+      'readHistory(store, id, { limit: 100 })',
+      async () =>
+        expect(
+          'page',
+          (await readHistory(store, SOURCE, { limit: 100 })).checkpoints.length,
+          Math.min(100, steps),
+        ),
+    ],
+  ];
+}
+
+/** A sequential crew of `steps` tasks, each answered at once: one committed task run each. */
+async function crewBench(store: Store, { steps, rounds }: Args) {
+  const agent = new Agent({ role: 'Worker', llm: (_prompt, context) => `${context.length}` });
+  const tasks = Array.from(
+    { length: steps },
+    (_, i) => new Task({ name: `t${i}`, description: `step ${i}`, agent }),
+  );
+  const crew = new Crew({ tasks, store });
+  const built = performance.now();
+  const out = await crew.kickoff({ executionId: SOURCE });
+  if (out.status !== 'completed') throw new Error(`the source run: ${out.status}`);
+  const buildMs = performance.now() - built;
+  const cases: Case[] = [
+    [
+      "store.list('crew_task_results', id)",
+      async () => expect('records', (await store.list('crew_task_results', SOURCE)).length, steps),
+    ],
+    ...historyCases(store, steps),
+  ];
+  return { buildMs, results: await alternate(cases, rounds) };
+}
+
+async function flowBench(store: Store, { steps, rounds, stateBytes }: Args) {
   const flow = chainFlow(steps, stateBytes, store);
   const built = performance.now();
   const out = await flow.kickoff({ inputs: { id: SOURCE } });
@@ -138,14 +185,7 @@ async function bench(store: Store, { steps, rounds, stateBytes }: ReturnType<typ
   expect('checkpoints', full.checkpoints.length, steps);
   const cases: Case[] = [
     ['flow.getRun(id)', async () => expect('trail', (await flow.getRun(SOURCE))?.trail.length ?? 0, steps)],
-    [
-      'readHistory(store, id)',
-      async () => expect('checkpoints', (await readHistory(store, SOURCE)).checkpoints.length, steps),
-    ],
-    [
-      'readHistory(store, id, { limit: 100 })',
-      async () => expect('page', (await readHistory(store, SOURCE, { limit: 100 })).checkpoints.length, 100),
-    ],
+    ...historyCases(store, steps),
     [
       "store.list('flow_runs', id)",
       async () => expect('records', (await store.list('flow_runs', SOURCE)).length, steps + 1),
@@ -157,13 +197,15 @@ async function bench(store: Store, { steps, rounds, stateBytes }: ReturnType<typ
 const args = parseArgs(process.argv.slice(2));
 const provided = args.store === 'sqlite' ? sqlite() : postgres();
 try {
-  const { buildMs, results } = await bench(provided.store, args);
+  const { buildMs, results } = await (args.kind === 'flow' ? flowBench : crewBench)(provided.store, args);
+  const run = args.kind === 'flow' ? `${args.steps}-step flow run` : `${args.steps}-task sequential crew run`;
+  const notes = args.kind === 'flow' ? `, ${args.stateBytes} bytes of notes in its state` : '';
   console.log(
-    `node ${process.version}, ${args.store}, a ${args.steps}-step flow run (kept in ${buildMs.toFixed(0)} ms), ` +
-      `${args.stateBytes} bytes of notes in its state, ` +
-      `${args.rounds} rounds alternated (+1 warm-up)\n`,
+    `node ${process.version}, ${args.store}, a ${run} (kept in ${buildMs.toFixed(0)} ms)${notes}, ` +
+      `${args.rounds} rounds alternated (+1 warm-up), ${REPS} calls a sample\n`,
   );
-  console.log('| call | ms, median (min–max) | × getRun, median (min–max) |\n| --- | ---: | ---: |');
+  const baseline = results[0]?.name ?? '';
+  console.log(`| call | ms, median (min–max) | × \`${baseline}\`, median (min–max) |\n| --- | ---: | ---: |`);
   for (const { name, ms, ratio } of results) {
     console.log(`| \`${name}\` | ${spread(ms, 1)} | ${spread(ratio, 2)} |`);
   }
