@@ -8,7 +8,9 @@
  *   list        store.list('flow_runs', id): the records both read, and nothing else
  * A sample is the mean of REPS calls in a row. Prints each call's median ms (min–max) and its ratio to
  * the first call (getRun) in the same round, median (min–max). `--kind crew` keeps a sequential crew
- * of 1,000 tasks instead (a crew has no getRun: the baseline is the bare list of its task results).
+ * of 1,000 tasks instead (a crew has no getRun: the baseline is the bare list of its task results)
+ * and adds crew.history(id) and crew.fork(id, { at: <task 999> }), a new run each call, which calls
+ * the model once (counted).
  * The store is a fresh SQLite file or a fresh PostgreSQL schema, removed afterwards.
  *   npx tsx bench/time-travel.ts [--store sqlite|postgres] [--rounds N] [--kind flow|crew]
  *     [--steps N] [--state-bytes N]
@@ -84,12 +86,16 @@ function postgres(): BenchStore {
  * A chain of `steps` steps, each listening to the one before: one committed step run each. The state
  * carries `stateBytes` of notes besides a counter (every step record keeps the state it left).
  */
-function chainFlow(steps: number, stateBytes: number, store: Store) {
+function chainFlow(steps: number, stateBytes: number, store: Store, ran: { steps: number }) {
   const initialState = { n: 0, last: '', notes: 'x'.repeat(stateBytes) };
   const flow = createFlow({ name: 'time-travel', initialState, store });
-  flow.start('s0', () => 'step 0');
+  flow.start('s0', () => {
+    ran.steps += 1;
+    return 'step 0';
+  });
   for (let i = 1; i < steps; i += 1) {
     flow.listen(`s${i}`, `s${i - 1}`, ({ state }) => {
+      ran.steps += 1;
       state.n += 1;
       state.last = `step ${i}`;
       return `step ${i}`;
@@ -153,9 +159,30 @@ function historyCases(store: Store, steps: number): Case[] {
   ];
 }
 
+/** `crew.fork` at checkpoint `at`, a new run each call: it keeps the task runs up to `at` and runs the rest. */
+function crewForkCase(crew: Crew, at: string, steps: number, calls: { model: number }): Case {
+  let forks = 0;
+  return [
+    `crew.fork(id, { at: '${at}' })`,
+    async () => {
+      forks += 1;
+      const before = calls.model;
+      const out = await crew.fork(SOURCE, { at, id: `tt-fork-${forks}` });
+      if (out.status !== 'completed') throw new Error(`fork: ${out.status}`);
+      expect('fork tasks', out.tasksOutput.length, steps);
+      expect('model calls of a fork', calls.model - before, 1);
+    },
+  ];
+}
+
 /** A sequential crew of `steps` tasks, each answered at once: one committed task run each. */
 async function crewBench(store: Store, { steps, rounds }: Args) {
-  const agent = new Agent({ role: 'Worker', llm: (_prompt, context) => `${context.length}` });
+  const calls = { model: 0 };
+  const llm = (_prompt: string, context: string) => {
+    calls.model += 1;
+    return `${context.length}`;
+  };
+  const agent = new Agent({ role: 'Worker', llm });
   const tasks = Array.from(
     { length: steps },
     (_, i) => new Task({ name: `t${i}`, description: `step ${i}`, agent }),
@@ -165,18 +192,26 @@ async function crewBench(store: Store, { steps, rounds }: Args) {
   const out = await crew.kickoff({ executionId: SOURCE });
   if (out.status !== 'completed') throw new Error(`the source run: ${out.status}`);
   const buildMs = performance.now() - built;
+  const full = await crew.history(SOURCE);
+  const at = full.checkpoints[steps - 2]?.checkpoint ?? '';
   const cases: Case[] = [
     [
       "store.list('crew_task_results', id)",
       async () => expect('records', (await store.list('crew_task_results', SOURCE)).length, steps),
     ],
+    [
+      'crew.history(id)',
+      async () => expect('checkpoints', (await crew.history(SOURCE)).checkpoints.length, steps),
+    ],
     ...historyCases(store, steps),
+    crewForkCase(crew, at, steps, calls),
   ];
   return { buildMs, results: await alternate(cases, rounds) };
 }
 
 async function flowBench(store: Store, { steps, rounds, stateBytes }: Args) {
-  const flow = chainFlow(steps, stateBytes, store);
+  const ran = { steps: 0 };
+  const flow = chainFlow(steps, stateBytes, store, ran);
   const built = performance.now();
   const out = await flow.kickoff({ inputs: { id: SOURCE } });
   if (out.status !== 'completed') throw new Error(`the source run: ${out.status}`);
