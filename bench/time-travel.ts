@@ -3,9 +3,12 @@
  * alternate run by run in this one process (the order reversed every other round, the first round a
  * warm-up), each timed whole:
  *   getRun      flow.getRun(id): the run's snapshot (state, trail, every step's output)
- *   history     readHistory(store, id): every checkpoint, each with its output and the state it left
+ *   history     flow.history(id), and readHistory(store, id): every checkpoint, each with its output
+ *               and the state it left
  *   page        readHistory(store, id, { limit: 100 }): the first page of 100
- *   list        store.list('flow_runs', id): the records both read, and nothing else
+ *   list        store.list('flow_runs', id): the records all of them read, and nothing else
+ *   fork        flow.fork(id, { at: <step 999's checkpoint> }), a new run each call: it keeps the
+ *               999 step runs and runs the last step only (its steps count their calls)
  * A sample is the mean of REPS calls in a row. Prints each call's median ms (min–max) and its ratio to
  * the first call (getRun) in the same round, median (min–max). `--kind crew` keeps a sequential crew
  * of 1,000 tasks instead (a crew has no getRun: the baseline is the bare list of its task results)
@@ -209,6 +212,28 @@ async function crewBench(store: Store, { steps, rounds }: Args) {
   return { buildMs, results: await alternate(cases, rounds) };
 }
 
+/** `flow.fork` at checkpoint `at`, a new run each call: it keeps the step runs up to `at` and runs the rest. */
+function forkCase(
+  flow: ReturnType<typeof chainFlow>,
+  at: string,
+  steps: number,
+  ran: { steps: number },
+): Case {
+  let forks = 0;
+  return [
+    `flow.fork(id, { at: '${at}' })`,
+    async () => {
+      forks += 1;
+      const before = ran.steps;
+      const out = await flow.fork(SOURCE, { at, id: `tt-fork-${forks}` });
+      if (out.status !== 'completed' || out.forkedFrom?.checkpoint !== at)
+        throw new Error(`fork: ${out.status}`);
+      expect('fork trail', out.trail.length, steps);
+      expect('steps a fork ran', ran.steps - before, 1);
+    },
+  ];
+}
+
 async function flowBench(store: Store, { steps, rounds, stateBytes }: Args) {
   const ran = { steps: 0 };
   const flow = chainFlow(steps, stateBytes, store, ran);
@@ -216,17 +241,32 @@ async function flowBench(store: Store, { steps, rounds, stateBytes }: Args) {
   const out = await flow.kickoff({ inputs: { id: SOURCE } });
   if (out.status !== 'completed') throw new Error(`the source run: ${out.status}`);
   const buildMs = performance.now() - built;
-  const full = await readHistory(store, SOURCE);
+  const full = await flow.history(SOURCE);
   expect('checkpoints', full.checkpoints.length, steps);
+  const at = full.checkpoints[steps - 2]?.checkpoint ?? '';
   const cases: Case[] = [
     ['flow.getRun(id)', async () => expect('trail', (await flow.getRun(SOURCE))?.trail.length ?? 0, steps)],
+    [
+      'flow.history(id)',
+      async () => expect('checkpoints', (await flow.history(SOURCE)).checkpoints.length, steps),
+    ],
     ...historyCases(store, steps),
     [
       "store.list('flow_runs', id)",
       async () => expect('records', (await store.list('flow_runs', SOURCE)).length, steps + 1),
     ],
+    forkCase(flow, at, steps, ran),
   ];
-  return { buildMs, results: await alternate(cases, rounds) };
+  const results = await alternate(cases, rounds);
+  await checkFork(store, at, steps);
+  return { buildMs, results };
+}
+
+/** The last fork kept every step run up to `at` (none ran again) and ran the one after it. */
+async function checkFork(store: Store, at: string, steps: number) {
+  const fork = await readHistory(store, 'tt-fork-1');
+  expect('fork checkpoints', fork.checkpoints.length, steps);
+  if (fork.forkedFrom?.runId !== SOURCE || fork.forkedFrom.checkpoint !== at) throw new Error('fork lineage');
 }
 
 const args = parseArgs(process.argv.slice(2));
