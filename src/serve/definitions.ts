@@ -4,6 +4,7 @@ import { InvalidOptionError, UnknownDefinitionError } from '../errors.js';
 import type { StepShape } from '../machines/flow/step-shape.js';
 import type { Crew } from '../runtime/crew/crew.js';
 import type { RecoverableFlow, RecoveryOptions } from '../runtime/durable/runner-options.js';
+import type { ScheduledKickoff } from '../runtime/durable/schedules.js';
 import type { PlainMachine } from '../runtime/engine/plain-machine.js';
 import type { CrewAnswerInput } from '../runtime/flow/crew-steps.js';
 import type { HumanAnswerInput } from '../runtime/flow/flow-resume.js';
@@ -26,6 +27,15 @@ export interface ServedResumeOptions {
   events: 'store';
 }
 
+/** What the server passes a flow's `fork`: where and what to edit, and how the fork is tracked. */
+export interface ServedForkOptions extends ServedResumeOptions {
+  at: string | number;
+  state?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+  id?: string;
+}
+
 /**
  * What serving a flow over HTTP needs of it: any `createFlow(...)` result, whatever its state type
  * (a `Flow<S>` is not a `Flow<object>`: its steps read `S`).
@@ -42,6 +52,16 @@ export interface ServedFlow extends RecoverableFlow {
     signal: AbortSignal;
     events: 'store';
   }): StartedRun;
+  /** What a run on a thread starts with (`run` takes no thread: the thread's last run is read first). */
+  kickoff(options: {
+    inputs: Record<string, unknown>;
+    store: Store;
+    signal: AbortSignal;
+    events: 'store';
+    thread: string;
+  }): Promise<unknown>;
+  /** What a runner's schedules call: the flow is also a {@link RecoverableFlow}. */
+  kickoff(options: ScheduledKickoff): Promise<unknown>;
   resume(
     id: string,
     answer: HumanAnswerInput | CrewAnswerInput | undefined,
@@ -50,6 +70,8 @@ export interface ServedFlow extends RecoverableFlow {
   /** What a runner calls: the flow is also a {@link RecoverableFlow}. */
   resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
   signal(id: string, event: string, payload: unknown, options: ServedResumeOptions): Promise<unknown>;
+  /** Forks stored run `id` at a checkpoint, with a state patch, outputs or inputs edited. */
+  fork(id: string, options: ServedForkOptions): Promise<unknown>;
   toMermaid(): string;
   toMachine(): PlainMachine;
 }

@@ -35,7 +35,7 @@ const startRefusals = () => ({
   400: error(COMMON_ERRORS[400]),
   401: error(COMMON_ERRORS[401]),
   404: error('No served crew or flow has that name (unknown_definition)'),
-  409: error('The id is taken (run_exists)'),
+  409: error("The id is taken (run_exists), or the thread's last run still runs or waits (thread_busy)"),
   413: error('The body is too large (payload_too_large)'),
   422: error(REUSED),
   500: error(COMMON_ERRORS[500]),
@@ -105,9 +105,10 @@ export const runRoutes: RouteGroup = {
       const served = catalog.get(body.definition);
       const key = idempotencyKeyOf(c, route, body.id);
       if (key === undefined)
-        return { ref: await starter.start(served, body.inputs, body.id), replayed: false };
-      const started = await startOnce(store, key, served, body.inputs, (id) =>
-        starter.start(served, body.inputs, id),
+        return { ref: await starter.start(served, body.inputs, body.id, body.thread), replayed: false };
+      const asked = { inputs: body.inputs, thread: body.thread };
+      const started = await startOnce(store, key, served, asked, (id) =>
+        starter.start(served, body.inputs, id, body.thread),
       );
       if (started.replayed) c.header('Idempotent-Replayed', 'true');
       return started;

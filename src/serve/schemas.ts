@@ -20,6 +20,14 @@ export const startRunSchema = z.strictObject({
     .default({})
     .describe("The run's inputs: a crew's {placeholders}, or fields of a flow's state"),
   id: runIdSchema.optional().describe('The run id to use; a new UUID when absent'),
+  thread: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe(
+      "The thread to run on: a flow starts from the state its thread's last run left; a busy thread is refused (thread_busy)",
+    ),
 });
 
 /** The body of `POST /runs/wait`: a run to start, and how long to wait for it. */
@@ -38,6 +46,12 @@ export const startAndWaitSchema = z.strictObject({
 export const listRunsSchema = z.strictObject({
   status: z.enum(STORED_RUN_STATUSES).optional().describe('Only runs with this status'),
   definition: z.string().min(1).optional().describe('Only runs of this crew or flow'),
+  thread: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe('Only the runs of this thread (as GET /threads/{thread}/runs, but newest first and paged)'),
   createdFrom: z.iso
     .datetime({ offset: true })
     .optional()
@@ -111,6 +125,11 @@ export const runSummarySchema = runRefSchema.extend({
   createdAt: z.string().describe('ISO 8601'),
   updatedAt: z.string().describe('ISO 8601'),
   owner: z.string().nullable().describe('Who runs it now (host:pid), if anyone'),
+  forkedFrom: z
+    .object({ runId: z.string(), checkpoint: z.string() })
+    .optional()
+    .describe('A fork: the run and checkpoint (node id) it was forked from'),
+  thread: z.string().optional().describe('The thread the run belongs to, if it was kicked off on one'),
 });
 
 /** A page of `GET /runs`. */

@@ -12,6 +12,8 @@ import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
 import { eventRoutes } from './event-routes.js';
+import { forkRoutes } from './fork-routes.js';
+import { historyRoutes } from './history-routes.js';
 import { errorResponse } from './http-errors.js';
 import { LiveRuns } from './live-runs.js';
 import { openApiRoutes } from './openapi.js';
@@ -20,6 +22,7 @@ import { runRoutes } from './run-routes.js';
 import { RunStarter } from './run-starter.js';
 import { type ServeOptions, type ServeSettings, serveOptionsSchema } from './serve-options.js';
 import { studioRoutes } from './studio/routes.js';
+import { threadRoutes } from './thread-routes.js';
 import { viewRoutes } from './view-routes.js';
 
 /** A Hono app serving crews and flows over HTTP, and `close` for what it owns. */
@@ -39,6 +42,9 @@ const WHERE = 'createServer';
 const ROUTE_GROUPS: readonly RouteGroup[] = [
   definitionRoutes,
   runRoutes,
+  historyRoutes,
+  forkRoutes,
+  threadRoutes,
   answerRoutes,
   eventRoutes,
   aguiRoutes,

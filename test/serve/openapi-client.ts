@@ -70,6 +70,25 @@ export async function use(): Promise<string[]> {
   await client.POST('/runs/{id}/resume', { params: { path: { id: 'r-1' } }, body: { route: 'yes' } });
   await client.POST('/runs/{id}/signal', { params: { path: { id: 'r-1' } }, body: { event: 'paid' } });
   await client.GET('/runs/{id}/agui', { params: { path: { id: 'r-1' }, query: { after: '3' } }, parseAs: 'text' });
+  const history = await client.GET('/runs/{id}/history', {
+    params: { path: { id: 'r-1' }, query: { after: 2, limit: 50 } },
+  });
+  if (history.data) {
+    const next: number | undefined = history.data.next;
+    const from: string | undefined = history.data.forkedFrom?.runId;
+    seen.push(...history.data.checkpoints.map((c) => \`\${c.seq}:\${c.checkpoint}:\${c.status}\`), String(next), String(from));
+  }
+  const diff = await client.GET('/runs/{a}/diff/{b}', { params: { path: { a: 'r-1', b: 'r-2' } } });
+  if (diff.data) seen.push(String(diff.data.path.divergesAt), ...diff.data.nodes.map((n) => n.change));
+  const fork = await client.POST('/runs/{id}/fork', {
+    params: { path: { id: 'r-1' }, header: { 'Idempotency-Key': 'fork-1' } },
+    body: { at: 'check', state: { amount: 50 }, outputs: { draft: 'better' } },
+  });
+  if (fork.data) seen.push(fork.data.id, String(fork.data.forkedFrom?.checkpoint));
+  await client.POST('/runs/{id}/fork', { params: { path: { id: 'r-1' } }, body: { at: 3 } });
+  const thread = await client.GET('/threads/{thread}/runs', { params: { path: { thread: 'chat-1' } } });
+  if (thread.data) seen.push(thread.data.thread, ...thread.data.runs.map((run) => String(run.thread)));
+  await client.POST('/runs', { body: { definition: 'review', thread: 'chat-1' } });
   return seen;
 }
 `;

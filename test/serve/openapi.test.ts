@@ -133,6 +133,20 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     for (const id of ['done', 'rev', 'ord', 'slow']) await go('GET', `/runs/${id}`);
     await go('GET', '/runs/missing');
     await go('GET', `/runs/${'x'.repeat(600)}`);
+    await go('GET', '/runs/done/history');
+    await go('GET', '/runs/rev/history?after=1&limit=1');
+    await go('GET', '/runs/done/history?limit=0');
+    await go('GET', '/runs/missing/history');
+    await go('GET', '/runs/done/diff/rev');
+    await go('GET', '/runs/done/diff/missing');
+    await go('GET', `/runs/done/diff/${'x'.repeat(600)}`);
+    await go('POST', '/runs/done/fork', { at: 'research', id: 'done-fork' });
+    await go('POST', '/runs/done/fork', { at: 'research' }, { headers: { 'idempotency-key': 'k' } });
+    await go('POST', '/runs/done/fork', { at: 'nowhere' });
+    await go('POST', '/runs/done/fork', { at: 'research', state: {} });
+    await go('POST', '/runs/done/fork', { at: 'research', id: 'done' });
+    await go('POST', '/runs/missing/fork', { at: 'research' });
+    await go('GET', '/threads/chat-1/runs');
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');
     await go('GET', '/runs/done/events');
@@ -171,6 +185,10 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'POST /runs': [202, 400, 404, 409, 413, 422],
       'POST /runs/wait': [200, 202, 400, 404],
       'GET /runs/{id}': [200, 400, 404],
+      'GET /runs/{id}/history': [200, 400, 404],
+      'GET /runs/{a}/diff/{b}': [200, 400, 404],
+      'POST /runs/{id}/fork': [202, 400, 404, 409, 422],
+      'GET /threads/{thread}/runs': [200],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
       'POST /runs/{id}/agui': [200, 400, 404, 409],
