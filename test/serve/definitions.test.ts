@@ -128,12 +128,13 @@ describe('GET /openapi.json', () => {
     const start = doc.paths['/runs']?.post as Operation;
     const body = start.requestBody?.content['application/json'].schema;
     expect(body).toMatchObject({ type: 'object', required: ['definition'], additionalProperties: false });
-    expect(Object.keys(body?.properties as object)).toEqual(['definition', 'inputs', 'id']);
+    expect(Object.keys(body?.properties as object)).toEqual(['definition', 'inputs', 'id', 'thread']);
     expect(start.responses['202']?.content?.['application/json']).toBeDefined();
     const list = doc.paths['/runs']?.get as Operation;
     expect(list.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ['status', 'query', false],
       ['definition', 'query', false],
+      ['thread', 'query', false],
       ['createdFrom', 'query', false],
       ['createdBefore', 'query', false],
       ['limit', 'query', false],
