@@ -116,7 +116,15 @@ export class AguiTranslator {
     },
   };
 
-  constructor(private readonly threadId: string) {
+  /**
+   * @param threadId The run's id: the ids of its AG-UI runs, messages and interrupts start with it.
+   * @param thread What the `threadId` of `RUN_STARTED` and `RUN_FINISHED` says: the run's thread when
+   *   it was kicked off on one (its runs then read as one AG-UI thread), else its id.
+   */
+  constructor(
+    private readonly threadId: string,
+    private readonly thread: string = threadId,
+  ) {
     this.#streams = new AguiTextStreams(threadId);
   }
 
@@ -180,7 +188,7 @@ export class AguiTranslator {
     this.#root = event.runId;
     this.#interrupts = [];
     this.#failures = [];
-    return { type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.#run };
+    return { type: EventType.RUN_STARTED, threadId: this.thread, runId: this.#run };
   }
 
   /** Whether a `node.*` event is a flow step's own (its `flow.step` events stand for it). */
@@ -311,7 +319,7 @@ export class AguiTranslator {
     const steps = this.#closeSteps();
     const runId = this.#run;
     this.#run = undefined;
-    return [...steps, { type: EventType.RUN_FINISHED, threadId: this.threadId, runId, outcome, result }];
+    return [...steps, { type: EventType.RUN_FINISHED, threadId: this.thread, runId, outcome, result }];
   }
 
   /** An aborted run: stopped by whoever ran it, not failed (AG-UI's `cancelled` outcome). */

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { RunNotFoundError } from '../errors.js';
 import { lastStoredSeq } from '../runtime/durable/event-record.js';
+import { headFacts } from '../runtime/durable/history-page.js';
 import { answerInterrupts, resumeEntrySchema } from './agui-resume.js';
 import { type AguiPosition, aguiPositionOf, aguiWriter } from './agui-stream.js';
 import { streamRunEvents } from './event-stream.js';
@@ -25,7 +26,9 @@ export const aguiInputSchema = z
       .optional()
       .describe('Answers to the interrupts the last AG-UI run ended with: the run goes on with them'),
   })
-  .describe("AG-UI's RunAgentInput (threadId, runId, tools, context, state… are taken and ignored)");
+  .describe(
+    "AG-UI's RunAgentInput (threadId, runId, tools, context, state… are taken and ignored: the run is the path's, and the threadId of its events is its thread, else its id)",
+  );
 
 const lastEventIdHeader = z.object({
   'Last-Event-ID': z
@@ -60,9 +63,10 @@ function knownIdsOf(messages: readonly unknown[]): Set<string> {
 async function aguiStream(context: ServeContext, c: Context, route: string, known: Set<string>) {
   const { id } = parseRequest(route, 'params', runParamsSchema, c.req.param());
   const from: AguiPosition = aguiPositionOf(c, route);
-  if (context.live.get(id) === undefined && (await context.store.readRun(id)) === undefined)
-    throw new RunNotFoundError(route, id);
-  const writer = aguiWriter(id, from.seq === 0 ? { known } : { from });
+  const head = await context.store.readRun(id);
+  if (context.live.get(id) === undefined && head === undefined) throw new RunNotFoundError(route, id);
+  const { thread } = headFacts(head);
+  const writer = aguiWriter(id, from.seq === 0 ? { known, thread } : { from, thread });
   return streamRunEvents(c, context.store, id, 0, writer);
 }
 
@@ -107,7 +111,8 @@ export const aguiRoutes: RouteGroup = {
       // What the run kept before the answer: the stream holds what it does with it.
       const before = await lastStoredSeq(context.store, id);
       await answerInterrupts(context, id, resume);
-      return streamRunEvents(c, context.store, id, 0, aguiWriter(id, { from: { seq: before } }));
+      const { thread } = headFacts(await context.store.readRun(id));
+      return streamRunEvents(c, context.store, id, 0, aguiWriter(id, { from: { seq: before }, thread }));
     });
   },
 };

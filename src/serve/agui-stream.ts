@@ -91,6 +91,8 @@ export interface AguiWriterOptions {
    * so a client that reads the run again does not add them twice.
    */
   known?: ReadonlySet<string> | undefined;
+  /** The run's thread, as the `threadId` of its AG-UI runs says it. @default the run's id */
+  thread?: string | undefined;
 }
 
 /** Whether AG-UI event `index` of kept event `seq` lies at or before `from`. */
@@ -114,7 +116,7 @@ function isKnown(event: AguiEvent, known: ReadonlySet<string>): boolean {
  * when its streamed message began before the reconnect.
  */
 export function aguiWriter(threadId: string, options: AguiWriterOptions = {}): EventWriter {
-  const translator = new AguiTranslator(threadId);
+  const translator = new AguiTranslator(threadId, options.thread);
   const frame = new AguiFrame();
   const { from = { seq: 0 }, known } = options;
   let reopened = from.seq === 0;

@@ -1,17 +1,13 @@
 import { InvalidRequestError, RunNotFoundError } from '../errors.js';
 import { storedInputs, storedPending } from '../runtime/crew/crew-resume.js';
 import { ExecutionDocument } from '../runtime/crew/execution-document.js';
+import { headFacts } from '../runtime/durable/history-page.js';
 import { leaseIsLive } from '../runtime/durable/identity.js';
 import { loadSnapshot } from '../runtime/flow/flow-store.js';
 import { runInfo } from '../runtime/flow/snapshot.js';
-import {
-  type JsonValue,
-  type RunHead,
-  type RunPosition,
-  type Store,
-  type StoredRunStatus,
-  toJson,
-} from '../stores/store.js';
+import type { JsonValue, RunHead, RunPosition, Store, StoredRunStatus } from '../stores/store.js';
+import type { RunLineage } from '../types.js';
+import { jsonSafe } from './json-safe.js';
 import type { LiveRuns } from './live-runs.js';
 
 /** A run as `GET /runs` lists it. */
@@ -23,6 +19,10 @@ export interface RunSummary {
   createdAt: string;
   updatedAt: string;
   owner: string | null;
+  /** A fork: the run and checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
+  /** The thread the run belongs to, if it was kicked off on one. */
+  thread?: string;
 }
 
 /** A page of runs, and where the next one starts (null on the last page). */
@@ -55,6 +55,7 @@ export function summaryOf(head: RunHead): RunSummary {
     createdAt: iso(head.createdAt),
     updatedAt: iso(head.updatedAt),
     owner: head.lease?.owner ?? null,
+    ...headFacts(head),
   };
 }
 
@@ -103,10 +104,10 @@ export async function listRuns(store: Store, query: RunQuery): Promise<RunPage> 
  */
 function executionOf(document: ExecutionDocument, head: RunHead): JsonValue {
   const data = document.toJSON();
-  if (data.status !== 'interrupted' || !leaseIsLive(head.lease, Date.now())) return toJson(data);
+  if (data.status !== 'interrupted' || !leaseIsLive(head.lease, Date.now())) return jsonSafe(data);
   const completed = data.results.filter((r) => r.status === 'completed').length;
   const summary = `${completed} completed, ${data.results.length - completed} failed, running`;
-  return toJson({ ...data, status: 'running', summary });
+  return jsonSafe({ ...data, status: 'running', summary });
 }
 
 /**
@@ -120,15 +121,15 @@ export async function runDetail(store: Store, live: LiveRuns, id: string): Promi
   const base = {
     ...summaryOf(head),
     live: live.has(id),
-    inputs: toJson(storedInputs(head) ?? null),
+    inputs: jsonSafe(storedInputs(head) ?? null),
   };
   if (head.kind === 'flow') {
     const snapshot = await loadSnapshot(store, id);
     const info = snapshot === undefined ? undefined : runInfo(snapshot);
     return {
       ...base,
-      ...(info === undefined ? {} : { flow: toJson(info) }),
-      pending: toJson(info?.waiting ?? []),
+      ...(info === undefined ? {} : { flow: jsonSafe(info) }),
+      pending: jsonSafe(info?.waiting ?? []),
     };
   }
   const [document, pending] = await Promise.all([
@@ -138,6 +139,6 @@ export async function runDetail(store: Store, live: LiveRuns, id: string): Promi
   return {
     ...base,
     ...(document === undefined ? {} : { execution: executionOf(document, head) }),
-    pending: toJson(pending),
+    pending: jsonSafe(pending),
   };
 }

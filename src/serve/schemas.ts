@@ -111,6 +111,11 @@ export const runSummarySchema = runRefSchema.extend({
   createdAt: z.string().describe('ISO 8601'),
   updatedAt: z.string().describe('ISO 8601'),
   owner: z.string().nullable().describe('Who runs it now (host:pid), if anyone'),
+  forkedFrom: z
+    .object({ runId: z.string(), checkpoint: z.string() })
+    .optional()
+    .describe('A fork: the run and checkpoint (node id) it was forked from'),
+  thread: z.string().optional().describe('The thread the run belongs to, if it was kicked off on one'),
 });
 
 /** A page of `GET /runs`. */

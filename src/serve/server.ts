@@ -12,6 +12,7 @@ import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
 import { eventRoutes } from './event-routes.js';
+import { historyRoutes } from './history-routes.js';
 import { errorResponse } from './http-errors.js';
 import { LiveRuns } from './live-runs.js';
 import { openApiRoutes } from './openapi.js';
@@ -39,6 +40,7 @@ const WHERE = 'createServer';
 const ROUTE_GROUPS: readonly RouteGroup[] = [
   definitionRoutes,
   runRoutes,
+  historyRoutes,
   answerRoutes,
   eventRoutes,
   aguiRoutes,

@@ -70,6 +70,16 @@ export async function use(): Promise<string[]> {
   await client.POST('/runs/{id}/resume', { params: { path: { id: 'r-1' } }, body: { route: 'yes' } });
   await client.POST('/runs/{id}/signal', { params: { path: { id: 'r-1' } }, body: { event: 'paid' } });
   await client.GET('/runs/{id}/agui', { params: { path: { id: 'r-1' }, query: { after: '3' } }, parseAs: 'text' });
+  const history = await client.GET('/runs/{id}/history', {
+    params: { path: { id: 'r-1' }, query: { after: 2, limit: 50 } },
+  });
+  if (history.data) {
+    const next: number | undefined = history.data.next;
+    const from: string | undefined = history.data.forkedFrom?.runId;
+    seen.push(...history.data.checkpoints.map((c) => \`\${c.seq}:\${c.checkpoint}:\${c.status}\`), String(next), String(from));
+  }
+  const diff = await client.GET('/runs/{a}/diff/{b}', { params: { path: { a: 'r-1', b: 'r-2' } } });
+  if (diff.data) seen.push(String(diff.data.path.divergesAt), ...diff.data.nodes.map((n) => n.change));
   return seen;
 }
 `;

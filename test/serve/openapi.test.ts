@@ -133,6 +133,13 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     for (const id of ['done', 'rev', 'ord', 'slow']) await go('GET', `/runs/${id}`);
     await go('GET', '/runs/missing');
     await go('GET', `/runs/${'x'.repeat(600)}`);
+    await go('GET', '/runs/done/history');
+    await go('GET', '/runs/rev/history?after=1&limit=1');
+    await go('GET', '/runs/done/history?limit=0');
+    await go('GET', '/runs/missing/history');
+    await go('GET', '/runs/done/diff/rev');
+    await go('GET', '/runs/done/diff/missing');
+    await go('GET', `/runs/done/diff/${'x'.repeat(600)}`);
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');
     await go('GET', '/runs/done/events');
@@ -171,6 +178,8 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'POST /runs': [202, 400, 404, 409, 413, 422],
       'POST /runs/wait': [200, 202, 400, 404],
       'GET /runs/{id}': [200, 400, 404],
+      'GET /runs/{id}/history': [200, 400, 404],
+      'GET /runs/{a}/diff/{b}': [200, 400, 404],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
       'POST /runs/{id}/agui': [200, 400, 404, 409],
