@@ -74,7 +74,7 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     await tab.goto(`${listening.url}/`);
     await tab.locator('#token-input').fill(TOKEN);
     await tab.locator('#token-input').press('Enter');
-    await expect.poll(() => tab.locator('#start-definition option').count(), { timeout: WAIT }).toBe(1);
+    await tab.locator('#start-definition option').first().waitFor({ state: 'attached', timeout: WAIT });
   }, 60_000);
 
   afterAll(async () => {
@@ -183,6 +183,10 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     await expect.poll(() => marks().count(), { timeout: WAIT }).toBe(3);
     expect(await marks().nth(2).getAttribute('data-checkpoint')).toBe('note');
     expect(await line.count()).toBe(0);
+    // The source names its fork (the run list's summaries carry their lineage).
+    await expect
+      .poll(() => tab.locator('#run-forks').textContent(), { timeout: WAIT })
+      .toBe(`Its fork among the runs listed: ${ids.fork} at check`);
     await tab.goBack();
     await expect.poll(() => line.isVisible(), { timeout: WAIT }).toBe(true);
   });

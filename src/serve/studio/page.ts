@@ -83,6 +83,7 @@ const RUN_COLUMN = [
   '<div id="run-area" hidden>',
   '<section class="card run-head" aria-label="Run"><div id="run-header" class="run-header"></div>',
   '<div id="run-lineage" class="run-lineage" hidden></div>',
+  '<div id="run-forks-box" class="run-lineage" hidden></div>',
   '<div class="run-actions"><output id="run-live" aria-live="polite"></output>',
   '<button id="run-resume" type="button" class="secondary" hidden>Resume</button>',
   '<button id="run-abort" type="button" class="secondary" hidden>Abort</button></div>',

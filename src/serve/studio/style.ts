@@ -56,6 +56,7 @@ button:disabled { opacity: .6; cursor: progress; }
 .run-item-head strong { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .run-id { font-size: 11px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .run-time { font-size: 11px; color: var(--muted); }
+.run-fork { font-size: 11px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #token-card { margin: 16px 24px 0; max-width: 520px; }
 [hidden] { display: none !important; }
 .run-lineage { flex-basis: 100%; display: flex; flex-direction: column; gap: 2px; font-size: 13px; }

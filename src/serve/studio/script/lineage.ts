@@ -1,7 +1,8 @@
 /**
  * Where the open run comes from, under its head: a fork says "forked from <run> at <checkpoint>"
  * (a link to the source) and links to the compare view beside its source; a run kicked off on a
- * thread names the thread and links to the thread's other runs (`GET /threads/:thread/runs`).
+ * thread names the thread and links to the thread's other runs (`GET /threads/:thread/runs`); a run
+ * forked from names its forks among the runs the list holds.
  */
 export const LINEAGE_SCRIPT = `
   const compareHash = (a, b) => '#compare=' + encodeURIComponent(a) + '/' + encodeURIComponent(b);
@@ -39,6 +40,21 @@ export const LINEAGE_SCRIPT = `
       return [];
     }
   };
+  // The open run's forks among the runs listed (their summaries name their source): no request of its own.
+  const renderForks = () => {
+    const run = history.run;
+    const forks = run ? list.runs.filter((r) => r.forkedFrom && r.forkedFrom.runId === run.id) : [];
+    const line = make('p', 'lineage-line');
+    line.id = 'run-forks';
+    line.append(document.createTextNode(forks.length === 1 ? 'Its fork among the runs listed: ' : 'Its forks among the runs listed: '));
+    forks.forEach((r, i) => {
+      if (i > 0) line.append(document.createTextNode(', '));
+      line.append(link(runHash(r.id), r.id, 'lineage-fork'), document.createTextNode(' at '), make('code', '', r.forkedFrom.checkpoint));
+    });
+    const box = $('run-forks-box');
+    box.replaceChildren(...(forks.length === 0 ? [] : [line]));
+    box.hidden = forks.length === 0;
+  };
   const renderLineage = async (run) => {
     const box = $('run-lineage');
     const lines = [];
@@ -47,5 +63,6 @@ export const LINEAGE_SCRIPT = `
     if (run && history.run !== run) return;
     box.replaceChildren(...lines);
     box.hidden = lines.length === 0;
+    renderForks();
   };
 `;
