@@ -111,9 +111,9 @@ export { createResultsTool } from './models/results-tool.js';
 export { Agent } from './runtime/crew/agent.js';
 export type { AgentOptions } from './runtime/crew/agent-options.js';
 export { Crew } from './runtime/crew/crew.js';
+export type { CrewForkOptions, CrewHistoryOptions } from './runtime/crew/crew-fork-options.js';
 export type { CrewOptions, Manager } from './runtime/crew/crew-options.js';
 export type { CrewAnalysis, CrewPath } from './runtime/crew/crew-picture.js';
-
 export type { StoredCrewExecution, StoredTaskResult } from './runtime/crew/crew-store.js';
 export {
   ExecutionDocument,

@@ -289,6 +289,8 @@ export interface CrewMetadata {
   restored?: string[];
   /** A replay: the execution it started from. */
   replayOf?: string;
+  /** A fork (`crew.fork`): the run and the checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
   /**
    * The `{identifier}` placeholders the run's inputs did not fill, and where each sits; absent when
    * every placeholder was filled (the run's `run.warning` event says the same).

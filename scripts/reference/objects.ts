@@ -59,6 +59,22 @@ export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
     schema: 'replayOptionsSchema',
   },
   {
+    title: 'crew.fork(id, options)',
+    type: 'CrewForkOptions',
+    entry: 'src/index.ts',
+    exported: ['CrewForkOptions'],
+    module: 'src/runtime/crew/crew-fork-options.ts',
+    schema: 'crewForkOptionsSchema',
+  },
+  {
+    title: 'crew.history(id, options)',
+    type: 'CrewHistoryOptions',
+    entry: 'src/index.ts',
+    exported: ['CrewHistoryOptions'],
+    module: 'src/runtime/crew/crew-fork-options.ts',
+    schema: 'crewHistoryOptionsSchema',
+  },
+  {
     title: 'createFlow(options)',
     type: 'FreeFlowOptions, StructuredFlowOptions',
     entry: 'src/index.ts',

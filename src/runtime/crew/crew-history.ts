@@ -1,5 +1,7 @@
-import type { Store } from '../../stores/store.js';
-import type { Checkpoint } from '../../types.js';
+import { RunNotFoundError } from '../../errors.js';
+import type { RunHead, Store } from '../../stores/store.js';
+import type { Checkpoint, HistoryOptions, RunHistory } from '../../types.js';
+import { checkHistoryOptions, headFacts, pageOf } from '../durable/history-page.js';
 import { RUN_KEY } from '../durable/run-key.js';
 import { readTaskResult, type StoredTaskResult } from './crew-store.js';
 
@@ -43,4 +45,43 @@ export function crewCheckpoints(results: readonly StoredTaskResult[]): Checkpoin
     if (result.code !== undefined) checkpoint.code = result.code;
     return checkpoint;
   });
+}
+
+/**
+ * Refuses run `id` unless it is a run of crew `crew` (`run_not_found`, naming the run it is): a run
+ * of a flow, or of another crew, is not this crew's to list or fork.
+ */
+export function checkCrewRun(
+  what: string,
+  crew: string,
+  id: string,
+  head: RunHead | undefined,
+  records: CrewRecordsRead | undefined,
+): void {
+  if (head === undefined && records === undefined) throw new RunNotFoundError(what, id);
+  const kind = head?.kind ?? 'crew';
+  const name = head?.name ?? records?.crew;
+  if (kind !== 'crew' || name !== crew) {
+    throw new RunNotFoundError(what, id, `it is a run of ${kind} "${name}", not of crew "${crew}"`);
+  }
+}
+
+/**
+ * The committed history of run `id` of crew `crew` (`crew.history`): its task runs in commit order,
+ * across resumes, one page of them. `run_not_found` for an unknown run, or a run of another crew or
+ * of a flow.
+ */
+export async function crewHistory(
+  crew: string,
+  store: Store,
+  id: string,
+  options: HistoryOptions,
+): Promise<RunHistory> {
+  const what = `Crew "${crew}" history`;
+  const page = checkHistoryOptions(what, options);
+  const [head, records] = await Promise.all([store.readRun(id), readCrewRecords(store, id)]);
+  checkCrewRun(what, crew, id, head, records);
+  const status = head?.status ?? records?.status ?? 'interrupted';
+  const run = { id, kind: 'crew' as const, name: crew, status, ...headFacts(head) };
+  return pageOf(run, crewCheckpoints(records?.results ?? []), page);
 }

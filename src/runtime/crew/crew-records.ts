@@ -22,6 +22,17 @@ export class CrewRecords {
     return this.commits.commit();
   }
 
+  /**
+   * Stages the results a new run keeps from an earlier one (a replay's, a fork's), in their order, for
+   * its first commit.
+   */
+  keep(results: readonly StoredTaskResult[]): void {
+    for (const result of results) {
+      const value = taskResultRecord(result);
+      this.commits.stage({ collection: 'crew_task_results', key: result.nodeId, value });
+    }
+  }
+
   /** Writes the run's document with its status and gives the lease up; `metadata.storeErrors` says what was let go. */
   async end(out: CrewOutput, startedAt: number, aborted = false): Promise<void> {
     const document = storedExecution(out, this.crew, startedAt);

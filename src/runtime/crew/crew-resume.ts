@@ -40,8 +40,8 @@ async function storedResults(
   return rows.map((row) => readTaskResult(row.value));
 }
 
-/** The task of a node id: its own, or a loop run's (`<task>#<iteration>`). */
-function baseNodeId(nodeId: string): string {
+/** The task's node id of a node id: its own, or a loop run's (`<task>#<iteration>`). */
+export function baseNodeId(nodeId: string): string {
   const hash = nodeId.lastIndexOf('#');
   return hash < 0 ? nodeId : nodeId.slice(0, hash);
 }
@@ -89,7 +89,8 @@ export async function storedPending(store: Store, id: string): Promise<CrewPendi
 
 /**
  * What `crew.replay(executionId, { fromTask })` restores: the completed results of the tasks before
- * `fromTask` in the crew's order (a loop: in its first iteration); everything from it on runs again.
+ * `fromTask` in the crew's order (a loop: in its first iteration), which the new run writes first, in
+ * the source's commit order; everything from it on runs again.
  */
 export async function replayRestore(
   crew: ResumableCrew,
@@ -107,8 +108,9 @@ export async function replayRestore(
   const keeps = (nodeId: string) =>
     before.has(nodeId) || (nodeId === `${baseNodeId(nodeId)}#1` && before.has(baseNodeId(nodeId)));
   const stored = await storedResults(crew, executionId, 'replay', store);
-  const results = byNodeId(stored.filter((r) => r.status === 'completed' && keeps(r.nodeId)));
-  return { results, reached: new Set(results.keys()), replayOf: executionId };
+  const kept = stored.filter((r) => r.status === 'completed' && keeps(r.nodeId));
+  const results = byNodeId(kept);
+  return { results, reached: new Set(results.keys()), kept, replayOf: executionId };
 }
 
 /**

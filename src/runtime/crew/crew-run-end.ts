@@ -129,6 +129,7 @@ export class CrewRunEnd {
     if (out.status === 'paused') out.pending = pendingIn(scope.recorder.settled, plan);
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
+    if (restore?.forkedFrom !== undefined) out.metadata.forkedFrom = { ...restore.forkedFrom };
     const missing = this.#parts.missingInputs;
     if (missing.length > 0) out.metadata.missingInputs = missing.map((m) => ({ ...m, where: [...m.where] }));
     const ignored = this.#ignoredKeys();

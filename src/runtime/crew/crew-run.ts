@@ -13,7 +13,7 @@ import { RunRecorder } from '../engine/recorder.js';
 import { optionalInteger } from '../engine/validate.js';
 import type { CrewProcess } from '../process.js';
 import { checkInputs } from '../run/inputs.js';
-import { Run, type RunKeeping, type RunPlacement } from '../run/run.js';
+import { type DriveParts, Run, type RunKeeping, type RunPlacement } from '../run/run.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
 import { factsOf } from './crew-facts.js';
 import { checkCanPause } from './crew-pause.js';
@@ -85,11 +85,30 @@ export function startCrewRun(
     startedAt: clock.now(),
     missingInputs,
   });
-  const done = closedAfter(
-    run.drive<CrewOutput>(end.driveParts(actor, runner, options.signal)),
-    toolSessions,
-  );
+  const parts = keptFirst(end.driveParts(actor, runner, options.signal), run, records, restore);
+  const done = closedAfter(run.drive<CrewOutput>(parts), toolSessions);
   return { id, events$: hub.events$, actor, result: done };
+}
+
+/**
+ * A new run's drive that keeps results of an earlier one (a replay, a fork): they are its first
+ * commit, right after its claim, in the earlier run's order, before any task runs.
+ */
+function keptFirst(
+  parts: DriveParts<CrewOutput>,
+  run: Run,
+  records: CrewRecords | undefined,
+  restore: RunRestore | undefined,
+): DriveParts<CrewOutput> {
+  const kept = restore?.kept;
+  if (records === undefined || kept === undefined || kept.length === 0) return parts;
+  return {
+    ...parts,
+    afterClaim: () => {
+      records.keep(kept);
+      return run.write();
+    },
+  };
 }
 
 /**
@@ -160,7 +179,11 @@ function crewKeeping(
   const encoded = encodeAt(inputs, 'inputs', (path, reason) =>
     InvalidInputsError.unstorable(what, path, reason),
   );
-  const data = { inputs: encoded, ...(owner.keepEvents ? { events: 'store' } : {}) };
+  const data = {
+    inputs: encoded,
+    ...(owner.keepEvents ? { events: 'store' } : {}),
+    ...(restore?.forkedFrom === undefined ? {} : { forkedFrom: { ...restore.forkedFrom } }),
+  };
   return { owner, policy, claim: { kind: 'crew', name: crew.name, data, what } };
 }
 
@@ -184,8 +207,8 @@ function taskRunnerOptions(
   { records, restore, recorder, gate, plan }: RunnerWiring,
 ): TaskRunnerOptions {
   const restored = restore?.results ?? NOTHING_RESTORED;
-  // A resumed run's restored results are stored already; a replay (a new run) stores them again.
-  const storesAgain = (nodeId: string) => !restored.has(nodeId) || restore?.replayOf !== undefined;
+  // A resumed run's restored results are stored already; a replay's or a fork's are its first commit.
+  const storesAgain = (nodeId: string) => !restored.has(nodeId);
   return {
     store:
       records &&

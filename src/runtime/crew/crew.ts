@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
 import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
-import type { Store } from '../../stores/store.js';
-import type { CrewOutput, IgnoredKey, ModelPrice } from '../../types.js';
+import { checkStore, type Store } from '../../stores/store.js';
+import type { CrewOutput, IgnoredKey, ModelPrice, RunHistory } from '../../types.js';
+import { checkRunId } from '../durable/claim.js';
 import { RunOwner } from '../durable/run-owner.js';
 import type { Budget } from '../engine/budget.js';
 import { toClock } from '../engine/clock.js';
@@ -20,6 +21,14 @@ import type { Agent } from './agent.js';
 import { runCrewAsChild } from './crew-child.js';
 import { factsOf, taskAgents } from './crew-facts.js';
 import { kickoffForEach } from './crew-for-each.js';
+import { forkRestore } from './crew-fork.js';
+import {
+  type CrewForkOptions,
+  type CrewHistoryOptions,
+  crewForkOptionsSchema,
+  crewHistoryOptionsSchema,
+} from './crew-fork-options.js';
+import { crewHistory } from './crew-history.js';
 import { crewMermaid } from './crew-mermaid.js';
 import { type CrewOptions, type CrewSettings, crewOptionsSchema, type Manager } from './crew-options.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
@@ -44,6 +53,14 @@ import type { Task } from './task.js';
 import { keepAnswers, keptAnswers } from './waiting-tasks.js';
 
 export type { CrewOptions, Manager } from './crew-options.js';
+
+/** Refuses `state` given to a crew's fork (`invalid_option`): a crew has no state; its outputs are edited. */
+function refuseState(where: string, options: unknown): void {
+  if (typeof options === 'object' && options !== null && 'state' in options) {
+    const expected = "absent: a crew has no state (edit a kept task's output with `outputs`)";
+    throw new InvalidOptionError(where, 'state', expected, (options as { state: unknown }).state);
+  }
+}
 
 /**
  * A team of agents and the tasks they work through. A crew is a definition: every `run` is a new,
@@ -303,6 +320,54 @@ export class Crew implements ChildDefinition<CrewOutput> {
     const source = await store?.readRun(executionId);
     const inputs = runOptions.inputs ?? (source === undefined ? undefined : storedInputs(source));
     return startCrewRun(this, processes[this.process], { ...runOptions, inputs }, restore).result;
+  }
+
+  /**
+   * The committed history of run `id` of this crew, read from its store (the option's, else the
+   * crew's; `store_required` without one): its task runs in commit order, across resumes, one page
+   * (`after`, `limit`). `run_not_found` for an unknown run, or a run of another crew or of a flow.
+   *
+   * @example
+   * const { checkpoints } = await crew.history('refund-42');
+   * for (const c of checkpoints) console.log(c.seq, c.nodeId, c.status, c.output);
+   */
+  async history(id: string, options: CrewHistoryOptions = {}): Promise<RunHistory> {
+    const where = `Crew "${this.name}" history`;
+    checkRunId(where, 'id', id);
+    const { store: given, ...page } = parseOptions(crewHistoryOptionsSchema, where, options);
+    const store = given ?? this.store;
+    if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, "read a run's history");
+    checkStore(where, store);
+    return crewHistory(this.name, store, id, page);
+  }
+
+  /**
+   * A new run from checkpoint `at` of stored run `id`: the completed task results committed up to it
+   * (in commit order) are kept — no model call for them, `outputs` edited in — and every other task
+   * runs, reading the kept (and edited) outputs as context. The source's inputs unless `inputs` are
+   * given; the new run's id is `options.id`, else a fresh one (`run_exists` when taken). Its head keeps
+   * `data.forkedFrom`; `metadata.forkedFrom` and `metadata.restored` (the kept node ids) tell it.
+   *
+   * @example
+   * const out = await crew.fork('refund-42', { at: 'draft', outputs: { draft: 'A better draft' } });
+   * out.metadata.forkedFrom; // { runId: 'refund-42', checkpoint: 'draft' }
+   */
+  async fork(id: string, options: CrewForkOptions): Promise<CrewOutput> {
+    const where = `Crew "${this.name}" fork`;
+    checkRunId(where, 'the source run id', id);
+    refuseState(where, options);
+    const parsed = parseOptions(crewForkOptionsSchema, where, options);
+    const { at, outputs, id: newId, onRun, ...runOptions } = parsed;
+    const store = runOptions.store ?? this.store;
+    if (store === undefined) throw new StoreRequiredError(`Crew "${this.name}"`, 'fork a run');
+    checkStore(where, store);
+    if (newId !== undefined) checkRunId(where, 'id', newId);
+    const source = await forkRestore(this, id, { at, outputs }, store);
+    const inputs = runOptions.inputs ?? source.inputs;
+    const settings = { ...runOptions, store, inputs, ...(newId === undefined ? {} : { executionId: newId }) };
+    const run = startCrewRun(this, processes[this.process], settings, source.restore);
+    onRun?.(run);
+    return run.result;
   }
 
   #assignNodeIds(): void {
