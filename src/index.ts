@@ -161,6 +161,7 @@ export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/anal
 export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
 export type { HumanPromptContext, RouterFn, StepContext, StepFn } from './runtime/flow/definition.js';
 export { createFlow, Flow } from './runtime/flow/flow.js';
+export type { FlowForkOptions, FlowHistoryOptions } from './runtime/flow/flow-fork-options.js';
 export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './runtime/flow/flow-options.js';
 export type { FlowOutput, FlowRun } from './runtime/flow/flow-output.js';
 export type { HumanAnswerInput } from './runtime/flow/flow-resume.js';

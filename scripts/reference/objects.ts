@@ -107,6 +107,14 @@ export const OPTIONS_OBJECTS: readonly OptionsObject[] = [
     schema: 'flowResumeOptionsSchema',
   },
   {
+    title: 'flow.fork(id, options)',
+    type: 'FlowForkOptions',
+    entry: 'src/index.ts',
+    exported: ['FlowForkOptions<unknown>'],
+    module: 'src/runtime/flow/flow-fork-options.ts',
+    schema: 'flowForkOptionsSchema',
+  },
+  {
     title: 'flow.start(name, fn, options)',
     type: 'StepOptions',
     entry: 'src/index.ts',

@@ -3,15 +3,18 @@ import type { JsonValue, RunHead, Store, StoredRecord } from '../../stores/store
 import type { Checkpoint } from '../../types.js';
 import { decodeRunValue } from '../durable/codec.js';
 import { RUN_KEY } from '../durable/run-key.js';
-import type { FlowRunHeader, StoredStepRun } from './flow-store.js';
+import type { EndedRound, FlowRunHeader, StoredStepRun } from './flow-store.js';
 
 const STEP = 'step:';
+const ROUND = 'round:';
 
 /** A flow run's committed step runs, as `history` lists them: the header, and each step record in commit order. */
 export interface FlowRecordsRead {
   header: FlowRunHeader;
   /** The step records, by mark (the order the run committed them). */
   steps: StoredStepRun[];
+  /** The completed rounds kept as records of their own (`round:<n>`); the others ride on a step record (`ended`). */
+  rounds: EndedRound[];
 }
 
 /** Reads a flow run's header and step records; undefined when the store holds no flow run `id`. */
@@ -26,7 +29,10 @@ export async function readFlowRecords(store: Store, id: string): Promise<FlowRec
   const steps = records.filter((r) => r.key.startsWith(STEP)).map((r, index) => stepRecord(id, r, index));
   // Records without a mark (written before marks were kept) stay in first-write order.
   steps.sort((a, b) => (a.mark ?? 0) - (b.mark ?? 0));
-  return { header, steps };
+  const rounds = records
+    .filter((r) => r.key.startsWith(ROUND))
+    .map((r) => ({ ...(r.value as unknown as EndedRound), n: Number(r.key.slice(ROUND.length)) }));
+  return { header, steps, rounds };
 }
 
 function stepRecord(id: string, record: StoredRecord, index: number): StoredStepRun {

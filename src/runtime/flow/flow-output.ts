@@ -1,5 +1,5 @@
 import type { PendingStep } from '../../machines/flow/waits.js';
-import type { Failure } from '../../types.js';
+import type { Failure, RunLineage } from '../../types.js';
 import type { RunHandle } from '../run/run-handle.js';
 import type { WithId } from './state.js';
 
@@ -27,6 +27,8 @@ export interface FlowOutput<S> {
   pending?: PendingStep;
   /** A paused run with several steps waiting: all of them. */
   waiting?: PendingStep[];
+  /** A fork (`flow.fork`): the run and checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
 }
 
 /** A flow run in progress: its state id, events (crews' included, tagged with their step), actor and result. */

@@ -10,8 +10,10 @@ import {
 } from '../../errors.js';
 import type { PendingStep } from '../../machines/flow/waits.js';
 import type { RunHead, Store } from '../../stores/store.js';
+import type { RunLineage } from '../../types.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
+import { headFacts } from '../durable/history-page.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
@@ -216,6 +218,8 @@ export type FlowClaim =
       snapshot: StoredFlowSnapshot | undefined;
       inputs: Record<string, unknown>;
       answers?: StepAnswer[];
+      /** A fork's lineage, as its head keeps it. */
+      lineage?: RunLineage;
     }
   /** The run completed: its stored result, nothing to run. */
   | { kind: 'completed'; output: FlowOutput<unknown> };
@@ -275,12 +279,25 @@ export async function claimFlowRun(
   if (!outcome.claimed) {
     const stored = await loadSnapshot(store, id);
     if (stored === undefined) throw new RunNotFoundError(`Flow "${definition.name}" resume`, id);
-    return { kind: 'completed', output: storedOutput(stored) };
+    return { kind: 'completed', output: withLineage(storedOutput(stored), outcome.head) };
   }
   // Read once the run is this owner's: every write of the owner before it has landed.
   snapshot = answers === undefined ? await loadSnapshot(store, id) : snapshot;
   const inputs = (snapshot?.inputs ?? headInputs(outcome.head)) as Record<string, unknown>;
-  return { kind: 'claimed', snapshot, inputs, ...(answers === undefined ? {} : { answers }) };
+  const { forkedFrom } = headFacts(outcome.head);
+  return {
+    kind: 'claimed',
+    snapshot,
+    inputs,
+    ...(answers === undefined ? {} : { answers }),
+    ...(forkedFrom === undefined ? {} : { lineage: forkedFrom }),
+  };
+}
+
+/** A stored result with the lineage of a fork's head. */
+function withLineage<S>(output: FlowOutput<S>, head: RunHead): FlowOutput<S> {
+  const { forkedFrom } = headFacts(head);
+  return forkedFrom === undefined ? output : { ...output, forkedFrom };
 }
 
 /** Refuses a head that is not a run of this flow (`flow_mismatch`). */

@@ -1,6 +1,6 @@
 import { handledSteps } from '../../machines/flow/outcomes.js';
 import type { JsonValue } from '../../stores/store.js';
-import type { MemoryEntry } from '../../types.js';
+import type { MemoryEntry, RunLineage } from '../../types.js';
 import { keepsEventsOption } from '../durable/events-option.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type Clock, type ClockOption, toClock } from '../engine/clock.js';
@@ -29,6 +29,8 @@ export interface FlowRunSeed {
   answers?: readonly StepAnswer[] | undefined;
   /** The owner that claimed the stored run. */
   owner: RunOwner;
+  /** A fork's lineage, as its head keeps it: its result tells it. */
+  lineage?: RunLineage | undefined;
 }
 
 /** A flow run's working parts, wired to each other. */

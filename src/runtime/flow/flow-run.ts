@@ -4,6 +4,7 @@ import {
   type FlowMachine,
   type FlowMachineOutput,
 } from '../../machines/flow/flow-machine.js';
+import type { RunLineage } from '../../types.js';
 import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
 import type { FlowOutput, FlowRun } from './flow-output.js';
@@ -26,7 +27,7 @@ export function startFlowRun<S>(
   const input = { effects: parts.driver, resume: seed?.resume?.rounds };
   const placement = options.inspect === undefined ? {} : { inspect: options.inspect };
   const actor = parts.run.supervise(supervisor, input, `flow:${parts.state.id}`, placement, parts.runner);
-  const result = runFlowToEnd(definition, options, parts, actor);
+  const result = runFlowToEnd(definition, options, parts, actor, seed?.lineage);
   return { id: parts.state.id, events$: parts.run.events.events$, actor, result };
 }
 
@@ -36,6 +37,7 @@ function runFlowToEnd<S>(
   options: FlowRunOptions,
   parts: FlowRunParts<S>,
   actor: AnyActorRef,
+  lineage: RunLineage | undefined,
 ): Promise<FlowOutput<S>> {
   const { run, runner, records } = parts;
   const startedAt = run.clock.now();
@@ -51,10 +53,10 @@ function runFlowToEnd<S>(
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
       const status = endStatus(actor);
-      const out = flowOutput(parts, status, startedAt);
+      const out = flowOutput(parts, status, startedAt, lineage);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
-    partial: () => flowOutput(parts, 'failed', startedAt),
+    partial: () => flowOutput(parts, 'failed', startedAt, lineage),
     // Stored as aborted, to be resumed like a run whose process died; the rejection waits for the
     // write. Only once the run holds its id: an abort before the claim landed must not touch another run.
     keepAborted: async () => {
@@ -83,6 +85,7 @@ function flowOutput<S>(
   parts: FlowRunParts<S>,
   status: FlowOutput<S>['status'],
   startedAt: number,
+  lineage: RunLineage | undefined,
 ): FlowOutput<S> {
   const { recorder } = parts;
   const out: FlowOutput<S> = {
@@ -102,5 +105,6 @@ function flowOutput<S>(
     out.pending = waiting[0];
     if (waiting.length > 1) out.waiting = waiting;
   }
+  if (lineage !== undefined) out.forkedFrom = lineage;
   return out;
 }

@@ -11,7 +11,9 @@ import { createFlowMachine, type FlowMachine } from '../../machines/flow/flow-ma
 import { namesIn, type Trigger } from '../../machines/flow/triggers.js';
 import { parseOptions } from '../../options/parse.js';
 import type { Store } from '../../stores/store.js';
+import type { RunHistory } from '../../types.js';
 import { keepsEventsOption } from '../durable/events-option.js';
+import { headFacts } from '../durable/history-page.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { type ClockOption, toClock } from '../engine/clock.js';
 import type { PlainMachine } from '../engine/plain-machine.js';
@@ -32,6 +34,8 @@ import type {
   StepOptions,
   WaitOptions,
 } from './definition.js';
+import { createFork, type ForkRequest, planFork } from './flow-fork.js';
+import { type FlowForkOptions, type FlowHistoryOptions, flowForkOptionsSchema } from './flow-fork-options.js';
 import { leaseMsOf } from './flow-kickoff.js';
 import {
   type FlowSettings,
@@ -50,6 +54,7 @@ import {
   storeFor,
 } from './flow-resume.js';
 import { startFlowRun } from './flow-run.js';
+import { flowRunHistory } from './flow-run-history.js';
 import {
   type FlowResumeOptions,
   type FlowRunOptions,
@@ -70,6 +75,7 @@ import {
   waitOptionsSchema,
 } from './step-options.js';
 
+export type { FlowForkOptions, FlowHistoryOptions } from './flow-fork-options.js';
 export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './flow-options.js';
 export type { FlowResumeOptions } from './flow-run-options.js';
 
@@ -315,18 +321,76 @@ export class Flow<S> {
     const owner = new RunOwner(store, id, leaseMsOf(definition, options), clock, keepEvents);
     const claim = await claimFlowRun(definition, owner, clock, request);
     if (claim.kind === 'completed') return claim.output as FlowOutput<WithId<S>>;
+    const { snapshot, inputs, answers, lineage } = claim;
+    const seed: FlowRunSeed = { owner, resume: snapshot, answers, lineage };
+    return this.#runSeeded(seed, { ...options, clock, store }, inputs);
+  }
+
+  /** Runs a stored run its owner claimed (`seed`) on, here; one that never started gives its claim back. */
+  async #runSeeded(
+    seed: FlowRunSeed,
+    options: FlowResumeOptions<WithId<S>>,
+    inputs: Record<string, unknown>,
+  ): Promise<FlowOutput<WithId<S>>> {
     try {
-      const { snapshot, inputs } = claim;
-      const seed: FlowRunSeed = { owner, resume: snapshot, answers: claim.answers };
       const { onRun, ...runOptions } = options;
-      const run = this.#start({ ...runOptions, clock, store, inputs }, seed);
+      const run = this.#start({ ...runOptions, inputs }, seed);
       onRun?.(run);
       return await run.result;
     } catch (error) {
       // A run that never started (a definition error) gives its claim back, its status as it was.
-      await owner.releaseQuietly(claim.snapshot?.status);
+      await seed.owner.releaseQuietly(seed.resume?.status);
       throw error;
     }
+  }
+
+  /**
+   * The committed history of stored run `id` of this flow: its step runs in commit order (across
+   * resumes, and a fork's kept ones first), each with its output and the state it left, one page
+   * with `after` and `limit` — `readHistory` for a run of this flow. `run_not_found`, `flow_mismatch`
+   * for another flow's run, `store_required` without a store.
+   *
+   * @example
+   * const { checkpoints } = await review.history(runId);
+   * for (const c of checkpoints) console.log(c.seq, c.checkpoint, c.output);
+   */
+  async history(id: string, options: FlowHistoryOptions = {}): Promise<RunHistory> {
+    const definition = this.definition as FlowDefinition<unknown>;
+    const store = storeFor(definition, options.store, "read a run's history");
+    requiredText(`Flow "${this.name}" history`, 'id', id);
+    const { store: _store, ...page } = options;
+    return flowRunHistory(definition, store, id, page);
+  }
+
+  /**
+   * Forks stored run `id` at checkpoint `at` (a node id `history` lists, or its seq): a new run that
+   * keeps the step runs committed up to and including it — none of them runs again — and runs on
+   * from there, with the checkpoint's state changed by `state` (a patch or a function), kept outputs
+   * changed by `outputs` (a router's label or a human's answer at the checkpoint takes the other
+   * branch) and `inputs` merged over the state. The source is unchanged; a running source is read as
+   * committed. `out.forkedFrom` (and `getRun`, `history`) tell the lineage. `checkpoint_not_found`,
+   * `run_not_found`, `flow_mismatch`, `run_exists` for a taken `id`, `invalid_option`, `invalid_state`.
+   *
+   * @example
+   * const { checkpoints } = await review.history(runId);
+   * const out = await review.fork(runId, { at: 'grade', outputs: { grade: 'revise' }, state: { score: 3 } });
+   * // out.forkedFrom: { runId, checkpoint: 'grade' }; 'draft' did not run again
+   */
+  async fork(id: string, options: FlowForkOptions<WithId<S>>): Promise<FlowOutput<WithId<S>>> {
+    const where = `Flow "${this.name}" fork`;
+    const checked = parseOptions(flowForkOptionsSchema, where, options) as FlowForkOptions<WithId<S>>;
+    requiredText(where, 'id', id);
+    const definition = this.definition as FlowDefinition<unknown>;
+    const store = storeFor(definition, checked.store, 'fork a run');
+    const clock = toClock(checked.clock ?? this.clock);
+    const { at, outputs, state, inputs, id: newId, ...runOptions } = checked;
+    const request = { at, outputs, inputs, id: newId, state: state as ForkRequest['state'] };
+    const plan = await planFork(definition, store, id, request, clock.now());
+    const keepEvents = keepsEventsOption(where, checked.events);
+    const owner = new RunOwner(store, plan.id, leaseMsOf(definition, checked), clock, keepEvents);
+    const snapshot = await createFork(owner, this.name, plan, checked);
+    const seed: FlowRunSeed = { owner, resume: snapshot, lineage: plan.lineage };
+    return this.#runSeeded(seed, { ...runOptions, clock, store }, plan.inputs);
   }
 
   /**
@@ -341,8 +405,9 @@ export class Flow<S> {
   /** What the store holds of run `id` (undefined when nothing); `store_required` without a store. */
   async getRun(id: string, options: { store?: Store | undefined } = {}): Promise<FlowRunInfo | undefined> {
     const definition = this.definition as FlowDefinition<unknown>;
-    const snapshot = await loadSnapshot(storeFor(definition, options.store, 'read a run'), id);
-    return snapshot === undefined ? undefined : runInfo(snapshot);
+    const store = storeFor(definition, options.store, 'read a run');
+    const [snapshot, head] = await Promise.all([loadSnapshot(store, id), store.readRun(id)]);
+    return snapshot === undefined ? undefined : runInfo(snapshot, headFacts(head).forkedFrom);
   }
 
   #start(options: FlowRunOptions, seed?: FlowRunSeed): FlowRun<WithId<S>> {

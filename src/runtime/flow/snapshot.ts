@@ -1,5 +1,5 @@
 import type { PendingStep, SnapshotRound } from '../../machines/flow/waits.js';
-import type { ApprovalAnswer, Failure, ReviewAnswer } from '../../types.js';
+import type { ApprovalAnswer, Failure, ReviewAnswer, RunLineage } from '../../types.js';
 
 /**
  * The version of the stored flow run's shape (see `FlowRunHeader`): a snapshot of any other version
@@ -90,12 +90,15 @@ export interface FlowRunInfo {
   trail: string[];
   outputs: Record<string, unknown>;
   updatedAt: number;
+  /** A fork (`flow.fork`): the run and checkpoint it was forked from. */
+  forkedFrom?: RunLineage;
 }
 
-/** The public view of a snapshot. */
-export function runInfo(snapshot: FlowSnapshot): FlowRunInfo {
+/** The public view of a snapshot (with the lineage its head keeps, for a fork). */
+export function runInfo(snapshot: FlowSnapshot, lineage?: RunLineage): FlowRunInfo {
   const { id, flow, status, state, trail, outputs, updatedAt } = snapshot;
   const info: FlowRunInfo = { id, flow, status, state, trail, outputs, updatedAt };
+  if (lineage !== undefined) info.forkedFrom = lineage;
   const pending = snapshot.pending?.[0];
   if (pending !== undefined) {
     info.pending = pending;
