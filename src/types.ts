@@ -289,6 +289,8 @@ export interface CrewMetadata {
   restored?: string[];
   /** A replay: the execution it started from. */
   replayOf?: string;
+  /** A run on a thread (`kickoff({ thread })`): the thread. */
+  thread?: string;
   /** A fork (`crew.fork`): the run and the checkpoint it was forked from. */
   forkedFrom?: RunLineage;
   /**
@@ -708,6 +710,8 @@ export interface MemoryEntry {
   agent: string;
   /** A loop run's iteration (from 1); undefined outside loops. */
   iteration?: number;
+  /** The run it is of, for an entry of an earlier run on the thread (`kickoff({ thread })`); absent for this run's. */
+  runId?: string;
   raw: string;
   structured?: unknown;
 }

@@ -7,7 +7,7 @@ import {
   onStoreClock,
   pruneBounds,
 } from './run-head.js';
-import { runListing, selectHeads } from './run-listing.js';
+import { isThreadListing, listThreadRuns, runListing, selectHeads } from './run-listing.js';
 import {
   decodeValue,
   encodeValue,
@@ -15,11 +15,11 @@ import {
   OpenState,
   type PruneOptions,
   type PruneResult,
+  RUN_COLLECTIONS,
   type RunClaim,
   type RunCommit,
   type RunFilter,
   type RunHead,
-  STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
@@ -147,6 +147,7 @@ export class MemoryStore implements Store {
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
     const listing = runListing('MemoryStore', filter);
+    if (isThreadListing(listing)) return listThreadRuns(this, listing);
     return selectHeads([...this.#heads.values()], listing).map((head) => this.#copy(head));
   }
 
@@ -156,7 +157,7 @@ export class MemoryStore implements Store {
 
   async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
-    const { before, statuses } = pruneBounds('MemoryStore', options);
+    const { before, statuses, keepHistory } = pruneBounds('MemoryStore', options);
     const chosen = new Set<string>(statuses);
     const now = this.now();
     const matched = [...this.#heads.values()]
@@ -165,8 +166,9 @@ export class MemoryStore implements Store {
     const kept = matched.filter((head) => liveOnStoreClock(head.lease, now)).map((head) => head.id);
     const pruned = matched.filter((head) => !liveOnStoreClock(head.lease, now)).map((head) => head.id);
     for (const id of pruned) {
-      this.#heads.delete(id);
-      for (const collection of STORE_COLLECTIONS) this.#rows.get(collection)?.delete(id);
+      if (!keepHistory) this.#heads.delete(id);
+      const dropped: readonly StoreCollection[] = keepHistory ? ['run_events'] : RUN_COLLECTIONS;
+      for (const collection of dropped) this.#rows.get(collection)?.delete(id);
     }
     return { pruned, kept };
   }

@@ -2,13 +2,19 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { SnapshotVersionError } from '../errors.js';
 import type { HeadRow } from './run-head.js';
-import { encodeValue, type RecordWrite, STORE_COLLECTIONS, type StoreCollection } from './store.js';
+import {
+  encodeValue,
+  type RecordWrite,
+  RUN_COLLECTIONS,
+  STORE_COLLECTIONS,
+  type StoreCollection,
+} from './store.js';
 
 /**
  * The tables of a {@link PostgresStore} schema and the SQL it runs on them. Version 1 had the record
  * tables; version 2 adds `runs` (one head per run). A version-1 schema is upgraded in place.
  */
-export const POSTGRES_SCHEMA_VERSION = 3;
+export const POSTGRES_SCHEMA_VERSION = 4;
 
 /** The SQL of one collection's records ($1 execution id, $2 key, then version, value, updated_at). */
 export interface RecordSql {
@@ -37,6 +43,8 @@ export interface RunSql {
   commitRecords: PreparedSql;
   list: string;
   prune: string;
+  /** A prune keeping history (`keepHistory`): the matched runs' kept events alone are deleted. */
+  pruneEvents: string;
 }
 
 /** Every statement a store runs on its schema. */
@@ -95,7 +103,7 @@ export function postgresSql(schema: string): PostgresSql {
   // every record they own; the DELETE re-checks its WHERE on a row a heartbeat or claim just changed.
   const matched = `status = ANY($1::text[]) AND updated_at < $2::float8`;
   const live = `token IS NOT NULL AND expires_at > ${STATEMENT_MS}`;
-  const pruneRecords = STORE_COLLECTIONS.map(
+  const pruneRecords = RUN_COLLECTIONS.map(
     (collection, i) =>
       `records_${i} AS (DELETE FROM ${name(collection)} WHERE execution_id IN (SELECT id FROM chosen))`,
   );
@@ -118,6 +126,12 @@ export function postgresSql(schema: string): PostgresSql {
         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $7::int`,
       prune: `WITH chosen AS (DELETE FROM ${runs} WHERE ${matched} AND NOT (${live}) RETURNING id),
         ${pruneRecords.join(',\n        ')}
+        SELECT id, false AS kept FROM chosen
+        UNION ALL SELECT id, true AS kept FROM ${runs} WHERE ${matched} AND ${live}`,
+      // Keeping history: the chosen heads are locked (a heartbeat or claim waits, and the lock
+      // re-checks the WHERE on a row one just changed) and only their kept events are deleted.
+      pruneEvents: `WITH chosen AS (SELECT id FROM ${runs} WHERE ${matched} AND NOT (${live}) FOR UPDATE),
+        dropped AS (DELETE FROM ${name('run_events')} WHERE execution_id IN (SELECT id FROM chosen))
         SELECT id, false AS kept FROM chosen
         UNION ALL SELECT id, true AS kept FROM ${runs} WHERE ${matched} AND ${live}`,
     },
@@ -242,9 +256,9 @@ async function schemaVersion(db: Pool | PoolClient, schema: string): Promise<str
   return /^[0-9]+$/.test(value) ? Number(value) : value;
 }
 
-/** A schema this code can create or upgrade: none yet, version 1, or version 2 (before `run_events`). */
+/** A schema this code can create or upgrade: none yet, 1, 2 (before `run_events`) or 3 (before `run_threads`). */
 function checkUpgradable(schema: string, version: string | number | undefined): void {
-  if (version !== undefined && version !== 1 && version !== 2) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3) {
     throw new SnapshotVersionError(`PostgreSQL schema "${schema}" (its store_meta schema_version)`, version);
   }
 }

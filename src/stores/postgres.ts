@@ -23,7 +23,7 @@ import {
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
-import { inListingOrder, runListing } from './run-listing.js';
+import { inListingOrder, isThreadListing, listThreadRuns, runListing } from './run-listing.js';
 import { checkConnectTimeout, UNREACHABLE_ERRNOS } from './server-connection.js';
 import {
   decodeValue,
@@ -205,6 +205,7 @@ export class PostgresStore implements Store {
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
     const l = runListing(NAME, filter);
+    if (isThreadListing(l)) return listThreadRuns(this, l);
     const values = [l.statuses, l.name, l.createdFrom, l.createdBefore, l.after?.createdAt ?? null];
     const { rows } = await this.#query<RawHeadRow>(this.#sql.runs.list, [
       ...values,
@@ -221,11 +222,9 @@ export class PostgresStore implements Store {
 
   async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
-    const { before, statuses } = pruneBounds(NAME, options);
-    const { rows } = await this.#query<{ id: string; kept: boolean }>(this.#sql.runs.prune, [
-      statuses,
-      before,
-    ]);
+    const { before, statuses, keepHistory } = pruneBounds(NAME, options);
+    const sql = keepHistory ? this.#sql.runs.pruneEvents : this.#sql.runs.prune;
+    const { rows } = await this.#query<{ id: string; kept: boolean }>(sql, [statuses, before]);
     const ids = (kept: boolean) =>
       rows
         .filter((row) => row.kept === kept)

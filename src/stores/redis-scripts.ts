@@ -178,9 +178,10 @@ return 1
 /**
  * Deletes one run a prune chose, if it still is what was chosen: its head in status ARGV[2], last
  * changed before ARGV[3], its lease not live on the server's clock. KEYS: the head, the set of that
- * status, then the run's index in each collection; ARGV[1]: the run's member; ARGV[4..]: per index,
- * what its record keys start with. An entry whose head expired, or moved to another status, is
- * dropped from the set. Returns 1 if it deleted the run, 2 if it kept it back as live.
+ * status, then the run's index in each collection it deletes; ARGV[1]: the run's member; ARGV[4]:
+ * '1' to keep the head (a prune keeping history deletes only the kept events' index); ARGV[5..]: per
+ * index, what its record keys start with. An entry whose head expired, or moved to another status,
+ * is dropped from the set. Returns 1 if it deleted (the run or its events), 2 if it kept it back as live.
  */
 export const PRUNE_RUN_SCRIPT = new RedisScript(`${SERVER_CLOCK}
 local head, set, member = KEYS[1], KEYS[2], ARGV[1]
@@ -194,10 +195,11 @@ if not at or at >= tonumber(ARGV[3]) then return 0 end
 if leaseLive(head) then return 2 end
 for i = 3, #KEYS do
   for _, record in ipairs(redis.call('ZRANGE', KEYS[i], 0, -1)) do
-    redis.call('DEL', ARGV[i + 1] .. record)
+    redis.call('DEL', ARGV[i + 2] .. record)
   end
   redis.call('DEL', KEYS[i])
 end
+if ARGV[4] == '1' then return 1 end
 redis.call('DEL', head)
 redis.call('ZREM', set, member)
 return 1

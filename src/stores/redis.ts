@@ -36,7 +36,7 @@ import {
   leaseColumns,
   pruneBounds,
 } from './run-head.js';
-import { runListing } from './run-listing.js';
+import { isThreadListing, listThreadRuns, runListing } from './run-listing.js';
 import {
   decodeValue,
   encodeValue,
@@ -44,6 +44,7 @@ import {
   OpenState,
   type PruneOptions,
   type PruneResult,
+  RUN_COLLECTIONS,
   type RunClaim,
   type RunCommit,
   type RunFilter,
@@ -210,6 +211,7 @@ export class RedisStore implements Store {
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
     this.#open.check();
     const listing = runListing(NAME, filter);
+    if (isThreadListing(listing)) return listThreadRuns(this, listing);
     return this.#run((client) => listRedisHeads(client, this.#prefix, listing));
   }
 
@@ -219,7 +221,7 @@ export class RedisStore implements Store {
 
   async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
-    const { before, statuses } = pruneBounds(NAME, options);
+    const { before, statuses, keepHistory } = pruneBounds(NAME, options);
     // A score Redis and Lua both read back as a number (they may not read "Infinity").
     const bound = String(Math.min(Math.max(before, -Number.MAX_VALUE), Number.MAX_VALUE));
     const chosen = [...new Set(statuses)];
@@ -230,7 +232,7 @@ export class RedisStore implements Store {
         chosen.map((status) => ['zrangebyscore', sets[status], '-inf', `(${bound}`]),
       );
       const runs = chosen.flatMap((status, i) => (members[i] ?? []).map((member) => ({ status, member })));
-      const calls = runs.map(({ status, member }) => this.#pruneCall(status, member, bound));
+      const calls = runs.map(({ status, member }) => this.#pruneCall(status, member, bound, keepHistory));
       const outcomes = await runScripts(client, PRUNE_RUN_SCRIPT, calls);
       // 1: deleted; 2: kept back, its lease live on the server's clock.
       const ids = (outcome: number) =>
@@ -280,12 +282,13 @@ export class RedisStore implements Store {
     return (await this.#run((client) => runScript(client, script, call))) === 1;
   }
 
-  #pruneCall(status: StoredRunStatus, member: string, bound: string) {
+  #pruneCall(status: StoredRunStatus, member: string, bound: string, keepHistory: boolean) {
     const run = runKeys(this.#prefix, member);
-    const collections = Object.keys(run.indexes) as StoreCollection[];
+    // Keeping history, only the kept events go; a thread's entries are never a run's to delete.
+    const collections = keepHistory ? (['run_events'] as const) : RUN_COLLECTIONS;
     return {
       keys: [run.head, run.statuses[status], ...collections.map((c) => run.indexes[c])],
-      args: [member, status, bound, ...collections.map((c) => run.records[c])],
+      args: [member, status, bound, keepHistory ? '1' : '0', ...collections.map((c) => run.records[c])],
     };
   }
 

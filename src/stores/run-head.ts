@@ -143,14 +143,18 @@ export function checkCommit(store: string, id: string, commit: RunCommit): void 
 export function pruneBounds(
   store: string,
   options: PruneOptions,
-): { before: number; statuses: StoredRunStatus[] } {
+): { before: number; statuses: StoredRunStatus[]; keepHistory: boolean } {
   const olderThan = options?.olderThan;
   const before = olderThan instanceof Date ? olderThan.getTime() : olderThan;
   if (typeof before !== 'number' || !Number.isSafeInteger(before)) {
     throw new InvalidOptionError(store, 'olderThan', 'whole epoch milliseconds or a valid Date', olderThan);
   }
   const statuses = listStatuses(store, { statuses: options.statuses ?? SETTLED_RUN_STATUSES }) ?? [];
-  return { before, statuses };
+  const keepHistory = options.keepHistory ?? false;
+  if (typeof keepHistory !== 'boolean') {
+    throw new InvalidOptionError(store, 'keepHistory', 'true or false', keepHistory);
+  }
+  return { before, statuses, keepHistory };
 }
 
 /** A head as flat fields: what SQL columns and Redis hash fields hold. */

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import { checkTime, listStatuses } from './run-head.js';
-import type { RunFilter, RunHead, RunPosition, StoredRunStatus } from './store.js';
+import type { RunFilter, RunHead, RunPosition, Store, StoredRunStatus } from './store.js';
 
 /** A listing's filter as checked: every bound present or null, the form every store queries with. */
 export interface RunListing {
@@ -8,6 +8,8 @@ export interface RunListing {
   name: string | null;
   createdFrom: number | null;
   createdBefore: number | null;
+  /** Only the runs of this thread (read from `run_threads`), or null for every run. */
+  thread: string | null;
   /** A page's size, or null for every match (sorted by id). */
   limit: number | null;
   after: RunPosition | null;
@@ -26,9 +28,12 @@ function positionOf(store: string, after: unknown): RunPosition | null {
 
 /** `filter` checked (`invalid_option` naming the first field wrong), with its bounds made explicit. */
 export function runListing(store: string, filter: RunFilter = {}): RunListing {
-  const { name, createdFrom, createdBefore, page } = filter;
+  const { name, createdFrom, createdBefore, page, thread } = filter;
   if (name !== undefined && typeof name !== 'string') {
     throw new InvalidOptionError(store, 'name', 'a definition name', name);
+  }
+  if (thread !== undefined && !(typeof thread === 'string' && thread !== '' && !thread.includes('\u0000'))) {
+    throw new InvalidOptionError(store, 'thread', 'a thread name (a non-empty string without NUL)', thread);
   }
   if (createdFrom !== undefined) checkTime(store, 'createdFrom', createdFrom);
   if (createdBefore !== undefined) checkTime(store, 'createdBefore', createdBefore);
@@ -41,6 +46,7 @@ export function runListing(store: string, filter: RunFilter = {}): RunListing {
     name: name ?? null,
     createdFrom: createdFrom ?? null,
     createdBefore: createdBefore ?? null,
+    thread: thread ?? null,
     limit: limit ?? null,
     after: positionOf(store, page?.after),
   };
@@ -79,4 +85,39 @@ export function selectHeads(heads: readonly RunHead[], listing: RunListing): Run
 /** Heads a database returned in a listing's order: by id unless they are a page (already in order). */
 export function inListingOrder(heads: RunHead[], listing: RunListing): RunHead[] {
   return listing.limit === null ? heads.sort(byId) : heads;
+}
+
+/**
+ * The runs of `listing.thread`, read the same way from every store: the thread's entries in
+ * `run_threads` (in the order they were taken), each run's head (a pruned run's is gone and left
+ * out), the other bounds applied; oldest first, or one page of them newest first.
+ */
+export async function listThreadRuns(
+  store: Store,
+  listing: RunListing & { thread: string },
+): Promise<RunHead[]> {
+  const entries = await store.list('run_threads', listing.thread);
+  const ids: string[] = [];
+  for (const { value } of entries) {
+    const runId = (value as { runId?: unknown } | null)?.runId;
+    if (typeof runId === 'string' && runId !== '' && !ids.includes(runId)) ids.push(runId);
+  }
+  const heads = await Promise.all(ids.map((id) => store.readRun(id)));
+  const matched = heads.filter(
+    (head): head is RunHead =>
+      head !== undefined && threadOf(head) === listing.thread && matchesListing(head, listing),
+  );
+  return listing.limit === null ? matched : matched.sort(newestFirst).slice(0, listing.limit);
+}
+
+/** Whether a listing is of one thread's runs. */
+export function isThreadListing(listing: RunListing): listing is RunListing & { thread: string } {
+  return listing.thread !== null;
+}
+
+/** The thread a run's head names in its data (`data.thread`), if any. */
+function threadOf(head: RunHead): string | undefined {
+  const data = head.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  return typeof data.thread === 'string' ? data.thread : undefined;
 }

@@ -20,7 +20,7 @@ import {
   pruneBounds,
   type RawHeadRow,
 } from './run-head.js';
-import { inListingOrder, runListing } from './run-listing.js';
+import { inListingOrder, isThreadListing, listThreadRuns, runListing } from './run-listing.js';
 import {
   type FenceParams,
   migrate,
@@ -36,11 +36,11 @@ import {
   OpenState,
   type PruneOptions,
   type PruneResult,
+  RUN_COLLECTIONS,
   type RunClaim,
   type RunCommit,
   type RunFilter,
   type RunHead,
-  STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
@@ -233,6 +233,7 @@ export class SqliteStore implements Store {
     this.#open.check();
     const { heads } = this.#prepared();
     const listing = runListing(NAME, filter);
+    if (isThreadListing(listing)) return listThreadRuns(this, listing);
     const params = {
       statuses: listing.statuses === null ? null : JSON.stringify(listing.statuses),
       name: listing.name,
@@ -256,7 +257,7 @@ export class SqliteStore implements Store {
 
   async pruneRuns(options: PruneOptions): Promise<PruneResult> {
     this.#open.check();
-    const { before, statuses } = pruneBounds(NAME, options);
+    const { before, statuses, keepHistory } = pruneBounds(NAME, options);
     const ids = (rows: unknown[]) => (rows as { id: string }[]).map((r) => r.id).sort();
     return this.#use(() => {
       const db = this.#connection();
@@ -266,8 +267,10 @@ export class SqliteStore implements Store {
         const bounds = { statuses: JSON.stringify(statuses), before, now: Date.now() };
         const pruned = ids(heads.pruned.all(bounds));
         const kept = ids(heads.kept.all(bounds));
-        for (const collection of STORE_COLLECTIONS) this.#records(collection).prune.run(bounds);
-        heads.prune.run(bounds);
+        // Keeping history, only the kept events go; else every record the runs own, and their heads.
+        const dropped = keepHistory ? (['run_events'] as const) : RUN_COLLECTIONS;
+        for (const collection of dropped) this.#records(collection).prune.run(bounds);
+        if (!keepHistory) heads.prune.run(bounds);
         return { pruned, kept };
       });
       return prune.immediate();

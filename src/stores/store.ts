@@ -17,8 +17,22 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  *   `crew_executions`    a crew run's document, written when it ends (key `run`)
  *   `run_events`         a run's kept events (`events: 'store'`), one record per event, keyed by its
  *                        sequence number (see `readEvents`)
+ *   `run_threads`        a thread's runs (`kickoff({ thread })`), under the thread's name, one record
+ *                        per run keyed by its number in the thread (`000000000001`…): `{ runId, at }`.
+ *                        A thread's records belong to no run: pruning a run leaves them.
  */
-export const STORE_COLLECTIONS = ['flow_runs', 'crew_task_results', 'crew_executions', 'run_events'] as const;
+export const STORE_COLLECTIONS = [
+  'flow_runs',
+  'crew_task_results',
+  'crew_executions',
+  'run_events',
+  'run_threads',
+] as const;
+
+/** The collections whose records a run owns (under its id): what pruning a run deletes. */
+export const RUN_COLLECTIONS: readonly StoreCollection[] = STORE_COLLECTIONS.filter(
+  (c) => c !== 'run_threads',
+);
 
 /** One of {@link STORE_COLLECTIONS}. */
 export type StoreCollection = (typeof STORE_COLLECTIONS)[number];
@@ -161,6 +175,12 @@ export interface RunFilter {
   /** Only runs created before this time (epoch ms). @default no bound */
   createdBefore?: number | undefined;
   /**
+   * Only the runs of this thread (`kickoff({ thread })`), oldest first (the order they were kicked
+   * off in), the other bounds applied; with `page`, one page of them newest first. Runs pruned since
+   * are left out. @default every run, threaded or not
+   */
+  thread?: string | undefined;
+  /**
    * One page, newest first, rather than every match sorted by id. A run inserted while a client pages
    * lands before the position it holds or after it, never moving the runs it has still to see.
    * @default every match, sorted by id
@@ -174,11 +194,18 @@ export interface PruneOptions {
   olderThan: number | Date;
   /** Only runs with one of these statuses. @default the settled ones: completed, partial, failed, aborted */
   statuses?: readonly StoredRunStatus[] | undefined;
+  /**
+   * Keep the matching runs — their head, their task or step records (their history) and their
+   * results — and delete only their kept events (`run_events`), the bulk of a long run: `history`,
+   * `fork` and `diffRuns` still work on them. `pruned` then lists the runs whose events were deleted.
+   * @default false: the matching runs are deleted with every record they own
+   */
+  keepHistory?: boolean | undefined;
 }
 
 /** What {@link Store.pruneRuns} did: the runs it deleted, and those it kept back as their lease is live. */
 export interface PruneResult {
-  /** The ids of the runs deleted, sorted. */
+  /** The ids of the runs deleted (with `keepHistory`: whose kept events were deleted), sorted. */
   pruned: string[];
   /** The ids of the runs that matched but were kept: their lease is live on the store's clock. Sorted. */
   kept: string[];

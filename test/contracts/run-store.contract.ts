@@ -326,6 +326,52 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
       expect(await store.executions('crew_executions')).toEqual([]);
     });
 
+    it('prunes keeping history: the matching runs keep their head and records, only their kept events go', async () => {
+      for (const id of ['old', 'live']) {
+        await store.createRun(head(id, id === 'live' ? 'b' : 'a', { data: { inputs: {}, thread: 'chat' } }));
+        await store.commit(id, {
+          token: id === 'live' ? 'b' : 'a',
+          writes: [
+            { collection: 'flow_runs', key: 'run', value: { id } },
+            { collection: 'run_events', key: '000000000001', value: { type: 'run.started' } },
+            { collection: 'run_events', key: '000000000002', value: { type: 'run.completed' } },
+          ],
+          ...(id === 'live' ? {} : { status: 'completed' as const, release: true }),
+        });
+        await store.insert('run_threads', 'chat', id === 'old' ? '000000000001' : '000000000002', {
+          runId: id,
+          at: 1,
+        });
+      }
+      const future = Date.now() + 60_000;
+      const result = await store.pruneRuns?.({
+        olderThan: future,
+        statuses: ['completed', 'running'],
+        keepHistory: true,
+      });
+      expect(result).toEqual({ pruned: ['old'], kept: ['live'] });
+      expect((await store.readRun('old'))?.status).toBe('completed');
+      expect((await store.get('flow_runs', 'old', 'run'))?.value).toEqual({ id: 'old' });
+      expect(await store.list('run_events', 'old')).toEqual([]);
+      expect((await store.list('run_events', 'live')).length).toBe(2);
+      expect((await store.listRuns({ thread: 'chat' })).map((h) => h.id)).toEqual(['old', 'live']);
+      // Pruned for good, a run leaves its thread's entries (a thread named as the run too): the thread
+      // lists the runs that still exist.
+      await store.insert('run_threads', 'old', '000000000001', { runId: 'live', at: 1 });
+      expect(await store.prune({ olderThan: future })).toEqual(['old']);
+      expect(await store.readRun('old')).toBeUndefined();
+      expect((await store.list('run_threads', 'chat')).map((r) => r.key)).toEqual([
+        '000000000001',
+        '000000000002',
+      ]);
+      expect((await store.listRuns({ thread: 'chat' })).map((h) => h.id)).toEqual(['live']);
+      expect((await store.list('run_threads', 'old')).length).toBe(1);
+      expect(await codeOf(store.prune({ olderThan: 0, keepHistory: 'yes' as unknown as boolean }))).toBe(
+        'invalid_option',
+      );
+      expect(await codeOf(store.listRuns({ thread: '' }))).toBe('invalid_option');
+    });
+
     it('refuses heads, claims, commits and prunes it cannot keep, naming what (invalid_option)', async () => {
       const circular: Record<string, unknown> = {};
       circular.self = circular;

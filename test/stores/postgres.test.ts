@@ -172,10 +172,11 @@ function postgresTests(): void {
           { table_name: 'crew_task_results', data_type: 'text' },
           { table_name: 'flow_runs', data_type: 'text' },
           { table_name: 'run_events', data_type: 'text' },
+          { table_name: 'run_threads', data_type: 'text' },
           { table_name: 'store_meta', data_type: 'text' },
         ]);
         const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
-        expect(meta.rows).toEqual([{ name: 'schema_version', value: '3' }]);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '4' }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
         await dropSchema(name);
@@ -320,7 +321,7 @@ function runHeadTests(server: TestServer): void {
           { key: 'a', value: { n: 2 }, updatedAt: 6 },
         ]);
         const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
-        expect(meta.rows).toEqual([{ name: 'schema_version', value: '3' }]);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '4' }]);
         const indexes = await admin.query<{ indexname: string }>(
           'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
           [name, 'runs'],
@@ -354,7 +355,7 @@ function runHeadTests(server: TestServer): void {
           await upgraded.put('run_events', 'e', '1', { type: 'run.started' });
           expect((await upgraded.list('run_events', 'e')).map((r) => r.key)).toEqual(['1']);
           const meta = await admin.query(`SELECT value FROM "${name}".store_meta`);
-          expect(meta.rows).toEqual([{ value: '3' }]);
+          expect(meta.rows).toEqual([{ value: '4' }]);
         } finally {
           await upgraded.close();
         }
@@ -367,7 +368,7 @@ function runHeadTests(server: TestServer): void {
     it('refuses a schema of a newer version (snapshot_version) and leaves it as it is', async () => {
       const name = await freshSchema();
       await admin.query(versionOneDdl(name));
-      await admin.query(`UPDATE "${name}".store_meta SET value = '4'`);
+      await admin.query(`UPDATE "${name}".store_meta SET value = '5'`);
       const store = new PostgresStore({ connectionString: SERVER, schema: name });
       try {
         expect(await codeOf(store.readRun('r'))).toBe('snapshot_version');

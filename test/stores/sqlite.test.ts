@@ -62,7 +62,7 @@ describe('SqliteStore', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     db.close();
     const again = new SqliteStore({ path: file });
     expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });
@@ -84,7 +84,7 @@ describe('SqliteStore', () => {
     expect((await upgraded.list('run_events', 'e')).map((r) => r.key)).toEqual(['1']);
     await upgraded.close();
     const check = new Database(file, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    expect(check.pragma('user_version', { simple: true })).toBe(5);
     check.close();
   });
 
@@ -139,7 +139,7 @@ describe('SqliteStore', () => {
       ).toBe(true);
       await upgraded.close();
       const check = new Database(file, { readonly: true });
-      expect(check.pragma('user_version', { simple: true })).toBe(4);
+      expect(check.pragma('user_version', { simple: true })).toBe(5);
       const sql = check
         .prepare("SELECT sql FROM sqlite_master WHERE name = 'crew_task_results'")
         .pluck()
@@ -148,6 +148,25 @@ describe('SqliteStore', () => {
       check.close();
     },
   );
+
+  it('upgrades a version-4 file (before run_threads): its runs kept, threads kept from then on', async () => {
+    const file = join(root, 'v4.db');
+    const before = new SqliteStore({ path: file });
+    await before.put('flow_runs', 'r', 'run', { kept: true });
+    await before.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE run_threads');
+    db.pragma('user_version = 4');
+    db.close();
+    const store = new SqliteStore({ path: file });
+    expect((await store.get('flow_runs', 'r', 'run'))?.value).toEqual({ kept: true });
+    expect(await store.insert('run_threads', 'chat', '000000000001', { runId: 'r', at: 1 })).toBe(true);
+    expect((await store.list('run_threads', 'chat')).map((r) => r.key)).toEqual(['000000000001']);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    check.close();
+  });
 
   it('refuses a file written by a newer schema (snapshot_version) and bad options (invalid_option)', async () => {
     const file = join(root, 'newer.db');

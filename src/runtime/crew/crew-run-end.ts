@@ -40,6 +40,8 @@ export interface CrewRunEndParts {
   startedAt: number;
   /** The placeholders no input fills: `run.warning` and `metadata.missingInputs` when there are some. */
   missingInputs: readonly MissingInput[];
+  /** The thread the run is on (`metadata.thread`). */
+  thread?: string | undefined;
 }
 
 /**
@@ -129,6 +131,7 @@ export class CrewRunEnd {
     if (out.status === 'paused') out.pending = pendingIn(scope.recorder.settled, plan);
     if (restore !== undefined) out.metadata.restored = [...scope.restored.keys()];
     if (restore?.replayOf !== undefined) out.metadata.replayOf = restore.replayOf;
+    if (this.#parts.thread !== undefined) out.metadata.thread = this.#parts.thread;
     if (restore?.forkedFrom !== undefined) out.metadata.forkedFrom = { ...restore.forkedFrom };
     const missing = this.#parts.missingInputs;
     if (missing.length > 0) out.metadata.missingInputs = missing.map((m) => ({ ...m, where: [...m.where] }));

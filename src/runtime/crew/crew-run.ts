@@ -21,6 +21,7 @@ import { CrewRecords } from './crew-records.js';
 import { CrewRunEnd } from './crew-run-end.js';
 import { createCrewScope } from './crew-scope.js';
 import { type StoredTaskResult, storedTaskResult } from './crew-store.js';
+import { type CrewThread, crewThread } from './crew-thread.js';
 import { checkShowableInputs } from './interpolate.js';
 import { memoryEntry, RunMemory } from './memory.js';
 import { checkMissingInputs, checkStrictInputs } from './missing-inputs.js';
@@ -49,7 +50,8 @@ export function startCrewRun(
   const id = options.executionId ?? globalThis.crypto.randomUUID();
   const clock = toClock(options.clock);
   const recorder = new RunRecorder();
-  const keeping = crewKeeping(crew, options, restore, { id, clock, inputs });
+  const thread = restore === undefined ? threadOf(crew, options, id, clock) : undefined;
+  const keeping = crewKeeping(crew, options, restore, { id, clock, inputs, thread });
   const run = new Run({ id, clock, reduce: (event, at) => recorder.apply(event, at), keeping });
   const hub = run.events;
   const records = run.commits && new CrewRecords(run.commits, crew.name);
@@ -61,6 +63,7 @@ export function startCrewRun(
     recorder,
     gate,
     plan,
+    thread,
   });
   const toolSessions = new ToolSessions();
   runnerOptions.toolSessions = toolSessions;
@@ -84,6 +87,7 @@ export function startCrewRun(
     summaryActor: { id: actorId(options, id, 'summary'), ...placementOf(options) },
     startedAt: clock.now(),
     missingInputs,
+    thread: thread?.thread,
   });
   const parts = keptFirst(end.driveParts(actor, runner, options.signal), run, records, restore);
   const done = closedAfter(run.drive<CrewOutput>(parts), toolSessions);
@@ -168,7 +172,7 @@ function crewKeeping(
   crew: RunnableCrew,
   options: RunOptions,
   restore: RunRestore | undefined,
-  { id, clock, inputs }: { id: string; clock: Clock; inputs: Record<string, unknown> },
+  { id, clock, inputs, thread }: KeepingFacts,
 ): RunKeeping | undefined {
   const store = options.store ?? crew.store;
   if (store === undefined) return undefined;
@@ -181,10 +185,38 @@ function crewKeeping(
   );
   const data = {
     inputs: encoded,
+    ...(thread === undefined ? {} : { thread: thread.thread }),
     ...(owner.keepEvents ? { events: 'store' } : {}),
     ...(restore?.forkedFrom === undefined ? {} : { forkedFrom: { ...restore.forkedFrom } }),
   };
-  return { owner, policy, claim: { kind: 'crew', name: crew.name, data, what } };
+  const claim = { kind: 'crew' as const, name: crew.name, data, what };
+  return {
+    owner,
+    policy,
+    claim: thread === undefined ? claim : { ...claim, before: thread.claim, lost: thread.abandon },
+  };
+}
+
+/** What a run's keeping is made of besides the crew and its options. */
+interface KeepingFacts {
+  id: string;
+  clock: Clock;
+  inputs: Record<string, unknown>;
+  thread: CrewThread | undefined;
+}
+
+/** The run's thread (`options.thread`), checked: it needs a store (the option's, else the crew's). */
+function threadOf(crew: RunnableCrew, options: RunOptions, id: string, clock: Clock): CrewThread | undefined {
+  const store = options.store ?? crew.store;
+  const leaseMs = crewLeaseMs(crew, options);
+  return crewThread(options.thread, {
+    crew: crew.name,
+    id,
+    store,
+    clock,
+    leaseMs,
+    memory: crew.memory !== undefined,
+  });
 }
 
 /** What the run's task runner is wired to. */
@@ -194,6 +226,8 @@ interface RunnerWiring {
   recorder: RunRecorder;
   gate: CallGate;
   plan: CrewPlan;
+  /** The run's thread: the results of its earlier runs come first in the execution memory. */
+  thread: CrewThread | undefined;
 }
 
 /**
@@ -204,7 +238,7 @@ function taskRunnerOptions(
   crew: RunnableCrew,
   processKind: string,
   options: RunOptions,
-  { records, restore, recorder, gate, plan }: RunnerWiring,
+  { records, restore, recorder, gate, plan, thread }: RunnerWiring,
 ): TaskRunnerOptions {
   const restored = restore?.results ?? NOTHING_RESTORED;
   // A resumed run's restored results are stored already; a replay's or a fork's are its first commit.
@@ -233,11 +267,12 @@ function taskRunnerOptions(
     memory:
       crew.memory === undefined
         ? undefined
-        : new RunMemory(crew.memory, () =>
-            recorder.settled.flatMap((r) =>
+        : new RunMemory(crew.memory, () => [
+            ...(thread?.earlier ?? []),
+            ...recorder.settled.flatMap((r) =>
               r.output === undefined || r.nodeId === SUMMARY_NODE ? [] : [memoryEntry(r.nodeId, r.output)],
             ),
-          ),
+          ]),
   };
 }
 

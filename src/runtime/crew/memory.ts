@@ -62,6 +62,9 @@ const cosine = (a: readonly number[], b: readonly number[]) => {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 };
 
+/** Where an entry's embedding is kept: by run (an earlier run's on the thread) and node. */
+const vectorKey = (e: MemoryEntry) => `${e.runId ?? ''}\u0000${e.nodeId}`;
+
 /**
  * One run's execution memory: its completed task runs (read from the run's own record, so a resumed
  * run's restored tasks are in it), and each result's embedding, computed once and kept for the run.
@@ -93,7 +96,7 @@ export class RunMemory {
       entries = entries.filter((e) => e.task === query.task || e.nodeId === query.task);
     const { embed } = this.options;
     if (query.query === undefined || embed === undefined) return entries.slice(-(query.last ?? topK));
-    const missing = entries.filter((e) => !this.#vectors.has(e.nodeId));
+    const missing = entries.filter((e) => !this.#vectors.has(vectorKey(e)));
     const texts = [...missing.map(contextText), query.query];
     const started = Date.now();
     const { embeddings, usage } = await embed.embed(texts, { signal });
@@ -102,10 +105,10 @@ export class RunMemory {
       { inputTokens: tokens, outputTokens: 0, totalTokens: tokens, calls: usage?.calls ?? 1 },
       Date.now() - started,
     );
-    for (const [i, e] of missing.entries()) this.#vectors.set(e.nodeId, embeddings[i] ?? []);
+    for (const [i, e] of missing.entries()) this.#vectors.set(vectorKey(e), embeddings[i] ?? []);
     const asked = embeddings[texts.length - 1] ?? [];
     return entries
-      .map((e) => ({ e, score: cosine(asked, this.#vectors.get(e.nodeId) ?? []) }))
+      .map((e) => ({ e, score: cosine(asked, this.#vectors.get(vectorKey(e)) ?? []) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, query.last ?? topK)
       .map(({ e }) => e);

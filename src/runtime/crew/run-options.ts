@@ -84,13 +84,20 @@ export const runOptionsSchema = z.strictObject({
    * them. Needs a store.
    */
   events: unchecked<'store'>().optional(),
+  /**
+   * Runs on a thread (needs a store): the completed task results of the thread's earlier runs come
+   * before this run's in the execution memory (oldest first, each with its `runId`), and
+   * `metadata.thread` says the thread. While the thread's latest run is running or paused the run is
+   * refused (`thread_busy`). 1–512 characters.
+   */
+  thread: unchecked<string>().optional(),
 });
 
 /** Options of one crew run. */
 export interface RunOptions extends z.input<typeof runOptionsSchema> {}
 
 /** The options of `crew.replay(id, options)`: a run's, and the task to run again from. */
-export const replayOptionsSchema = runOptionsSchema.extend({
+export const replayOptionsSchema = runOptionsSchema.omit({ thread: true }).extend({
   /** The first task to run again: a task of the crew, or its node id. */
   fromTask: unchecked<Task | string>(),
 });
@@ -99,7 +106,7 @@ export const replayOptionsSchema = runOptionsSchema.extend({
 export interface ReplayOptions extends z.input<typeof replayOptionsSchema> {}
 
 /** The options of `crew.resume(id, options)`: a run's but its id, who hears of it, and the answers. */
-export const crewResumeOptionsSchema = runOptionsSchema.omit({ executionId: true }).extend({
+export const crewResumeOptionsSchema = runOptionsSchema.omit({ executionId: true, thread: true }).extend({
   /** Called with the resumed run as soon as it was claimed and created: subscribe to its `events$` there. */
   onRun: unchecked<(run: CrewRun) => void>().optional(),
   /**
@@ -126,7 +133,7 @@ export interface CrewResumeOptions extends z.input<typeof crewResumeOptionsSchem
  * many run at once.
  */
 export const kickoffForEachOptionsSchema = runOptionsSchema
-  .omit({ inputs: true, executionId: true, parent: true })
+  .omit({ inputs: true, executionId: true, parent: true, thread: true })
   .extend({
     /** Runs in flight at most. @default 4 */
     concurrency: integer(1).default(4),

@@ -27,6 +27,8 @@ export interface FlowOutput<S> {
   pending?: PendingStep;
   /** A paused run with several steps waiting: all of them. */
   waiting?: PendingStep[];
+  /** The thread the run is on (`kickoff({ thread })`). */
+  thread?: string;
   /** A fork (`flow.fork`): the run and checkpoint it was forked from. */
   forkedFrom?: RunLineage;
 }

@@ -49,6 +49,14 @@ export const flowRunOptionsSchema = z.strictObject({
    */
   from: unchecked<string>().optional(),
   /**
+   * Runs on a thread (`kickoff` only; needs a store): the run starts from the last state of the
+   * thread's previous run of this flow (pruned runs skipped; the flow's initial state for the first),
+   * `inputs` merged over it, as a new run with its own id (`inputs.id`, else a fresh one). While the
+   * thread's latest run is running or paused the kickoff is refused (`thread_busy`); a previous run
+   * of another flow on the thread, `flow_mismatch`. `out.thread` says the thread. 1–512 characters.
+   */
+  thread: unchecked<string>().optional(),
+  /**
    * How long the run's lease in its store lasts without renewal, in ms: it is renewed every third of
    * that while the run runs; a run whose process died can be taken over after it.
    * @default the flow's `leaseMs`, else 15000
@@ -67,7 +75,7 @@ export interface FlowRunOptions extends z.input<typeof flowRunOptionsSchema> {}
 
 /** The options of `flow.resume` and `flow.signal`: a run's but `inputs` and `from`, and who hears of it. */
 export const flowResumeOptionsSchema = flowRunOptionsSchema
-  .omit({ inputs: true, maxInputBytes: true, from: true })
+  .omit({ inputs: true, maxInputBytes: true, from: true, thread: true })
   .extend({
     /**
      * Called with the resumed run as soon as it was claimed and created (before it starts): subscribe

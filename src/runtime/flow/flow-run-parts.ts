@@ -51,6 +51,8 @@ export interface WiringOptions {
   clock?: ClockOption | undefined;
   leaseMs?: number | undefined;
   events?: 'store' | undefined;
+  /** The thread the run is on (`kickoff({ thread })`): its head keeps it beside its inputs. */
+  thread?: string | undefined;
 }
 
 /**
@@ -152,6 +154,10 @@ function keepingOf<S>(
   const what = `Flow "${definition.name}" kickoff`;
   const keepEvents = keepsEventsOption(what, options.events);
   const owner = new RunOwner(store, state.id, leaseMsOf(definition, options), options.clock, keepEvents);
-  const data = { inputs: options.stored, ...(keepEvents ? { events: 'store' } : {}) };
+  const data = {
+    inputs: options.stored,
+    ...(options.thread === undefined ? {} : { thread: options.thread }),
+    ...(keepEvents ? { events: 'store' } : {}),
+  };
   return { owner, claim: { kind: 'flow', name: definition.name, data, what } };
 }

@@ -53,10 +53,10 @@ function runFlowToEnd<S>(
       const { error } = machineOutput as FlowMachineOutput;
       if (error !== undefined) throw error;
       const status = endStatus(actor);
-      const out = flowOutput(parts, status, startedAt, lineage);
+      const out = flowOutput(parts, status, startedAt, lineage, options.thread);
       return { result: out, status, totalTimeMs: out.totalTimeMs };
     },
-    partial: () => flowOutput(parts, 'failed', startedAt, lineage),
+    partial: () => flowOutput(parts, 'failed', startedAt, lineage, options.thread),
     // Stored as aborted, to be resumed like a run whose process died; the rejection waits for the
     // write. Only once the run holds its id: an abort before the claim landed must not touch another run.
     keepAborted: async () => {
@@ -86,6 +86,7 @@ function flowOutput<S>(
   status: FlowOutput<S>['status'],
   startedAt: number,
   lineage: RunLineage | undefined,
+  thread: string | undefined,
 ): FlowOutput<S> {
   const { recorder } = parts;
   const out: FlowOutput<S> = {
@@ -100,6 +101,7 @@ function flowOutput<S>(
     failures: { ...recorder.failures },
     totalTimeMs: parts.run.clock.now() - startedAt,
   };
+  if (thread !== undefined) out.thread = thread;
   const waiting = parts.driver.waiting();
   if (status === 'paused' && waiting[0] !== undefined) {
     out.pending = waiting[0];

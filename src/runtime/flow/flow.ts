@@ -3,6 +3,7 @@ import {
   DuplicateStepError,
   InternalError,
   InvalidOptionError,
+  isStatecrewError,
   MissingRoutesError,
   NameClashError,
   SelfTriggerError,
@@ -63,6 +64,7 @@ import {
 } from './flow-run-options.js';
 import type { FlowRunSeed } from './flow-run-parts.js';
 import { earliestDeadline, loadSnapshot } from './flow-store.js';
+import { threadStart } from './flow-thread.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
@@ -243,12 +245,14 @@ export class Flow<S> {
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
   run(given: FlowRunOptions = {}): FlowRun<WithId<S>> {
     const options = parseOptions(flowRunOptionsSchema, `Flow "${this.name}" run`, given);
-    if (options.from !== undefined) {
+    for (const option of ['from', 'thread'] as const) {
+      if (options[option] === undefined) continue;
+      const why = option === 'from' ? 'a fork reads the store first' : 'a thread reads its last run first';
       throw new InvalidOptionError(
         `Flow "${this.name}" run`,
-        'from',
-        'used with kickoff (a fork reads the store first)',
-        options.from,
+        option,
+        `used with kickoff (${why})`,
+        options[option],
       );
     }
     return this.#start(options);
@@ -256,10 +260,13 @@ export class Flow<S> {
 
   /**
    * Runs the flow to the end: `run(options).result`. With `from`, forks that stored run: a new run
-   * starting from its stored state, `inputs` merged over it.
+   * starting from its stored state, `inputs` merged over it. With `thread`, goes on from the last
+   * state of the thread's previous run (a new run, a new id; `thread_busy` while that run is running
+   * or paused).
    */
   async kickoff(given: FlowRunOptions = {}): Promise<FlowOutput<WithId<S>>> {
     const options = parseOptions(flowRunOptionsSchema, `Flow "${this.name}" kickoff`, given);
+    if (options.thread !== undefined) return this.#onThread({ ...options, thread: options.thread });
     // At once unless this turn of the loop is spent by other runs' work (see Crew.kickoff).
     if (options.from === undefined) return hostTurn.whenRoom(() => this.run(options).result);
     const definition = this.definition as FlowDefinition<unknown>;
@@ -267,6 +274,24 @@ export class Flow<S> {
     const source = await storedRunOf(definition, store, options.from, 'fork');
     const { from: _from, ...rest } = options;
     return this.#start({ ...rest, store, inputs: forkInputs(source, options.inputs) }).result;
+  }
+
+  /** Runs on a thread: takes its next entry, starts from its previous run's state (see `threadStart`). */
+  async #onThread(options: FlowRunOptions & { thread: string }): Promise<FlowOutput<WithId<S>>> {
+    const definition = this.definition as FlowDefinition<unknown>;
+    const start = await threadStart(definition, options, options.clock ?? this.clock);
+    let run: FlowRun<WithId<S>>;
+    try {
+      run = this.#start({ ...options, store: start.store, inputs: start.inputs });
+    } catch (error) {
+      await start.abandon();
+      throw error;
+    }
+    return run.result.catch(async (error: unknown) => {
+      // The id was another run's: this run never held it, so it never was the thread's.
+      if (isStatecrewError(error) && error.code === 'run_exists') await start.abandon();
+      throw error;
+    });
   }
 
   /**

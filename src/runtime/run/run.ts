@@ -18,12 +18,24 @@ export interface RunKeeping {
    * A new run claims its id with this head (`run_exists` when the store holds it); absent for a run
    * its owner claimed already (a resume).
    */
-  claim?: { kind: RunKind; name: string; data: JsonValue; what: string } | undefined;
+  claim?: RunIdClaim | undefined;
   /**
    * The status a claimed run's head goes back to when the run ends before anything of it was written
    * (a paused run that never went on stays paused, and takes its answer again). @default as it is
    */
   untouched?: StoredRunStatus | undefined;
+}
+
+/** How a new run claims its id: the head it creates, and what it does before and when it lost. */
+export interface RunIdClaim {
+  kind: RunKind;
+  name: string;
+  data: JsonValue;
+  what: string;
+  /** Work before the head is created (a thread's entry taken); its rejection fails the run. */
+  before?: (() => Promise<void>) | undefined;
+  /** Called when the id was another run's (`run_exists`), before the run fails with it. */
+  lost?: (() => Promise<void>) | undefined;
 }
 
 /** What makes a run: its id and clock, the reducer of its kind, and where it is kept. */
@@ -108,7 +120,9 @@ export class Run {
     const keeping = this.#keeping;
     if (keeping === undefined) return;
     const { owner, claim } = keeping;
+    await claim?.before?.();
     if (claim !== undefined && !(await owner.create(claim.kind, claim.name, claim.data))) {
+      await claim.lost?.();
       const head = await owner.store.readRun(owner.id);
       throw new RunExistsError(claim.what, owner.id, head?.kind ?? claim.kind, head?.name ?? claim.name);
     }
