@@ -38,7 +38,8 @@ function inputsFile(file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function inputValue(text: string): unknown {
+/** A value given as text on the command line: its JSON value when it is valid JSON, else the text. */
+export function inputValue(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

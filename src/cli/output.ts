@@ -8,7 +8,8 @@ export interface CliIo {
 }
 
 /** How the CLI's own errors may start (`statecrew: `, `statecrew show: `): the prefix printed once. */
-const OWN_PREFIX = /^statecrew(?: (?:run|resume|signal|show|runs|plot|paths|runner|worker|serve))?: /;
+const OWN_PREFIX =
+  /^statecrew(?: (?:run|resume|fork|signal|show|history|runs|plot|paths|runner|worker|serve))?: /;
 
 /**
  * An error as one line: `statecrew: <message> (<code>)`, with a single `statecrew: ` prefix (a message

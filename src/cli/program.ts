@@ -1,5 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS } from '../queue/worker-tuning.js';
+import { forkCommand } from './commands/fork.js';
+import { historyCommand } from './commands/history.js';
 import { pathsCommand } from './commands/paths.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
@@ -87,6 +89,10 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
       '--allow-missing-inputs',
       'run a crew whose {placeholders} no input fills, with a warning (refused by default)',
     )
+    .option(
+      '--thread <name>',
+      'run on this thread: a flow starts from the state its last run left (a busy thread is refused)',
+    )
     .addOption(storeOption())
     .option('--json', 'print the result as JSON (progress goes to stderr)')
     .option(
@@ -97,6 +103,7 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
     .action(async (file: string, options) => finish(await runCommand(file, options, io)));
 
   addResumeCommand(program, io, finish);
+  addForkCommand(program, io, finish);
 
   program
     .command('signal')
@@ -151,7 +158,39 @@ function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
     .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
 }
 
-/** `show` and `runs`: the commands that read the stored runs. */
+/** `fork`: a new run from a stored run's checkpoint, with edits. */
+function addForkCommand(program: Command, io: CliIo, finish: Finish): void {
+  program
+    .command('fork')
+    .description(
+      'fork a stored run at a checkpoint: keep what came before it (no model call), edit, and run on from there',
+    )
+    .argument('<id>', 'the run id')
+    .requiredOption(
+      '--at <checkpoint>',
+      'the checkpoint: a node id as statecrew history lists it, or its seq',
+    )
+    .option(
+      '--state <json>',
+      'a flow’s state fields to change, as a JSON object merged over the checkpoint’s state',
+    )
+    .option('--output <node=text>', 'an earlier node’s output to use instead (repeatable)', collect, [])
+    .option('--input <key=value>', 'an input of the fork (repeatable; a JSON value, else text)', collect, [])
+    .option('--id <id>', 'the fork’s run id (default: a new UUID)')
+    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
+    .option('--export <name>', 'the module export of the definition')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
+    .addOption(storeOption())
+    .option('--json', 'print the result as JSON')
+    .option(
+      '--shutdown-grace-ms <ms>',
+      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
+      '10000',
+    )
+    .action(async (id: string, options) => finish(await forkCommand(id, options, io)));
+}
+
+/** `show`, `history` and `runs`: the commands that read the stored runs. */
 function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void {
   program
     .command('show')
@@ -161,6 +200,16 @@ function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void
     .option('--json', 'as JSON')
     .addOption(storeOption())
     .action(async (id: string, options) => finish(await showCommand(id, options, io)));
+
+  program
+    .command('history')
+    .description('list the committed checkpoints of a stored run, in commit order (needs no definition)')
+    .argument('<id>', 'the run id')
+    .option('--after <seq>', 'only the checkpoints after this seq (where the previous page ended)')
+    .option('--limit <n>', 'at most this many checkpoints (default: every one)')
+    .option('--json', 'the run history as JSON')
+    .addOption(storeOption())
+    .action(async (id: string, options) => finish(await historyCommand(id, options, io)));
 
   program
     .command('runs')

@@ -26,6 +26,15 @@ export interface ServedResumeOptions {
   events: 'store';
 }
 
+/** What the server passes a flow's `fork`: where and what to edit, and how the fork is tracked. */
+export interface ServedForkOptions extends ServedResumeOptions {
+  at: string | number;
+  state?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+  id?: string;
+}
+
 /**
  * What serving a flow over HTTP needs of it: any `createFlow(...)` result, whatever its state type
  * (a `Flow<S>` is not a `Flow<object>`: its steps read `S`).
@@ -41,6 +50,7 @@ export interface ServedFlow extends RecoverableFlow {
     store: Store;
     signal: AbortSignal;
     events: 'store';
+    thread?: string;
   }): StartedRun;
   resume(
     id: string,
@@ -50,6 +60,8 @@ export interface ServedFlow extends RecoverableFlow {
   /** What a runner calls: the flow is also a {@link RecoverableFlow}. */
   resume(id: string, answer: undefined, options: RecoveryOptions): Promise<unknown>;
   signal(id: string, event: string, payload: unknown, options: ServedResumeOptions): Promise<unknown>;
+  /** Forks stored run `id` at a checkpoint, with a state patch, outputs or inputs edited. */
+  fork(id: string, options: ServedForkOptions): Promise<unknown>;
   toMermaid(): string;
   toMachine(): PlainMachine;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runIdSchema } from './schemas.js';
+import { runIdSchema, runRefSchema } from './schemas.js';
 
 /** The most checkpoints one page of `GET /runs/:id/history` holds, and how many it holds unless asked. */
 export const HISTORY_PAGE = { default: 100, max: 1000 } as const;
@@ -79,4 +79,34 @@ export const runDiffSchema = z.object({
     divergesAt: z.number().int().optional().describe('Where the paths first part'),
   }),
   nodes: z.array(nodeDiffSchema),
+});
+
+/** The body of `POST /runs/:id/fork`: where to fork the run, and what to change there. */
+export const forkSchema = z.strictObject({
+  at: z
+    .union([z.string().min(1), z.number().int().min(1)])
+    .describe('The checkpoint to fork at: its node id (a checkpoint of GET /runs/{id}/history), or its seq'),
+  state: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Flows only: fields merged over the state the checkpoint left'),
+  outputs: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'Outputs of nodes up to the checkpoint to use instead, by node id: raw text, or a structured value',
+    ),
+  inputs: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Inputs the fork runs on with, as crew.fork and flow.fork take them'),
+  id: runIdSchema.optional().describe("The fork's run id; a new UUID when absent"),
+});
+
+/** What `POST /runs/:id/fork` answers: the new run, and where it was forked from. */
+export const forkRefSchema = runRefSchema.extend({ forkedFrom: lineageSchema.optional() });
+
+/** The path parameters of `/threads/:thread/runs`. */
+export const threadParamsSchema = z.object({
+  thread: z.string().min(1).max(512).describe('The thread name runs were kicked off on'),
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { IdempotencyKeyReusedError, InvalidRequestError, isStatecrewError } from '../errors.js';
 import { storedInputs } from '../runtime/crew/crew-resume.js';
+import { headFacts } from '../runtime/durable/history-page.js';
 import type { Store } from '../stores/store.js';
 import type { ServedDefinition } from './definitions.js';
 import type { RunRef } from './run-starter.js';
@@ -45,15 +46,16 @@ function canonical(value: unknown): string {
 /**
  * Starts a run under the id `key` names, or, when that run exists (asked for by an earlier request
  * with the key, here or on another server), answers it again when it was asked for with the same
- * definition and inputs; `idempotency_key_reused` when not.
+ * definition, inputs and thread; `idempotency_key_reused` when not.
  */
 export async function startOnce(
   store: Store,
   key: string,
   served: ServedDefinition,
-  inputs: Record<string, unknown>,
+  asked: { inputs: Record<string, unknown>; thread?: string | undefined },
   start: (id: string) => Promise<RunRef>,
 ): Promise<{ ref: RunRef; replayed: boolean }> {
+  const { inputs } = asked;
   const id = runIdOfKey(key);
   try {
     return { ref: await start(id), replayed: false };
@@ -64,8 +66,12 @@ export async function startOnce(
   const stored = head === undefined ? undefined : storedInputs(head);
   // A flow keeps its id among its inputs: the id is the key's, so it is no difference.
   const { id: _id, ...flowInputs } = stored ?? {};
-  const asked = served.kind === 'flow' ? flowInputs : stored;
-  const same = head?.name === served.name && asked !== undefined && canonical(asked) === canonical(inputs);
+  const kept = served.kind === 'flow' ? flowInputs : stored;
+  const same =
+    head?.name === served.name &&
+    kept !== undefined &&
+    canonical(kept) === canonical(inputs) &&
+    headFacts(head).thread === asked.thread;
   if (!same) throw new IdempotencyKeyReusedError('POST /runs', key, id);
   return { ref: { id, definition: served.name, kind: served.kind }, replayed: true };
 }

@@ -55,7 +55,7 @@ function sharedResponses(spec: RouteSpec, secured: boolean): Record<number, Resp
       ? { 413: { ...ERROR, description: 'The body is too large (payload_too_large)' } }
       : {}),
     500: { ...ERROR, description: COMMON_ERRORS[500] },
-    ...(spec.path.startsWith('/runs') ? { 503: { ...ERROR, description: COMMON_ERRORS[503] } } : {}),
+    ...(/^\/(runs|threads)\b/.test(spec.path) ? { 503: { ...ERROR, description: COMMON_ERRORS[503] } } : {}),
   };
 }
 

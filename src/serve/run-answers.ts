@@ -26,8 +26,11 @@ export interface AnswerDesk {
 /** An answer as a resume takes it: a flow's human answer, crew answers, or nothing. */
 export type ResumeAnswer = HumanAnswerInput | CrewAnswerInput | undefined;
 
-/** The stored head of run `id` and the served definition it is a run of. */
-async function servedRunOf(
+/**
+ * The stored head of run `id` and the served definition it is a run of (found by the head's kind and
+ * name); `run_not_found` naming `route`, or `unknown_definition` when this server serves none.
+ */
+export async function servedRunOf(
   desk: AnswerDesk,
   route: string,
   id: string,

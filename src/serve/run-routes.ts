@@ -105,9 +105,10 @@ export const runRoutes: RouteGroup = {
       const served = catalog.get(body.definition);
       const key = idempotencyKeyOf(c, route, body.id);
       if (key === undefined)
-        return { ref: await starter.start(served, body.inputs, body.id), replayed: false };
-      const started = await startOnce(store, key, served, body.inputs, (id) =>
-        starter.start(served, body.inputs, id),
+        return { ref: await starter.start(served, body.inputs, body.id, body.thread), replayed: false };
+      const asked = { inputs: body.inputs, thread: body.thread };
+      const started = await startOnce(store, key, served, asked, (id) =>
+        starter.start(served, body.inputs, id, body.thread),
       );
       if (started.replayed) c.header('Idempotent-Replayed', 'true');
       return started;

@@ -1,6 +1,6 @@
 import { filter, firstValueFrom, map, merge, from as observableFrom } from 'rxjs';
 import { z } from 'zod';
-import { isStatecrewError, RunExistsError } from '../errors.js';
+import { InvalidRequestError, isStatecrewError, RunExistsError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { crewInputSchema } from '../runtime/input-schema.js';
@@ -68,20 +68,33 @@ export class RunStarter {
   }
 
   /**
-   * Starts (or submits) a run of `served` with `inputs`, under `id` when given. Inputs over the
-   * limits of size and depth are refused here too (`invalid_inputs`), before a run is submitted.
+   * Starts (or submits) a run of `served` with `inputs`, under `id` when given, on `thread` when
+   * given. Inputs over the limits of size and depth are refused here too (`invalid_inputs`), before
+   * a run is submitted; so is a thread for the run queue, whose workers run no thread.
    */
   async start(
     served: ServedDefinition,
     inputs: Record<string, unknown>,
     id: string | undefined,
+    thread?: string,
   ): Promise<RunRef> {
     checkInputs('POST /runs', inputs);
     if (served.kind === 'crew') {
       const schema = z.object({ inputs: crewInputSchema(served.crew) });
       parseRequest('POST /runs', 'body', schema, { inputs });
     }
-    if (this.#queueOptions !== undefined) return this.#submit(served, inputs, id);
+    if (this.#queueOptions !== undefined) {
+      if (thread !== undefined) {
+        throw new InvalidRequestError('POST /runs', [
+          {
+            path: 'body.thread',
+            message: 'runs on the run queue take no thread: start it on a server without --queue',
+          },
+        ]);
+      }
+      return this.#submit(served, inputs, id);
+    }
+    const on = thread === undefined ? {} : { thread };
     const controller = new AbortController();
     const { signal } = controller;
     const store = this.#store;
@@ -95,12 +108,14 @@ export class RunStarter {
             // Its agents' text reaches the event streams as it is written (while anyone follows).
             stream: true,
             ...(id === undefined ? {} : { executionId: id }),
+            ...on,
           })
         : served.flow.run({
             inputs: id === undefined ? inputs : { ...inputs, id },
             store,
             signal,
             events: 'store',
+            ...on,
           });
     this.#live.asked(controller, run.result);
     return trackStarted(this.#live, served, run, controller);

@@ -20,6 +20,14 @@ export const startRunSchema = z.strictObject({
     .default({})
     .describe("The run's inputs: a crew's {placeholders}, or fields of a flow's state"),
   id: runIdSchema.optional().describe('The run id to use; a new UUID when absent'),
+  thread: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe(
+      "The thread to run on: a flow starts from the state its thread's last run left; a busy thread is refused (thread_busy)",
+    ),
 });
 
 /** The body of `POST /runs/wait`: a run to start, and how long to wait for it. */

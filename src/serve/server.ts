@@ -12,6 +12,7 @@ import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
 import { eventRoutes } from './event-routes.js';
+import { forkRoutes } from './fork-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { errorResponse } from './http-errors.js';
 import { LiveRuns } from './live-runs.js';
@@ -41,6 +42,7 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   definitionRoutes,
   runRoutes,
   historyRoutes,
+  forkRoutes,
   answerRoutes,
   eventRoutes,
   aguiRoutes,

@@ -80,6 +80,13 @@ export async function use(): Promise<string[]> {
   }
   const diff = await client.GET('/runs/{a}/diff/{b}', { params: { path: { a: 'r-1', b: 'r-2' } } });
   if (diff.data) seen.push(String(diff.data.path.divergesAt), ...diff.data.nodes.map((n) => n.change));
+  const fork = await client.POST('/runs/{id}/fork', {
+    params: { path: { id: 'r-1' }, header: { 'Idempotency-Key': 'fork-1' } },
+    body: { at: 'check', state: { amount: 50 }, outputs: { draft: 'better' } },
+  });
+  if (fork.data) seen.push(fork.data.id, String(fork.data.forkedFrom?.checkpoint));
+  await client.POST('/runs/{id}/fork', { params: { path: { id: 'r-1' } }, body: { at: 3 } });
+  await client.POST('/runs', { body: { definition: 'review', thread: 'chat-1' } });
   return seen;
 }
 `;

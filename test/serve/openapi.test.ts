@@ -140,6 +140,12 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     await go('GET', '/runs/done/diff/rev');
     await go('GET', '/runs/done/diff/missing');
     await go('GET', `/runs/done/diff/${'x'.repeat(600)}`);
+    await go('POST', '/runs/done/fork', { at: 'research', id: 'done-fork' });
+    await go('POST', '/runs/done/fork', { at: 'research' }, { headers: { 'idempotency-key': 'k' } });
+    await go('POST', '/runs/done/fork', { at: 'nowhere' });
+    await go('POST', '/runs/done/fork', { at: 'research', state: {} });
+    await go('POST', '/runs/done/fork', { at: 'research', id: 'done' });
+    await go('POST', '/runs/missing/fork', { at: 'research' });
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');
     await go('GET', '/runs/done/events');
@@ -180,6 +186,7 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'GET /runs/{id}': [200, 400, 404],
       'GET /runs/{id}/history': [200, 400, 404],
       'GET /runs/{a}/diff/{b}': [200, 400, 404],
+      'POST /runs/{id}/fork': [202, 400, 404, 409, 422],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
       'POST /runs/{id}/agui': [200, 400, 404, 409],

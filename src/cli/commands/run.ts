@@ -26,6 +26,8 @@ export interface RunCommandOptions {
   /** Runs a crew whose inputs leave `{placeholders}` unfilled, with a warning, instead of refusing it. */
   allowMissingInputs?: boolean | undefined;
   shutdownGraceMs?: string | undefined;
+  /** The thread to run on (`--thread`): a flow starts from the state its thread's last run left. */
+  thread?: string | undefined;
 }
 
 /**
@@ -67,10 +69,17 @@ async function runTarget(
   const interrupts = watchInterrupts(process, undefined, graceMs);
   const { signal } = interrupts;
   try {
+    const thread = options.thread === undefined ? {} : { thread: options.thread };
     const run =
       target.kind === 'crew'
-        ? target.crew.run({ inputs, signal, store, strictInputs: options.allowMissingInputs !== true })
-        : target.flow.run({ inputs, signal, store });
+        ? target.crew.run({
+            inputs,
+            signal,
+            store,
+            strictInputs: options.allowMissingInputs !== true,
+            ...thread,
+          })
+        : target.flow.run({ inputs, signal, store, ...thread });
     const progress = progressFor(target, run.id, options.json === true, io);
     run.events$.subscribe({ next: (event: StatecrewEvent) => progress.event(event), error: () => {} });
     await writeSource(store, run.id, { kind: target.kind, name: target.name, ...target.source });

@@ -53,26 +53,29 @@ export function resumeArgs(options: DefinitionOptions): string[] {
 /**
  * Goes on with stored run `id` through `goOn`, which is handed the signal Ctrl-C (SIGINT) aborts and
  * SIGTERM stops gracefully (`--shutdown-grace-ms`): an aborted or suspended run is reported with how
- * to resume it, and ends with 130 or 143. Resolves with the exit code.
+ * to resume it, and ends with 130 or 143. `id` may be a function of the run's id once known (a fork's
+ * new run). Resolves with the exit code.
  */
 export async function goOnInterruptibly(
-  id: string,
+  runId: string | (() => string),
   options: DefinitionOptions,
   io: CliIo,
   goOn: (signal: AbortSignal) => Promise<number>,
+  command = 'statecrew resume',
 ): Promise<number> {
-  const graceMs = shutdownGraceOf('statecrew resume', options.shutdownGraceMs);
+  const idOf = () => (typeof runId === 'string' ? runId : runId());
+  const graceMs = shutdownGraceOf(command, options.shutdownGraceMs);
   const interrupts = watchInterrupts(process, undefined, graceMs);
   const { signal } = interrupts;
   try {
     return await goOn(signal);
   } catch (error) {
     if (isStatecrewError(error, 'suspended') && signal.aborted) {
-      io.stderr.write(suspendedReport(id, error, resumeArgs(options)));
+      io.stderr.write(suspendedReport(idOf(), error, resumeArgs(options)));
       return interrupts.exitCode();
     }
     if (!isStatecrewError(error, 'aborted') || !signal.aborted) throw error;
-    io.stderr.write(abortedReport(id, error, resumeArgs(options)));
+    io.stderr.write(abortedReport(idOf(), error, resumeArgs(options)));
     return interrupts.exitCode();
   } finally {
     interrupts.dispose();
