@@ -69,8 +69,9 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     opened = tab;
-    // A 401 before the token is given is the studio asking for it; any other error is a problem.
-    watchPage(tab, { requests, dialogs: [], problems }, (text) => text.includes('401'));
+    // A 401 before the token is given is the studio asking for it, and the 409 the fork refused with a
+    // taken id is what a test asks for; any other error is a problem.
+    watchPage(tab, { requests, dialogs: [], problems }, (text) => /\b40[19]\b/.test(text));
     await tab.goto(`${listening.url}/`);
     await tab.locator('#token-input').fill(TOKEN);
     await tab.locator('#token-input').press('Enter');
@@ -227,5 +228,6 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
 
   it('had no script errors', () => {
     expect(problems).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(listening.url))).toEqual([]);
   });
 });
