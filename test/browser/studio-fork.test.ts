@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFlow } from '../../src/index.js';
+import { Agent, Crew, createFlow, Task } from '../../src/index.js';
 import { createServer, type Listening, listen, type StatecrewServer } from '../../src/serve/index.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { TOKEN, tempStore } from '../serve/serve-helpers.js';
 import {
   ARTIFACTS,
@@ -32,6 +33,18 @@ function triageFlow() {
     .listen('escalate', 'large', ({ state }) => `escalated ${state.amount}`);
 }
 
+/** A crew that researches, then writes from what the research said (its model reads the context). */
+function articleCrew() {
+  const llm = createScriptedModel((request) => {
+    if (request.prompt.includes('Research otters')) return 'old facts';
+    return `article on ${request.context}`;
+  });
+  const writer = new Agent({ role: 'Writer', goal: 'write', backstory: 'careful', llm });
+  const research = new Task({ name: 'research', description: 'Research otters', agent: writer });
+  const write = new Task({ name: 'write', description: 'Write the article', agent: writer });
+  return new Crew({ name: 'article', tasks: [research, write] });
+}
+
 describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180_000 }, () => {
   let browser: Browser | undefined;
   let opened: Page | undefined;
@@ -40,7 +53,7 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
   let temp: ReturnType<typeof tempStore>;
   const problems: string[] = [];
   const requests: string[] = [];
-  const ids = { source: '', fork: '' };
+  const ids = { source: '', fork: '', crew: '' };
 
   const page = (): Page => {
     if (!hasChromium) throw missingChromium();
@@ -63,7 +76,15 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     // A finished run kept before the server started: 5 is small, so it took the note.
     const source = await triageFlow().kickoff({ store: temp.store, inputs: { amount: 5 } });
     ids.source = source.id;
-    server = createServer({ flows: [triageFlow()], store: temp.store, token: TOKEN, runner: false });
+    const crewRun = await articleCrew().kickoff({ store: temp.store });
+    ids.crew = String(crewRun.metadata.executionId);
+    server = createServer({
+      flows: [triageFlow()],
+      crews: [articleCrew()],
+      store: temp.store,
+      token: TOKEN,
+      runner: false,
+    });
     listening = await listen(server, { port: 0 });
     await mkdir(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
@@ -224,6 +245,32 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     expect(await tab.locator('#compare-summary').textContent()).toContain('The paths part at their node 3');
     expect(await tab.evaluate('window.__xss')).toBeUndefined();
     await tab.screenshot({ path: `${ARTIFACTS}studio-compare.png`, fullPage: true });
+  });
+
+  it('forks a crew run with an edited earlier output (no state to edit), and the task after it reads it', async () => {
+    const tab = page();
+    await tab.evaluate(`location.hash = '#run=' + encodeURIComponent(${JSON.stringify(ids.crew)})`);
+    await expect.poll(() => marks().count(), { timeout: WAIT }).toBe(2);
+    await marks().nth(0).click();
+    await expect.poll(() => tab.locator('#checkpoint-title').textContent()).toBe('Checkpoint #1 · research');
+    expect(await forkForm().locator('textarea[name="state"]').count()).toBe(0);
+    expect(await tab.locator('#checkpoint-detail .checkpoint-state').count()).toBe(0);
+    await forkForm().locator('[data-output-node="research"]').fill('edited facts');
+    await forkForm().locator('button[type="submit"]').click();
+    await expect.poll(() => hashOf(), { timeout: WAIT }).not.toBe(`#run=${encodeURIComponent(ids.crew)}`);
+    await expect
+      .poll(() => tab.locator('#run-live').textContent(), { timeout: WAIT })
+      .toBe('ended · completed');
+    await expect.poll(() => marks().count(), { timeout: WAIT }).toBe(2);
+    await marks().nth(1).click();
+    expect(await tab.locator('#checkpoint-detail .checkpoint-output').textContent()).toBe(
+      'article on edited facts',
+    );
+    await marks().nth(0).click();
+    expect(await tab.locator('#checkpoint-detail .checkpoint-output').textContent()).toBe('edited facts');
+    expect(await tab.locator('#run-forked-from').textContent()).toBe(
+      `Forked from ${ids.crew} at research · Compare with source`,
+    );
   });
 
   it('had no script errors', () => {
