@@ -215,6 +215,7 @@ function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void
     .command('runs')
     .description('list the stored runs, most recent first')
     .option('--status <status>', `only runs with this status: ${LISTED_RUN_STATUSES.join(', ')}`)
+    .option('--thread <name>', 'only the runs of this thread, oldest first')
     .option('--limit <n>', 'at most this many', '50')
     .option(
       '--prune <duration>',

@@ -4,6 +4,7 @@ import { InvalidOptionError, UnknownDefinitionError } from '../errors.js';
 import type { StepShape } from '../machines/flow/step-shape.js';
 import type { Crew } from '../runtime/crew/crew.js';
 import type { RecoverableFlow, RecoveryOptions } from '../runtime/durable/runner-options.js';
+import type { ScheduledKickoff } from '../runtime/durable/schedules.js';
 import type { PlainMachine } from '../runtime/engine/plain-machine.js';
 import type { CrewAnswerInput } from '../runtime/flow/crew-steps.js';
 import type { HumanAnswerInput } from '../runtime/flow/flow-resume.js';
@@ -50,8 +51,17 @@ export interface ServedFlow extends RecoverableFlow {
     store: Store;
     signal: AbortSignal;
     events: 'store';
-    thread?: string;
   }): StartedRun;
+  /** What a run on a thread starts with (`run` takes no thread: the thread's last run is read first). */
+  kickoff(options: {
+    inputs: Record<string, unknown>;
+    store: Store;
+    signal: AbortSignal;
+    events: 'store';
+    thread: string;
+  }): Promise<unknown>;
+  /** What a runner's schedules call: the flow is also a {@link RecoverableFlow}. */
+  kickoff(options: ScheduledKickoff): Promise<unknown>;
   resume(
     id: string,
     answer: HumanAnswerInput | CrewAnswerInput | undefined,

@@ -108,5 +108,5 @@ export const forkRefSchema = runRefSchema.extend({ forkedFrom: lineageSchema.opt
 
 /** The path parameters of `/threads/:thread/runs`. */
 export const threadParamsSchema = z.object({
-  thread: z.string().min(1).max(512).describe('The thread name runs were kicked off on'),
+  thread: runIdSchema.describe('The thread runs were kicked off on: 1–512 characters, no NUL'),
 });

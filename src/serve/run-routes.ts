@@ -35,7 +35,7 @@ const startRefusals = () => ({
   400: error(COMMON_ERRORS[400]),
   401: error(COMMON_ERRORS[401]),
   404: error('No served crew or flow has that name (unknown_definition)'),
-  409: error('The id is taken (run_exists)'),
+  409: error("The id is taken (run_exists), or the thread's last run still runs or waits (thread_busy)"),
   413: error('The body is too large (payload_too_large)'),
   422: error(REUSED),
   500: error(COMMON_ERRORS[500]),

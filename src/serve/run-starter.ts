@@ -1,8 +1,9 @@
-import { filter, firstValueFrom, map, merge, from as observableFrom } from 'rxjs';
+import { EMPTY, filter, firstValueFrom, map, merge, from as observableFrom } from 'rxjs';
 import { z } from 'zod';
 import { InvalidRequestError, isStatecrewError, RunExistsError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { RunQueue } from '../queue/run-queue.js';
+import { liveJournal, whenJournal } from '../runtime/durable/live-journals.js';
 import { crewInputSchema } from '../runtime/input-schema.js';
 import { checkInputs } from '../runtime/run/inputs.js';
 import type { Store } from '../stores/store.js';
@@ -94,6 +95,8 @@ export class RunStarter {
       }
       return this.#submit(served, inputs, id);
     }
+    if (thread !== undefined && served.kind === 'flow')
+      return this.#startOnThread(served, inputs, id, thread);
     const on = thread === undefined ? {} : { thread };
     const controller = new AbortController();
     const { signal } = controller;
@@ -115,10 +118,45 @@ export class RunStarter {
             store,
             signal,
             events: 'store',
-            ...on,
           });
     this.#live.asked(controller, run.result);
     return trackStarted(this.#live, served, run, controller);
+  }
+
+  /**
+   * Kicks a flow off on `thread` (a flow's `run` takes no thread: the kickoff reads the thread's last
+   * run first) under `id` or a new one, and resolves once it holds its id here — its event journal
+   * is registered then — tracked as live from then; rejects with what refused it first (`thread_busy`,
+   * `run_exists`, `flow_mismatch`).
+   */
+  async #startOnThread(
+    served: Extract<ServedDefinition, { kind: 'flow' }>,
+    inputs: Record<string, unknown>,
+    id: string | undefined,
+    thread: string,
+  ): Promise<RunRef> {
+    const runId = id ?? globalThis.crypto.randomUUID();
+    const store = this.#store;
+    const controller = new AbortController();
+    const holding = whenJournal(store, runId);
+    const result = served.flow.kickoff({
+      inputs: { ...inputs, id: runId },
+      thread,
+      store,
+      signal: controller.signal,
+      events: 'store',
+    });
+    this.#live.asked(controller, result);
+    try {
+      await Promise.race([holding.registered, result.then(() => undefined, unlessSuspended)]);
+    } finally {
+      holding.cancel();
+    }
+    const journal = liveJournal(store, runId);
+    const events$ =
+      journal === undefined ? EMPTY : merge(journal.numbered$.pipe(map((e) => e.event)), journal.live$);
+    this.#live.track(runId, { kind: 'flow', definition: served.name, events$, result }, controller);
+    return { id: runId, definition: served.name, kind: 'flow' };
   }
 
   /** Submits a run to the queue: a worker holding the definition runs it, over its store. */

@@ -35,6 +35,8 @@ export interface RunPage {
 export interface RunQuery {
   status?: StoredRunStatus | undefined;
   definition?: string | undefined;
+  /** Only the runs of this thread. */
+  thread?: string | undefined;
   /** Only runs created at or after this time (ISO 8601). */
   createdFrom?: string | undefined;
   /** Only runs created before this time (ISO 8601). */
@@ -87,6 +89,7 @@ export async function listRuns(store: Store, query: RunQuery): Promise<RunPage> 
   const heads = await store.listRuns({
     ...(query.status === undefined ? {} : { statuses: [query.status] }),
     name: query.definition,
+    ...(query.thread === undefined ? {} : { thread: query.thread }),
     createdFrom: ms(query.createdFrom),
     createdBefore: ms(query.createdBefore),
     page: { limit: query.limit + 1, after },

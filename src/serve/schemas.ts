@@ -46,6 +46,12 @@ export const startAndWaitSchema = z.strictObject({
 export const listRunsSchema = z.strictObject({
   status: z.enum(STORED_RUN_STATUSES).optional().describe('Only runs with this status'),
   definition: z.string().min(1).optional().describe('Only runs of this crew or flow'),
+  thread: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe('Only the runs of this thread (as GET /threads/{thread}/runs, but newest first and paged)'),
   createdFrom: z.iso
     .datetime({ offset: true })
     .optional()

@@ -22,6 +22,7 @@ import { runRoutes } from './run-routes.js';
 import { RunStarter } from './run-starter.js';
 import { type ServeOptions, type ServeSettings, serveOptionsSchema } from './serve-options.js';
 import { studioRoutes } from './studio/routes.js';
+import { threadRoutes } from './thread-routes.js';
 import { viewRoutes } from './view-routes.js';
 
 /** A Hono app serving crews and flows over HTTP, and `close` for what it owns. */
@@ -43,6 +44,7 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   runRoutes,
   historyRoutes,
   forkRoutes,
+  threadRoutes,
   answerRoutes,
   eventRoutes,
   aguiRoutes,

@@ -144,3 +144,31 @@ describe('statecrew fork', { timeout: CLI_TIMEOUT }, () => {
     expect(forked.stdout).toContain('paid $50');
   });
 });
+
+describe('statecrew runs --thread', { timeout: CLI_TIMEOUT }, () => {
+  it("lists a thread's runs, oldest first", async () => {
+    const ids: string[] = [];
+    for (const amount of [5, 6]) {
+      const run = await cli(
+        [
+          'run',
+          fixture('refund-flow.ts'),
+          '--input',
+          `amount=${amount}`,
+          '--thread',
+          'chat-7',
+          '--store',
+          store,
+        ],
+        { cwd },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      ids.push(idOf(run.stdout));
+    }
+    const listed = await cli(['runs', '--thread', 'chat-7', '--json', '--store', store], { cwd });
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id)).toEqual(ids);
+    const none = await cli(['runs', '--thread', 'no-such-thread', '--store', store], { cwd });
+    expect(none.stdout).toBe('no runs\n');
+  });
+});

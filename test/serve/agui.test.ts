@@ -121,6 +121,28 @@ const stepsOf = (events: BaseEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => (e as BaseEvent & { stepName: string }).stepName);
 
 describe('/runs/:id/agui as HttpAgent reads it', { timeout: 60_000 }, () => {
+  it("says the run's thread as the threadId of its AG-UI runs, else the run's id", async () => {
+    await post('/runs', { definition: 'review', inputs: { title: 'A' }, id: 'on-thread', thread: 'chat-9' });
+    await post('/runs/on-thread/resume', { route: 'yes' });
+    await post('/runs', { definition: 'review', inputs: { title: 'B' }, id: 'alone' });
+    const threaded = await runOnce(agentOf('on-thread'));
+    const runs = threaded.events.filter((e) => e.type === 'RUN_STARTED' || e.type === 'RUN_FINISHED');
+    expect(runs.map((e) => [e.type, (e as BaseEvent & { threadId: string }).threadId])).toEqual([
+      ['RUN_STARTED', 'chat-9'],
+      ['RUN_FINISHED', 'chat-9'],
+      ['RUN_STARTED', 'chat-9'],
+      ['RUN_FINISHED', 'chat-9'],
+    ]);
+    const alone = await runOnce(agentOf('alone'));
+    const started = alone.events.filter((e) => e.type === 'RUN_STARTED');
+    expect(started.map((e) => (e as BaseEvent & { threadId: string }).threadId)).toEqual(['alone']);
+    // The interrupts keep the run's id: an answer names the run, not its thread.
+    const finished = alone.events.find((e) => e.type === 'RUN_FINISHED') as BaseEvent & {
+      outcome: { interrupts: { id: string }[] };
+    };
+    expect(finished.outcome.interrupts.map((i) => i.id)).toEqual(['alone:approve']);
+  });
+
   it('gives each flow step one step pair and one text message, under SSE ids no two events share', async () => {
     await post('/runs', { definition: 'review', inputs: { title: 'Launch' }, id: 'f1' });
     await post('/runs/f1/resume', { route: 'yes' });

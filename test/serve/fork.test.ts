@@ -3,7 +3,7 @@ import { Agent, type Checkpoint, Crew, createFlow, type NodeDiff, Task } from '.
 import { type Listening, listen, type StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
 import { createScriptedModel } from '../../src/testing.js';
-import { type ErrorJson, TOKEN, tempStore, testServer } from './serve-helpers.js';
+import { type ErrorJson, reviewFlow, TOKEN, tempStore, testServer } from './serve-helpers.js';
 
 /** A flow that routes a refund by its size: a small one is paid, a large one escalated. */
 function priceFlow() {
@@ -51,7 +51,7 @@ let calls: string[];
 beforeEach(async () => {
   temp = tempStore();
   calls = [];
-  server = testServer(temp.store, { crews: [pairCrew(calls)], flows: [priceFlow()] });
+  server = testServer(temp.store, { crews: [pairCrew(calls)], flows: [priceFlow(), reviewFlow()] });
   listening = await listen(server, { port: 0 });
 });
 
@@ -170,5 +170,41 @@ describe('POST /runs/:id/fork', { timeout: 60_000 }, () => {
       const answer = await call('POST', path, body);
       expect([answer.status, answer.body.error?.code], JSON.stringify(body)).toEqual([status, code]);
     }
+  });
+});
+
+describe('threads', { timeout: 60_000 }, () => {
+  it("lists a thread's runs oldest first, at GET /threads/:thread/runs and GET /runs?thread=", async () => {
+    await runToEnd({ definition: 'price', inputs: { amount: 5 }, id: 't-1', thread: 'chat-1' });
+    await runToEnd({ definition: 'price', inputs: { amount: 7 }, id: 'other' });
+    await runToEnd({ definition: 'price', inputs: { amount: 9 }, id: 't-2', thread: 'chat-1' });
+    const listed = await call('GET', '/threads/chat-1/runs');
+    expect(listed.status).toBe(200);
+    expect(listed.body.thread).toBe('chat-1');
+    expect(listed.body.runs?.map((r) => [r.id, r.thread])).toEqual([
+      ['t-1', 'chat-1'],
+      ['t-2', 'chat-1'],
+    ]);
+    const filtered = await call('GET', '/runs?thread=chat-1');
+    expect(filtered.body.runs?.map((r) => r.id).sort()).toEqual(['t-1', 't-2']);
+    const none = await call('GET', '/threads/never/runs');
+    expect(none.body).toEqual({ thread: 'never', runs: [] });
+  });
+
+  it('runs a crew on a thread, and refuses a second run on a thread whose last run waits (409 thread_busy)', async () => {
+    await runToEnd({ definition: 'pair', id: 'c-1', thread: 'crew-chat' });
+    const listed = await call('GET', '/threads/crew-chat/runs');
+    expect(listed.body.runs?.map((r) => [r.id, r.thread])).toEqual([['c-1', 'crew-chat']]);
+    await runToEnd({ definition: 'review', inputs: { title: 'T' }, id: 'waits', thread: 'busy' });
+    const refused = await call('POST', '/runs', {
+      definition: 'review',
+      inputs: { title: 'U' },
+      thread: 'busy',
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'thread_busy',
+      details: { thread: 'busy', runId: 'waits' },
+    });
   });
 });

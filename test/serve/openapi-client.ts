@@ -86,6 +86,8 @@ export async function use(): Promise<string[]> {
   });
   if (fork.data) seen.push(fork.data.id, String(fork.data.forkedFrom?.checkpoint));
   await client.POST('/runs/{id}/fork', { params: { path: { id: 'r-1' } }, body: { at: 3 } });
+  const thread = await client.GET('/threads/{thread}/runs', { params: { path: { thread: 'chat-1' } } });
+  if (thread.data) seen.push(thread.data.thread, ...thread.data.runs.map((run) => String(run.thread)));
   await client.POST('/runs', { body: { definition: 'review', thread: 'chat-1' } });
   return seen;
 }

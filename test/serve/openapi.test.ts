@@ -146,6 +146,7 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     await go('POST', '/runs/done/fork', { at: 'research', state: {} });
     await go('POST', '/runs/done/fork', { at: 'research', id: 'done' });
     await go('POST', '/runs/missing/fork', { at: 'research' });
+    await go('GET', '/threads/chat-1/runs');
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');
     await go('GET', '/runs/done/events');
@@ -187,6 +188,7 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'GET /runs/{id}/history': [200, 400, 404],
       'GET /runs/{a}/diff/{b}': [200, 400, 404],
       'POST /runs/{id}/fork': [202, 400, 404, 409, 422],
+      'GET /threads/{thread}/runs': [200],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
       'POST /runs/{id}/agui': [200, 400, 404, 409],

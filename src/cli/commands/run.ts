@@ -1,3 +1,4 @@
+import { EMPTY, type Observable } from 'rxjs';
 import { isStatecrewError, type StatecrewError } from '../../errors.js';
 import { SqliteStore } from '../../stores/sqlite.js';
 import type { Store } from '../../stores/store.js';
@@ -69,17 +70,7 @@ async function runTarget(
   const interrupts = watchInterrupts(process, undefined, graceMs);
   const { signal } = interrupts;
   try {
-    const thread = options.thread === undefined ? {} : { thread: options.thread };
-    const run =
-      target.kind === 'crew'
-        ? target.crew.run({
-            inputs,
-            signal,
-            store,
-            strictInputs: options.allowMissingInputs !== true,
-            ...thread,
-          })
-        : target.flow.run({ inputs, signal, store, ...thread });
+    const run = startRun(target, { inputs, signal, store }, options);
     const progress = progressFor(target, run.id, options.json === true, io);
     run.events$.subscribe({ next: (event: StatecrewEvent) => progress.event(event), error: () => {} });
     await writeSource(store, run.id, { kind: target.kind, name: target.name, ...target.source });
@@ -113,6 +104,33 @@ async function runTarget(
     interrupts.dispose();
     await opened?.close();
   }
+}
+
+/** What `run` starts: its id, its events (the progress) and its end. */
+interface Started {
+  id: string;
+  events$: Observable<StatecrewEvent>;
+  result: Promise<unknown>;
+}
+
+/**
+ * Starts the target's run. A flow on a `--thread` is kicked off (its `run` takes no thread: the
+ * thread's last run is read first), under an id chosen here, and shows no progress lines.
+ */
+function startRun(
+  target: Target,
+  given: { inputs: Record<string, unknown>; signal: AbortSignal; store: Store },
+  options: RunCommandOptions,
+): Started {
+  const { thread } = options;
+  if (target.kind === 'crew') {
+    const strictInputs = options.allowMissingInputs !== true;
+    return target.crew.run({ ...given, strictInputs, ...(thread === undefined ? {} : { thread }) });
+  }
+  if (thread === undefined) return target.flow.run(given);
+  const id = typeof given.inputs.id === 'string' ? given.inputs.id : globalThis.crypto.randomUUID();
+  const result = target.flow.kickoff({ ...given, inputs: { ...given.inputs, id }, thread });
+  return { id, events$: EMPTY, result };
 }
 
 /** The options a later `statecrew resume` of the run needs again: its `--store`. */

@@ -15,6 +15,8 @@ export interface RunsCommandOptions {
   limit?: string | undefined;
   /** Deletes the settled runs (or those of `--status`) last changed longer ago than this duration. */
   prune?: string | undefined;
+  /** Only the runs of this thread, oldest first. */
+  thread?: string | undefined;
 }
 
 /** One stored run as `statecrew runs` lists it. */
@@ -41,33 +43,28 @@ export function checkStatus(status: string | undefined, allowed: readonly string
 
 /**
  * `statecrew runs`: the store's runs, most recent first — id, name, kind, status and time; `--status`
- * keeps one status (`paused`, `failed`, …; another word is refused). On a narrow terminal the rows
+ * keeps one status (`paused`, `failed`, …; another word is refused); `--thread` lists the runs of
+ * one thread instead, oldest first (each at its creation time). On a narrow terminal the rows
  * are shortened to fit. Resolves with the exit code.
  */
 export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
   checkStatus(options.status, options.prune === undefined ? LISTED_RUN_STATUSES : STORED_RUN_STATUSES);
+  if (options.prune !== undefined && options.thread !== undefined) {
+    throw new InvalidOptionError(
+      'statecrew runs',
+      '--thread',
+      'no --prune (pruning takes no thread)',
+      options.thread,
+    );
+  }
   const store = await storeFromOption(options.store);
   try {
     if (options.prune !== undefined) return await prune(store, options, io);
-    const crewIds = new Set([
-      ...(await store.executions('crew_executions')),
-      ...(await store.executions('crew_task_results')),
-    ]);
-    const rows: RunRow[] = [];
-    for (const id of crewIds) {
-      const doc = await ExecutionDocument.fromStore(store, id);
-      if (doc !== undefined)
-        rows.push({ id, name: doc.crew, kind: 'crew', status: doc.status, at: doc.startedAt });
-    }
-    for (const id of await store.executions('flow_runs')) {
-      const flow = await loadSnapshot(store, id);
-      if (flow !== undefined)
-        rows.push({ id, name: flow.flow, kind: 'flow', status: flow.status, at: flow.updatedAt });
-    }
     const limit = options.limit === undefined ? 50 : Number(options.limit);
+    const rows =
+      options.thread === undefined ? await storedRows(store) : await threadRows(store, options.thread);
     const shown = rows
       .filter((r) => options.status === undefined || r.status === options.status)
-      .sort((a, b) => b.at - a.at || a.id.localeCompare(b.id))
       .slice(0, Number.isFinite(limit) && limit > 0 ? limit : 50);
     if (options.json === true) {
       io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
@@ -82,6 +79,32 @@ export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promi
   } finally {
     await store.close();
   }
+}
+
+/** Every stored run as a row, most recent first (crews by their start, flows by their last write). */
+async function storedRows(store: Store): Promise<RunRow[]> {
+  const crewIds = new Set([
+    ...(await store.executions('crew_executions')),
+    ...(await store.executions('crew_task_results')),
+  ]);
+  const rows: RunRow[] = [];
+  for (const id of crewIds) {
+    const doc = await ExecutionDocument.fromStore(store, id);
+    if (doc !== undefined)
+      rows.push({ id, name: doc.crew, kind: 'crew', status: doc.status, at: doc.startedAt });
+  }
+  for (const id of await store.executions('flow_runs')) {
+    const flow = await loadSnapshot(store, id);
+    if (flow !== undefined)
+      rows.push({ id, name: flow.flow, kind: 'flow', status: flow.status, at: flow.updatedAt });
+  }
+  return rows.sort((a, b) => b.at - a.at || a.id.localeCompare(b.id));
+}
+
+/** The runs of `thread` as rows, oldest first, each at its creation time. */
+async function threadRows(store: Store, thread: string): Promise<RunRow[]> {
+  const heads = await store.listRuns({ thread });
+  return heads.map((h) => ({ id: h.id, name: h.name, kind: h.kind, status: h.status, at: h.createdAt }));
 }
 
 /**

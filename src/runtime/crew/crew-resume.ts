@@ -3,6 +3,7 @@ import type { JsonValue, RunHead, Store } from '../../stores/store.js';
 import type { CrewPending } from '../../types.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
+import { headFacts, unfinishedFork } from '../durable/history-page.js';
 import { RUN_KEY } from '../durable/run-key.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
@@ -150,7 +151,25 @@ export async function claimCrewRun(
       : { lostRace: (head: RunHead) => notPaused(`${head.status}: another answer was taken first`) }),
   });
   if (outcome === undefined) throw new RunNotFoundError(what, owner.id);
+  await checkForkWritten(owner, outcome.head);
   return { inputs: storedInputs(outcome.head) };
+}
+
+/**
+ * Refuses to go on with a fork whose kept results were never written (its process stopped between
+ * its claim and its first commit): it would run as a fresh run. Read once the run is the claimer's;
+ * a fork that keeps nothing (forked at a first checkpoint that failed) goes on as it is.
+ */
+async function checkForkWritten(owner: RunOwner, head: RunHead): Promise<void> {
+  const { forkedFrom } = headFacts(head);
+  if (forkedFrom === undefined) return;
+  if ((await owner.store.list('crew_task_results', owner.id)).length > 0) return;
+  const source = await owner.store.list('crew_task_results', forkedFrom.runId);
+  const upTo = source.map((row) => readTaskResult(row.value));
+  const at = upTo.findIndex((r) => r.nodeId === forkedFrom.checkpoint);
+  if (!upTo.slice(0, at + 1).some((r) => r.status === 'completed')) return;
+  await owner.releaseQuietly('failed');
+  throw unfinishedFork('crew_task_results', owner.id, forkedFrom);
 }
 
 /** The inputs a run's head keeps, decoded; undefined when it kept none. */

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../../errors.js';
+import { CorruptSnapshotError, InvalidOptionError } from '../../errors.js';
 import type { RunHead } from '../../stores/store.js';
 import type { Checkpoint, HistoryOptions, RunHistory, RunLineage } from '../../types.js';
 
@@ -45,4 +45,19 @@ export function pageOf(
   const last = shown[shown.length - 1];
   if (shown.length < rest.length && last !== undefined) history.next = last.seq;
   return history;
+}
+
+/**
+ * The error of a fork whose process stopped between claiming its id and writing the checkpoints it
+ * keeps (its first commit): going on would run it as a fresh run, not as the fork it was asked to be.
+ * `corrupt_snapshot`, saying to fork the source again; its claimer leaves it failed, so no runner
+ * takes it up again.
+ */
+export function unfinishedFork(collection: string, id: string, from: RunLineage): CorruptSnapshotError {
+  return new CorruptSnapshotError(
+    collection,
+    id,
+    'run',
+    `it is a fork of run "${from.runId}" at "${from.checkpoint}" whose kept checkpoints were never written (its process stopped while creating it); fork the source again`,
+  );
 }

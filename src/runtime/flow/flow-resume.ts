@@ -13,7 +13,7 @@ import type { RunHead, Store } from '../../stores/store.js';
 import type { RunLineage } from '../../types.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
-import { headFacts } from '../durable/history-page.js';
+import { headFacts, unfinishedFork } from '../durable/history-page.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
 import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
@@ -283,8 +283,12 @@ export async function claimFlowRun(
   }
   // Read once the run is this owner's: every write of the owner before it has landed.
   snapshot = answers === undefined ? await loadSnapshot(store, id) : snapshot;
-  const inputs = (snapshot?.inputs ?? headInputs(outcome.head)) as Record<string, unknown>;
   const { forkedFrom } = headFacts(outcome.head);
+  if (snapshot === undefined && forkedFrom !== undefined) {
+    await owner.releaseQuietly('failed');
+    throw unfinishedFork('flow_runs', id, forkedFrom);
+  }
+  const inputs = (snapshot?.inputs ?? headInputs(outcome.head)) as Record<string, unknown>;
   return {
     kind: 'claimed',
     snapshot,
