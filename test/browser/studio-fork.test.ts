@@ -53,7 +53,7 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
   let temp: ReturnType<typeof tempStore>;
   const problems: string[] = [];
   const requests: string[] = [];
-  const ids = { source: '', fork: '', crew: '' };
+  const ids = { source: '', fork: '', crew: '', turns: [] as string[] };
 
   const page = (): Page => {
     if (!hasChromium) throw missingChromium();
@@ -76,6 +76,11 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     // A finished run kept before the server started: 5 is small, so it took the note.
     const source = await triageFlow().kickoff({ store: temp.store, inputs: { amount: 5 } });
     ids.source = source.id;
+    // Two turns of a thread: the second starts from the state the first left.
+    for (const amount of [7, 9]) {
+      const turn = await triageFlow().kickoff({ store: temp.store, thread: 'chat-42', inputs: { amount } });
+      ids.turns.push(turn.id);
+    }
     const crewRun = await articleCrew().kickoff({ store: temp.store });
     ids.crew = String(crewRun.metadata.executionId);
     server = createServer({
@@ -271,6 +276,22 @@ describe.skipIf(optedOut)('forking from the studio, in Chromium', { timeout: 180
     expect(await tab.locator('#run-forked-from').textContent()).toBe(
       `Forked from ${ids.crew} at research · Compare with source`,
     );
+  });
+
+  it("names a threaded run's thread and links to its other runs", async () => {
+    const tab = page();
+    const [first, second] = ids.turns as [string, string];
+    await tab.evaluate(`location.hash = '#run=' + encodeURIComponent(${JSON.stringify(second)})`);
+    const line = tab.locator('#run-thread');
+    await expect
+      .poll(() => line.textContent(), { timeout: WAIT })
+      .toBe(`Thread chat-42 · its other runs: ${first} (completed)`);
+    expect(await tab.locator('#run-forked-from').count()).toBe(0);
+    await line.locator('.lineage-thread-run').click();
+    await expect.poll(() => hashOf(), { timeout: WAIT }).toBe(`#run=${encodeURIComponent(first)}`);
+    await expect
+      .poll(() => line.textContent(), { timeout: WAIT })
+      .toBe(`Thread chat-42 · its other runs: ${second} (completed)`);
   });
 
   it('had no script errors', () => {
