@@ -151,9 +151,9 @@ export const PANEL_HINT =
 /** The side column: the failed and blocked nodes, and the details panel. */
 export const SIDE_HTML = `<div class="side">${FAILURES_CARD}<aside id="panel" class="card" aria-live="polite">${PANEL_HINT}</aside></div>`;
 
-/** The timeline's card around its picture. */
-export function timelineCardShell(pictureHtml: string): string {
-  return `<section class="card timeline-card"><h2>Timeline</h2><div class="scroll">${pictureHtml}</div></section>`;
+/** The timeline's card around its picture, with `headHtml` (a page's own marks) between its title and the picture. */
+export function timelineCardShell(pictureHtml: string, headHtml = ''): string {
+  return `<section class="card timeline-card"><h2>Timeline</h2>${headHtml}<div class="scroll">${pictureHtml}</div></section>`;
 }
 
 /**

@@ -53,12 +53,37 @@ const SIDE_COLUMN = [
   '</nav>',
 ].join('');
 
+/** The open run's checkpoints, on its timeline: a mark per checkpoint, in commit order. */
+const CHECKPOINT_TRACK = [
+  '<div id="checkpoint-track" class="checkpoint-track" hidden>',
+  '<h3 id="checkpoints-title">Checkpoints <output id="checkpoint-count"></output></h3>',
+  '<ol id="checkpoint-list" aria-labelledby="checkpoints-title"></ol>',
+  '<p id="checkpoint-empty" class="hint" hidden>No checkpoint committed yet.</p></div>',
+  '<output id="checkpoint-error" class="form-error" role="alert" hidden></output>',
+].join('');
+
+/** The chosen checkpoint: what it kept, and the editor that forks from it. */
+const CHECKPOINT_CARD = [
+  '<section id="checkpoint-card" class="card checkpoint-card" aria-labelledby="checkpoint-title" hidden>',
+  '<h2 id="checkpoint-title"></h2><div id="checkpoint-detail"></div><div id="fork-area"></div></section>',
+].join('');
+
+/** Two runs side by side: shown in place of the run when the address names a comparison. */
+const COMPARE_AREA = [
+  '<section id="compare-area" class="card compare-area" aria-labelledby="compare-title" hidden>',
+  '<h2 id="compare-title">Two runs side by side</h2><p id="compare-summary" aria-live="polite"></p>',
+  '<output id="compare-error" class="form-error" role="alert" hidden></output>',
+  '<div id="compare-body"></div></section>',
+].join('');
+
 /** The open run: its head and actions, what it waits for, the text being written, and the run view's cards. */
 const RUN_COLUMN = [
   '<div class="studio-run">',
   '<p id="run-empty" class="hint">Choose a run, or start one.</p>',
   '<div id="run-area" hidden>',
   '<section class="card run-head" aria-label="Run"><div id="run-header" class="run-header"></div>',
+  '<div id="run-lineage" class="run-lineage" hidden></div>',
+  '<div id="run-forks-box" class="run-lineage" hidden></div>',
   '<div class="run-actions"><output id="run-live" aria-live="polite"></output>',
   '<button id="run-resume" type="button" class="secondary" hidden>Resume</button>',
   '<button id="run-abort" type="button" class="secondary" hidden>Abort</button></div>',
@@ -72,15 +97,19 @@ const RUN_COLUMN = [
   '<main>',
   graphCardShell('<div id="run-legend"></div>', ''),
   SIDE_HTML,
-  timelineCardShell(''),
+  timelineCardShell('', CHECKPOINT_TRACK),
+  CHECKPOINT_CARD,
   '<section id="run-lanes" class="card lanes-card" hidden></section>',
-  '</main></div></div>',
+  '</main></div>',
+  COMPARE_AREA,
+  '</div>',
 ].join('');
 
 /**
  * The studio: one self-contained page (no network but this server's routes, inline style and two
  * inline scripts allowed by hash) that lists runs live, opens one as the run view's graph, timeline
- * and details following its events, answers what a paused run waits for, and starts runs.
+ * and details following its events, answers what a paused run waits for, and starts runs; draws
+ * the open run's checkpoints on its timeline and forks from one; shows two runs side by side.
  */
 export const STUDIO_PAGE = [
   '<!doctype html>',

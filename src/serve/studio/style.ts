@@ -1,7 +1,8 @@
 /**
  * The studio's own style, after the run view's: a bar, a column of runs and the start form beside
  * the open run, forms for what a paused run waits for, the text its models are writing. At 1,400 × 900
- * the graph keeps most of the screen; below 1,100 px wide the runs column goes above the run, and the
+ * the graph keeps most of the screen (a run's checkpoints sit on its timeline, the chosen one's card
+ * and fork editor below it; two runs compared fill the run column); below 1,100 px wide the runs column goes above the run, and the
  * answer forms sit beside the graph (above its details), not above it.
  */
 export const STUDIO_STYLE = `
@@ -55,8 +56,50 @@ button:disabled { opacity: .6; cursor: progress; }
 .run-item-head strong { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .run-id { font-size: 11px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .run-time { font-size: 11px; color: var(--muted); }
+.run-fork { font-size: 11px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #token-card { margin: 16px 24px 0; max-width: 520px; }
 [hidden] { display: none !important; }
+.run-lineage { flex-basis: 100%; display: flex; flex-direction: column; gap: 2px; font-size: 13px; }
+.lineage-line { margin: 0; overflow-wrap: anywhere; }
+.studio-run main { grid-template-rows: auto auto auto auto 1fr; grid-template-areas: "graph side" "timeline side" "checkpoint side" "lanes side" ". side"; }
+.checkpoint-track h3 { margin: 0 0 6px; }
+#checkpoint-count { font-weight: 400; text-transform: none; letter-spacing: 0; }
+#checkpoint-list { list-style: none; margin: 0 0 10px; padding: 0 0 4px; display: flex; gap: 2px; overflow-x: auto; border-top: 2px solid var(--line); }
+.checkpoint-mark { display: flex; flex-direction: column; align-items: center; gap: 1px; font: inherit; font-size: 11px; padding: 0 6px 2px; border: 1px solid transparent; border-radius: 0 0 6px 6px; background: none; color: var(--ink); cursor: pointer; }
+.checkpoint-mark .swatch { width: 12px; height: 12px; border-radius: 50%; margin-top: -7px; }
+.checkpoint-mark:hover { background: #f1f3f4; }
+.checkpoint-mark[aria-pressed="true"] { border-color: var(--accent); background: #e8f0fe; }
+.mark-seq { color: var(--muted); }
+.mark-node { max-width: 120px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.checkpoint-card { grid-area: checkpoint; display: flex; flex-direction: column; gap: 8px; }
+.checkpoint-facts { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 2px 12px; margin: 0; font-size: 13px; }
+.checkpoint-facts dt { color: var(--muted); }
+.checkpoint-facts dd { margin: 0; overflow-wrap: anywhere; }
+.checkpoint-value h3, .fork-form h3 { margin: 4px 0; }
+.checkpoint-value pre, .compare-value pre { max-height: 200px; overflow: auto; margin: 0; padding: 6px 8px; background: #f8f9fa; border: 1px solid transparent; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+.fork-form { display: flex; flex-direction: column; gap: 8px; border-top: 1px solid var(--line); padding-top: 8px; }
+.fork-form button.primary { align-self: flex-start; }
+.fork-earlier { display: flex; flex-direction: column; gap: 8px; }
+.fork-earlier summary { cursor: pointer; color: var(--muted); font-size: 12px; }
+.compare-area { margin: 16px 24px 24px; }
+#compare-summary { margin: 0 0 8px; }
+.compare-paths, .compare-sides { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 24px; }
+.compare-run h3 { margin: 4px 0; text-transform: none; letter-spacing: 0; font-size: 13px; color: var(--ink); overflow-wrap: anywhere; }
+.compare-path { margin: 0; padding-left: 28px; font-size: 13px; }
+.compare-path li { padding: 1px 0; }
+.compare-path li.parted::marker { color: #e37400; font-weight: 600; }
+.path-node.differs { font: inherit; padding: 0 6px; background: #fef7e0; border: 1px solid #e37400; border-radius: 4px; color: var(--ink); cursor: pointer; }
+.path-node.differs[data-change="added"] { background: #e6f4ea; border-color: #1e8e3e; }
+.path-node.differs[data-change="removed"] { background: #fce8e6; border-color: #d93025; }
+.compare-node { margin-top: 16px; padding: 8px 12px; border: 1px solid var(--line); border-radius: 8px; }
+.compare-node h3 { margin: 0 0 6px; text-transform: none; letter-spacing: 0; font-size: 14px; color: var(--ink); overflow-wrap: anywhere; }
+.compare-side-run { margin: 0 0 4px; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.compare-value h4 { margin: 6px 0 2px; font-size: 12px; color: var(--muted); }
+.compare-value.differs h4 { color: #b06000; }
+.compare-value.differs pre { background: #fef7e0; border-color: #e37400; }
+@media (max-width: 1000px) {
+  .studio-run main { grid-template-rows: none; grid-template-areas: "graph" "side" "timeline" "checkpoint" "lanes"; }
+}
 @media (max-width: 1100px) {
   .studio { grid-template-columns: minmax(0, 1fr); }
   .studio-side { padding: 16px 16px 0; }

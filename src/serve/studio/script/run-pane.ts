@@ -60,6 +60,7 @@ export const RUN_PANE_SCRIPT = `
     pane.timer = setTimeout(() => {
       pane.timer = null;
       redraw();
+      loadHistory();
     }, Math.max(REDRAW_AFTER_MS, 2 * pane.tookMs));
   };
   const setLive = (text) => { $('run-live').textContent = text; };
@@ -117,7 +118,7 @@ export const RUN_PANE_SCRIPT = `
     try {
       await followStream(runPath(pane.id, '/events?after=' + pane.lastSeq), controller.signal, onMessage);
       if (controller.signal.aborted || generation !== pane.generation) return;
-      await Promise.all([redraw(), loadDetail(), loadRuns()]);
+      await Promise.all([redraw(), loadDetail(), loadRuns(), loadHistory()]);
     } catch (error) {
       if (controller.signal.aborted || generation !== pane.generation) return;
       setLive('stream lost · reconnecting');
@@ -152,12 +153,13 @@ export const RUN_PANE_SCRIPT = `
     }
     $('run-empty').hidden = id !== null;
     $('run-area').hidden = id === null;
+    resetHistory();
     if (id === null) return;
     resetPanel();
     $('waits').hidden = true;
     $('run-note').hidden = true;
     showError($('run-error'), null);
-    await Promise.all([redraw(), loadDetail()]);
+    await Promise.all([redraw(), loadDetail(), loadHistory()]);
     follow();
   };
   const runOfHash = () => {
@@ -185,6 +187,6 @@ export const RUN_PANE_SCRIPT = `
   const bindRunPane = () => {
     $('run-abort').addEventListener('click', () => act('/abort'));
     $('run-resume').addEventListener('click', () => act('/resume', {}));
-    window.addEventListener('hashchange', () => openRun(runOfHash()));
+    window.addEventListener('hashchange', route);
   };
 `;

@@ -1,7 +1,7 @@
 /**
  * The list of runs: newest first, with live status. It reloads every few seconds while the tab is
  * shown, at once after the studio starts, answers or aborts a run, and when an open run's stream
- * ends; the open run is marked. `badgeClass` gives a run status the colour of a node status.
+ * ends; the open run is marked, and a fork names its source. `badgeClass` gives a run status the colour of a node status.
  */
 export const RUNS_SCRIPT = `
   const LIST_EVERY_MS = 2000;
@@ -19,12 +19,13 @@ export const RUNS_SCRIPT = `
     head.append(badge, make('strong', '', run.definition));
     const when = new Date(run.createdAt);
     button.append(head, make('code', 'run-id', run.id), make('time', 'run-time', when.toISOString()));
+    if (run.forkedFrom) button.append(make('span', 'run-fork', 'fork of ' + run.forkedFrom.runId + ' at ' + run.forkedFrom.checkpoint));
     button.addEventListener('click', () => { location.hash = runHash(run.id); });
     const item = make('li');
     item.append(button);
     return item;
   };
-  const list = { timer: null, loading: false };
+  const list = { timer: null, loading: false, runs: [] };
   const loadRuns = async () => {
     if (list.loading) return;
     list.loading = true;
@@ -33,6 +34,8 @@ export const RUNS_SCRIPT = `
       const page = await api.get('/runs?limit=100' + (status ? '&status=' + encodeURIComponent(status) : ''));
       const ul = $('run-list');
       ul.replaceChildren(...page.runs.map(runItem));
+      list.runs = page.runs;
+      renderForks();
       $('runs-empty').hidden = page.runs.length > 0;
       showError($('runs-error'), null);
     } catch (error) {
