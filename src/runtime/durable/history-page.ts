@@ -48,8 +48,8 @@ export function pageOf(
 }
 
 /**
- * The error of a fork whose process stopped between claiming its id and writing the checkpoints it
- * keeps (its first commit): going on would run it as a fresh run, not as the fork it was asked to be.
+ * The error of a fork whose first commit — the checkpoints it keeps — never landed (the write failed,
+ * or its process stopped between claiming its id and writing them): going on would run it as a fresh run, not as the fork it was asked to be.
  * `corrupt_snapshot`, saying to fork the source again; its claimer leaves it failed, so no runner
  * takes it up again.
  */
@@ -58,6 +58,6 @@ export function unfinishedFork(collection: string, id: string, from: RunLineage)
     collection,
     id,
     'run',
-    `it is a fork of run "${from.runId}" at "${from.checkpoint}" whose kept checkpoints were never written (its process stopped while creating it); fork the source again`,
+    `it is a fork of run "${from.runId}" at "${from.checkpoint}" whose kept checkpoints were never written (their write failed, or its process stopped while creating it); fork the source again`,
   );
 }
