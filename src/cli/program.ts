@@ -221,6 +221,10 @@ function addStoredRunCommands(program: Command, io: CliIo, finish: Finish): void
       '--prune <duration>',
       'delete the settled runs (or those of --status) last changed longer ago than this (30m, 12h, 7d)',
     )
+    .option(
+      '--keep-history',
+      'with --prune: keep the runs and their history (checkpoints, results) and delete only their kept events',
+    )
     .option('--json', 'as JSON')
     .addOption(storeOption())
     .action(async (options) => finish(await runsCommand(options, io)));

@@ -255,3 +255,39 @@ describe('the live list after Ctrl-C', () => {
     expect(last).toContain('aborted: interrupted by SIGINT (Ctrl-C) · 0 model calls');
   });
 });
+
+describe('statecrew runs --prune --keep-history', () => {
+  it("deletes only old runs' kept events, keeping their history, and needs --prune", async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createFlow, SqliteStore, readEvents, readHistory } = await import('../../src/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-keep-history-'));
+    const path = join(dir, 'runs.db');
+    try {
+      const store = new SqliteStore({ path });
+      const flow = createFlow({ name: 'two', store, initialState: {} })
+        .start('a', () => 'a')
+        .listen('b', 'a', () => 'b');
+      await flow.kickoff({ inputs: { id: 'old' }, events: 'store' });
+      expect((await readEvents(store, 'old')).length).toBeGreaterThan(0);
+      // `--prune 0ms` takes runs last changed before now: wait for the clock to pass the run's last write.
+      const written = (await store.readRun('old'))?.updatedAt ?? Number.POSITIVE_INFINITY;
+      while (Date.now() <= written) await new Promise<void>((resolve) => setImmediate(resolve));
+      await store.close();
+      const io = memoryIo();
+      expect(await runsCommand({ prune: '0ms', keepHistory: true, store: `sqlite:${path}` }, io)).toBe(0);
+      expect(io.out()).toBe('deleted the kept events of 1 run (their history kept): old\n');
+      const reopened = new SqliteStore({ path });
+      expect(await readEvents(reopened, 'old')).toEqual([]);
+      const history = await readHistory(reopened, 'old');
+      expect(history.checkpoints.map((c) => c.nodeId)).toEqual(['a', 'b']);
+      await reopened.close();
+      await expect(runsCommand({ keepHistory: true, store: `sqlite:${path}` }, memoryIo())).rejects.toThrow(
+        /--keep-history.*--prune/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -15,6 +15,8 @@ export interface RunsCommandOptions {
   limit?: string | undefined;
   /** Deletes the settled runs (or those of `--status`) last changed longer ago than this duration. */
   prune?: string | undefined;
+  /** With `prune`: keep the runs and their history (checkpoints, results), delete only their kept events. */
+  keepHistory?: boolean | undefined;
   /** Only the runs of this thread, oldest first. */
   thread?: string | undefined;
 }
@@ -49,6 +51,9 @@ export function checkStatus(status: string | undefined, allowed: readonly string
  */
 export async function runsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
   checkStatus(options.status, options.prune === undefined ? LISTED_RUN_STATUSES : STORED_RUN_STATUSES);
+  if (options.keepHistory === true && options.prune === undefined) {
+    throw new InvalidOptionError('statecrew runs', '--keep-history', 'with --prune <duration>', true);
+  }
   if (options.prune !== undefined && options.thread !== undefined) {
     throw new InvalidOptionError(
       'statecrew runs',
@@ -108,16 +113,23 @@ async function threadRows(store: Store, thread: string): Promise<RunRow[]> {
 }
 
 /**
- * `statecrew runs --prune <duration> [--status s]`: deletes old runs with everything they own; a run
- * whose lease is live (it runs now) is kept, and said to be.
+ * `statecrew runs --prune <duration> [--status s] [--keep-history]`: deletes old runs with everything
+ * they own (with `--keep-history`, only their kept events); a run whose lease is live (it runs now) is
+ * kept, and said to be.
  */
 async function prune(store: Store, options: RunsCommandOptions, io: CliIo): Promise<number> {
   const age = parseDuration('--prune', options.prune as string);
   const status = checkStatus(options.status, STORED_RUN_STATUSES);
   const statuses = status === undefined ? undefined : [status as StoredRunStatus];
-  const { pruned, kept } = await pruneStore(store, { olderThan: Date.now() - age, statuses });
+  const keepHistory = options.keepHistory === true;
+  const olderThan = Date.now() - age;
+  const { pruned, kept } = await pruneStore(store, {
+    olderThan,
+    statuses,
+    ...(keepHistory ? { keepHistory } : {}),
+  });
   if (options.json === true) io.stdout.write(`${JSON.stringify({ pruned, kept }, null, 2)}\n`);
-  else io.stdout.write(prunedText(pruned, io.stdout.columns, kept));
+  else io.stdout.write(prunedText(pruned, io.stdout.columns, kept, keepHistory));
   return 0;
 }
 
@@ -129,8 +141,11 @@ export function prunedText(
   pruned: readonly string[],
   columns: number | undefined,
   kept: readonly string[] = [],
+  keptHistory = false,
 ): string {
-  const text = idsText(`pruned ${pruned.length} run${pruned.length === 1 ? '' : 's'}`, pruned, columns);
+  const runs = `${pruned.length} run${pruned.length === 1 ? '' : 's'}`;
+  const head = keptHistory ? `deleted the kept events of ${runs} (their history kept)` : `pruned ${runs}`;
+  const text = idsText(head, pruned, columns);
   if (kept.length === 0) return text;
   return text + idsText(`kept ${kept.length} live run${kept.length === 1 ? '' : 's'}`, kept, columns);
 }
