@@ -15,12 +15,7 @@ import { checkInputs } from '../run/inputs.js';
 import type { FlowDefinition } from './definition.js';
 import { type FlowRecordsRead, flowCheckpoints, readFlowRecords } from './flow-history.js';
 import { storedInputs } from './flow-records.js';
-import {
-  type FlowRunHeader,
-  loadSnapshot,
-  type StoredFlowSnapshot,
-  type StoredStepRun,
-} from './flow-store.js';
+import { type FlowRunHeader, type StoredFlowSnapshot, type StoredStepRun, snapshotOf } from './flow-store.js';
 import { checkForkState, editOutputs, editState } from './fork-edits.js';
 import { FLOW_SNAPSHOT_VERSION } from './snapshot.js';
 
@@ -219,7 +214,8 @@ export async function createFork(
   }
   try {
     await owner.commit(plan.writes, {});
-    const snapshot = await loadSnapshot(owner.store, owner.id);
+    // The snapshot of the records just committed, as a resume would read them back (without the read).
+    const snapshot = snapshotOf(owner.id, plan.writes);
     if (snapshot === undefined)
       throw new RunNotFoundError(where, owner.id, 'its first records were not found');
     return snapshot;

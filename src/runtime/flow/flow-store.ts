@@ -74,7 +74,17 @@ const corrupt = (id: string, key: string, why: string) => new CorruptSnapshotErr
 
 /** Reads a flow run from `store` and puts its snapshot together; undefined when there is none. */
 export async function loadSnapshot(store: Store, id: string): Promise<StoredFlowSnapshot | undefined> {
-  const records = await store.list('flow_runs', id);
+  return snapshotOf(id, await store.list('flow_runs', id));
+}
+
+/** What a snapshot reads of a stored record: its key and value. */
+type RecordRead = Pick<StoredRecord, 'key' | 'value'>;
+
+/**
+ * Puts flow run `id`'s snapshot together from its `flow_runs` records (as `store.list` gives them, in
+ * first-write order); undefined when they hold no header.
+ */
+export function snapshotOf(id: string, records: readonly RecordRead[]): StoredFlowSnapshot | undefined {
   const head = records.find((r) => r.key === RUN_KEY);
   if (head === undefined) return undefined;
   const header = head.value as unknown as Partial<FlowRunHeader> | null;
@@ -162,7 +172,7 @@ function decoderOf(id: string): (key: string, value: JsonValue | undefined) => u
 /** The completed rounds, in order: from `round:<n>` records and from the step records that carry one. */
 function roundsOf(
   id: string,
-  records: readonly StoredRecord[],
+  records: readonly RecordRead[],
   steps: readonly StoredStepRun[],
 ): SnapshotRound[] {
   const rounds: SnapshotRound[] = [];
@@ -188,7 +198,7 @@ function roundsOf(
   return rounds;
 }
 
-function stepOf(id: string, record: StoredRecord): StoredStepRun {
+function stepOf(id: string, record: RecordRead): StoredStepRun {
   const step = record.value as unknown as Partial<StoredStepRun>;
   if (typeof step?.step !== 'string' || typeof step.round !== 'number' || typeof step.nodeId !== 'string') {
     throw corrupt(id, record.key, 'not a step run');
