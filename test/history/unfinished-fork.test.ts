@@ -39,7 +39,9 @@ describe('a fork whose kept checkpoints were never written', () => {
     runs = 0;
     const error = await flow.resume('fork-1').catch((e: Error) => e);
     expect(error).toMatchObject({ code: 'corrupt_snapshot' });
-    expect(String(error)).toMatch(/fork of run "source" at "a" whose kept checkpoints were never written.*fork the source again/);
+    expect(String(error)).toMatch(
+      /fork of run "source" at "a" whose kept checkpoints were never written.*fork the source again/,
+    );
     expect(runs).toBe(0);
     expect((await store.readRun('fork-1'))?.status).toBe('failed');
   });
