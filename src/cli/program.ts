@@ -125,7 +125,7 @@ function addRunCommands(program: Command, io: CliIo, finish: Finish): void {
 
 /** `resume`: goes on with a stored run, answering what a paused one waits for. */
 function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
-  program
+  const resume = program
     .command('resume')
     .description(
       'go on with a stored run: a paused flow or crew with its answer, an aborted, crashed or failed run',
@@ -144,23 +144,13 @@ function addResumeCommand(program: Command, io: CliIo, finish: Finish): void {
       'answer a task output that waits for review: --review <nodeId> approve, or --review <nodeId> --feedback <text> to send it back (repeatable)',
     )
     .option('--feedback <text>', 'feedback with the answer: a route’s, a denial’s, a review sent back')
-    .option('--step <step>', 'which human step (or step’s crew) the answer is for, when several wait')
-    .option('--file <file>', 'the definition, when the run was not started by statecrew run')
-    .option('--export <name>', 'the module export of the definition')
-    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
-    .addOption(storeOption())
-    .option('--json', 'print the result as JSON')
-    .option(
-      '--shutdown-grace-ms <ms>',
-      'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
-      '10000',
-    )
-    .action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
+    .option('--step <step>', 'which human step (or step’s crew) the answer is for, when several wait');
+  goOnOptions(resume).action(async (id: string, options) => finish(await resumeCommand(id, options, io)));
 }
 
 /** `fork`: a new run from a stored run's checkpoint, with edits. */
 function addForkCommand(program: Command, io: CliIo, finish: Finish): void {
-  program
+  const fork = program
     .command('fork')
     .description(
       'fork a stored run at a checkpoint: keep what came before it (no model call), edit, and run on from there',
@@ -176,7 +166,16 @@ function addForkCommand(program: Command, io: CliIo, finish: Finish): void {
     )
     .option('--output <node=text>', 'an earlier node’s output to use instead (repeatable)', collect, [])
     .option('--input <key=value>', 'an input of the fork (repeatable; a JSON value, else text)', collect, [])
-    .option('--id <id>', 'the fork’s run id (default: a new UUID)')
+    .option('--id <id>', 'the fork’s run id (default: a new UUID)');
+  goOnOptions(fork).action(async (id: string, options) => finish(await forkCommand(id, options, io)));
+}
+
+/**
+ * The options of a command that runs a stored run on here (`resume`, `fork`): where its definition
+ * is, the store, the output, and how long a SIGTERM waits for the steps in flight.
+ */
+function goOnOptions(command: Command): Command {
+  return command
     .option('--file <file>', 'the definition, when the run was not started by statecrew run')
     .option('--export <name>', 'the module export of the definition')
     .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
@@ -186,8 +185,7 @@ function addForkCommand(program: Command, io: CliIo, finish: Finish): void {
       '--shutdown-grace-ms <ms>',
       'on SIGTERM, how long the steps in flight get to reach their next commit before the run is left for a runner to resume',
       '10000',
-    )
-    .action(async (id: string, options) => finish(await forkCommand(id, options, io)));
+    );
 }
 
 /** `show`, `history` and `runs`: the commands that read the stored runs. */

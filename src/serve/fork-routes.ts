@@ -1,23 +1,15 @@
 import type { Hono } from 'hono';
-import { z } from 'zod';
 import { forkRefSchema, forkSchema } from './history-schemas.js';
 import { jsonBody, parseRequest } from './http-errors.js';
 import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
 import { forkRun } from './run-fork.js';
-import { errorSchema, runParamsSchema } from './schemas.js';
+import { errorSchema, idempotencyHeaders, runParamsSchema } from './schemas.js';
 
 const error = (description: string) => ({ description, schema: errorSchema });
 
-const idempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe(
-      "Names the fork: sent again, it answers the same fork rather than start another (the fork's id is the key's)",
-    ),
-});
+const idempotency = idempotencyHeaders(
+  "Names the fork: sent again, it answers the same fork rather than start another (the fork's id is the key's)",
+);
 
 /** `POST /runs/:id/fork`: a new run from a stored run's checkpoint, with edits, started here. */
 export const forkRoutes: RouteGroup = {
@@ -29,7 +21,7 @@ export const forkRoutes: RouteGroup = {
         "Fork a stored run at a committed checkpoint and run on from there here, as POST /runs starts a run: what came before is kept (no model call for it), with a flow's state, earlier outputs or inputs edited",
       params: runParamsSchema,
       body: forkSchema,
-      headers: idempotencyHeaders,
+      headers: idempotency,
       responses: {
         202: {
           description: 'The fork started (it holds its id in the store): its id and where it was forked from',

@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { jsonBody, parseRequest } from './http-errors.js';
 import { idempotencyKeyOf, startOnce } from './idempotency.js';
 import { COMMON_ERRORS, type RouteGroup, type ServeContext } from './route-group.js';
@@ -7,6 +7,7 @@ import { listRuns, runDetail } from './run-views.js';
 import { waitForRun } from './run-wait.js';
 import {
   errorSchema,
+  idempotencyHeaders,
   listRunsSchema,
   runDetailSchema,
   runPageSchema,
@@ -17,16 +18,9 @@ import {
 } from './schemas.js';
 
 const error = (description: string) => ({ description, schema: errorSchema });
-const idempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe(
-      'Names the run: sent again with the same body, it answers the same run rather than start another',
-    ),
-});
+const idempotency = idempotencyHeaders(
+  'Names the run: sent again with the same body, it answers the same run rather than start another',
+);
 const REUSED =
   'The Idempotency-Key started a run with another definition or other inputs (idempotency_key_reused)';
 
@@ -50,7 +44,7 @@ export const runRoutes: RouteGroup = {
       path: '/runs',
       summary: 'Start a durable run of a crew or flow (here, or on the run queue)',
       body: startRunSchema,
-      headers: idempotencyHeaders,
+      headers: idempotency,
       responses: {
         202: { description: 'The run started (it holds its id in the store)', schema: runRefSchema },
         ...startRefusals(),
@@ -62,7 +56,7 @@ export const runRoutes: RouteGroup = {
       summary:
         'Start a run as POST /runs does (Idempotency-Key too), and answer once it settled or paused, or timeoutMs passed',
       body: startAndWaitSchema,
-      headers: idempotencyHeaders,
+      headers: idempotency,
       responses: {
         200: {
           description: 'The run settled or paused: the run as GET /runs/{id} gives it',

@@ -218,3 +218,8 @@ export const errorSchema = z.object({
     details: z.record(z.string(), z.unknown()),
   }),
 });
+
+/** The `Idempotency-Key` header of a route that starts a run, described as `description` says. */
+export function idempotencyHeaders(description: string) {
+  return z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().describe(description) });
+}

@@ -1,19 +1,20 @@
 import {
   CheckpointNotFoundError,
+  CorruptSnapshotError,
   FlowMismatchError,
   InvalidOptionError,
   RunExistsError,
   RunNotFoundError,
 } from '../../errors.js';
 import type { JsonValue, RecordWrite, Store } from '../../stores/store.js';
-import type { Checkpoint, RunLineage } from '../../types.js';
+import type { RunLineage } from '../../types.js';
 import { checkRunId } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
 import { RUN_KEY } from '../durable/run-key.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import { checkInputs } from '../run/inputs.js';
 import type { FlowDefinition } from './definition.js';
-import { type FlowRecordsRead, flowCheckpoints, readFlowRecords } from './flow-history.js';
+import { type FlowRecordsRead, readFlowRecords } from './flow-history.js';
 import { storedInputs } from './flow-records.js';
 import { type FlowRunHeader, type StoredFlowSnapshot, type StoredStepRun, snapshotOf } from './flow-store.js';
 import { checkForkState, editOutputs, editState } from './fork-edits.js';
@@ -53,9 +54,9 @@ export async function planFork(
 ): Promise<ForkPlan> {
   const where = `Flow "${definition.name}" fork`;
   const read = await sourceRecords(definition, store, sourceId, where);
-  const checkpoints = flowCheckpoints(sourceId, read);
-  const at = checkpointOf(where, sourceId, checkpoints, request.at);
-  const atRun = read.steps[at.seq - 1] as StoredStepRun;
+  const seq = checkpointOf(where, sourceId, read.steps, request.at);
+  const atRun = read.steps[seq - 1] as StoredStepRun;
+  const at = { seq, checkpoint: atRun.nodeId };
   const scope = {
     where,
     steps: definition.steps,
@@ -68,7 +69,7 @@ export async function planFork(
   const given = checkInputs(where, request.inputs);
   const id = request.id ?? (typeof given.id === 'string' ? given.id : globalThis.crypto.randomUUID());
   checkRunId(where, request.id === undefined ? 'inputs.id' : 'id', id);
-  const base = (at.state ?? decodeRunValue(read.header.state)) as Record<string, unknown>;
+  const base = stateAt(sourceId, atRun, read.header.state);
   const state = editState(where, base, request.state, given, id);
   const encoded = checkForkState(where, definition.state, state);
   // The new id among the inputs too: a fork whose process died before its first commit keeps it.
@@ -102,29 +103,44 @@ async function sourceRecords(
   return read;
 }
 
-/** The committed checkpoint `at` names (node id or seq); `checkpoint_not_found` listing the known ones. */
+/**
+ * The seq of the committed checkpoint `at` names (a node id, or a seq) among the source's step runs
+ * in commit order — found without decoding any of them; `checkpoint_not_found` listing the known ones.
+ */
 function checkpointOf(
   where: string,
   runId: string,
-  checkpoints: readonly Checkpoint[],
+  steps: readonly StoredStepRun[],
   at: string | number,
-): Checkpoint {
+): number {
   if (typeof at !== 'string' && typeof at !== 'number') {
     throw new InvalidOptionError(where, 'at', 'a checkpoint: its node id or its seq', at);
   }
-  const found =
+  const index =
     typeof at === 'number'
-      ? checkpoints.find((c) => c.seq === at)
-      : checkpoints.find((c) => c.checkpoint === at);
-  if (found === undefined) {
+      ? Number.isInteger(at) && at >= 1 && at <= steps.length
+        ? at - 1
+        : -1
+      : steps.findIndex((step) => step.nodeId === at);
+  if (index < 0) {
     throw new CheckpointNotFoundError(
       where,
       runId,
       at,
-      checkpoints.map((c) => c.checkpoint),
+      steps.map((step) => step.nodeId),
     );
   }
-  return found;
+  return index + 1;
+}
+
+/** The state step run `run` left (the header's, for a record that carries none); `corrupt_snapshot` when unreadable. */
+function stateAt(id: string, run: StoredStepRun, headerState: JsonValue): Record<string, unknown> {
+  try {
+    return decodeRunValue(run.state ?? headerState) as Record<string, unknown>;
+  } catch (error) {
+    const why = `a value the codec cannot read: ${(error as Error).message}`;
+    throw new CorruptSnapshotError('flow_runs', id, `step:${run.nodeId}`, why);
+  }
 }
 
 /** The kept step runs as the fork's records, marked 1..k in commit order (their rounds are written apart). */
