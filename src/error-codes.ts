@@ -109,6 +109,11 @@ export const ERROR_CODES = {
     meaning:
       "A run's inputs are not a plain object, are larger than `maxInputBytes` or nested deeper than 100 levels, hold a value no `{placeholder}` can show (a crew's: a `Set`, a `Map`, a `Date`, a class instance, a function, a circular reference; `details.key`, `details.path`, `details.type`), or are not what a flow's state schema accepts.",
   },
+  invalid_map_items: {
+    retryable: false,
+    meaning:
+      "A map step's `items` gave no array, more than `maxItems` items, or item ids that are empty, not text, contain `/` or repeat.",
+  },
   invalid_model_response: {
     retryable: false,
     meaning: 'A model (or policy) answered with something that is not a usable reply.',
@@ -141,6 +146,11 @@ export const ERROR_CODES = {
   lease_lost: {
     retryable: false,
     meaning: "A run's lease was taken by another owner while it ran: it stopped, starting nothing more.",
+  },
+  map_item_failed: {
+    retryable: false,
+    meaning:
+      'An item of a map step failed after its retries, and the step does not allow failures (`details.itemId`, `index`, `childId`, `code`).',
   },
   max_iterations: {
     retryable: true,
@@ -237,6 +247,11 @@ export const ERROR_CODES = {
     retryable: true,
     meaning:
       'A kickoff on a thread whose latest run is still running or paused: one run per thread at a time (`details.runId`).',
+  },
+  subflow_failed: {
+    retryable: false,
+    meaning:
+      "A flow step's child flow run failed (`details.runId`, the child's failed `step` and its `code`).",
   },
   store_closed: { retryable: false, meaning: 'A store was used after `close()`.' },
   store_required: {

@@ -1158,3 +1158,60 @@ export class NotRunningError extends StatecrewError<'not_running'> {
     });
   }
 }
+
+/** A map step's `items` gave something it cannot run: no array, too many items, or bad item ids. */
+export class InvalidMapItemsError extends StatecrewError<'invalid_map_items'> {
+  constructor(flow: string, step: string, problem: string, details: Record<string, unknown> = {}) {
+    super('invalid_map_items', `Flow "${flow}" map step "${step}": ${problem}`, {
+      details: { flow, step, ...details },
+    });
+  }
+}
+
+/** An item of a map step failed after its retries, and the step does not allow failures. */
+export class MapItemFailedError extends StatecrewError<'map_item_failed'> {
+  constructor(
+    step: string,
+    item: { itemId: string; index: number; childId: string },
+    failure: { message: string; code?: string | undefined },
+  ) {
+    const { itemId, index, childId } = item;
+    super(
+      'map_item_failed',
+      `Map step "${step}": item "${itemId}" (#${index}, run ${childId}) failed: ${failure.message}`,
+      {
+        details: {
+          step,
+          itemId,
+          index,
+          childId,
+          ...(failure.code === undefined ? {} : { code: failure.code }),
+        },
+      },
+    );
+  }
+}
+
+/** A flow step's child flow run failed. */
+export class SubflowFailedError extends StatecrewError<'subflow_failed'> {
+  constructor(
+    step: string,
+    child: { flow: string; runId: string },
+    failed: { step?: string | undefined; message: string; code?: string | undefined },
+  ) {
+    const where = failed.step === undefined ? '' : ` at step "${failed.step}"`;
+    super(
+      'subflow_failed',
+      `Flow step "${step}": its flow "${child.flow}" (run ${child.runId}) failed${where}: ${failed.message}`,
+      {
+        details: {
+          step,
+          flow: child.flow,
+          runId: child.runId,
+          ...(failed.step === undefined ? {} : { failedStep: failed.step }),
+          ...(failed.code === undefined ? {} : { code: failed.code }),
+        },
+      },
+    );
+  }
+}

@@ -30,6 +30,7 @@ export {
   IdempotencyKeyReusedError,
   InternalError,
   InvalidInputsError,
+  InvalidMapItemsError,
   InvalidOptionError,
   InvalidRequestError,
   InvalidStateError,
@@ -38,6 +39,7 @@ export {
   JudgeError,
   LeaseLostError,
   ManagerError,
+  MapItemFailedError,
   MaxIterationsError,
   MaxRunsError,
   McpResultTooLargeError,
@@ -75,6 +77,7 @@ export {
   StoreClosedError,
   StoreRequiredError,
   StoreUnavailableError,
+  SubflowFailedError,
   TaskTimeoutError,
   ThreadBusyError,
   UnauthorizedError,
@@ -158,6 +161,12 @@ export type { Budget } from './runtime/engine/budget.js';
 export { type Clock, type ClockOption, systemClock } from './runtime/engine/clock.js';
 export type { PlainMachine, PlainStateConfig } from './runtime/engine/plain-machine.js';
 export type { AnalyzeOptions, FlowAnalysis, FlowPath } from './runtime/flow/analysis.js';
+export type {
+  MapItemContext,
+  MapOptions,
+  MapRun,
+  SubflowOptions,
+} from './runtime/flow/compose-options.js';
 export type { CrewAnswerInput } from './runtime/flow/crew-steps.js';
 export type { HumanPromptContext, RouterFn, StepContext, StepFn } from './runtime/flow/definition.js';
 export { createFlow, Flow } from './runtime/flow/flow.js';
@@ -228,6 +237,7 @@ export type {
   HistoryOptions,
   IgnoredKey,
   Llm,
+  MapItemResult,
   MemoryEntry,
   MemoryQuery,
   MissingInput,

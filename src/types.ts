@@ -135,6 +135,21 @@ export interface Failure {
   handled?: boolean;
 }
 
+/**
+ * One item's result in a map step's output (`flow.map`), in item order: the item, its id, how its
+ * child run ended, and its output or its failure.
+ */
+export interface MapItemResult<O = unknown> {
+  item: unknown;
+  /** The item's id (`itemId(item, index)`, else its index): its child run is `<parent id>/<node id>/<itemId>`. */
+  itemId: string;
+  status: 'completed' | 'failed';
+  /** A crew item's `CrewOutput`, a flow item's `FlowOutput.output`, a function item's return value. */
+  output?: O;
+  /** Why the item failed (after its retries). */
+  error?: Failure;
+}
+
 /** The lifecycle states of a node (a task run or a flow step run). */
 export type NodeStatus = 'idle' | 'ready' | 'running' | 'waiting' | 'completed' | 'failed' | 'blocked';
 
@@ -237,7 +252,8 @@ export type WaitingFor =
   | { kind: 'human'; prompt: string; routes: string[]; timeoutAt?: number }
   | { kind: 'event'; event: string; timeoutAt?: number }
   | { kind: 'sleep'; wakeAt: number }
-  | { kind: 'crew'; crew: string; executionId: string; pending: CrewPending[] };
+  | { kind: 'crew'; crew: string; executionId: string; pending: CrewPending[] }
+  | { kind: 'flow'; flow: string; runId: string; path: string; timeoutAt?: number };
 
 /** An answer to a tool call waiting for approval: run it, or refuse it with `feedback` for the model. */
 export type ApprovalAnswer = { approve: true } | { approve: false; feedback?: string };
@@ -402,12 +418,19 @@ export interface CrewOutput {
 export interface WaitingStep {
   step: string;
   nodeId: string;
-  /** `crew`: a crew the step kicked off waits for approvals or reviews. */
-  kind: 'human' | 'event' | 'crew';
+  /**
+   * `crew`: a crew the step kicked off waits for approvals or reviews; `flow`: the child flow of a flow
+   * step waits (for a human, an event or a crew of its own: `path` says where).
+   */
+  kind: 'human' | 'event' | 'crew' | 'flow';
   /** The event a wait step waits for (`kind: 'event'` only). */
   event?: string;
   /** The paused crew run (`kind: 'crew'` only). */
   executionId?: string;
+  /** The paused child flow run (`kind: 'flow'` only): `<parent id>/<node id>`. */
+  runId?: string;
+  /** Where in the child flow it waits, from the parent's step: `review › approve` (`kind: 'flow'` only). */
+  path?: string;
   /** When it times out, in epoch ms on the run's clock (a step with `timeoutMs`). */
   timeoutAt?: number;
 }
@@ -561,6 +584,27 @@ export type StatecrewEvent = EventBase &
     | { type: 'flow.timed_out'; step: string }
     /** Sleep step `step` sleeps until `wakeAt` (epoch ms on the run's clock). */
     | { type: 'flow.sleeping'; step: string; nodeId: string; wakeAt: number }
+    /**
+     * An item of map step run `nodeId` started, is retried, completed or failed (`runId` is the
+     * flow's; `childId` the item's child run). `done`, `failed` and `total` count the step run's items
+     * once this one moved: progress without reading the store. An item a resume found finished is not
+     * announced again.
+     */
+    | {
+        type: 'flow.item';
+        step: string;
+        nodeId: string;
+        itemId: string;
+        index: number;
+        status: 'started' | 'retrying' | 'completed' | 'failed';
+        childId: string;
+        attempt: number;
+        done: number;
+        failed: number;
+        total: number;
+        error?: string;
+        code?: string;
+      }
     /** A write to the run's store failed; the run goes on (see `metadata.storeErrors`). */
     | {
         type: 'store.error';

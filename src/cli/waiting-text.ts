@@ -20,5 +20,7 @@ export function waitingForText(waitingFor: WaitingFor): string {
       return `its wake time ${isoOf(waitingFor.wakeAt)}`;
     case 'crew':
       return `crew ${waitingFor.crew} run ${waitingFor.executionId}`;
+    case 'flow':
+      return `flow ${waitingFor.flow} run ${waitingFor.runId} at ${waitingFor.path}${deadline}`;
   }
 }

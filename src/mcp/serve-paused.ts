@@ -20,6 +20,9 @@ function stepLines(id: string, step: PendingStep, several: boolean): string[] {
       `Signal it with: statecrew signal ${id} ${event} [--payload <json>] (or flow.signal("${id}", "${step.event}", payload)).`,
     ];
   }
+  if (step.kind === 'flow') {
+    return [`Step "${step.step}": flow "${step.flow}" (run ${step.runId}) waits at ${step.path}.`];
+  }
   if (step.kind === 'crew') {
     const items = step.pending.map((w) =>
       w.kind === 'approval' ? `call ${w.callId} (${w.agent} → ${w.tool})` : `the review of ${w.nodeId}`,

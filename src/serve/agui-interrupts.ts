@@ -19,7 +19,7 @@ type WithoutPayload<T> = T extends unknown ? Omit<T, 'payload'> : never;
 export interface AskedInterrupt {
   interrupt: Interrupt;
   /** The question: a flow step (human, event) or a crew's item. */
-  item: Exclude<AskedItem, { kind: 'crew' }>;
+  item: Exclude<AskedItem, { kind: 'crew' | 'flow' }>;
   /** The flow step whose crew asks `item`, when a crew inside a flow step asks it. */
   step?: string;
 }
@@ -102,6 +102,8 @@ export function interruptsOf(threadId: string, asked: readonly AskedItem[]): Ask
   return asked.flatMap((item) =>
     item.kind === 'crew'
       ? item.pending.map((p) => askedInterrupt(threadId, p, item.step))
-      : [askedInterrupt(threadId, item)],
+      : item.kind === 'flow'
+        ? interruptsOf(threadId, item.pending)
+        : [askedInterrupt(threadId, item)],
   );
 }

@@ -33,6 +33,8 @@ const KINDS: Readonly<Record<StepDetails['kind'], ViewNodeKind>> = {
   router: 'router',
   human: 'human',
   wait: 'wait',
+  map: 'step',
+  flow: 'step',
   sleep: 'sleep',
 };
 

@@ -16,6 +16,7 @@ const PAUSED: Readonly<Record<PendingStep['kind'], StepDetails['kind']>> = {
   human: 'human',
   event: 'wait',
   crew: 'listen',
+  flow: 'flow',
 };
 
 /** The kinds a run's events tell: pauses, routes chosen, answers, signals, sleeps. */

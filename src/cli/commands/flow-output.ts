@@ -41,6 +41,12 @@ export function resumeHint(
         `  signal it with: statecrew signal ${shellWord(id)} ${shellWord(p.event)}${rest} [--payload <json>]`,
       ];
     }
+    if (p.kind === 'flow') {
+      return [
+        `  ${p.step}: flow "${p.flow}" (run ${p.runId}) waits at ${p.path}`,
+        ...resumeHint(id, p.pending, resumeArgs),
+      ];
+    }
     if (p.kind === 'crew') {
       return [
         `  ${p.step}: crew "${p.crew}" (run ${p.executionId}) waits`,

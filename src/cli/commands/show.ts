@@ -113,9 +113,11 @@ function waitingMarkdown(flow: FlowSnapshot): string[] {
   const items = (flow.status === 'paused' ? flow.pending : []).map((p) =>
     p.kind === 'event'
       ? `- **${p.step}** waits for event \`${p.event}\`${deadline(p)}: \`statecrew signal ${flow.id} ${p.event} [--payload <json>]\``
-      : p.kind === 'crew'
-        ? `- **${p.step}**: ${crewWaitText(p)}: \`statecrew resume ${flow.id} --approve <callId>\` (or \`--deny <callId> --feedback <why>\`, \`--review <nodeId> approve\`, \`--review <nodeId> --feedback <text>\`)`
-        : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
+      : p.kind === 'flow'
+        ? `- **${p.step}**: flow \`${p.flow}\` (run ${p.runId}) waits at ${p.path}`
+        : p.kind === 'crew'
+          ? `- **${p.step}**: ${crewWaitText(p)}: \`statecrew resume ${flow.id} --approve <callId>\` (or \`--deny <callId> --feedback <why>\`, \`--review <nodeId> approve\`, \`--review <nodeId> --feedback <text>\`)`
+          : `- **${p.step}** asks: ${p.prompt} (routes: ${p.routes.join(', ')})${deadline(p)}: \`statecrew resume ${flow.id} --step ${p.step} --route <route>\``,
   );
   const sleeping = sleepingRuns(flow).map(
     ({ nodeId, wakeAt }) => `- **${nodeId}** sleeps until ${isoOf(wakeAt)}`,

@@ -42,8 +42,50 @@ export interface PendingCrew {
   timeoutAt?: undefined;
 }
 
-/** A step a paused run waits for: a human's answer, an outside event, or a crew's human. */
-export type PendingStep = PendingHuman | PendingEvent | PendingCrew;
+/**
+ * A flow step whose child flow paused: the child's stored run and what it waits for (its own
+ * pending steps, nested). The parent's `resume`, `signal` and crew answers reach it: the step runs
+ * again, and the child goes on with the answer.
+ */
+export interface PendingFlow {
+  kind: 'flow';
+  step: string;
+  nodeId: string;
+  /** The child flow's name and its paused run's id (`<parent id>/<node id>`). */
+  flow: string;
+  runId: string;
+  /** What the child run waits for, as its `out.waiting` says (its first when one). */
+  pending: PendingStep[];
+  /** Where it waits, from this step: `review › approve` (the first of the child's waits). */
+  path: string;
+  payload: unknown;
+  /** The earliest deadline among the child's waits, if any. */
+  timeoutAt?: number;
+}
+
+/** A step a paused run waits for: a human's answer, an outside event, a crew's human, or a child flow's. */
+export type PendingStep = PendingHuman | PendingEvent | PendingCrew | PendingFlow;
+
+/** A wait at the bottom of a child flow (or of the run itself): what is asked, and where, from the run. */
+export interface LeafWait {
+  /** The steps from the run down to it: `['review', 'approve']` for step `approve` of step `review`'s child flow. */
+  path: string[];
+  /** The child run it is in (`undefined`: the run itself). */
+  runId: string | undefined;
+  wait: PendingHuman | PendingEvent | PendingCrew;
+}
+
+/** The innermost waits of `pending`: a child flow's waits in place of its step, each with its path. */
+export function leafWaits(pending: readonly PendingStep[], above: string[] = [], runId?: string): LeafWait[] {
+  return pending.flatMap((p): LeafWait[] =>
+    p.kind === 'flow'
+      ? leafWaits(p.pending, [...above, p.step], p.runId)
+      : [{ path: [...above, p.step], runId, wait: p }],
+  );
+}
+
+/** How a path of steps reads: `review › approve`. */
+export const PATH_SEPARATOR = ' › ';
 
 /** The step and run number of step run `nodeId`: its step's name, then `#<run>` from its second run on. */
 export function stepRunOf(nodeId: string): { step: string; run: number } {
@@ -57,6 +99,10 @@ export function waitingStepOf(pending: PendingStep): WaitingStep {
   const waiting: WaitingStep = { step, nodeId, kind };
   if (pending.kind === 'event') waiting.event = pending.event;
   if (pending.kind === 'crew') waiting.executionId = pending.executionId;
+  if (pending.kind === 'flow') {
+    waiting.runId = pending.runId;
+    waiting.path = pending.path;
+  }
   if (timeoutAt !== undefined) waiting.timeoutAt = timeoutAt;
   return waiting;
 }

@@ -130,6 +130,14 @@ export function checkAnswer(
       `"${step}" waits for its crew "${entry.crew}": answer it with { approvals, reviews }`,
     );
   }
+  if (entry.kind === 'flow') {
+    throw new AnswerRequiredError(
+      definition.name,
+      snapshot.id,
+      waiting,
+      `"${step}" waits for its flow "${entry.flow}" at ${entry.path}`,
+    );
+  }
   if (!entry.routes.includes(given.route))
     throw new UnknownRouteError(step, given.route, entry.routes, 'human');
   return { kind: 'human', step, route: given.route, feedback: given.feedback };

@@ -104,8 +104,9 @@ export function wireFlowRun<S>(
     },
     state,
     contextFor: (spec, signal, self, draft) => {
-      const run = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs, crews };
-      return stepContext(spec, signal, self, run);
+      const { commits } = run;
+      const steps = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs, crews };
+      return stepContext(spec, signal, self, { ...steps, flow: definition.name, commits });
     },
     checkState: (spec, output) => {
       checkState(definition.state, state, spec.step.name, run.id);

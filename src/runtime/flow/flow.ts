@@ -9,6 +9,7 @@ import {
   SelfTriggerError,
 } from '../../errors.js';
 import { createFlowMachine, type FlowMachine } from '../../machines/flow/flow-machine.js';
+import type { ChildFlowShape, MapShape } from '../../machines/flow/step-shape.js';
 import { namesIn, type Trigger } from '../../machines/flow/triggers.js';
 import { parseOptions } from '../../options/parse.js';
 import type { Store } from '../../stores/store.js';
@@ -21,6 +22,13 @@ import type { PlainMachine } from '../engine/plain-machine.js';
 import { optionalPositive, requiredText } from '../engine/validate.js';
 import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import { type AnalyzeOptions, analyzeFlow, type FlowAnalysis, type FlowPath, flowPaths } from './analysis.js';
+import {
+  type MapOptions,
+  type MapSettings,
+  mapOptionsSchema,
+  type SubflowOptions,
+  subflowOptionsSchema,
+} from './compose-options.js';
 import type { CrewAnswerInput } from './crew-steps.js';
 import type {
   FlowDefinition,
@@ -65,6 +73,7 @@ import {
 import type { FlowRunSeed } from './flow-run-parts.js';
 import { earliestDeadline, loadSnapshot } from './flow-store.js';
 import { threadStart } from './flow-thread.js';
+import { runMapStep } from './map-step.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
 import type { WithId } from './state.js';
@@ -76,7 +85,9 @@ import {
   stepSettings,
   waitOptionsSchema,
 } from './step-options.js';
+import { runSubflowStep } from './subflow-step.js';
 
+export type { MapItemContext, MapOptions, MapRun, SubflowOptions } from './compose-options.js';
 export type { FlowForkOptions, FlowHistoryOptions } from './flow-fork-options.js';
 export type { FlowSettings, FreeFlowOptions, StructuredFlowOptions } from './flow-options.js';
 export type { FlowResumeOptions } from './flow-run-options.js';
@@ -206,6 +217,87 @@ export class Flow<S> {
     const sleep = sleepOf(where, options);
     const pass = ({ payload }: { payload: unknown }) => payload;
     return this.#add(name, 'sleep', trigger, pass, undefined, PLAIN_STEP, { sleep });
+  }
+
+  /**
+   * Adds a step that runs a child run per item of `items(ctx)`: `run` is a crew, a flow, or a
+   * function `(item, ctx) => output`; at most `concurrency` (4) at once. Each item's child run is
+   * `<run id>/<node id>/<itemId>`, kept in the run's store; a resumed run runs only the items not
+   * finished. The step's output is `[{ item, itemId, status, output?, error? }]` in item order. An
+   * item that fails after its `retries` fails the step (`map_item_failed`, so `failed(step)` handles
+   * it) unless `allowFailures`. Too many items (`maxItems`), no array or bad ids: `invalid_map_items`.
+   *
+   * @example
+   * flow.map('summaries', 'fetched', { items: ({ state }) => state.docs, run: summarizeCrew, concurrency: 8 });
+   */
+  map<I>(name: string, trigger: Trigger, options: MapOptions<WithId<S>, I>): this {
+    const where = this.#where(name);
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOptionError(where, 'options', '{ items, run, ... }', options);
+    }
+    const checked = parseOptions(mapOptionsSchema, where, options);
+    const runs = this.#mapRunKind(where, checked.run);
+    const settings: MapSettings = {
+      ...checked,
+      runs,
+      inputs: checked.inputs,
+      itemId: checked.itemId,
+      maxItems: checked.maxItems,
+      timeoutMs: checked.timeoutMs,
+    };
+    const map: MapShape = {
+      runs,
+      ...(runs === 'flow' ? { flow: childShape(checked.run as Flow<unknown>) } : {}),
+      ...(runs === 'crew' ? { crew: (checked.run as { name: string }).name } : {}),
+      concurrency: checked.concurrency,
+      maxItems: checked.maxItems,
+      allowFailures: checked.allowFailures,
+      itemRetries: checked.retries,
+      itemRetryDelayMs: checked.retryDelayMs,
+      itemTimeoutMs: checked.timeoutMs,
+    };
+    const body = (context: unknown) => runMapStep(context as never, settings);
+    const step = { ...PLAIN_STEP, maxRuns: checked.maxRuns };
+    return this.#add(name, 'map', trigger, body, undefined, step, { map });
+  }
+
+  /**
+   * Adds a step that runs flow `child` as its child run (`<run id>/<node id>`, in the run's store),
+   * with `inputs(ctx)` as its inputs; the child's output is the step's output, and a failed child
+   * fails the step (`subflow_failed`). A pause inside the child (a human step, a wait, a crew's
+   * approval) pauses this run, `pending` naming the path (`review › approve`); `resume`, `signal`
+   * and crew answers on this run reach the child.
+   *
+   * @example
+   * flow.flow('review', 'drafted', reviewFlow, { inputs: ({ state }) => ({ draft: state.draft }) });
+   */
+  flow(name: string, trigger: Trigger, child: Flow<object>, options: SubflowOptions<WithId<S>> = {}): this {
+    const where = this.#where(name);
+    if (!(child instanceof Flow)) throw new InvalidOptionError(where, 'child', 'a flow (createFlow)', child);
+    if (child === (this as unknown as Flow<object>)) {
+      throw new InvalidOptionError(where, 'child', 'another flow than the one it is a step of', child.name);
+    }
+    const checked = parseOptions(subflowOptionsSchema, where, options);
+    const inputs = checked.inputs as Parameters<typeof runSubflowStep>[2];
+    const body = (context: unknown) => runSubflowStep(context as never, child as never, inputs);
+    const step = { ...PLAIN_STEP, maxRuns: checked.maxRuns };
+    return this.#add(name, 'flow', trigger, body, undefined, step, {
+      subflow: childShape(child as Flow<unknown>),
+    });
+  }
+
+  /** What each item of a map step runs: a flow, a function, or a crew (an object that runs as a child). */
+  #mapRunKind(where: string, run: unknown): MapShape['runs'] {
+    if (run instanceof Flow) {
+      if (run === (this as unknown as Flow<object>)) {
+        throw new InvalidOptionError(where, 'run', 'another flow than the one it is a step of', run.name);
+      }
+      return 'flow';
+    }
+    if (typeof run === 'function') return 'function';
+    const crew = run as { runAsChild?: unknown; name?: unknown };
+    if (typeof crew.runAsChild === 'function' && typeof crew.name === 'string') return 'crew';
+    throw new InvalidOptionError(where, 'run', 'a crew, a flow, or a function (item, ctx) => output', run);
   }
 
   /** The definition as the runtime reads it. */
@@ -514,11 +606,21 @@ function checkTrigger(where: string, trigger: Trigger): void {
   for (const inner of trigger.of) checkTrigger(where, inner);
 }
 
-/** What a human, wait or sleep step adds to a step. */
+/** What a human, wait, sleep, map or flow step adds to a step. */
 type StepExtras<S> = Pick<
   StepDefinition<WithId<S>>,
-  'prompt' | 'event' | 'deadlineMs' | 'onTimeout' | 'sleep'
+  'prompt' | 'event' | 'deadlineMs' | 'onTimeout' | 'sleep' | 'map' | 'subflow'
 >;
+
+/** A child flow's shape, read when asked: steps added to the child later are in it. */
+function childShape(child: Flow<unknown>): ChildFlowShape {
+  return {
+    name: child.name,
+    get steps() {
+      return child.definition.steps;
+    },
+  };
+}
 
 /** A waiting step's deadline: `timeoutMs` (a number > 0) and the label it emits then (needs `timeoutMs`). */
 function deadlineOf(

@@ -309,5 +309,7 @@ function waitingForStep(pending: PendingStep): WaitingFor {
         executionId: pending.executionId,
         pending: [...pending.pending],
       };
+    case 'flow':
+      return { kind: 'flow', flow: pending.flow, runId: pending.runId, path: pending.path, ...deadline };
   }
 }
