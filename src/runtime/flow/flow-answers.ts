@@ -1,4 +1,10 @@
-import { AnswerRequiredError, DeadlinePassedError, NoWaiterError, UnknownRouteError } from '../../errors.js';
+import {
+  AnswerRequiredError,
+  DeadlinePassedError,
+  InvalidOptionError,
+  NoWaiterError,
+  UnknownRouteError,
+} from '../../errors.js';
 import {
   type LeafWait,
   leafWaits,
@@ -209,8 +215,29 @@ export function crewAnswers(run: WaitingRun, given: CrewAnswerInput): StepAnswer
   }
   const left = Object.keys(approvals ?? {}).length + Object.keys(reviews ?? {}).length;
   if (answers.length > 0 && left === 0) return answers;
+  const nested = leafWaits(run.pending).filter((l) => l.wait.kind === 'crew' && l.path.length > 1);
+  if (left > 0 && nested.length > 0 && !run.pending.some((p) => p.kind === 'crew')) {
+    throw unknownCrewId(run, approvals, reviews, nested);
+  }
   const own = { approvals, reviews, ...(given.step === undefined ? {} : { step: given.step }) };
   return [...answers, ...crewStepAnswers(run.name, run.id, run.pending, own)];
+}
+
+/** `invalid_option` for crew answers naming ids no crew waits for, naming where crews wait. */
+function unknownCrewId(
+  run: WaitingRun,
+  approvals: Readonly<Record<string, unknown>> | undefined,
+  reviews: Readonly<Record<string, unknown>> | undefined,
+  crews: LeafWait[],
+): InvalidOptionError {
+  const where = `Flow "${run.name}" resume`;
+  const [key] = Object.keys(approvals ?? {});
+  const option = key === undefined ? 'reviews' : 'approvals';
+  const id = key ?? Object.keys(reviews ?? {})[0] ?? '';
+  const at = crews.map((l) => `the crew of "${l.path.join(PATH_SEPARATOR)}"`).join(', ');
+  return new InvalidOptionError(where, option, 'an id a waiting crew waits for', id, {
+    message: `${where}: ${option} names "${id}", which no waiting crew waits for; ${at} wait`,
+  });
 }
 
 /** What a claim for `resume` or `signal` brings a paused run. */
