@@ -37,7 +37,7 @@ describe('a flow step', () => {
     // The child run is kept, failed, in the parent's store, its head naming its parent.
     const head = await store.readRun('b-1/review');
     expect(head).toMatchObject({ kind: 'flow', name: 'broken', status: 'failed' });
-    expect((head?.data as { parent?: unknown }).parent).toEqual({
+    expect((head?.data as { parent?: unknown } | undefined)?.parent).toEqual({
       runId: 'b-1',
       nodeId: 'review',
       step: 'review',
