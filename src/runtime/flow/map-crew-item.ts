@@ -1,7 +1,5 @@
 import { CarriedFailure } from '../../actors/failure.js';
 import type { CrewOutput, Failure, StatecrewEvent } from '../../types.js';
-import type { ChildCrew } from '../crew/crew-child.js';
-import type { CrewRun } from '../crew/run-options.js';
 import type { ChildDefinition } from '../run/child-run.js';
 import type { MapItem } from './map-items.js';
 import type { StepScope } from './step-context.js';
@@ -15,19 +13,12 @@ export function relaysChildEvent(event: StatecrewEvent): boolean {
   return event.type.startsWith('run.') || event.type === 'node.failed';
 }
 
-/** Whether a child definition is a crew that runs, and goes on, in a store (a `Crew`). */
-function isChildCrew(crew: ChildDefinition<CrewOutput>): crew is ChildDefinition<CrewOutput> & ChildCrew {
-  const candidate = crew as Partial<ChildCrew>;
-  return typeof candidate.run === 'function' && typeof candidate.resume === 'function';
-}
-
 /**
  * One attempt of a crew item: the crew's run `item.childId` under the step run's actor, on the run's
- * clock and `signal`, kept in the crew's store, else the parent run's. A run the store holds already
- * goes on (`crew.resume`): a completed one gives its result without a model call, one whose process
- * died or that failed runs its unfinished tasks (a retry of a failed item is such a resume, so its
- * completed tasks are not run again). A crew run that failed fails the attempt with its first task's
- * failure (retryable as that failure is).
+ * clock and `signal`, in the parent run's store (see `runAsItem`: a stored run goes on, so a retry of
+ * a failed item runs only its failed and unfinished tasks, and a completed one no model call). A
+ * definition without `runAsItem` runs as a plain child. A crew run that failed fails the attempt with
+ * its first task's failure (retryable as that failure is).
  */
 export async function runCrewItem(
   crew: ChildDefinition<CrewOutput>,
@@ -39,22 +30,11 @@ export async function runCrewItem(
   const relay = (event: StatecrewEvent) => {
     if (relaysChildEvent(event)) scope.hub.relay(event, scope.step);
   };
-  const base = { signal, parent: scope.self, clock: scope.clock };
-  let out: CrewOutput;
-  if (!isChildCrew(crew)) {
-    out = await crew.runAsChild({ ...base, inputs, executionId: item.childId, relay, completed: () => {} });
-  } else {
-    const store = crew.store ?? scope.store;
-    const onRun = (run: CrewRun) => run.events$.subscribe(relay);
-    const head = store === undefined ? undefined : await store.readRun(item.childId);
-    if (head === undefined) {
-      const run = crew.run({ ...base, inputs, executionId: item.childId, store });
-      onRun(run);
-      out = await run.result;
-    } else {
-      out = await crew.resume(item.childId, { ...base, store, onRun });
-    }
-  }
+  const base = { signal, parent: scope.self, clock: scope.clock, inputs, executionId: item.childId, relay };
+  const out =
+    crew.runAsItem === undefined
+      ? await crew.runAsChild({ ...base, completed: () => {} })
+      : await crew.runAsItem({ ...base, store: scope.store });
   if (out.status === 'failed') throw new CarriedFailure(crewFailure(crew.name, item.childId, out));
   return out;
 }

@@ -20,7 +20,7 @@ export interface ItemRunParts {
   context: StepContext<unknown>;
   /** Aborted when the run stops: an item in flight then stops too, and nothing is recorded of it. */
   signal: AbortSignal;
-  /** An attempt of `item` starts: the first (`started`) or a retry (`retrying`). */
+  /** `item` starts (attempt 1, `started`), or will be tried again after its backoff (`retrying`). */
   attempting(item: MapItem, attempt: number): void;
 }
 
@@ -112,8 +112,8 @@ async function limitedAttempt(parts: ItemRunParts, item: MapItem, attempt: numbe
  */
 export async function runItem(parts: ItemRunParts, item: MapItem): Promise<SettledItem> {
   const { retries, retryDelayMs } = parts.settings;
+  parts.attempting(item, 1);
   for (let attempt = 1; ; attempt += 1) {
-    parts.attempting(item, attempt);
     try {
       const output = await limitedAttempt(parts, item, attempt);
       return { itemId: item.itemId, status: 'completed', output };
@@ -124,6 +124,7 @@ export async function runItem(parts: ItemRunParts, item: MapItem): Promise<Settl
         return { itemId: item.itemId, status: 'failed', error: plainFailure(failure) };
       }
       const delay = retryDelay(retryDelayMs, attempt, failure, `${item.childId}:${attempt}`);
+      parts.attempting(item, attempt + 1);
       await sleep(parts.scope.clock, delay, parts.signal);
     }
   }

@@ -1,27 +1,10 @@
 import { InvalidOptionError } from '../../errors.js';
 import type { MapRunKind, StepShape } from '../../machines/flow/step-shape.js';
-import { type FactSource, factsOf } from '../crew/crew-facts.js';
 
 /** What a flow item's pause check reads of a flow: its name and its steps' shapes. */
 interface ShapedFlow {
   readonly name: string;
   readonly definition: { readonly steps: readonly StepShape[] };
-}
-
-/** Whether `run` is a crew whose facts can be read (a `Crew`). */
-function isFactSource(run: unknown): run is FactSource {
-  const crew = run as Partial<FactSource>;
-  return Array.isArray(crew.tasks) && Array.isArray(crew.agents) && typeof crew.nodeIdOf === 'function';
-}
-
-/** Why a crew could pause for a human, in words, if it could. */
-function crewPause(run: unknown): string | undefined {
-  if (!isFactSource(run)) return undefined;
-  const reason = factsOf(run).pauseReason;
-  if (reason === undefined) return undefined;
-  return reason.kind === 'review'
-    ? `its task "${reason.nodeId}" waits for a human's review (humanInput)`
-    : `its tool "${reason.tool.name}" may wait for approval`;
 }
 
 /** The first step of a flow (or of a flow it runs as a step) that waits for a human or an event. */
@@ -45,7 +28,7 @@ function flowPause(steps: readonly StepShape[], path = ''): string | undefined {
  */
 export function refusePausableItems(where: string, run: unknown, runs: MapRunKind): void {
   if (runs === 'crew') {
-    const why = crewPause(run);
+    const why = (run as { pausesFor?: () => string | undefined }).pausesFor?.();
     if (why === undefined) return;
     throw new InvalidOptionError(where, 'run', 'a crew that runs to its end', run, {
       message: `${where}: a map step's items cannot pause for a human, and crew "${(run as { name: string }).name}" could: ${why}`,
