@@ -149,11 +149,10 @@ describe('map steps over crews', () => {
     const failure = out.outputs.recover as { step: string; error: { code: string; details: unknown } };
     expect(failure.step).toBe('summaries');
     expect(failure.error.code).toBe('map_item_failed');
-    expect(failure.error.details).toMatchObject({
-      itemId: 'a',
-      index: 0,
-      childId: `${out.state.id}/summaries/a`,
-    });
+    expect(out.failures.summaries).toMatchObject({ handled: true, code: 'map_item_failed' });
+    expect(out.failures.summaries?.message).toContain(
+      `item "a" (#0, run ${out.state.id}/summaries/a) failed`,
+    );
     expect(calls.get('b')).toBeUndefined();
   });
 
