@@ -72,7 +72,15 @@ for (const [kind, provide] of storeKinds()) {
       expect(completed).toEqual(MAP_DOCS.slice(0, k));
       const before = countRuns(log);
       expect([...before.keys()].sort()).toEqual(MAP_DOCS.slice(0, k));
-      const out = await mapCrewsFlow(store, log).resume('map-1');
+      const started: string[] = [];
+      const out = await mapCrewsFlow(store, log).resume('map-1', undefined, {
+        onRun: (run) =>
+          run.events$.subscribe((e) => {
+            if (e.type === 'flow.item' && e.status === 'started') started.push(e.itemId);
+          }),
+      });
+      // The items found finished are not announced again.
+      expect(started).toEqual(MAP_DOCS.slice(k));
       expect(out.status).toBe('completed');
       expect(out.outputs.count).toBe(MAP_DOCS.length);
       const results = out.outputs.summaries as { itemId: string; status: string; output: { raw: string } }[];
