@@ -49,7 +49,7 @@ function subflowDetails(node: ViewNode, facts: FlowRunFacts, step: StepDetails |
   if (node.subflow === undefined || wait === undefined) return;
   node.subflow.waitsAt = wait.path;
   markWaiting(node.subflow, wait.path.split(PATH_SEPARATOR).slice(1));
-  if (facts.status === 'paused') node.status = 'paused';
+  if (!facts.finished) node.status = 'paused';
 }
 
 /**
