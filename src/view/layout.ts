@@ -30,7 +30,7 @@ const KIND_CAPTIONS: Readonly<Record<string, string>> = {
   wait: '◷ wait',
   sleep: '☾ sleep',
   map: '▦ map',
-  flow: '⧉ flow',
+  flow: '▣ flow',
 };
 
 /** An epoch ms time in a caption's room: `2026-12-02 15:38Z` (UTC). */

@@ -43,7 +43,7 @@ describe('pictures of a flow that composes', () => {
     );
     const html = renderRunView(view);
     expect(html).toContain('▦ map · crew summarize ×8');
-    expect(html).toContain('⧉ flow · review');
+    expect(html).toContain('▣ flow · review');
     for (const name of ['draft', 'approve', 'publish']) expect(html).toContain(`data-sub-step="${name}"`);
     expect(html.match(/class="box stack"/g)).toHaveLength(2);
   });
@@ -169,7 +169,7 @@ describe('pictures of a flow that composes', () => {
     expect(view.nodes.map((n) => n.id)).not.toContain('draft');
     expect(node(view, 'fetch').status).toBe('completed');
     const html = renderRunView(view);
-    expect(html).toContain('⧉ flow · waits at review › approve');
+    expect(html).toContain('▣ flow · waits at review › approve');
     expect(html).toMatch(/data-sub-step="approve" data-status="paused"/);
   });
 
