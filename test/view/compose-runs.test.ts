@@ -156,4 +156,20 @@ describe('pictures of composed flows drawn from real runs', () => {
       ['publish', 'completed'],
     ]);
   });
+  it('draws a stored map and subflow run that kept no events from its snapshot', async () => {
+    const store = new MemoryStore();
+    const paused = await digest(store).run({ inputs: { id: 'd-4' } }).result;
+    expect(paused.status).toBe('paused');
+    const head = await store.readRun('d-4');
+    if (head === undefined) throw new Error('no stored run d-4');
+    const view = await storedRunView(store, head);
+    expect(node(view, 'summaries').map).toMatchObject({
+      counts: { total: 3, completed: 3, failed: 0, running: 0 },
+      items: [{ itemId: '0', childId: 'd-4/summaries/0' }, { itemId: '1' }, { itemId: '2' }],
+    });
+    expect(node(view, 'review')).toMatchObject({
+      status: 'paused',
+      subflow: { runId: 'd-4/review', waitsAt: 'review › approve' },
+    });
+  });
 });
