@@ -21,12 +21,13 @@ export interface AnalyzeOptions {
 export interface FlowAnalysis {
   /** Every reachable state reaches an end and no cycle can repeat forever, in the flow and every child flow it runs. */
   terminates: boolean;
+  /** Every path (at most `limit`), through flow steps' children (`FlowPath`). */
   paths: FlowPath[];
-  /** Steps that run on no path, in definition order. */
+  /** Steps that run on no path, in definition order; then a child flow's, by their path (`review › polish`). */
   unreachableSteps: string[];
-  /** Declared route labels that no trigger names, or whose router never runs. */
+  /** Declared route labels that no trigger names, or whose router never runs; a child's by their path. */
   unusedRoutes: string[];
-  /** Paths that end while an `and` (or other gate) is partly satisfied. */
+  /** Paths that end while an `and` (or other gate) is partly satisfied; a child's by their path. */
   deadEnds: { step: string; missing: string[]; trail: string[] }[];
   /**
    * Why `terminates` is false (empty when it is true): the flow itself, or — `step` the path of steps
