@@ -2,6 +2,7 @@ import { createLogUpdate } from 'log-update';
 import type { StatecrewEvent } from '../types.js';
 import { warningLine } from './cli-words.js';
 import { clipLine, fitCell, textWidth } from './fit.js';
+import { MapProgress, mapProgressText } from './map-progress.js';
 import { waitingForText } from './waiting-text.js';
 
 type EventOf<T extends StatecrewEvent['type']> = Extract<StatecrewEvent, { type: T }>;
@@ -27,12 +28,16 @@ const prefix = (event: StatecrewEvent, rootId: string) =>
 /**
  * One plain line per lifecycle event (node starts, completions, failures, retries, blocks; pauses;
  * the run's start and end): what a log or a CI job wants, with no terminal control codes. Events of
- * a crew inside a flow step (run ids other than `rootId`) start with `[<step>]`.
+ * a crew inside a flow step (run ids other than `rootId`) start with `[<step>]`. A map step's items
+ * are counted, not listed: a line each tenth of its items (`summaries: 37/100 done, 2 failed`), one
+ * per failed item; the events of its items' child runs print nothing.
  */
 export function plainProgress(out: TextOut, rootId: string): Progress {
+  const maps = new MapProgress(rootId);
   return {
     event(event) {
-      const line = plainLine(event);
+      if (maps.isItemEvent(event)) return;
+      const line = event.type === 'flow.item' ? maps.line(event) : plainLine(event);
       if (line !== undefined) out.write(`${prefix(event, rootId)}${line}\n`);
     },
     end() {},
@@ -186,14 +191,21 @@ class TaskList {
   #status = 'running';
 
   readonly #rootId: string;
+  readonly #maps: MapProgress;
 
   constructor(nodes: readonly string[], rootId: string) {
     this.#rootId = rootId;
+    this.#maps = new MapProgress(rootId);
     for (const id of nodes) this.#line(id);
   }
 
   /** Applies `event`; false when it changes nothing shown. */
   apply(event: StatecrewEvent): boolean {
+    // A map's items are counted on its line; what their child runs spent, in the totals.
+    if (this.#maps.isItemEvent(event)) {
+      if (event.type === 'model.call') this.#count(event.usage);
+      return false;
+    }
     switch (event.type) {
       case 'node.started':
       case 'node.completed':
@@ -231,6 +243,8 @@ class TaskList {
       case 'flow.timed_out':
       case 'flow.step':
         return this.#flowNote(event);
+      case 'flow.item':
+        return this.#item(event);
       case 'run.completed':
         if (event.step === undefined) this.#status = event.status;
         return true;
@@ -319,6 +333,19 @@ class TaskList {
       return false;
     }
     return true;
+  }
+
+  /**
+   * A map step's line says its items' counts. Only a failed or the last item redraws at once: the
+   * clock's redraw shows the rest, so a 10,000-item map does not redraw 20,000 times.
+   */
+  #item(event: EventOf<'flow.item'>): boolean {
+    this.#maps.see(event);
+    const line = this.#line(event.nodeId);
+    if (line.state === 'waiting') Object.assign(line, { state: 'running', startedAt: event.at });
+    const running = event.status === 'started' || event.status === 'retrying' ? ' …' : '';
+    line.note = `${mapProgressText(event).slice(event.nodeId.length + 2)}${running}`;
+    return event.status === 'failed' || event.done + event.failed === event.total;
   }
 
   #count(usage: { totalTokens: number; calls: number; costUsd?: number | undefined }): void {

@@ -2,7 +2,9 @@ import { FAILED_OUTCOME } from '../machines/flow/outcomes.js';
 import { routesOf } from '../machines/flow/step-shape.js';
 import { failedStepOf, namesIn, type Trigger } from '../machines/flow/triggers.js';
 import type { StepDetails } from '../runtime/flow/definition.js';
-import type { ViewEdge, ViewNode, ViewNodeKind } from './model.js';
+import { mapTargetText } from './inner-box.js';
+import type { ViewEdge, ViewMap, ViewNode } from './model.js';
+import { subflowOf, VIEW_KINDS } from './subflow-runs.js';
 
 /** What a flow view needs of a flow: its name and its steps (`flow.definition`). */
 export interface FlowShape {
@@ -27,17 +29,6 @@ export function triggerText(trigger: Trigger): string {
   return typeof trigger === 'string' ? trigger : `${trigger.kind}(${trigger.of.map(triggerText).join(', ')})`;
 }
 
-const KINDS: Readonly<Record<StepDetails['kind'], ViewNodeKind>> = {
-  start: 'step',
-  listen: 'step',
-  router: 'router',
-  human: 'human',
-  wait: 'wait',
-  map: 'step',
-  flow: 'step',
-  sleep: 'sleep',
-};
-
 /** A human, wait or sleep step's details, as its definition gives them. */
 function waitingParts(node: ViewNode, step: StepDetails): void {
   const deadline = {
@@ -58,7 +49,7 @@ function stepNode(step: StepDetails, handlers: ReadonlyMap<string, string[]>): V
   const node: ViewNode = {
     id: step.name,
     label: step.name,
-    kind: KINDS[step.kind],
+    kind: VIEW_KINDS[step.kind],
     status: 'not-run',
     runs: [],
   };
@@ -70,7 +61,25 @@ function stepNode(step: StepDetails, handlers: ReadonlyMap<string, string[]>): V
   if (step.maxRuns !== undefined) notes.push(`Runs at most: ${step.maxRuns}`);
   node.notes = notes;
   waitingParts(node, step);
+  composedParts(node, step);
   return node;
+}
+
+/** What a map step runs (a crew's or flow's name, or a function), how many at once; a flow step's child flow. */
+function composedParts(node: ViewNode, step: StepDetails): void {
+  if (step.map !== undefined) {
+    const { runs, crew, flow, concurrency, allowFailures } = step.map;
+    const map: ViewMap = { runs, concurrency };
+    const target = runs === 'crew' ? crew : flow?.name;
+    if (target !== undefined) map.target = target;
+    if (allowFailures) map.allowFailures = true;
+    node.map = map;
+    node.notes?.push(`Each item runs: ${mapTargetText(map)}, ${concurrency} at once`);
+  }
+  if (step.subflow !== undefined) {
+    node.subflow = subflowOf(step.subflow, new Map(), undefined);
+    node.notes?.push(`Runs the flow: ${step.subflow.name}`);
+  }
 }
 
 /** The steps whose trigger names `failed(<step>)`, by the failing step. */

@@ -3,9 +3,11 @@ import { addUsage, emptyUsage } from '../models/usage.js';
 import type { FlowOutput } from '../runtime/flow/flow-output.js';
 import type { FlowRunInfo, FlowSnapshot } from '../runtime/flow/snapshot.js';
 import type { Failure, StatecrewEvent, Usage } from '../types.js';
+import { type MapRunFacts, mapRunFacts } from './map-runs.js';
 import type { RunViewStatus, ViewRun } from './model.js';
 import { plain, textOf } from './plain.js';
 import { runEventFacts } from './run-events.js';
+import { type ChildRuns, childRunSteps } from './subflow-runs.js';
 
 /** A flow run to view from its result and the events collected while it ran (either may be left out). */
 export interface FlowRunSource {
@@ -34,6 +36,12 @@ export interface FlowRunFacts {
   usage: Usage;
   startedAt: number | undefined;
   timeMs: number | undefined;
+  /** What each map step run's items did, by node id (from the `flow.item` events). */
+  maps: Map<string, MapRunFacts>;
+  /** The steps of the child flow runs, by child run id (from their relayed events). */
+  children: ChildRuns;
+  /** Where each flow step waits inside its child, when the run is paused there: path and child run, by step. */
+  childWaits: Map<string, { path: string; runId: string | undefined }>;
 }
 
 /** A human or wait step's wait, as the run's events tell it. */
@@ -86,6 +94,33 @@ function setValue(run: ViewRun, value: unknown): void {
   if (value === undefined) return;
   run.output = textOf(value);
   if (typeof value !== 'string') run.structured = plain(value);
+}
+
+/**
+ * The run's own flow events: those of child runs inside its steps (a child flow's, relayed with its
+ * own run id) are left out, the crews' events are kept (their usage is the steps').
+ */
+function ownEvents(events: readonly StatecrewEvent[], id: string | undefined): readonly StatecrewEvent[] {
+  if (id === undefined) return events;
+  return events.filter((e) => e.runId === id || !e.type.startsWith('flow.'));
+}
+
+/** Where the run's pauses say each flow step waits inside its child flow (`WaitingStep` kind `flow`). */
+function childWaitsOf(
+  events: readonly StatecrewEvent[],
+  pending: readonly PendingStep[],
+): FlowRunFacts['childWaits'] {
+  const waits: FlowRunFacts['childWaits'] = new Map();
+  for (const event of events) {
+    // Each pause says all it waits for; an answer or a signal ends the pause.
+    if (event.type === 'flow.paused' || event.type === 'flow.resumed' || event.type === 'flow.signaled')
+      waits.clear();
+    if (event.type !== 'flow.paused') continue;
+    for (const w of event.waitingFor ?? [])
+      if (w.kind === 'flow' && w.path !== undefined) waits.set(w.step, { path: w.path, runId: w.runId });
+  }
+  for (const p of pending) if (p.kind === 'flow') waits.set(p.step, { path: p.path, runId: p.runId });
+  return waits;
 }
 
 /** Runs of each step from its `flow.step` events (the flow's own: crews' runs inside are left out). */
@@ -234,15 +269,19 @@ function storedFacts(source: FlowRunInfo | FlowSnapshot): FlowRunFacts {
     usage: emptyUsage(),
     startedAt: undefined,
     timeMs: undefined,
+    maps: new Map(),
+    children: new Map(),
+    childWaits: childWaitsOf([], pending),
   };
 }
 
 /** A flow source's facts, whichever kind it is. */
 export function flowRunFacts(source: FlowViewSource): FlowRunFacts {
   if (isStored(source)) return storedFacts(source);
-  const events = source.events ?? [];
+  const all = source.events ?? [];
   const { output } = source;
-  const id = output?.id ?? events[0]?.runId;
+  const id = output?.id ?? all[0]?.runId;
+  const events = ownEvents(all, id);
   const facts = runEventFacts(events, id);
   const runs = mergeRuns(
     output === undefined ? new Map() : trailRuns(output.trail, output.outputs, output.failures),
@@ -254,18 +293,22 @@ export function flowRunFacts(source: FlowViewSource): FlowRunFacts {
     (facts.startedAt !== undefined && facts.lastAt !== undefined
       ? facts.lastAt - facts.startedAt
       : undefined);
+  const pending = output?.waiting ?? (output?.pending === undefined ? [] : [output.pending]);
   return {
     id,
     status,
     finished: status !== undefined && status !== 'running' && status !== 'paused',
     runs,
     emitted: new Set([...(output?.emitted ?? []), ...eventEmitted(events)]),
-    pending: output?.waiting ?? (output?.pending === undefined ? [] : [output.pending]),
+    pending,
     waits: stepWaits(events),
     sleeps: eventSleeps(events),
     usageByStep: stepUsage(events, id),
     usage: facts.usage,
     startedAt: facts.startedAt,
     timeMs,
+    maps: mapRunFacts(events, id),
+    children: childRunSteps(all, id),
+    childWaits: childWaitsOf(events, pending),
   };
 }

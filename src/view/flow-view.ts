@@ -1,4 +1,5 @@
 import { emptyUsage } from '../models/usage.js';
+import { composedDetails } from './composed-view.js';
 import { type FlowEdge, type FlowShape, flowGraph } from './flow-graph.js';
 import { type FlowRunFacts, type FlowViewSource, flowRunFacts } from './flow-runs.js';
 import type { RunView, TimelineEntry, ViewHuman, ViewNode, ViewTotals, ViewWait } from './model.js';
@@ -147,6 +148,11 @@ export function toFlowView(flow: FlowShape, source?: FlowViewSource): RunView {
       if (usage.costUsd !== undefined) node.costUsd = usage.costUsd;
     }
     timeDetails(node, facts);
+    composedDetails(
+      node,
+      facts,
+      flow.definition.steps.find((s) => s.name === node.id),
+    );
   }
   markFlowTaken(nodes, edges, facts.emitted);
   untakenBranches(nodes, edges, facts.emitted);

@@ -1,4 +1,5 @@
 import { classToken, escapeHtml } from './escape.js';
+import { countsText, innerSvg } from './inner-box.js';
 import {
   clip,
   type GraphLayout,
@@ -85,6 +86,9 @@ function titleOf(node: ViewNode, runs: string): string {
   if (node.wait !== undefined) parts.push(`waits for event ${node.wait.event}`);
   if (timeoutAt !== undefined) parts.push(`times out at ${new Date(timeoutAt).toISOString()}`);
   if (node.sleep?.wakeAt !== undefined) parts.push(`wakes at ${new Date(node.sleep.wakeAt).toISOString()}`);
+  if (node.map?.counts !== undefined) parts.push(`items ${countsText(node.map.counts)}`);
+  if (node.subflow !== undefined) parts.push(`flow ${node.subflow.flow}`);
+  if (node.subflow?.waitsAt !== undefined) parts.push(`waits at ${node.subflow.waitsAt}`);
   return `${node.label} — ${parts.join(' · ')}`;
 }
 
@@ -95,14 +99,21 @@ function nodeSvg(placed: PlacedNode): string {
   const runs = node.runs.length > 1 ? ` ×${node.runs.length}` : '';
   const title = titleOf(node, runs);
   const handled = node.handled === true ? ' handled' : '';
+  // A map step is a group of item runs: boxes stacked behind its own.
+  const stack =
+    node.kind === 'map'
+      ? `<rect class="box stack" x="8" y="-8" width="${width}" height="${height}" rx="8"/><rect class="box stack" x="4" y="-4" width="${width}" height="${height}" rx="8"/>`
+      : '';
   return [
     `<g class="node status-${classToken(node.status)} kind-${classToken(node.kind)}${handled}" data-node="${escapeHtml(node.id)}"`,
     ` data-status="${classToken(node.status)}" transform="translate(${x},${y})" tabindex="0" role="button"`,
     ` aria-label="${escapeHtml(title)}">`,
     `<title>${escapeHtml(title)}</title>`,
+    stack,
     `<rect class="box" width="${width}" height="${height}" rx="${node.kind === 'human' || node.kind === 'start' || node.kind === 'end' ? height / 2 : 8}"/>`,
     `<text class="label" x="${width / 2}" y="20" text-anchor="middle">${escapeHtml(clip(node.label))}</text>`,
     `<text class="caption" x="${width / 2}" y="36" text-anchor="middle">${escapeHtml(placed.caption + runs)}</text>`,
+    innerSvg(node, width),
     '</g>',
   ].join('');
 }

@@ -8,6 +8,7 @@ export { CONTENT_SECURITY_POLICY, renderRunView } from './html.js';
 export {
   type AgentLanes,
   type AgentSpan,
+  MAP_ITEMS_SHOWN,
   type MessageState,
   type RunView,
   type RunViewStatus,
@@ -16,6 +17,9 @@ export {
   VIEW_STATUSES,
   type ViewEdge,
   type ViewHuman,
+  type ViewMap,
+  type ViewMapCounts,
+  type ViewMapItem,
   type ViewMessage,
   type ViewNode,
   type ViewNodeKind,
@@ -23,6 +27,8 @@ export {
   type ViewSleep,
   type ViewSpan,
   type ViewStatus,
+  type ViewSubflow,
+  type ViewSubflowStep,
   type ViewTotals,
   type ViewWait,
 } from './model.js';

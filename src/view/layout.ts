@@ -3,7 +3,8 @@ import { crossings } from './crossings.js';
 import { runDagre } from './dagre-run.js';
 import { expandLayout } from './expand.js';
 import { planFolds, type Size } from './fold.js';
-import type { ViewEdge, ViewNode } from './model.js';
+import { innerBox, mapTargetText } from './inner-box.js';
+import type { ViewEdge, ViewMap, ViewNode } from './model.js';
 import type { GraphLayout } from './picture.js';
 import { reduceGraph } from './reduce.js';
 
@@ -28,6 +29,8 @@ const KIND_CAPTIONS: Readonly<Record<string, string>> = {
   human: '☺ human',
   wait: '◷ wait',
   sleep: '☾ sleep',
+  map: '▦ map',
+  flow: '▣ flow',
 };
 
 /** An epoch ms time in a caption's room: `2026-12-02 15:38Z` (UTC). */
@@ -41,6 +44,9 @@ export function shortTime(ms: number): string {
  */
 function captionDetail(node: ViewNode): string | undefined {
   if (node.handled === true) return 'failure handled';
+  if (node.subflow?.waitsAt !== undefined) return `waits at ${node.subflow.waitsAt}`;
+  if (node.subflow !== undefined && node.subflow.flow !== '') return node.subflow.flow;
+  if (node.map !== undefined) return mapCaption(node.map);
   if (node.wait !== undefined && node.wait.event !== '') return node.wait.event;
   if (node.sleep?.wakeAt !== undefined) return `until ${shortTime(node.sleep.wakeAt)}`;
   const coworkers = [...new Set((node.messages ?? []).flatMap((m) => (m.code === undefined ? [m.to] : [])))];
@@ -55,11 +61,24 @@ export function captionOf(node: ViewNode): string {
   return clip(detail === undefined ? kind : `${kind} · ${detail}`);
 }
 
-/** A node's box: wide enough for its label and its caption. */
+/** What a map step's caption says it runs: `crew summarize ×4`. */
+function mapCaption(map: ViewMap): string | undefined {
+  if (map.runs === undefined) return undefined;
+  const each = mapTargetText(map);
+  return map.concurrency === undefined ? each : `${each} ×${map.concurrency}`;
+}
+
+/** A node's box: wide enough for its label, its caption and what it holds (a map's counts, a child flow's steps). */
 export function boxOf(node: ViewNode): Size & { caption: string } {
   const caption = captionOf(node);
-  const width = Math.max(96, clip(node.label).length * LABEL_CHAR + 28, caption.length * CAPTION_CHAR + 24);
-  return { width: Math.round(width), height: NODE_HEIGHT, caption };
+  const inner = innerBox(node);
+  const width = Math.max(
+    96,
+    clip(node.label).length * LABEL_CHAR + 28,
+    caption.length * CAPTION_CHAR + 24,
+    inner.width,
+  );
+  return { width: Math.round(width), height: NODE_HEIGHT + inner.height, caption };
 }
 
 /** How to lay a picture out. */

@@ -16,8 +16,8 @@ export const VIEW_STATUSES: readonly ViewStatus[] = [
 
 /**
  * What a node stands for: a crew's task, a hierarchical manager or synthesis, a loop's judge, the
- * crew's summary, a flow step (a router, a human step, a step waiting for an outside event, a sleep),
- * or a marker (a parallel crew's start, a loop's end).
+ * crew's summary, a flow step (a router, a human step, a step waiting for an outside event, a sleep,
+ * a map over items, a child flow), or a marker (a parallel crew's start, a loop's end).
  */
 export type ViewNodeKind =
   | 'task'
@@ -31,7 +31,9 @@ export type ViewNodeKind =
   | 'router'
   | 'human'
   | 'wait'
-  | 'sleep';
+  | 'sleep'
+  | 'map'
+  | 'flow';
 
 /** What a human step asked and what its human answered. */
 export interface ViewHuman {
@@ -74,6 +76,67 @@ export interface ViewSleep {
   ms?: number;
   /** When its latest run wakes (epoch ms on the run's clock), once it started sleeping. */
   wakeAt?: number;
+}
+
+/** How many items of a map step run stand where: running (or to retry), completed, failed, of `total`. */
+export interface ViewMapCounts {
+  total: number;
+  running: number;
+  completed: number;
+  failed: number;
+}
+
+/** One item of a map step run: where it stands, and its child run. */
+export interface ViewMapItem {
+  index: number;
+  itemId: string;
+  status: 'running' | 'retrying' | 'completed' | 'failed';
+  /** The item's child run: `<parent id>/<node id>/<itemId>`. */
+  childId: string;
+  attempt: number;
+  error?: string;
+  code?: string;
+}
+
+/**
+ * A map step: what each item runs and how many at once, as defined; from a run, its latest run's
+ * item counts and its items — at most {@link MAP_ITEMS_SHOWN} of them (the failed and running ones
+ * first), `more` saying how many are not listed.
+ */
+export interface ViewMap {
+  /** What each item runs (absent in a stored run drawn without its definition). */
+  runs?: 'crew' | 'flow' | 'function';
+  /** The crew's or the flow's name (absent for a function). */
+  target?: string;
+  /** Items run at once, as defined. */
+  concurrency?: number;
+  allowFailures?: boolean;
+  counts?: ViewMapCounts;
+  items?: ViewMapItem[];
+  more?: number;
+}
+
+/** Items of a map step a view lists at most: a 10,000-item map lists these and says how many more. */
+export const MAP_ITEMS_SHOWN = 100;
+
+/** A step of a child flow, drawn inside its flow step's box. */
+export interface ViewSubflowStep {
+  name: string;
+  kind: ViewNodeKind;
+  status: ViewStatus;
+  /** The child's own child flow, when this step is a flow step. */
+  subflow?: ViewSubflow;
+}
+
+/**
+ * A flow step's child flow: its name and steps (with statuses from a run), the child run's id
+ * (`<parent id>/<node id>`), and where it waits when the parent is paused in it (`review › approve`).
+ */
+export interface ViewSubflow {
+  flow: string;
+  steps: ViewSubflowStep[];
+  runId?: string;
+  waitsAt?: string;
 }
 
 /**
@@ -153,6 +216,10 @@ export interface ViewNode extends Omit<ViewRun, 'id' | 'iteration'> {
   human?: ViewHuman;
   wait?: ViewWait;
   sleep?: ViewSleep;
+  /** A map step's items. */
+  map?: ViewMap;
+  /** A flow step's child flow. */
+  subflow?: ViewSubflow;
   /** Every run of the node, in order (a loop task's iterations); empty when it never ran. */
   runs: ViewRun[];
 }

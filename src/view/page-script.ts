@@ -1,3 +1,4 @@
+import { COMPOSED_SCRIPT } from './script/composed.js';
 import { CONTROLS_SCRIPT } from './script/controls.js';
 import { DETAILS_SCRIPT } from './script/details.js';
 import { DOM_SCRIPT } from './script/dom.js';
@@ -18,7 +19,7 @@ import { VIEWPORT_SCRIPT } from './script/viewport.js';
 export const PAGE_SCRIPT = `
 (() => {
   'use strict';
-${DOM_SCRIPT}${DETAILS_SCRIPT}${VIEWPORT_SCRIPT}${SEARCH_SCRIPT}${FAILURES_SCRIPT}${CONTROLS_SCRIPT}
+${DOM_SCRIPT}${DETAILS_SCRIPT}${COMPOSED_SCRIPT}${VIEWPORT_SCRIPT}${SEARCH_SCRIPT}${FAILURES_SCRIPT}${CONTROLS_SCRIPT}
   bindToolbar();
   bindChoosing();
   document.addEventListener('statecrew:refresh', (event) => {

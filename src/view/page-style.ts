@@ -16,6 +16,7 @@ const statusRules = Object.entries(STATUS_COLOURS)
     ([status, { fill, stroke }]) =>
       `.status-${status} .box, .swatch.status-${status} { fill: ${fill}; stroke: ${stroke}; background: ${fill}; border-color: ${stroke}; }\n` +
       `.bar.status-${status} { fill: ${stroke}; }\n` +
+      `.node .sub.status-${status} .chip { fill: ${fill}; stroke: ${stroke}; }\n` +
       `.badge.status-${status} { background: ${fill}; color: ${stroke}; border-color: ${stroke}; }`,
   )
   .join('\n');
@@ -86,6 +87,20 @@ svg text { font-family: inherit; }
 .node .caption { font-size: 11px; fill: var(--muted); }
 .node:hover .box { stroke-width: 3; }
 .node.selected .box { stroke: var(--ink); stroke-width: 3.5; }
+.node .stack { opacity: .55; }
+.item-list, .sub-steps { margin: 4px 0; padding-left: 18px; font-size: 13px; }
+.map-item, .sub-step { margin: 2px 0; }
+.item-error { color: #d93025; font-size: 12px; overflow-wrap: anywhere; }
+.more-items { color: var(--muted); font-size: 12px; }
+.node .chip { stroke-width: 1.2; }
+.node .sub.status-not-run .chip, .node .sub.status-waiting .chip { stroke-dasharray: 4 2; }
+.node .sub-label, .node .sub-more, .node .counts { font-size: 11px; fill: var(--ink); }
+.node .sub-more { fill: var(--muted); }
+.node .meter { fill: #f1f3f4; }
+.node .meter-done { fill: #1e8e3e; }
+.node .meter-failed { fill: #d93025; }
+.node .meter-running { fill: #1a73e8; }
+.kind-flow .box:not(.chip) { stroke-width: 2.5; }
 .kind-manager .box, .kind-judge .box, .kind-synthesis .box { stroke-width: 3; }
 .edge path { fill: none; stroke: #9aa0a6; stroke-width: 1.6; }
 .has-run .edge.idle path { stroke: #c8ccd0; stroke-dasharray: 5 4; }

@@ -7,7 +7,8 @@ import type { FlowViewSource } from './flow-runs.js';
 /**
  * What kind each step of a stored flow run was, as far as the run itself says — never guessed from
  * a name: a step it paused for (a human step, a wait for an outside event), a router that chose a
- * route, a human step that was answered, a sleep step that slept.
+ * route, a human step that was answered, a sleep step that slept, a map step's items, a child flow's
+ * relayed steps.
  */
 export type StepKinds = Map<string, StepDetails['kind']>;
 
@@ -28,6 +29,10 @@ function eventKinds(events: readonly StatecrewEvent[], kinds: StepKinds): void {
     if (event.type === 'flow.resumed') kinds.set(event.step, 'human');
     if (event.type === 'flow.signaled') kinds.set(event.step, 'wait');
     if (event.type === 'flow.sleeping') kinds.set(event.step, 'sleep');
+    if (event.type === 'flow.item') kinds.set(event.step, 'map');
+    // A child flow's step events come relayed, tagged with the parent's step (a map's items' too).
+    if (event.type === 'flow.step' && event.step !== undefined && kinds.get(event.step) !== 'map')
+      kinds.set(event.step, 'flow');
   }
 }
 

@@ -8,6 +8,7 @@ import type { CliIo } from '../output.js';
 import { storeFromOption } from '../store-option.js';
 import { waitingForText } from '../waiting-text.js';
 import { crewWaitText, resumeHint } from './flow-output.js';
+import { mapCountLines } from './map-counts.js';
 
 /** Options of `statecrew show`. */
 export interface ShowCommandOptions {
@@ -34,7 +35,7 @@ export async function showCommand(id: string, options: ShowCommandOptions, io: C
     if (flow === undefined) throw new RunNotFoundError('statecrew show', id);
     if (options.json === true) io.stdout.write(`${JSON.stringify(flow, null, 2)}\n`);
     else if (options.markdown === true) io.stdout.write(flowMarkdown(flow));
-    else io.stdout.write(flowSummary(flow, storeArgs(options)));
+    else io.stdout.write(flowSummary(flow, storeArgs(options), await mapCountLines(store, flow)));
     return 0;
   } finally {
     await store.close();
@@ -93,10 +94,16 @@ function sleepingRuns(flow: FlowSnapshot): { nodeId: string; wakeAt: number }[] 
 
 const isoOf = (ms: number) => new Date(ms).toISOString();
 
-function flowSummary(flow: FlowSnapshot, resumeArgs: readonly string[]): string {
+/** A stored flow run's summary: its status, trail, errors, what it waits for or sleeps in, its maps' item counts. */
+function flowSummary(
+  flow: FlowSnapshot,
+  resumeArgs: readonly string[],
+  mapCounts: readonly string[],
+): string {
   const lines = [
     `flow ${flow.flow} run ${flow.id}: ${flow.status}`,
     `  trail: ${flow.trail.join(' → ') || '(none)'}`,
+    ...mapCounts,
   ];
   for (const [step, error] of Object.entries(flow.errors))
     lines.push(`  ${step}: ${errorText(flow, step, error)}`);

@@ -49,49 +49,76 @@ export function flowToMachine(flow: AbstractFlow, stateLimit = 100_000): PlainMa
   return createPlainMachine({ id: flow.name, initial: names.get(graph.initial) as string, states });
 }
 
-const mermaidId = (i: number) => `s${i}`;
 const quote = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
-/** A step's Mermaid node: routers and human steps as diamonds, waits as hexagons, sleeps as parallelograms. */
-function mermaidNode(id: string, step: StepShape): string {
-  const name = quote(step.name);
-  if (routesOf(step) !== undefined) return `  ${id}{${name}}`;
-  if (step.kind === 'wait') return `  ${id}{{${name}}}`;
-  if (step.kind === 'sleep') return `  ${id}[/${name}/]`;
-  return `  ${id}[${name}]`;
+/** What a map step's box says it runs: `map · crew summarize ×4`. */
+function mapText(map: NonNullable<StepShape['map']>): string {
+  const target = map.runs === 'crew' ? map.crew : map.runs === 'flow' ? map.flow?.name : undefined;
+  return `map · ${map.runs}${target === undefined ? '' : ` ${target}`} ×${map.concurrency}`;
 }
 
 /**
- * A Mermaid flowchart of the flow's definition: steps (routers as diamonds, waits as hexagons, sleeps
- * as parallelograms), an edge from each trigger to its listener, route and timeout labels on the edges
- * that leave their step, a dotted `failed` edge from a step to the handler of its failure, `and`/`or`
- * gates as circles.
+ * A step's Mermaid node: routers and human steps as diamonds, waits as hexagons, sleeps as
+ * parallelograms, map steps as subroutines saying what their items run; a flow step is a subgraph
+ * holding its child flow's steps, named by path ids (`s2_s0`) so they never clash with the parent's.
  */
-export function flowToMermaid(flow: { steps: readonly StepShape[] }): string {
-  const ids = new Map(flow.steps.map((s, i) => [s.name, mermaidId(i)]));
+function mermaidNode(id: string, step: StepShape, indent: string, depth: number): string[] {
+  const name = quote(step.name);
+  if (routesOf(step) !== undefined) return [`${indent}${id}{${name}}`];
+  if (step.kind === 'wait') return [`${indent}${id}{{${name}}}`];
+  if (step.kind === 'sleep') return [`${indent}${id}[/${name}/]`];
+  if (step.map !== undefined) return [`${indent}${id}[[${quote(`${step.name}<br/>${mapText(step.map)}`)}]]`];
+  if (step.subflow !== undefined && depth < MAX_DEPTH) {
+    const title = quote(`${step.name} · flow ${step.subflow.name}`);
+    return [
+      `${indent}subgraph ${id} [${title}]`,
+      ...flowLines(step.subflow.steps, `${id}_`, `${indent}  `, depth + 1),
+      `${indent}end`,
+    ];
+  }
+  return [`${indent}${id}[${name}]`];
+}
+
+/** Child flows are drawn this deep at most. */
+const MAX_DEPTH = 6;
+
+/** The Mermaid lines of a flow's steps and edges, its ids starting with `prefix`, each line with `indent`. */
+function flowLines(steps: readonly StepShape[], prefix: string, indent: string, depth: number): string[] {
+  const ids = new Map(steps.map((s, i) => [s.name, `${prefix}s${i}`]));
   const routerOf = new Map<string, string>();
-  for (const step of flow.steps) {
+  for (const step of steps) {
     for (const label of step.routes ?? []) routerOf.set(label, step.name);
     if (step.onTimeout !== undefined) routerOf.set(step.onTimeout, step.name);
   }
-  const lines = ['flowchart TD'];
-  for (const step of flow.steps) lines.push(mermaidNode(ids.get(step.name) as string, step));
+  const lines = steps.flatMap((step) => mermaidNode(ids.get(step.name) as string, step, indent, depth));
   let gates = 0;
   const source = (trigger: Trigger, target: string): void => {
     if (typeof trigger === 'string') {
       const router = routerOf.get(trigger);
       const failedStep = failedStepOf(trigger);
-      if (router !== undefined) lines.push(`  ${ids.get(router)} -- ${quote(trigger)} --> ${target}`);
-      else if (failedStep !== undefined) lines.push(`  ${ids.get(failedStep)} -. "failed" .-> ${target}`);
-      else lines.push(`  ${ids.get(trigger)} --> ${target}`);
+      if (router !== undefined) lines.push(`${indent}${ids.get(router)} -- ${quote(trigger)} --> ${target}`);
+      else if (failedStep !== undefined)
+        lines.push(`${indent}${ids.get(failedStep)} -. "failed" .-> ${target}`);
+      else lines.push(`${indent}${ids.get(trigger)} --> ${target}`);
       return;
     }
     gates += 1;
-    const gate = `g${gates}`;
-    lines.push(`  ${gate}((${trigger.kind}))`, `  ${gate} --> ${target}`);
+    const gate = `${prefix}g${gates}`;
+    lines.push(`${indent}${gate}((${trigger.kind}))`, `${indent}${gate} --> ${target}`);
     for (const inner of trigger.of) source(inner, gate);
   };
-  for (const step of flow.steps)
+  for (const step of steps)
     if (step.trigger !== undefined) source(step.trigger, ids.get(step.name) as string);
-  return lines.join('\n');
+  return lines;
+}
+
+/**
+ * A Mermaid flowchart of the flow's definition: steps (routers as diamonds, waits as hexagons, sleeps
+ * as parallelograms, map steps as subroutines saying what each item runs and how many at once, a
+ * flow step as a subgraph holding its child flow's steps, recursively), an edge from each trigger to
+ * its listener, route and timeout labels on the edges that leave their step, a dotted `failed` edge
+ * from a step to the handler of its failure, `and`/`or` gates as circles.
+ */
+export function flowToMermaid(flow: { steps: readonly StepShape[] }): string {
+  return ['flowchart TD', ...flowLines(flow.steps, '', '  ', 0)].join('\n');
 }

@@ -152,6 +152,7 @@ export const DETAILS_SCRIPT = `
     add(title, runButtons(node, shown), runFacts(node, run));
     add(block('Error', run.error, 'error'));
     add(...humanPart(node.human), waitPart(node.wait), sleepPart(node.sleep));
+    add(mapPart(node.map), subflowPart(node.subflow));
     // A run's prompt holds the task with its inputs filled in; the definition's text only without one.
     if (!run.prompt) add(block('Task', node.description), block('Expected output', node.expectedOutput));
     add(block('Prompt', run.prompt), block('Context', run.context));

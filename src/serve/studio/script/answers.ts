@@ -1,8 +1,10 @@
 /**
  * What a paused run waits for, each as a form: a flow's human step (its prompt and payload, feedback,
  * a button per route), a wait step (the event's payload, as JSON), a crew's — or a crew step's —
- * tool calls to approve or refuse and task outputs to accept or send back. Each form posts to the
- * run's `resume` or `signal` route and shows the server's error (its code and message) when refused.
+ * tool calls to approve or refuse and task outputs to accept or send back. A wait inside a child
+ * flow is one of these forms named by its path (`review › approve`), answered through this run: its
+ * `step` is the path. Each form posts to the run's `resume` or `signal` route and shows the server's
+ * error (its code and message) when refused.
  */
 export const ANSWERS_SCRIPT = `
   const asJson = (value) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -118,13 +120,21 @@ export const ANSWERS_SCRIPT = `
   };
   const crewForm = (items, step, title) =>
     waitForm(title, [...items.map(crewItem), submitButton('Send the answers')], (form) => crewAnswers(form, items, step));
+  // A flow step whose child flow paused waits where the child waits: each innermost wait, named by
+  // its path from the run ('review › approve'), is answered through this run with that path as its step.
+  const leafWaits = (pending, above) => pending.flatMap((wait) => {
+    const path = above.concat(wait.step);
+    if (wait.kind === 'flow') return leafWaits(wait.pending || [], path);
+    return [Object.assign({}, wait, { step: path.join(' › ') })];
+  });
   const waitForms = (detail) => {
     const pending = detail.pending || [];
     if (detail.kind === 'crew') return pending.length === 0 ? [] : [crewForm(pending, undefined, 'The crew waits for you')];
-    return pending.map((wait) => {
-      if (wait.kind === 'human') return humanForm(wait);
-      if (wait.kind === 'event') return eventForm(wait);
-      return crewForm(wait.pending || [], wait.step, 'Step "' + wait.step + '": its crew ' + wait.crew + ' waits for you');
+    return leafWaits(pending, []).map((wait) => {
+      const form = wait.kind === 'human' ? humanForm(wait) : wait.kind === 'event' ? eventForm(wait)
+        : crewForm(wait.pending || [], wait.step, 'Step "' + wait.step + '": its crew ' + wait.crew + ' waits for you');
+      form.setAttribute('data-wait-path', wait.step);
+      return form;
     });
   };
   // A run this server does not serve gets no form: nothing here could take the answer.
