@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFlow, isStatecrewError, type StatecrewEvent } from '../../src/index.js';
+import { createFlow, type StatecrewEvent } from '../../src/index.js';
 
 type Item = { id: string; n: number };
 

@@ -5,11 +5,8 @@ import { expectRouteCoverage, forEachPath, routeCoverage } from '../../src/testi
 
 const noop = () => undefined;
 
-/**
- * A flow with a map step (its failure handled) and a subflow whose router and human step choose;
- * `map: false` puts a plain step with the same outcomes in the map step's place.
- */
-function publishFlow(map = true) {
+/** A flow with a map step (its failure handled) and a subflow whose router and human step choose. */
+function publishFlow() {
   const decided: string[] = [];
   const review = createFlow({ name: 'review', initialState: {} })
     .start('draft', () => 'v1')
@@ -27,14 +24,10 @@ function publishFlow(map = true) {
     .listen('archive', 'refused', noop)
     .listen('rework', 'revise', noop);
   const fetched = createFlow({ name: 'publish', initialState: {} }).start('fetch', () => ['a', 'b', 'c']);
-  const summarized = map
-    ? fetched.map('summaries', 'fetch', {
-        items: ({ outputs }) => outputs.fetch as string[],
-        run: (item: string) => item.toUpperCase(),
-      })
-    : fetched.listen('summaries', 'fetch', ({ outputs }) =>
-        (outputs.fetch as string[]).map((i) => i.toUpperCase()),
-      );
+  const summarized = fetched.map('summaries', 'fetch', {
+    items: ({ outputs }) => outputs.fetch as string[],
+    run: (item: string) => item.toUpperCase(),
+  });
   const flow = summarized
     .flow('review', 'summaries', review)
     .listen('ship', 'review', noop)
@@ -75,8 +68,7 @@ describe('the proof of a flow with a map and a subflow', () => {
   });
 
   it('drives every path with forced routes, the child’s by their path, and covers every route', async () => {
-    expect(publishFlow(false).flow.paths()).toEqual(publishFlow().flow.paths());
-    const { flow, decided } = publishFlow(false);
+    const { flow, decided } = publishFlow();
     // As in any flow, a human step a path does not run is not forced: a store lets it be.
     const runs = await forEachPath(
       flow,
@@ -104,7 +96,7 @@ describe('the proof of a flow with a map and a subflow', () => {
   });
 
   it('reports a child route no run took as uncovered, by its path', async () => {
-    const { flow } = publishFlow(false);
+    const { flow } = publishFlow();
     const runs = await forEachPath(flow, noop, { store: new MemoryStore() });
     const coverage = routeCoverage(runs.filter((r) => r.path.routes['review › sign'] !== 'refused'));
     expect(coverage.uncovered).toEqual(['review › sign=refused']);
