@@ -54,3 +54,27 @@ export function watchCase(everyMs = 10): { stop(): Watched } {
     },
   };
 }
+
+/**
+ * The live heap while something runs: a forced collection every `everyMs` (needs --expose-gc), then
+ * the heap in use, whose highest value is the most that was held at once. It slows what it watches:
+ * for memory only, never with a timing. `stop()` returns that high water minus the heap in use at the
+ * start (after a collection), in MB.
+ */
+export function watchLiveHeap(everyMs = 1000): { stop(): number } {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (collect === undefined) throw new Error('watchLiveHeap: run node with --expose-gc');
+  collect();
+  const start = process.memoryUsage().heapUsed;
+  let high = start;
+  const timer = setInterval(() => {
+    collect();
+    high = Math.max(high, process.memoryUsage().heapUsed);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return (high - start) / MB;
+    },
+  };
+}

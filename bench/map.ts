@@ -19,6 +19,8 @@
  * `--model scripted` (the default) is `createScriptedModel`, which records every request it gets;
  * `--model plain` a function that only answers. `--cases map` runs one case (for a CPU profile).
  * `--built` runs the built package (`npm run build` first) instead of the sources through the loader.
+ * `--live` adds, after the rounds, one untimed run of each case with a forced collection every second:
+ * the most heap it held at once (its live set, not its garbage), per item.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +37,7 @@ import {
   loadApi,
   oneTaskCrew,
 } from './map-cases.js';
-import { type Watched, watchCase } from './map-watch.js';
+import { type Watched, watchCase, watchLiveHeap } from './map-watch.js';
 
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 /** Items of the warm-up round (not reported). */
@@ -71,6 +73,7 @@ function parseArgs(argv: readonly string[]) {
     model: model as 'scripted' | 'plain',
     cases: cases as CaseName[],
     built: argv.includes('--built'),
+    live: argv.includes('--live'),
   };
 }
 
@@ -94,6 +97,24 @@ async function runCase(api: Api, name: CaseName, n: number, args: Args, at: { di
   checkRun(name, out, n, calls());
   await store.close();
   return sample;
+}
+
+/** One untimed run of each case, collected every second: the most heap it held at once. */
+async function liveHeap(api: Api, args: Args, dir: string): Promise<string> {
+  const held: string[] = [];
+  for (const [i, name] of args.cases.entries()) {
+    const { crew, calls } = oneTaskCrew(api, args.model);
+    const store = freshStore(api, args.store, dir, 1_000_000 + i);
+    const items = Array.from({ length: args.items }, (_, n) => ({ n }));
+    const flow = flowOf(api, name, { store, items, crew, concurrency: args.concurrency });
+    const watch = watchLiveHeap();
+    const out = await flow.kickoff();
+    const mb = watch.stop();
+    checkRun(name, out, args.items, calls());
+    await store.close();
+    held.push(`${LABELS[name]} ${mb.toFixed(0)} MB (${((mb * 1024) / args.items).toFixed(1)} KB per item)`);
+  }
+  return `live heap high water (a collection every second, one run each): ${held.join(', ')}`;
 }
 
 /** A second with nothing running, watched: the loop delay the host gives. */
@@ -202,6 +223,7 @@ try {
       `alternated (+1 warm-up of ${Math.min(args.items, WARM_UP_ITEMS)} items)${gc}\n`,
   );
   report(args, await alternate(api, args, dir));
+  if (args.live) console.log(`\n${await liveHeap(api, args, dir)}`);
   const peak = process.resourceUsage().maxRSS / 1024;
   console.log(`\nprocess peak RSS ${peak.toFixed(0)} MB; load now ${loads()}`);
 } finally {
