@@ -1,4 +1,4 @@
-import type { PendingStep } from '../machines/flow/waits.js';
+import { leafWaits, PATH_SEPARATOR, type PendingStep } from '../machines/flow/waits.js';
 import type { FlowOutput } from '../runtime/flow/flow-output.js';
 
 /** A word as a POSIX shell reads it back: as is when plain, else in single quotes. */
@@ -21,7 +21,13 @@ function stepLines(id: string, step: PendingStep, several: boolean): string[] {
     ];
   }
   if (step.kind === 'flow') {
-    return [`Step "${step.step}": flow "${step.flow}" (run ${step.runId}) waits at ${step.path}.`];
+    // The innermost waits, each named by its path and answered through this run.
+    return [
+      `Step "${step.step}": flow "${step.flow}" (run ${step.runId}) waits at ${step.path}.`,
+      ...leafWaits([step]).flatMap((leaf) =>
+        stepLines(id, { ...leaf.wait, step: leaf.path.join(PATH_SEPARATOR) }, true),
+      ),
+    ];
   }
   if (step.kind === 'crew') {
     const items = step.pending.map((w) =>
@@ -54,7 +60,8 @@ export function pausedText(out: FlowOutput<object>, flow: string): string {
   return [`Flow "${flow}" run ${out.id} paused.`, ...lines].join('\n');
 }
 
-/** The events a paused run's wait steps wait for, each once, in order. */
+/** The events a paused run's wait steps (its child flows' too) wait for, each once, in order. */
 export function waitedEvents(steps: readonly PendingStep[]): string[] {
-  return [...new Set(steps.flatMap((step) => (step.kind === 'event' ? [step.event] : [])))];
+  const leaves = leafWaits(steps).map((leaf) => leaf.wait);
+  return [...new Set(leaves.flatMap((step) => (step.kind === 'event' ? [step.event] : [])))];
 }

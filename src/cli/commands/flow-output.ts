@@ -1,4 +1,4 @@
-import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
+import { leafWaits, PATH_SEPARATOR, type PendingCrew, type PendingStep } from '../../machines/flow/waits.js';
 import type { FlowOutput } from '../../runtime/flow/flow-output.js';
 import { crewAnswerCommands } from '../answers.js';
 import { shellWord } from '../output.js';
@@ -25,12 +25,14 @@ export function crewWaitText(p: PendingCrew): string {
  * What a paused run's waiting steps wait for, and the exact command that answers or signals each
  * (`resumeArgs`: the options `statecrew resume <id>` needs besides the id and the answer, such as
  * `--store`): a human step's `--route`, a wait step's `statecrew signal`, a step's crew's approvals
- * and reviews.
+ * and reviews. A child flow's waits are listed by path, each answered through this run (`named`:
+ * always with `--step`).
  */
 export function resumeHint(
   id: string,
   pending: readonly PendingStep[],
   resumeArgs: readonly string[] = [],
+  named = false,
 ): string[] {
   const resume = ['statecrew resume', shellWord(id), ...resumeArgs.map(shellWord)].join(' ');
   const rest = resumeArgs.map((arg) => ` ${shellWord(arg)}`).join('');
@@ -42,9 +44,11 @@ export function resumeHint(
       ];
     }
     if (p.kind === 'flow') {
+      // The innermost waits, each named by its path (`review › approve`) and answered through this run.
+      const leaves = leafWaits([p]).map((l) => ({ ...l.wait, step: l.path.join(PATH_SEPARATOR) }));
       return [
         `  ${p.step}: flow "${p.flow}" (run ${p.runId}) waits at ${p.path}`,
-        ...resumeHint(id, p.pending, resumeArgs),
+        ...resumeHint(id, leaves, resumeArgs, true),
       ];
     }
     if (p.kind === 'crew') {
@@ -53,7 +57,7 @@ export function resumeHint(
         ...crewAnswerCommands(id, p.pending, resumeArgs, '    '),
       ];
     }
-    const step = pending.length > 1 ? ` --step ${shellWord(p.step)}` : '';
+    const step = pending.length > 1 || named ? ` --step ${shellWord(p.step)}` : '';
     return [
       `  ${p.step} asks: ${p.prompt}${deadlineText(p)}`,
       `  answer with: ${resume}${step} --route <${p.routes.join(' | ')}> [--feedback <text>]`,

@@ -1,10 +1,10 @@
 import { AnswerRequiredError, InvalidOptionError } from '../../errors.js';
-import type { PendingCrew, PendingStep } from '../../machines/flow/waits.js';
+import type { PendingCrew, PendingFlow, PendingStep } from '../../machines/flow/waits.js';
 import type { NodeWait } from '../../machines/lifecycle.js';
 import type { ApprovalAnswer, CrewPending, ReviewAnswer } from '../../types.js';
 import { type HumanAnswers, readAnswers } from '../run/answers.js';
 import type { ChildWaits } from '../run/child-run.js';
-import type { CrewStepAnswer, StepAnswer } from './snapshot.js';
+import type { ChildRequest, CrewStepAnswer, FlowStepAnswer, StepAnswer } from './snapshot.js';
 
 /**
  * Answers `flow.resume(id, { approvals, reviews })` gives the crews of waiting steps: by `callId`
@@ -90,24 +90,40 @@ export function crewStepAnswers(
 }
 
 /**
- * The steps of one flow run whose crews waited for a human when the run paused, and the answers a
- * resume gave them. The one place that knows both.
+ * The steps of one flow run whose crews (or child flows) waited when the run paused, and the answers
+ * a resume gave them. The one place that knows both.
  */
 export class FlowCrewWaits {
-  readonly #stored = new Map<string, PendingCrew>();
+  readonly #stored = new Map<string, PendingCrew | PendingFlow>();
   readonly #answers = new Map<string, CrewStepAnswer>();
+  readonly #flowAnswers = new Map<string, FlowStepAnswer>();
 
   constructor(stored: readonly PendingStep[] = [], answers: readonly StepAnswer[] = []) {
-    for (const p of stored) if (p.kind === 'crew') this.#stored.set(p.nodeId, p);
-    for (const a of answers) if (a.kind === 'crew') this.#answers.set(a.nodeId, a);
+    for (const p of stored) if (p.kind === 'crew' || p.kind === 'flow') this.#stored.set(p.nodeId, p);
+    for (const a of answers) {
+      if (a.kind === 'crew') this.#answers.set(a.nodeId, a);
+      if (a.kind === 'flow') this.#flowAnswers.set(a.nodeId, a);
+    }
   }
 
   /**
-   * The stored wait of a step run the resumed run found waiting on its crew, unless it was answered
-   * (then it runs again); undefined for any other step run.
+   * The stored wait of a step run the resumed run found waiting on its crew or child flow, unless it
+   * was answered (then it runs again); undefined for any other step run.
    */
-  unanswered(nodeId: string): PendingCrew | undefined {
-    return this.#answers.has(nodeId) ? undefined : this.#stored.get(nodeId);
+  unanswered(nodeId: string): PendingCrew | PendingFlow | undefined {
+    return this.#answers.has(nodeId) || this.#flowAnswers.has(nodeId) ? undefined : this.#stored.get(nodeId);
+  }
+
+  /** What the child flow run `runId` of step run `nodeId` goes on with, if this run was given it. */
+  childRequest(nodeId: string, runId: string): ChildRequest | undefined {
+    const answer = this.#flowAnswers.get(nodeId);
+    return answer?.runId === runId ? answer.request : undefined;
+  }
+
+  /** What child flow run `runId` of step run `nodeId` waited for when the run paused, if it did. */
+  childWaitedFor(nodeId: string, runId: string): PendingStep[] | undefined {
+    const stored = this.#stored.get(nodeId);
+    return stored?.kind === 'flow' && stored.runId === runId ? stored.pending : undefined;
   }
 
   /** The answers for crew run `executionId` of step run `nodeId`, if this run was given some. */
@@ -120,7 +136,7 @@ export class FlowCrewWaits {
   /** What crew run `executionId` of step run `nodeId` waited for when the run paused, if it did. */
   waitedFor(nodeId: string, executionId: string): CrewPending[] | undefined {
     const stored = this.#stored.get(nodeId);
-    return stored?.executionId === executionId ? stored.pending : undefined;
+    return stored?.kind === 'crew' && stored.executionId === executionId ? stored.pending : undefined;
   }
 }
 

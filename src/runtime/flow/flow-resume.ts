@@ -1,14 +1,10 @@
 import {
-  AnswerRequiredError,
-  DeadlinePassedError,
   FlowMismatchError,
   NotPausedError,
   NoWaiterError,
   RunNotFoundError,
   StoreRequiredError,
-  UnknownRouteError,
 } from '../../errors.js';
-import type { PendingStep } from '../../machines/flow/waits.js';
 import type { RunHead, Store } from '../../stores/store.js';
 import type { RunLineage } from '../../types.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
@@ -16,8 +12,8 @@ import { decodeRunValue } from '../durable/codec.js';
 import { headFacts, unfinishedFork } from '../durable/history-page.js';
 import type { RunOwner } from '../durable/run-owner.js';
 import type { Clock } from '../engine/clock.js';
-import { crewStepAnswers, isCrewAnswer } from './crew-steps.js';
 import type { FlowDefinition } from './definition.js';
+import { answersFor, type ResumeRequest } from './flow-answers.js';
 import type { FlowOutput } from './flow-output.js';
 import { loadSnapshot, type StoredFlowSnapshot } from './flow-store.js';
 import type { FlowSnapshot, StepAnswer } from './snapshot.js';
@@ -73,150 +69,7 @@ export function forkInputs(
   return { ...state, ...(inputs ?? {}) };
 }
 
-/** What `resume` takes as a human's answer: the route chosen, feedback, and which step (when several wait). */
-export interface HumanAnswerInput {
-  route: string;
-  feedback?: unknown;
-  /** The waiting step answered; needed only when several wait. */
-  step?: string;
-}
-
-/**
- * Checks an answer to a paused run before anything runs: it must choose one of the waiting step's
- * routes (`unknown_route`), and name the step when several wait (`answer_required`).
- */
-export function checkAnswer(
-  definition: FlowDefinition<unknown>,
-  snapshot: FlowSnapshot,
-  answer: unknown,
-): StepAnswer {
-  const pending = snapshot.pending ?? [];
-  const waiting = pending.map((p) => p.step);
-  const given = answer as Partial<HumanAnswerInput> | undefined;
-  if (typeof given !== 'object' || given === null || typeof given.route !== 'string') {
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      waiting,
-      'resume it with { route, feedback? }',
-    );
-  }
-  const step = given.step ?? (pending.length === 1 ? pending[0]?.step : undefined);
-  if (step === undefined) {
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      waiting,
-      'name the step the answer is for ({ step })',
-    );
-  }
-  const entry = pending.find((p) => p.step === step);
-  if (entry === undefined) {
-    throw new AnswerRequiredError(definition.name, snapshot.id, waiting, `"${step}" is not one of them`);
-  }
-  if (entry.kind === 'event') {
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      waiting,
-      `"${step}" waits for event "${entry.event}": signal it (flow.signal(id, '${entry.event}', payload))`,
-    );
-  }
-  if (entry.kind === 'crew') {
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      waiting,
-      `"${step}" waits for its crew "${entry.crew}": answer it with { approvals, reviews }`,
-    );
-  }
-  if (entry.kind === 'flow') {
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      waiting,
-      `"${step}" waits for its flow "${entry.flow}" at ${entry.path}`,
-    );
-  }
-  if (!entry.routes.includes(given.route))
-    throw new UnknownRouteError(step, given.route, entry.routes, 'human');
-  return { kind: 'human', step, route: given.route, feedback: given.feedback };
-}
-
-/** What a claim for `resume` or `signal` brings to a paused run. */
-export type ResumeRequest =
-  /** A human's answer (unchecked), or none: a paused run without one goes on only with its due timeouts. */
-  | { kind: 'answer'; answer: unknown }
-  /** An outside event for the run's wait steps (`flow.signal`). */
-  | { kind: 'signal'; event: string; payload: unknown };
-
-/** Whether waiting step `pending` is past its deadline on `now`: it takes no signal or answer any more. */
-function isLate(pending: PendingStep, now: number): boolean {
-  return pending.timeoutAt !== undefined && pending.timeoutAt <= now;
-}
-
-/** `deadline_passed` for waiting step `late`, which a signal or answer reached at `now`. */
-function lateError(definition: FlowDefinition<unknown>, id: string, late: PendingStep, now: number) {
-  return new DeadlinePassedError(definition.name, id, late.step, late.timeoutAt as number, now);
-}
-
-/**
- * The answers a request gives a paused run, checked against what it waits for: a human's answer
- * (`checkAnswer`); a signal completes every wait for its event (`no_waiter` when none waits for it);
- * no answer times out every waiting step whose deadline passed on `now` (`answer_required` when none did).
- * The deadline decides, not when a runner last looked: a step past its deadline on `now` takes no
- * signal or answer (`deadline_passed` when none is left to take it), and is left to time out.
- */
-function answersFor(
-  definition: FlowDefinition<unknown>,
-  snapshot: FlowSnapshot,
-  request: ResumeRequest,
-  now: number,
-): StepAnswer[] {
-  const pending = snapshot.pending ?? [];
-  if (request.kind === 'signal') {
-    const { event, payload } = request;
-    const all = pending.filter((p) => p.kind === 'event' && p.event === event);
-    const waits = all.filter((p) => !isLate(p, now));
-    if (all[0] !== undefined && waits.length === 0) throw lateError(definition, snapshot.id, all[0], now);
-    if (waits.length === 0) {
-      const waiting = pending.map((p) =>
-        p.kind === 'event'
-          ? `"${p.event}"`
-          : p.kind === 'crew'
-            ? `the crew of "${p.step}"`
-            : `a human at "${p.step}"`,
-      );
-      const why = waiting.length === 0 ? 'it waits for nothing' : `it waits for ${waiting.join(', ')}`;
-      throw new NoWaiterError(definition.name, snapshot.id, event, why);
-    }
-    return waits.map((w) => ({ kind: 'signal', step: w.step, event, payload }));
-  }
-  if (isCrewAnswer(request.answer)) {
-    return crewStepAnswers(definition.name, snapshot.id, pending, request.answer);
-  }
-  if (request.answer !== undefined) {
-    const answer = checkAnswer(definition, snapshot, request.answer);
-    const late = pending.find((p) => p.step === answer.step && isLate(p, now));
-    if (late !== undefined) throw lateError(definition, snapshot.id, late, now);
-    return [answer];
-  }
-  const due = pending.filter((p) => p.timeoutAt !== undefined && p.timeoutAt <= now);
-  if (due.length === 0) {
-    const what = pending.some((p) => p.kind === 'human')
-      ? 'resume it with { route, feedback? }'
-      : pending.some((p) => p.kind === 'crew')
-        ? 'answer its crews with { approvals, reviews }'
-        : 'signal the event it waits for';
-    throw new AnswerRequiredError(
-      definition.name,
-      snapshot.id,
-      pending.map((p) => p.step),
-      `${what} (no deadline has passed)`,
-    );
-  }
-  return due.map((p) => ({ kind: 'timeout', step: p.step }));
-}
+export type { HumanAnswerInput, ResumeRequest } from './flow-answers.js';
 
 /** What claiming a stored flow run for `resume` found. */
 export type FlowClaim =
@@ -268,7 +121,11 @@ export async function claimFlowRun(
     if (snapshot.status !== 'paused') {
       throw notWaiting(definition, id, request, `${snapshot.status}: another answer was taken first`);
     }
-    answers = answersFor(definition, snapshot, request, clock.now());
+    answers = answersFor(
+      { name: definition.name, id, pending: snapshot.pending ?? [] },
+      request,
+      clock.now(),
+    );
     return 'claim';
   };
   const outcome = await claimStoredRun({

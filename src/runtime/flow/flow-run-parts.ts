@@ -53,6 +53,15 @@ export interface WiringOptions {
   events?: 'store' | undefined;
   /** The thread the run is on (`kickoff({ thread })`): its head keeps it beside its inputs. */
   thread?: string | undefined;
+  /** A child flow run's parent (a flow step's): its head keeps it as `data.parent`. */
+  link?: ParentLink | undefined;
+}
+
+/** The parent a child flow run's head names (`data.parent`): the parent run, and its step run that started it. */
+export interface ParentLink {
+  runId: string;
+  nodeId: string;
+  step: string;
 }
 
 /**
@@ -106,7 +115,8 @@ export function wireFlowRun<S>(
     contextFor: (spec, signal, self, draft) => {
       const { commits } = run;
       const steps = { state: (draft ?? state) as typeof state, inputs, hub, clock, results, outputs, crews };
-      return stepContext(spec, signal, self, { ...steps, flow: definition.name, commits });
+      const { forced } = kickoff;
+      return stepContext(spec, signal, self, { ...steps, flow: definition.name, commits, forced });
     },
     checkState: (spec, output) => {
       checkState(definition.state, state, spec.step.name, run.id);
@@ -158,6 +168,7 @@ function keepingOf<S>(
   const data = {
     inputs: options.stored,
     ...(options.thread === undefined ? {} : { thread: options.thread }),
+    ...(options.link === undefined ? {} : { parent: { ...options.link } }),
     ...(keepEvents ? { events: 'store' } : {}),
   };
   return { owner, claim: { kind: 'flow', name: definition.name, data, what } };

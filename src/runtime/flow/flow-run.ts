@@ -9,7 +9,13 @@ import type { FlowDefinition } from './definition.js';
 import { checkKickoff } from './flow-kickoff.js';
 import type { FlowOutput, FlowRun } from './flow-output.js';
 import type { FlowRunOptions } from './flow-run-options.js';
-import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-parts.js';
+import { type FlowRunParts, type FlowRunSeed, type ParentLink, wireFlowRun } from './flow-run-parts.js';
+
+/** Where a child flow run (a flow step's) sits: under its step run's actor, its head naming its parent. */
+export interface ChildPlacement {
+  parent?: AnyActorRef | undefined;
+  link?: ParentLink | undefined;
+}
 
 /**
  * Starts one run of a flow. Definition errors (`unknown_trigger`, `no_start`), inputs that are not a
@@ -18,15 +24,19 @@ import { type FlowRunParts, type FlowRunSeed, wireFlowRun } from './flow-run-par
  */
 export function startFlowRun<S>(
   definition: FlowDefinition<S>,
-  options: FlowRunOptions,
+  options: FlowRunOptions & ChildPlacement,
   supervisor: FlowMachine = createFlowMachine(definition),
   seed?: FlowRunSeed,
 ): FlowRun<S> {
   const kickoff = checkKickoff(definition, options, seed?.resume);
   const parts = wireFlowRun(definition, kickoff, options, seed);
   const input = { effects: parts.driver, resume: seed?.resume?.rounds };
-  const placement = options.inspect === undefined ? {} : { inspect: options.inspect };
-  const actor = parts.run.supervise(supervisor, input, `flow:${parts.state.id}`, placement, parts.runner);
+  const { parent } = options as ChildPlacement;
+  const placement =
+    parent !== undefined ? { parent } : options.inspect === undefined ? {} : { inspect: options.inspect };
+  // Under a parent the id becomes the type of the done event the parent gets: keep it free of the run id.
+  const actorId = parent === undefined ? `flow:${parts.state.id}` : 'flow';
+  const actor = parts.run.supervise(supervisor, input, actorId, placement, parts.runner);
   const result = runFlowToEnd(definition, options, parts, actor, seed?.lineage);
   return { id: parts.state.id, events$: parts.run.events.events$, actor, result };
 }

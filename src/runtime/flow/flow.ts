@@ -271,10 +271,15 @@ export class Flow<S> {
    * @example
    * flow.flow('review', 'drafted', reviewFlow, { inputs: ({ state }) => ({ draft: state.draft }) });
    */
-  flow(name: string, trigger: Trigger, child: Flow<object>, options: SubflowOptions<WithId<S>> = {}): this {
+  flow<C extends object>(
+    name: string,
+    trigger: Trigger,
+    child: Flow<C>,
+    options: SubflowOptions<WithId<S>> = {},
+  ): this {
     const where = this.#where(name);
     if (!(child instanceof Flow)) throw new InvalidOptionError(where, 'child', 'a flow (createFlow)', child);
-    if (child === (this as unknown as Flow<object>)) {
+    if ((child as unknown) === this) {
       throw new InvalidOptionError(where, 'child', 'another flow than the one it is a step of', child.name);
     }
     const checked = parseOptions(subflowOptionsSchema, where, options);

@@ -1,6 +1,7 @@
 import { ForcedFailureError, UnknownRouteError, UnknownRouterError } from '../../errors.js';
 import { FAILED_OUTCOME, handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
 import type { StepShape } from '../../machines/flow/step-shape.js';
+import { PATH_SEPARATOR } from '../../machines/flow/waits.js';
 import type { StepDefinition } from './definition.js';
 
 /** Route labels forced per router: one for every run, or a list for its successive runs. */
@@ -15,13 +16,36 @@ export function checkForcedRoutes(
   routes: ForcedRoutes | undefined,
 ): ReadonlyMap<string, string | readonly string[]> {
   const forced = new Map(Object.entries(routes ?? {}));
-  if (forced.size === 0) return forced;
+  for (const name of forced.keys()) checkForcedKey(definition, name, name);
+  return forced;
+}
+
+/**
+ * Checks one key of `routes`: a step of `definition` that chooses an outcome, or a path
+ * (`'<flow step> › <child step>'`, nested deeper the same way) into a flow step's child flow to one
+ * (`unknown_router` naming the key as given, `key`).
+ */
+function checkForcedKey(
+  definition: { name: string; steps: readonly StepShape[] },
+  name: string,
+  key: string,
+): void {
+  const at = name.indexOf(PATH_SEPARATOR);
+  if (at >= 0) {
+    const step = definition.steps.find((s) => s.name === name.slice(0, at));
+    const child = step?.kind === 'flow' ? step.subflow : undefined;
+    if (child === undefined) {
+      const flows = definition.steps
+        .filter((s) => s.kind === 'flow')
+        .map((s) => `${s.name}${PATH_SEPARATOR}…`);
+      throw new UnknownRouterError(definition.name, key, flows);
+    }
+    checkForcedKey(child, name.slice(at + PATH_SEPARATOR.length), key);
+    return;
+  }
   const handled = handledSteps(definition.steps);
   const routers = definition.steps.filter((s) => outcomesOf(s, handled) !== undefined).map((s) => s.name);
-  for (const name of forced.keys()) {
-    if (!routers.includes(name)) throw new UnknownRouterError(definition.name, name, routers);
-  }
-  return forced;
+  if (!routers.includes(name)) throw new UnknownRouterError(definition.name, key, routers);
 }
 
 /** The outcome forced for run `run` of step `step`, if one is. */

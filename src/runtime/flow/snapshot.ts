@@ -34,7 +34,26 @@ export type StepAnswer =
   | ({ kind: 'human' } & HumanAnswer)
   | { kind: 'signal'; step: string; event: string; payload: unknown }
   | { kind: 'timeout'; step: string }
-  | CrewStepAnswer;
+  | CrewStepAnswer
+  | FlowStepAnswer;
+
+/**
+ * What a resume or signal of a parent brings a flow step's paused child run: the step runs again, and
+ * its child run goes on with `request` (checked against the child's waits already).
+ */
+export interface FlowStepAnswer {
+  kind: 'flow';
+  step: string;
+  nodeId: string;
+  /** The child run: `<parent id>/<node id>`. */
+  runId: string;
+  request: ChildRequest;
+}
+
+/** What a child run is resumed with: an answer (a human's, a crew's, or none: its due timeouts), or a signal. */
+export type ChildRequest =
+  | { kind: 'answer'; answer: unknown }
+  | { kind: 'signal'; event: string; payload: unknown };
 
 /** Answers to what the paused crew run of a step waits for: the step runs again and its crew goes on. */
 export interface CrewStepAnswer {

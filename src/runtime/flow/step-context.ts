@@ -27,6 +27,8 @@ export interface StepContextRun<S> {
   flow?: string | undefined;
   /** The run's commit path (a run with a store): what a composing step stages its records on. */
   commits?: RunCommits | undefined;
+  /** The routes the run forces (`routes`): a flow step gives its child the ones under its name. */
+  forced?: ReadonlyMap<string, string | readonly string[]> | undefined;
 }
 
 /**
@@ -50,8 +52,10 @@ export interface StepScope {
   store: Store | undefined;
   /** The run's commit path (undefined: a run without a store). */
   commits: RunCommits | undefined;
-  /** The crew waits of the run (what a resumed run found, and its answers). */
+  /** The crew waits of the run (what a resumed run found, and its answers), its child flows' too. */
   crewWaits: FlowCrewWaits | undefined;
+  /** The routes the run forces, by step name or path (`review › approve`). */
+  forced?: ReadonlyMap<string, string | readonly string[]> | undefined;
 }
 
 const scopes = new WeakMap<object, StepScope>();
@@ -115,6 +119,7 @@ export function stepContext<S>(
     store: run.crews?.store,
     commits: run.commits,
     crewWaits: run.crews?.waits,
+    forced: run.forced,
   });
   return context;
 }

@@ -16,6 +16,7 @@ import { ChildWaits } from '../run/child-run.js';
 import { failedEvent } from '../run/node-events.js';
 import { NodeRunner, type NodeRunSpec } from '../run/node-runner.js';
 import type { RunEvents } from '../run/run-events.js';
+import { FlowChildWaits, flowWait } from './child-waits.js';
 import { crewWait } from './crew-steps.js';
 import type { StepContext, StepDefinition } from './definition.js';
 import { type ForcedRoutes, forcedStep } from './forced-routes.js';
@@ -128,9 +129,17 @@ function publishStep<S>(
 
 const STEPS = Symbol('steps');
 
-/** What a step run's attempt that threw `error` waits for instead of failing: a crew it kicked off that paused. */
+/**
+ * What a step run's attempt that threw `error` waits for instead of failing: a crew it kicked off
+ * that paused, or its child flow that paused.
+ */
 function waitOf<S>(spec: StepRunSpec<S>): (error: unknown) => NodeWait | undefined {
-  return (error) => (error instanceof ChildWaits ? crewWait(spec, error) : undefined);
+  return (error) =>
+    error instanceof ChildWaits
+      ? crewWait(spec, error)
+      : error instanceof FlowChildWaits
+        ? flowWait(spec, error)
+        : undefined;
 }
 
 /**
