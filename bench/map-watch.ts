@@ -61,7 +61,7 @@ export function watchCase(everyMs = 10): { stop(): Watched } {
  * for memory only, never with a timing. `stop()` returns that high water minus the heap in use at the
  * start (after a collection), in MB.
  */
-export function watchLiveHeap(everyMs = 1000): { stop(): number } {
+export function watchLiveHeap(everyMs = 5000): { stop(): number } {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (collect === undefined) throw new Error('watchLiveHeap: run node with --expose-gc');
   collect();

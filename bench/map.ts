@@ -19,8 +19,9 @@
  * `--model scripted` (the default) is `createScriptedModel`, which records every request it gets;
  * `--model plain` a function that only answers. `--cases map` runs one case (for a CPU profile).
  * `--built` runs the built package (`npm run build` first) instead of the sources through the loader.
- * `--live` adds, after the rounds, one untimed run of each case with a forced collection every second:
- * the most heap it held at once (its live set, not its garbage), per item.
+ * `--live` adds, after the rounds, one untimed run of each case with a forced collection every 5 s:
+ * the most heap it held at once (its live set, not its garbage), per item. Collecting a heap of
+ * hundreds of MB is slow on a loaded host: `--live` with fewer `--items` is quicker.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -99,7 +100,7 @@ async function runCase(api: Api, name: CaseName, n: number, args: Args, at: { di
   return sample;
 }
 
-/** One untimed run of each case, collected every second: the most heap it held at once. */
+/** One untimed run of each case, collected every 5 s: the most heap it held at once. */
 async function liveHeap(api: Api, args: Args, dir: string): Promise<string> {
   const held: string[] = [];
   for (const [i, name] of args.cases.entries()) {
@@ -114,7 +115,7 @@ async function liveHeap(api: Api, args: Args, dir: string): Promise<string> {
     await store.close();
     held.push(`${LABELS[name]} ${mb.toFixed(0)} MB (${((mb * 1024) / args.items).toFixed(1)} KB per item)`);
   }
-  return `live heap high water (a collection every second, one run each): ${held.join(', ')}`;
+  return `live heap high water (a collection every 5 s, one run each): ${held.join(', ')}`;
 }
 
 /** A second with nothing running, watched: the loop delay the host gives. */
