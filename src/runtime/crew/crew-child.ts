@@ -1,5 +1,6 @@
 import type { CrewOutput } from '../../types.js';
-import { type ChildRunScope, ChildWaits, type DurableChild } from '../run/child-run.js';
+import { type ChildItemScope, type ChildRunScope, ChildWaits, type DurableChild } from '../run/child-run.js';
+import { type FactSource, factsOf } from './crew-facts.js';
 import { crewCouldPause } from './crew-pause.js';
 import { storedPending } from './crew-resume.js';
 import { memoryEntry } from './memory.js';
@@ -66,4 +67,32 @@ async function runDurably(
   }
   if (out.status === 'paused') throw new ChildWaits(crew.name, executionId, out.pending ?? []);
   return out;
+}
+
+/**
+ * Runs `crew` as an item of a map step (see {@link ChildItemScope}): a run its store (the crew's, else
+ * the parent's) holds under the item's id goes on with `crew.resume` — a completed one gives its
+ * result without a model call; one whose process died, or that failed (a retry of the item), runs
+ * only its unfinished tasks — else a new run starts under that id.
+ */
+export async function runCrewAsItem(crew: ChildCrew, scope: ChildItemScope): Promise<CrewOutput> {
+  const { parent, signal, clock, inputs, executionId, relay } = scope;
+  const store = crew.store ?? scope.store;
+  const onRun = (run: CrewRun) => {
+    run.events$.subscribe(relay);
+  };
+  const head = store === undefined ? undefined : await store.readRun(executionId);
+  if (head !== undefined) return crew.resume(executionId, { parent, signal, clock, store, onRun });
+  const run = crew.run({ parent, signal, clock, inputs, executionId, store });
+  onRun(run);
+  return run.result;
+}
+
+/** Why runs of `crew` could pause for a human, in words; undefined when none could. */
+export function crewPausesFor(crew: FactSource): string | undefined {
+  const reason = factsOf(crew).pauseReason;
+  if (reason === undefined) return undefined;
+  return reason.kind === 'review'
+    ? `its task "${reason.nodeId}" waits for a human's review (humanInput)`
+    : `its tool "${reason.tool.name}" may wait for approval`;
 }

@@ -14,11 +14,11 @@ import type { ProcessShape } from '../process-shape.js';
 import type { ProcessKind } from '../processes/registry.js';
 import { processes } from '../processes/registry.js';
 import { readAnswers } from '../run/answers.js';
-import type { ChildDefinition, ChildRunScope } from '../run/child-run.js';
+import type { ChildDefinition, ChildItemScope, ChildRunScope } from '../run/child-run.js';
 import { hostTurn, RUN_START_OPERATIONS } from '../run/host-turn.js';
 import type { StoreErrorPolicy } from '../run/run-commits.js';
 import type { Agent } from './agent.js';
-import { runCrewAsChild } from './crew-child.js';
+import { crewPausesFor, runCrewAsChild, runCrewAsItem } from './crew-child.js';
 import { factsOf, taskAgents } from './crew-facts.js';
 import { kickoffForEach } from './crew-for-each.js';
 import { forkRestore } from './crew-fork.js';
@@ -230,6 +230,16 @@ export class Crew implements ChildDefinition<CrewOutput> {
    */
   runAsChild(scope: ChildRunScope): Promise<CrewOutput> {
     return runCrewAsChild(this, scope);
+  }
+
+  /** Runs the crew as an item of a flow's map step, under the item's id: see `runCrewAsItem`. */
+  runAsItem(scope: ChildItemScope): Promise<CrewOutput> {
+    return runCrewAsItem(this, scope);
+  }
+
+  /** Why runs of the crew could pause for a human, in words; undefined when none could. */
+  pausesFor(): string | undefined {
+    return crewPausesFor(this);
   }
 
   /**

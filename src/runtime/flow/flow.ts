@@ -73,6 +73,7 @@ import {
 import type { FlowRunSeed } from './flow-run-parts.js';
 import { earliestDeadline, loadSnapshot } from './flow-store.js';
 import { threadStart } from './flow-thread.js';
+import { refusePausableItems } from './map-refusals.js';
 import { runMapStep } from './map-step.js';
 import { flowToMachine, flowToMermaid } from './picture.js';
 import { type FlowRunInfo, runInfo } from './snapshot.js';
@@ -237,6 +238,7 @@ export class Flow<S> {
     }
     const checked = parseOptions(mapOptionsSchema, where, options);
     const runs = this.#mapRunKind(where, checked.run);
+    refusePausableItems(where, checked.run, runs);
     const settings: MapSettings = {
       ...checked,
       runs,

@@ -39,6 +39,23 @@ export interface DurableChild {
   waitedFor(executionId: string): CrewPending[] | undefined;
 }
 
+/**
+ * Where a child runs as one item of a map step: under the step run's actor, under an id of its own
+ * (`<parent id>/<node id>/<itemId>`), in the parent's store, to its end (it never pauses).
+ */
+export interface ChildItemScope {
+  parent: AnyActorRef;
+  signal: AbortSignal;
+  clock: ClockOption;
+  inputs: Record<string, unknown>;
+  /** The item's run id: a run its store holds under it goes on rather than starting over. */
+  executionId: string;
+  /** The parent run's store (a definition with a store of its own is kept there instead). */
+  store: Store | undefined;
+  /** Hears each of the child's events. */
+  relay(event: StatecrewEvent): void;
+}
+
 /** What a run's node can start as its child (a `Crew` is one). */
 export interface ChildDefinition<O> {
   readonly name: string;
@@ -47,6 +64,13 @@ export interface ChildDefinition<O> {
    * paused for a human (the node then waits, and the parent with it).
    */
   runAsChild(scope: ChildRunScope): Promise<O>;
+  /**
+   * Runs as an item of a map step, kept under the item's id: a run stored under it goes on (a
+   * completed one gives its output without any work). Without it a map step runs `runAsChild`.
+   */
+  runAsItem?(scope: ChildItemScope): Promise<O>;
+  /** Why a run of it could pause for a human, in words; undefined when none could (a map refuses those). */
+  pausesFor?(): string | undefined;
 }
 
 /**
