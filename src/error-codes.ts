@@ -58,7 +58,8 @@ export const ERROR_CODES = {
   },
   cycle: {
     retryable: false,
-    meaning: 'The tasks of a graph crew depend on each other in a cycle, so none of them could start.',
+    meaning:
+      'The tasks of a graph crew depend on each other in a cycle, so none of them could start; or flows contain each other through their flow and map steps.',
   },
   deadline_passed: {
     retryable: false,

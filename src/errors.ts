@@ -188,12 +188,18 @@ export class ContextInParallelError extends StatecrewError<'context_in_parallel'
   }
 }
 
-/** The tasks of a graph crew depend on each other in a cycle, so none of them could ever start. */
+/**
+ * The tasks of a graph crew depend on each other in a cycle, so none of them could ever start; or —
+ * `steps` given, the step of each flow that runs the next — flows contain each other through their
+ * flow and map steps (A runs B runs A), so no analysis of them could end.
+ */
 export class CycleError extends StatecrewError<'cycle'> {
-  constructor(cycle: readonly string[]) {
-    super('cycle', `Tasks depend on each other in a cycle: ${[...cycle, cycle[0]].join(' → ')}`, {
-      details: { cycle },
-    });
+  constructor(cycle: readonly string[], steps?: readonly string[]) {
+    const message =
+      steps === undefined
+        ? `Tasks depend on each other in a cycle: ${[...cycle, cycle[0]].join(' → ')}`
+        : `Flows contain each other: ${cycle.map((flow, i) => `"${flow}" (step "${steps[i]}")`).join(' → ')} → "${cycle[0]}"`;
+    super('cycle', message, { details: steps === undefined ? { cycle } : { cycle, steps } });
   }
 }
 

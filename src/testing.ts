@@ -9,6 +9,7 @@ export {
 } from './models/scripted.js';
 export { createManualClock, type ManualClock } from './runtime/engine/manual-clock.js';
 export {
+  type ChildRound,
   expectRouteCoverage,
   forEachPath,
   type PathRun,

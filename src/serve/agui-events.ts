@@ -1,4 +1,5 @@
 import { type BaseEvent, EventType } from '@ag-ui/core';
+import { PATH_SEPARATOR } from '../machines/flow/waits.js';
 import type { FollowedEvent } from '../runtime/durable/follow-events.js';
 import type { StatecrewEvent, WaitingFor, WaitingStep } from '../types.js';
 import { type AskedInterrupt, type AskedItem, interruptsOf } from './agui-interrupts.js';
@@ -234,6 +235,8 @@ export class AguiTranslator {
       this.#waits.set(event.nodeId, event.waitingFor);
       return [custom(event)];
     }
+    // A child flow's step that waits: what it asks, for its flow step's interrupt.
+    if (this.#isChild(event)) this.#waits.set(`${event.runId}|${event.nodeId}`, event.waitingFor);
     // A sleeping task goes on by itself; any other wait ends the task's part of this run.
     return event.waitingFor.kind === 'sleep'
       ? [custom(event)]
@@ -281,11 +284,21 @@ export class AguiTranslator {
     ];
   }
 
+  /** What the step of a child flow that its flow step waits on asks, as the child's `node.waiting` told it. */
+  #childWait(wait: Extract<WaitingFor, { kind: 'flow' }>): WaitingFor | undefined {
+    const leaf = wait.path.split(PATH_SEPARATOR).at(-1) ?? '';
+    return this.#waits.get(`${wait.runId}|${leaf}`);
+  }
+
   /** What a waiting flow step asks, as its `node.waiting` told it (the pause names the steps). */
-  #askedOf(w: Partial<WaitingStep> & { step: string }): AskedItem {
+  #askedOf(given: Partial<WaitingStep> & { step: string }): AskedItem {
+    let w = given;
     const nodeId = w.nodeId ?? w.step;
     const timeout = w.timeoutAt === undefined ? {} : { timeoutAt: w.timeoutAt };
-    const wait = this.#waits.get(nodeId);
+    const found = this.#waits.get(nodeId);
+    const wait = found?.kind === 'flow' ? this.#childWait(found) : found;
+    // A child flow's wait is asked, and answered, by its path from this run (`review › approve`).
+    if (found?.kind === 'flow') w = { ...w, step: found.path };
     if (wait?.kind === 'crew') {
       const { crew, executionId, pending } = wait;
       return { kind: 'crew', step: w.step, nodeId, crew, executionId, pending };

@@ -1,6 +1,6 @@
 import type { Interrupt } from '@ag-ui/core';
 import { z } from 'zod';
-import type { PendingStep } from '../machines/flow/waits.js';
+import { leafWaits, PATH_SEPARATOR, type PendingStep } from '../machines/flow/waits.js';
 import type { CrewPending } from '../types.js';
 import { jsonSchemaOf } from './describe.js';
 import { approvalSchema, humanAnswerSchema, reviewSchema } from './schemas.js';
@@ -94,8 +94,19 @@ function askedInterrupt(threadId: string, item: AskedInterrupt['item'], step?: s
 }
 
 /**
+ * A child flow's innermost waits, each named by its path from the run (`review › approve`): the step
+ * a resume through the run names to reach it.
+ */
+function childItems(item: Extract<AskedItem, { kind: 'flow' }>): AskedItem[] {
+  return leafWaits([{ ...item, payload: undefined }]).map((leaf) => ({
+    ...leaf.wait,
+    step: leaf.path.join(PATH_SEPARATOR),
+  }));
+}
+
+/**
  * The AG-UI interrupts of what run `threadId` asks: one per waiting step, and one per tool call or
- * output a crew (or a flow step's crew) waits on. Each says what it asks (`message`), the answer it
+ * output a crew (or a flow step's crew) waits on; a child flow's waits by their path. Each says what it asks (`message`), the answer it
  * takes (`responseSchema`, a resume entry's `payload`) and until when (`expiresAt`).
  */
 export function interruptsOf(threadId: string, asked: readonly AskedItem[]): AskedInterrupt[] {
@@ -103,7 +114,7 @@ export function interruptsOf(threadId: string, asked: readonly AskedItem[]): Ask
     item.kind === 'crew'
       ? item.pending.map((p) => askedInterrupt(threadId, p, item.step))
       : item.kind === 'flow'
-        ? interruptsOf(threadId, item.pending)
+        ? interruptsOf(threadId, childItems(item))
         : [askedInterrupt(threadId, item)],
   );
 }

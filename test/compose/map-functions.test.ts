@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFlow, isStatecrewError, type StatecrewEvent } from '../../src/index.js';
+import { createFlow, type StatecrewEvent } from '../../src/index.js';
 
 type Item = { id: string; n: number };
 
@@ -139,17 +139,4 @@ describe('map steps over function items', () => {
       expect(ran).toBe(0);
     });
   }
-
-  it('refuses flow items at build time (invalid_option naming the step)', () => {
-    const child = createFlow({ name: 'child', initialState: {} }).start('a', () => 1);
-    try {
-      createFlow({ name: 'parent', initialState: {} })
-        .start('begin', () => 'go')
-        .map('each', 'begin', { items: () => [1], run: child });
-      expect.unreachable();
-    } catch (error) {
-      expect(isStatecrewError(error, 'invalid_option')).toBe(true);
-      expect((error as Error).message).toMatch(/"each".*cannot be flows yet/);
-    }
-  });
 });

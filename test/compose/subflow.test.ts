@@ -60,3 +60,35 @@ describe('subflows', () => {
     expect(out.output).toEqual(out.outputs.review);
   });
 });
+
+describe('subflows nested two deep', () => {
+  it('name the innermost wait by its whole path, and an answer by that path reaches it', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const middle = parentFlow(undefined, ran);
+    const outer = createFlow({ name: 'outer', initialState: {}, store })
+      .start('begin', () => 'go')
+      .flow('inner', 'begin', middle);
+    const paused = await outer.kickoff({ inputs: { id: 'n-1' } });
+    expect(paused.status).toBe('paused');
+    expect(paused.pending).toMatchObject({
+      kind: 'flow',
+      runId: 'n-1/inner',
+      path: 'inner › review › approve',
+      pending: [{ kind: 'flow', runId: 'n-1/inner/review', path: 'review › approve' }],
+    });
+    const { leafWaits } = await import('../../src/machines/flow/waits.js');
+    expect(leafWaits(paused.waiting ?? [paused.pending as never]).map((l) => l.path)).toEqual([
+      ['inner', 'review', 'approve'],
+    ]);
+    const wrong = await outer.resume('n-1', { route: 'ok', step: 'inner › review › nope' }).catch((e) => e);
+    expect(wrong).toMatchObject({ code: 'answer_required' });
+    const out = await outer.resume('n-1', { route: 'ok', step: 'inner › review › approve' });
+    expect(out.status).toBe('completed');
+    expect(out.output).toEqual({ published: true, answer: { route: 'ok', feedback: undefined } });
+    expect(ran).toEqual(['plan', 'write', 'done', 'ship']);
+    expect((await store.readRun('n-1/inner/review'))?.data).toMatchObject({
+      parent: { runId: 'n-1/inner', nodeId: 'review', step: 'review' },
+    });
+  });
+});

@@ -144,7 +144,9 @@ export function closeRound(state: FlowRoundState, steps: FlowSteps): FlowRoundSt
 /**
  * Analysis: the round in progress settled at once — each step run with the outcome `labels` gives
  * its step (none for a step with one outcome) — and closed, as `closeRound` would close it, except
- * that it keeps no `closed` record (nothing reads it there, and the graph keeps every state).
+ * that it keeps no `closed` record (nothing reads it there, and the graph keeps every state). A
+ * `failed` outcome of a step whose failure nothing handles (a flow step whose child flow can fail)
+ * fails the run, as `failRun` does.
  */
 export function exploreRound(
   state: FlowRoundState,
@@ -155,6 +157,10 @@ export function exploreRound(
   for (const { step: name } of state.scheduled) {
     const label = labels[name];
     const step = steps.byName.get(name) as StepShape;
+    if (label === FAILED_OUTCOME && !steps.handled.has(name) && step.routes?.includes(label) !== true) {
+      // An empty round settles at once: `between` closes it and ends the run failed.
+      return { ...state, scheduled: [], settled: undefined, settledCount: 0, failed: true };
+    }
     if (label === undefined && step.kind !== 'router' && step.kind !== 'human') emitted.push(name);
     else for (const each of emissionOf(step, label).emitted) emitted.push(each);
   }

@@ -7,7 +7,7 @@ import {
   NO_FLOW_EFFECTS,
   type RoundEvent,
 } from '../../machines/flow/flow-machine.js';
-import { handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
+import { FAILED_OUTCOME, handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
 import type { StepShape } from '../../machines/flow/step-shape.js';
 
 export type { RoundEvent } from '../../machines/flow/flow-machine.js';
@@ -16,6 +16,29 @@ export type { RoundEvent } from '../../machines/flow/flow-machine.js';
 export interface AbstractFlow {
   name: string;
   steps: readonly StepShape[];
+}
+
+/**
+ * The outcomes of each step that chooses one, as analysis explores them: `outcomesOf`, and — for a
+ * step in `failing` (a flow step whose child flow can end failed) — `failed` too, which fails the run
+ * when nothing handles it.
+ */
+export function abstractOutcomes(
+  steps: readonly StepShape[],
+  failing: ReadonlySet<string> = new Set(),
+): Map<string, readonly string[]> {
+  const handled = handledSteps(steps);
+  const outcomes = new Map<string, readonly string[]>();
+  for (const step of steps) {
+    const choices = outcomesOf(step, handled);
+    if (!failing.has(step.name)) {
+      if (choices !== undefined) outcomes.set(step.name, choices);
+      continue;
+    }
+    const own = choices ?? [step.name];
+    outcomes.set(step.name, own.includes(FAILED_OUTCOME) ? own : [...own, FAILED_OUTCOME]);
+  }
+  return outcomes;
 }
 
 /** A snapshot of the flow machine, as analysis walks it. */
@@ -81,17 +104,17 @@ const isEnd = (snapshot: AbstractSnapshot): boolean => snapshot.status === 'done
  * Builds the flow's state graph with `@xstate/graph` on the flow's own machine (the one its runs
  * run), from its first round on: each transition is a `ROUND` that settles a round at once with the
  * outcome each step that chooses one settles with (a route label, a wait's name or timeout label,
- * `failed` for a handled failure). At most `stateLimit` states (`analysis_limit` past it).
+ * `failed` for a handled failure, or for a step in `failing`). At most `stateLimit` states
+ * (`analysis_limit` past it).
  */
-export function buildAbstractGraph(flow: AbstractFlow, stateLimit: number): AbstractGraph {
+export function buildAbstractGraph(
+  flow: AbstractFlow,
+  stateLimit: number,
+  failing: ReadonlySet<string> = new Set(),
+): AbstractGraph {
   const machine = createFlowMachine(flow);
   const abstractKey = abstractKeys();
-  const handled = handledSteps(flow.steps);
-  const outcomes = new Map<string, readonly string[]>();
-  for (const step of flow.steps) {
-    const choices = outcomesOf(step, handled);
-    if (choices !== undefined) outcomes.set(step.name, choices);
-  }
+  const outcomes = abstractOutcomes(flow.steps, failing);
   const started = getNextSnapshot(machine, getInitialSnapshot(machine, { effects: NO_FLOW_EFFECTS }), {
     type: 'START',
   });

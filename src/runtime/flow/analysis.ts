@@ -1,24 +1,13 @@
-import { completes, handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
-import type { StepShape } from '../../machines/flow/step-shape.js';
+import { handledSteps, outcomesOf } from '../../machines/flow/outcomes.js';
 import { namesIn } from '../../machines/flow/triggers.js';
-import {
-  type AbstractFlow,
-  type AbstractGraph,
-  type AbstractNode,
-  buildAbstractGraph,
-} from './abstraction.js';
+import { type AbstractFlow, type AbstractGraph, buildAbstractGraph } from './abstraction.js';
+import { composePaths } from './composed-paths.js';
+import { type ChildFlowStep, childFlowsOf, FlowChain, within } from './composition.js';
+import type { FlowPath } from './flow-path.js';
+import { PathWalk } from './path-walk.js';
 import { validateTriggers } from './validate.js';
 
-/**
- * One path of a flow: the outcome of each step that chooses one (a router's label, a wait's name or
- * timeout label, `failed` for a handled failure; a list when it runs more than once), the steps that
- * complete, and how it ends.
- */
-export interface FlowPath {
-  routes: Record<string, string | string[]>;
-  trail: string[];
-  outcome: 'completed' | 'failed';
-}
+export type { FlowPath } from './flow-path.js';
 
 /** Options of `flow.analyze()` and `flow.paths()`. */
 export interface AnalyzeOptions {
@@ -30,21 +19,22 @@ export interface AnalyzeOptions {
 
 /** What `flow.analyze()` proves and finds. */
 export interface FlowAnalysis {
-  /** Every reachable state reaches an end and no cycle can repeat forever. */
+  /** Every reachable state reaches an end and no cycle can repeat forever, in the flow and every child flow it runs. */
   terminates: boolean;
+  /** Every path (at most `limit`), through flow steps' children (`FlowPath`). */
   paths: FlowPath[];
-  /** Steps that run on no path, in definition order. */
+  /** Steps that run on no path, in definition order; then a child flow's, by their path (`review › polish`). */
   unreachableSteps: string[];
-  /** Declared route labels that no trigger names, or whose router never runs. */
+  /** Declared route labels that no trigger names, or whose router never runs; a child's by their path. */
   unusedRoutes: string[];
-  /** Paths that end while an `and` (or other gate) is partly satisfied. */
+  /** Paths that end while an `and` (or other gate) is partly satisfied; a child's by their path. */
   deadEnds: { step: string; missing: string[]; trail: string[] }[];
+  /**
+   * Why `terminates` is false (empty when it is true): the flow itself, or — `step` the path of steps
+   * that runs it (`review`, `review › check`) — a child flow that may not terminate.
+   */
+  nonTerminating: { flow: string; step?: string; reason: string }[];
   stats: { states: number; transitions: number; paths: number; truncated: boolean };
-}
-
-function graphOf(flow: AbstractFlow, options: AnalyzeOptions): AbstractGraph {
-  validateTriggers(flow);
-  return buildAbstractGraph(flow, options.stateLimit ?? 100_000);
 }
 
 /** The states that can reach an end: a breadth-first search from the ends along reversed edges. */
@@ -93,145 +83,75 @@ function hasCycle(graph: AbstractGraph): boolean {
   return false;
 }
 
-/** The routes of a path: each router's label, or its labels in order when it ran more than once. */
-function routesOf(labels: readonly [string, string][]): Record<string, string | string[]> {
-  const routes: Record<string, string | string[]> = {};
-  for (const [router, label] of labels) {
-    const seen = routes[router];
-    routes[router] = seen === undefined ? label : [...(Array.isArray(seen) ? seen : [seen]), label];
-  }
-  return routes;
-}
-
-/** A state on the path being walked: the edge to try next, and the trail and labels before its round. */
-interface PathFrame {
-  key: string;
-  node: AbstractNode;
-  next: number;
-  trailAt: number;
-  labelsAt: number;
-  /** The steps of its round that choose an outcome, whose outcomes each edge chooses. */
-  routers: string[];
-  /** The steps of its round. */
-  round: StepShape[];
-}
-
-/** What a walk reads of the flow's steps: each by name, and which choose an outcome. */
-interface WalkSteps {
-  byName: ReadonlyMap<string, StepShape>;
-  routers: ReadonlySet<string>;
-}
-
-/**
- * Lists paths from the initial state to an end, depth first, at most `limit` (never entering a state
- * already on the path). The trail and labels are one stack shared by every path and copied only when
- * a path ends, so the walk costs the edges it follows plus the paths it lists — not, as copying them
- * at every state would, the trail's length at every state (quadratic on a chain).
- */
-class PathWalk {
-  readonly found: { path: FlowPath; end: string }[] = [];
-  truncated = false;
-  readonly #trail: string[] = [];
-  readonly #labels: [string, string][] = [];
-  readonly #onPath = new Set<string>();
-  readonly #stack: PathFrame[] = [];
-
-  readonly #graph: AbstractGraph;
-  readonly #steps: WalkSteps;
-  readonly #limit: number;
-
-  constructor(graph: AbstractGraph, steps: WalkSteps, limit: number) {
-    this.#graph = graph;
-    this.#steps = steps;
-    this.#limit = limit;
-  }
-
-  run(): this {
-    this.#enter(this.#graph.initial);
-    while (this.#stack.length > 0 && !this.truncated) {
-      const top = this.#stack[this.#stack.length - 1] as PathFrame;
-      this.#trail.length = top.trailAt;
-      this.#labels.length = top.labelsAt;
-      const edge = top.node.edges[top.next];
-      if (edge === undefined) {
-        this.#stack.pop();
-        this.#onPath.delete(top.key);
-        continue;
-      }
-      top.next += 1;
-      if (this.#onPath.has(edge.to)) continue;
-      for (const router of top.routers) this.#labels.push([router, edge.event.labels[router] as string]);
-      // The round's steps that complete on this edge: a handled failure is not in the trail.
-      for (const step of top.round) {
-        if (completes(step, edge.event.labels[step.name])) this.#trail.push(step.name);
-      }
-      this.#enter(edge.to);
-    }
-    return this;
-  }
-
-  /** Ends a path at `key` if it is an end (or marks the walk truncated past the limit), else walks into it. */
-  #enter(key: string): void {
-    const node = this.#graph.nodes.get(key);
-    if (node === undefined) return;
-    if (node.snapshot.status === 'done') {
-      if (this.found.length >= this.#limit) this.truncated = true;
-      else {
-        const outcome = node.snapshot.value === 'failed' ? 'failed' : 'completed';
-        this.found.push({
-          path: { routes: routesOf(this.#labels), trail: [...this.#trail], outcome },
-          end: key,
-        });
-      }
-      return;
-    }
-    const routers: string[] = [];
-    const round: StepShape[] = [];
-    for (const { step: name } of node.snapshot.context.flow.scheduled) {
-      round.push(this.#steps.byName.get(name) as StepShape);
-      if (this.#steps.routers.has(name)) routers.push(name);
-    }
-    this.#stack.push({
-      key,
-      node,
-      next: 0,
-      trailAt: this.#trail.length,
-      labelsAt: this.#labels.length,
-      routers,
-      round,
-    });
-    this.#onPath.add(key);
-  }
-}
-
-function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number) {
+function enumeratePaths(flow: AbstractFlow, graph: AbstractGraph, limit: number): PathWalk {
   const handled = handledSteps(flow.steps);
   const routers = new Set(flow.steps.filter((s) => outcomesOf(s, handled) !== undefined).map((s) => s.name));
   const byName = new Map(flow.steps.map((s) => [s.name, s]));
-  return new PathWalk(graph, { byName, routers }, limit).run();
+  return new PathWalk(graph, { byName, routers, handled }, limit).run();
 }
 
-/** Every path of a flow (at most `limit`), as route choices, trail and outcome. */
-export function flowPaths(flow: AbstractFlow, options: AnalyzeOptions = {}): FlowPath[] {
-  return enumeratePaths(flow, graphOf(flow, options), options.limit ?? 10_000).found.map((f) => f.path);
+/** A child flow's analysis (or its paths alone), with the step that runs it. */
+type Child<T> = ChildFlowStep & { analysis: T };
+
+/** Each step's child flow, analysed by `analyze` one level down the chain (`cycle` if a flow contains itself). */
+function childrenOf<T>(
+  flow: AbstractFlow,
+  chain: FlowChain,
+  analyze: (child: AbstractFlow, chain: FlowChain) => T,
+): Child<T>[] {
+  return childFlowsOf(flow.steps).map((found) => ({
+    ...found,
+    analysis: analyze(found.child, chain.enter(found.step.name, found.child)),
+  }));
+}
+
+/** The flow steps whose child flow can end failed: their step can fail, handled or not. */
+function failingSteps(children: readonly Child<{ paths: FlowPath[] }>[]): Set<string> {
+  return new Set(
+    children
+      .filter((c) => c.kind === 'flow' && c.analysis.paths.some((p) => p.outcome === 'failed'))
+      .map((c) => c.step.name),
+  );
+}
+
+/** The flow's paths with its flow steps' child paths composed into them, and the flow's graph. */
+function composedPaths(
+  flow: AbstractFlow,
+  options: AnalyzeOptions,
+  children: readonly Child<{ paths: FlowPath[] }>[],
+) {
+  const limit = options.limit ?? 10_000;
+  validateTriggers(flow);
+  const graph = buildAbstractGraph(flow, options.stateLimit ?? 100_000, failingSteps(children));
+  const walk = enumeratePaths(flow, graph, limit);
+  const childPaths = new Map(
+    children.filter((c) => c.kind === 'flow').map((c) => [c.step.name, c.analysis.paths]),
+  );
+  const composed = composePaths(walk.found, childPaths, limit);
+  return { graph, walk, paths: composed.paths, truncated: walk.truncated || composed.truncated };
+}
+
+function pathsWithin(flow: AbstractFlow, options: AnalyzeOptions, chain: FlowChain): { paths: FlowPath[] } {
+  const children = childrenOf(flow, chain, (child, down) => pathsWithin(child, options, down));
+  return { paths: composedPaths(flow, options, children).paths };
 }
 
 /**
- * Proves termination on the flow's abstract state graph (built with `@xstate/graph`; its only choices
- * are route labels), and finds unreachable steps, unused routes, dead ends and every path.
+ * Every path of a flow (at most `limit`), as route choices, trail and outcome; through a flow step,
+ * once per path of its child, named by their path (`review › grade`).
  */
-export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): FlowAnalysis {
-  const graph = graphOf(flow, options);
-  const allReachEnd = reachingEnd(graph).size === graph.nodes.size;
-  const { found, truncated } = enumeratePaths(flow, graph, options.limit ?? 10_000);
+export function flowPaths(flow: AbstractFlow, options: AnalyzeOptions = {}): FlowPath[] {
+  return pathsWithin(flow, options, new FlowChain(flow)).paths;
+}
 
+/** What the flow's own graph proves and finds, before its children's findings join it. */
+function ownFindings(flow: AbstractFlow, graph: AbstractGraph, walk: PathWalk) {
   const reached = new Set<string>();
   let transitions = 0;
   for (const node of graph.nodes.values()) {
     for (const scheduled of node.snapshot.context.flow.scheduled) reached.add(scheduled.step);
     transitions += node.edges.length;
   }
-  const unreachableSteps = flow.steps.filter((s) => !reached.has(s.name)).map((s) => s.name);
   const named = new Set<string>();
   for (const step of flow.steps) if (step.trigger !== undefined) namesIn(step.trigger, named);
   const unusedRoutes = flow.steps.flatMap((s) =>
@@ -239,7 +159,7 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
       (label) => !named.has(label) || !reached.has(s.name),
     ),
   );
-  const deadEnds = found.flatMap(({ path, end }) =>
+  const deadEnds = walk.found.flatMap(({ path, end }) =>
     path.outcome === 'completed'
       ? (graph.nodes.get(end)?.snapshot.context.flow.rounds.waiting() ?? []).map((w) => ({
           ...w,
@@ -247,12 +167,66 @@ export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): F
         }))
       : [],
   );
+  const nonTerminating: FlowAnalysis['nonTerminating'] = [];
+  if (reachingEnd(graph).size !== graph.nodes.size) {
+    nonTerminating.push({ flow: flow.name, reason: 'a state of it can reach no end' });
+  }
+  if (hasCycle(graph)) nonTerminating.push({ flow: flow.name, reason: 'a cycle of it can repeat forever' });
+  return { reached, transitions, unusedRoutes, deadEnds, nonTerminating };
+}
+
+/** What a child's analysis adds to its parent's, its names prefixed with the step that runs it. */
+function childFindings(child: Child<FlowAnalysis>) {
+  const at = child.step.name;
+  const { analysis } = child;
   return {
-    terminates: allReachEnd && !hasCycle(graph),
-    paths: found.map((f) => f.path),
-    unreachableSteps,
-    unusedRoutes,
-    deadEnds,
-    stats: { states: graph.nodes.size, transitions, paths: found.length, truncated },
+    unreachableSteps: analysis.unreachableSteps.map((name) => within(at, name)),
+    unusedRoutes: analysis.unusedRoutes.map((label) => within(at, label)),
+    deadEnds: analysis.deadEnds.map((dead) => ({
+      step: within(at, dead.step),
+      missing: dead.missing,
+      trail: dead.trail.map((name) => within(at, name)),
+    })),
+    nonTerminating: analysis.nonTerminating.map((why) => ({
+      ...why,
+      step: why.step === undefined ? at : within(at, why.step),
+    })),
   };
+}
+
+function analyzeWithin(flow: AbstractFlow, options: AnalyzeOptions, chain: FlowChain): FlowAnalysis {
+  const children = childrenOf(flow, chain, (child, down) => analyzeWithin(child, options, down));
+  const { graph, walk, paths, truncated } = composedPaths(flow, options, children);
+  const own = ownFindings(flow, graph, walk);
+  const analysis: FlowAnalysis = {
+    terminates: false,
+    paths,
+    unreachableSteps: flow.steps.filter((s) => !own.reached.has(s.name)).map((s) => s.name),
+    unusedRoutes: own.unusedRoutes,
+    deadEnds: own.deadEnds,
+    nonTerminating: own.nonTerminating,
+    stats: { states: graph.nodes.size, transitions: own.transitions, paths: paths.length, truncated },
+  };
+  // A child runs only if the step that runs it does: an unreachable step's child proves nothing.
+  for (const child of children.filter((c) => own.reached.has(c.step.name))) {
+    const found = childFindings(child);
+    analysis.unreachableSteps.push(...found.unreachableSteps);
+    analysis.unusedRoutes.push(...found.unusedRoutes);
+    analysis.deadEnds.push(...found.deadEnds);
+    analysis.nonTerminating.push(...found.nonTerminating);
+    analysis.stats.truncated ||= child.analysis.stats.truncated;
+  }
+  analysis.terminates = analysis.nonTerminating.length === 0;
+  return analysis;
+}
+
+/**
+ * Proves termination on the flow's abstract state graph (built with `@xstate/graph`; its only choices
+ * are outcomes), and finds unreachable steps, unused routes, dead ends and every path; a flow step or
+ * a map step of flows composes its child's analysis (the parent terminates only if its children do;
+ * their findings are named by their path, `review › grade`). A flow that contains itself through its
+ * children is refused (`cycle`).
+ */
+export function analyzeFlow(flow: AbstractFlow, options: AnalyzeOptions = {}): FlowAnalysis {
+  return analyzeWithin(flow, options, new FlowChain(flow));
 }

@@ -2,6 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { createFlowMachine, type FlowMachine } from '../../machines/flow/flow-machine.js';
 import { PATH_SEPARATOR } from '../../machines/flow/waits.js';
 import type { RunHead, Store } from '../../stores/store.js';
+import type { StatecrewEvent } from '../../types.js';
 import { RunOwner } from '../durable/run-owner.js';
 import { toClock } from '../engine/clock.js';
 import { FlowChildWaits } from './child-waits.js';
@@ -34,6 +35,8 @@ export interface ChildFlowRequest {
   runId: string;
   /** The child's inputs when it starts (a child run that exists goes on with its own). */
   inputs: Record<string, unknown> | undefined;
+  /** Which of the child's events reach the parent's (a map's items pass on only a few). @default all */
+  relays?: ((event: StatecrewEvent) => boolean) | undefined;
 }
 
 /** What every run (new or resumed) of one child gets from its parent step run. */
@@ -69,10 +72,10 @@ export async function runChildFlow(
   const out =
     head === undefined || store === undefined
       ? await relayed(
-          scope,
+          request,
           startFlowRun(definition, { ...options, inputs: { ...inputs, id: runId } }, supervisorOf(child)),
         )
-      : await goOn(child, { scope, runId, store, head, options });
+      : await goOn(child, { request, store, head, options });
   if (out.status === 'paused') {
     const pending = out.waiting ?? (out.pending === undefined ? [] : [out.pending]);
     throw new FlowChildWaits(definition.name, runId, pending);
@@ -82,8 +85,7 @@ export async function runChildFlow(
 
 /** What going on with a stored child run needs. */
 interface StoredChild {
-  scope: StepScope;
-  runId: string;
+  request: ChildFlowRequest;
   store: Store;
   head: RunHead;
   options: ChildRunOptions;
@@ -91,7 +93,8 @@ interface StoredChild {
 
 /** Goes on with the stored child run: its result when completed, else claimed and run on, here. */
 async function goOn(child: ComposableFlow, stored: StoredChild): Promise<FlowOutput<unknown>> {
-  const { scope, runId, store, head, options } = stored;
+  const { request: childRequest, store, head, options } = stored;
+  const { scope, runId } = childRequest;
   const definition = child.definition;
   const given = scope.crewWaits?.childRequest(scope.nodeId, runId);
   if (head.status === 'paused' && given === undefined) {
@@ -115,12 +118,15 @@ async function goOn(child: ComposableFlow, stored: StoredChild): Promise<FlowOut
     await owner.releaseQuietly(snapshot?.status);
     throw error;
   }
-  return relayed(scope, run);
+  return relayed(childRequest, run);
 }
 
 /** The run's result, its events relayed into the parent's as they come (tagged with the step). */
-function relayed(scope: StepScope, run: FlowRun<unknown>): Promise<FlowOutput<unknown>> {
-  run.events$.subscribe((event) => scope.hub.relay(event, scope.step));
+function relayed(request: ChildFlowRequest, run: FlowRun<unknown>): Promise<FlowOutput<unknown>> {
+  const { scope, relays } = request;
+  run.events$.subscribe((event) => {
+    if (relays === undefined || relays(event)) scope.hub.relay(event, scope.step);
+  });
   return run.result;
 }
 

@@ -6,9 +6,11 @@ import type { CrewOutput, Failure } from '../../types.js';
 import { retryDelay } from '../engine/backoff.js';
 import type { Clock } from '../engine/clock.js';
 import type { ChildDefinition } from '../run/child-run.js';
+import type { ComposableFlow } from './child-flow.js';
 import type { MapItemContext, MapSettings } from './compose-options.js';
 import type { StepContext } from './definition.js';
 import { crewItemInputs, runCrewItem } from './map-crew-item.js';
+import { runFlowItem } from './map-flow-item.js';
 import type { MapItem } from './map-items.js';
 import type { SettledItem } from './map-records.js';
 import type { StepScope } from './step-context.js';
@@ -74,7 +76,11 @@ async function attemptItem(parts: ItemRunParts, item: MapItem, attempt: number, 
     const crew = settings.run as ChildDefinition<CrewOutput>;
     return runCrewItem(crew, item, crewItemInputs(settings.inputs, item), scope, signal);
   }
-  throw new InternalError('map step', 'flow items are refused when the step is built');
+  if (settings.runs === 'flow') {
+    const flow = settings.run as ComposableFlow;
+    return runFlowItem(flow, item, crewItemInputs(settings.inputs, item), scope, signal);
+  }
+  throw new InternalError('map step', `items that run "${String(settings.runs)}"`);
 }
 
 /**

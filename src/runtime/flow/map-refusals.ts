@@ -23,8 +23,7 @@ function flowPause(steps: readonly StepShape[], path = ''): string | undefined {
 /**
  * Refuses, when a map step is built, items that could pause for a human — a crew with a task that
  * waits for review or a tool that waits for approval, a flow with a human or wait step (or a flow step
- * whose child has one) — and flow items, which this version does not run yet (`invalid_option`
- * naming the step and why): a map's items run to their end.
+ * whose child has one) — (`invalid_option` naming the step and why): a map's items run to their end.
  */
 export function refusePausableItems(where: string, run: unknown, runs: MapRunKind): void {
   if (runs === 'crew') {
@@ -37,10 +36,8 @@ export function refusePausableItems(where: string, run: unknown, runs: MapRunKin
   if (runs === 'flow') {
     const flow = run as ShapedFlow;
     const why = flowPause(flow.definition.steps);
-    const message =
-      why === undefined
-        ? `${where}: a map step's items cannot be flows yet; run a crew or a function per item`
-        : `${where}: a map step's items cannot pause for a human, and flow "${flow.name}" could: ${why}`;
-    throw new InvalidOptionError(where, 'run', 'a crew or a function', flow.name, { message });
+    if (why === undefined) return;
+    const message = `${where}: a map step's items cannot pause for a human, and flow "${flow.name}" could: ${why}`;
+    throw new InvalidOptionError(where, 'run', 'a flow that runs to its end', flow.name, { message });
   }
 }

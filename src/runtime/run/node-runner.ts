@@ -69,6 +69,15 @@ function nextRunnerKey(): string {
 }
 
 /**
+ * Stops the worker actor of a run that ended. Only an actor's parent may stop it (`stopChild`), and
+ * the parent, the run's supervisor, is done by now: this does what `stopChild` does — the actor's own
+ * stop, which runs its cleanup and leaves its actor system.
+ */
+function stopEndedWorker(actor: AnyActorRef): void {
+  (actor as unknown as { _stop(): void })._stop();
+}
+
+/**
  * Runs node runs as lifecycle actors for one supervisor, and one worker actor per agent that runs
  * their attempts: a run asks its agent's actor for each attempt (`WORK`) and hears the outcome back
  * (`WORK.DONE`); no actor is created per attempt. Every actor is created with the supervisor as
@@ -139,12 +148,21 @@ export class NodeRunner<TSpec extends NodeRunSpec> {
       this.#executor.consult = (request, signal) => consult.call(hooks, request, signal);
   }
 
-  /** Forgets pending work and backoffs once its run ended; its actors report nothing more. */
+  /**
+   * Forgets pending work and backoffs once its run ended; its actors report nothing more, and its
+   * worker actors stop. A worker is a callback actor that never ends by itself: left running, it would
+   * stay registered in its actor system with everything it holds — for a run whose supervisor has a
+   * parent (a crew or flow run as a step's child, a map's item), that system is the parent run's, and
+   * a map of 10,000 crews would keep every finished crew run alive until its step ended.
+   */
   dispose(): void {
     this.#ended = true;
     this.#disposed = true;
     this.#clearTimers();
     this.#queue.clear();
+    for (const actor of this.#workerActors.splice(0)) stopEndedWorker(actor);
+    this.#workers.clear();
+    this.#workerRefs.clear();
   }
 
   /** A transition of one of this runner's node runs, as its lifecycle reports it. */
