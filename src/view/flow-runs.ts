@@ -115,6 +115,9 @@ function childWaitsOf(
     // Each pause says all it waits for; an answer or a signal ends the pause.
     if (event.type === 'flow.paused' || event.type === 'flow.resumed' || event.type === 'flow.signaled')
       waits.clear();
+    // An answer through the parent is the child's `flow.resumed`, not the parent's: the flow step's
+    // run starting again (or settling) ends its wait.
+    if (event.type === 'flow.step') waits.delete(event.name);
     if (event.type !== 'flow.paused') continue;
     for (const w of event.waitingFor ?? [])
       if (w.kind === 'flow' && w.path !== undefined) waits.set(w.step, { path: w.path, runId: w.runId });

@@ -65,6 +65,11 @@ function itemResults(value: unknown): { itemId: string; status: 'completed' | 'f
   );
 }
 
+/** Whether a step's output is a map step's: a non-empty list of item results, each `{ itemId, status }`. */
+export function isMapOutput(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0 && itemResults(value).length === value.length;
+}
+
 /**
  * A completed map step run's facts from its output alone (a stored run that kept no events): its
  * results in item order, each item's child run `<runId>/<nodeId>/<itemId>`.

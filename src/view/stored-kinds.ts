@@ -3,6 +3,7 @@ import type { StepDetails } from '../runtime/flow/definition.js';
 import type { FlowSnapshot } from '../runtime/flow/snapshot.js';
 import type { StatecrewEvent } from '../types.js';
 import type { FlowViewSource } from './flow-runs.js';
+import { isMapOutput } from './map-runs.js';
 
 /**
  * What kind each step of a stored flow run was, as far as the run itself says — never guessed from
@@ -37,12 +38,15 @@ function eventKinds(events: readonly StatecrewEvent[], kinds: StepKinds): void {
 }
 
 /**
- * The kinds a snapshot tells: its sleeps, and each completed round's routes — a name the round emitted
+ * The kinds a snapshot tells: its sleeps, its map steps (by their outputs), and each completed round's routes — a name the round emitted
  * right after a step's own that is no step's name is the route that step chose: a router's when it is
  * the step's output, a human step's when it is the answer's `route`.
  */
 function snapshotKinds(snapshot: FlowSnapshot, kinds: StepKinds): void {
   for (const nodeId of Object.keys(snapshot.sleeps ?? {})) kinds.set(stepRunOf(nodeId).step, 'sleep');
+  // A run that kept no events tells its map steps by their outputs: their items' results.
+  for (const [step, output] of Object.entries(snapshot.outputs))
+    if (isMapOutput(output)) kinds.set(step, 'map');
   const steps = new Set([...snapshot.trail, ...snapshot.rounds.flatMap((r) => r.steps)]);
   for (const round of snapshot.rounds) {
     for (const [at, step] of round.emitted.entries()) {
