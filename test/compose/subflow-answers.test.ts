@@ -92,6 +92,24 @@ describe("a child flow's pause, answered through its parent", () => {
     expect(child.checkpoints.map((c) => c.checkpoint)).toEqual(['write', 'approve', 'done']);
   });
 
+  it("tells on the parent's events that it went on with its child's answer (flow.resumed)", async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const flow = parentFlow(reviewFlow(ran), ran, store);
+    await flow.kickoff({ inputs: { id: 'e-1' } });
+    const events: { type: string; runId: string; step?: string; route?: string }[] = [];
+    await flow.resume(
+      'e-1',
+      { route: 'ok' },
+      { onRun: (run) => run.events$.subscribe((e) => events.push(e)) },
+    );
+    const own = events.filter((e) => e.runId === 'e-1' && e.type === 'flow.resumed');
+    expect(own).toEqual([expect.objectContaining({ type: 'flow.resumed', step: 'review', route: 'ok' })]);
+    // The child tells its own, relayed with its run id (and, as every relayed event, the parent's step).
+    const child = events.filter((e) => e.runId === 'e-1/review' && e.type === 'flow.resumed');
+    expect(child).toEqual([expect.objectContaining({ step: 'review', route: 'ok' })]);
+  });
+
   it('of two answers at once, exactly one goes on', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

@@ -206,6 +206,7 @@ class FlowRoundDriver<S> implements RoundDriver {
       this.#waits(self, crewWait);
       return;
     }
+    if (round === 1) this.#announceChild(nodeId);
     const payload = this.#inputs.payloadOf(entry.trigger);
     const waits = step.kind === 'human' || step.kind === 'wait';
     const runnable = waits ? this.#answered(step, entry.run, nodeId, round) : step;
@@ -275,6 +276,25 @@ class FlowRoundDriver<S> implements RoundDriver {
     else if (answer.kind === 'signal')
       hub.emit({ type: 'flow.signaled', step: answer.step, event: answer.event });
     else hub.emit({ type: 'flow.timed_out', step: answer.step });
+  }
+
+  /**
+   * Tells that a paused run went on with an answer for the child flow of flow step run `nodeId`, as
+   * for its own waits: `flow.resumed` (a human's route), `flow.signaled` or `flow.timed_out`, naming
+   * the flow step (the child's own events name its step).
+   */
+  #announceChild(nodeId: string): void {
+    const answer = this.#parts.answers?.find((a) => a.kind === 'flow' && a.nodeId === nodeId);
+    if (answer?.kind !== 'flow') return;
+    const { hub } = this.#parts;
+    const { request, step } = answer;
+    if (request.kind === 'signal') {
+      hub.emit({ type: 'flow.signaled', step, event: request.event });
+      return;
+    }
+    const given = request.answer as { route?: unknown } | undefined;
+    if (given === undefined) hub.emit({ type: 'flow.timed_out', step });
+    else if (typeof given.route === 'string') hub.emit({ type: 'flow.resumed', step, route: given.route });
   }
 
   /** Fails the run: `step` fired past its `maxRuns` (`max_runs`), reported as the run that did not start. */
