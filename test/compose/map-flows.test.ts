@@ -64,25 +64,27 @@ describe('map steps over flow items', () => {
     expect(results[1]?.output).toBe(10);
   });
 
-  it('goes on with a stored run: finished flow items do not run again', async () => {
+  it('goes on with a stored run: a resume runs the failed item again, not the completed ones', async () => {
     const calls: number[] = [];
     const store = new MemoryStore();
-    let failOnce = true;
+    let down = true; // a service item 3 needs is down on the first run
+    const child = createFlow({ name: 'fetcher', initialState: { n: 0 } }).start('fetch', ({ state }) => {
+      calls.push(state.n);
+      if (state.n === 3 && down) throw new Error('service down');
+      return state.n * 2;
+    });
     const flow = createFlow({ name: 'again', initialState: {} })
       .start('begin', () => 'go')
-      .map('each', 'begin', {
-        items: () => [1, 2, 3],
-        run: doubler(calls),
-        inputs: (n) => ({ n: n === 3 && failOnce ? -3 : n }),
-        concurrency: 1,
-      });
+      .map('each', 'begin', { items: () => [1, 2, 3], run: child, inputs: (n) => ({ n }), concurrency: 1 });
     const first = await flow.kickoff({ store, inputs: { id: 'r1' } });
     expect(first.status).toBe('failed');
-    expect(calls).toEqual([1, 2, -3]);
-    failOnce = false;
+    expect(calls).toEqual([1, 2, 3]);
+    down = false;
     const out = await flow.resume('r1', undefined, { store });
-    expect(out.status).toBe('failed'); // the stored failed item keeps its failure: the step fails again
-    expect(calls).toEqual([1, 2, -3]);
+    expect(out.status).toBe('completed');
+    expect(calls).toEqual([1, 2, 3, 3]); // only the failed item's child run went on, its step again
+    expect((out.outputs.each as { output: unknown }[]).map((r) => r.output)).toEqual([2, 4, 6]);
+    expect(await store.readRun('r1/each/2')).toMatchObject({ status: 'completed' });
   });
 
   it('refuses, when the step is built, a flow that could pause for a human', () => {

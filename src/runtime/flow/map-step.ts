@@ -25,8 +25,9 @@ interface MapRun {
  * The body of a map step: runs each item of `settings.items(context)` as a child run, at most
  * `concurrency` at once, started in item order, and resolves with their results in item order. With a
  * store, each settled item's result is committed on the run's commit path before its slot takes the
- * next item, and a step run that runs again (its run went on after its process died) runs only the
- * items without a record. An item that failed after its retries, without `allowFailures`, lets the
+ * next item, and a step run that runs again (its run went on after its process died, or a failed run
+ * was resumed) runs only the items without a result — a failed item again, unless failures are
+ * allowed (then its failure is its result). An item that failed after its retries, without `allowFailures`, lets the
  * items in flight settle (and keeps their results), starts no other, and fails the step with
  * `map_item_failed`.
  */
@@ -53,12 +54,13 @@ export async function runMapStep(
     const found = kept.get(item.index);
     // A record of another item at this place (the list changed) is not this item's result.
     if (found === undefined || found.itemId !== item.itemId) continue;
+    // A failed item failed the step (unless failures are allowed): the step running again, as a
+    // failed run's resume runs its failed steps again, tries it again (a crew or flow item goes on
+    // with its stored run); with `allowFailures` its failure is a result like any other.
+    if (found.status === 'failed' && !settings.allowFailures) continue;
     run.settled[item.index] = found;
     if (found.status === 'completed') run.done += 1;
-    else {
-      run.failed += 1;
-      if (!settings.allowFailures && run.stopAt === undefined) run.stopAt = item;
-    }
+    else run.failed += 1;
   }
   await runPending(run, context);
   if (run.stopAt !== undefined) throw itemFailed(run, run.stopAt);
