@@ -33,5 +33,12 @@ export interface FlowOutput<S> {
   forkedFrom?: RunLineage;
 }
 
+/** A failed run's failure that failed it: its first one not handled (else its first), with its step. */
+export function firstFailureOf(out: FlowOutput<unknown>): [string | undefined, Failure | undefined] {
+  const entries = Object.entries(out.failures);
+  const [step, failure] = entries.find(([, f]) => f.handled !== true) ?? entries[0] ?? [];
+  return [step, failure];
+}
+
 /** A flow run in progress: its state id, events (crews' included, tagged with their step), actor and result. */
 export interface FlowRun<S> extends RunHandle<FlowOutput<S>> {}

@@ -2,7 +2,7 @@ import { CarriedFailure } from '../../actors/failure.js';
 import type { Failure } from '../../types.js';
 import { type ComposableFlow, runChildFlow } from './child-flow.js';
 import { FlowChildWaits } from './child-waits.js';
-import type { FlowOutput } from './flow-output.js';
+import { type FlowOutput, firstFailureOf } from './flow-output.js';
 import { relaysChildEvent } from './map-crew-item.js';
 import type { MapItem } from './map-items.js';
 import type { StepScope } from './step-context.js';
@@ -41,8 +41,7 @@ export async function runFlowItem(
 
 /** A failed flow run as one failure: its first failure not handled, named. */
 function flowFailure(flow: string, childId: string, out: FlowOutput<unknown>): Failure {
-  const entries = Object.entries(out.failures);
-  const [step, first] = entries.find(([, f]) => f.handled !== true) ?? entries[0] ?? [];
+  const [step, first] = firstFailureOf(out);
   const at = step === undefined ? '' : ` at step "${step}"`;
   return {
     message: `Flow "${flow}" run ${childId} failed${at}: ${first?.message ?? 'no step completed'}`,

@@ -1,7 +1,7 @@
 import { InternalError, InvalidOptionError, SubflowFailedError } from '../../errors.js';
 import { type ComposableFlow, runChildFlow } from './child-flow.js';
 import type { StepContext } from './definition.js';
-import type { FlowOutput } from './flow-output.js';
+import { type FlowOutput, firstFailureOf } from './flow-output.js';
 import { stepScopeOf } from './step-context.js';
 
 /**
@@ -30,8 +30,7 @@ export async function runSubflowStep(
 
 /** `subflow_failed` for a child run that failed: its failed step (the first not handled) and its code. */
 function failedChild(step: string, flow: string, out: FlowOutput<unknown>): SubflowFailedError {
-  const entries = Object.entries(out.failures);
-  const [failedStep, failure] = entries.find(([, f]) => f.handled !== true) ?? entries[0] ?? [];
+  const [failedStep, failure] = firstFailureOf(out);
   return new SubflowFailedError(
     step,
     { flow, runId: out.id },
