@@ -119,7 +119,15 @@ export async function answerInterrupts(
   const head = await desk.store.readRun(id);
   if (head === undefined) throw new RunNotFoundError(ROUTE, id);
   if (head.status !== 'paused') throw new NotPausedError(head.name, id, head.status, head.kind);
-  const waiting = interruptsOf(id, await askedNow(desk.store, head));
+  const asked = await askedNow(desk.store, head);
+  // Read after what it waits for: an answer taken meanwhile (here or in another process) moved the
+  // run on, and what it waited for is gone with it — that is a lost race, not a bad interrupt id.
+  const now = await desk.store.readRun(id);
+  if (now?.status !== 'paused') {
+    const status = `${now?.status ?? 'gone'}: another answer was taken first`;
+    throw new NotPausedError(head.name, id, status, head.kind);
+  }
+  const waiting = interruptsOf(id, asked);
   const resolved = entries.flatMap((entry, index) =>
     entry.status === 'resolved' ? [answered(id, waiting, entry, index)] : [],
   );
