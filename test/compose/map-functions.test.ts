@@ -76,7 +76,7 @@ describe('map steps over function items', () => {
   it('publishes flow.item events with running counts', async () => {
     const flow = createFlow({ name: 'counted', initialState: {} })
       .start('begin', () => 'go')
-      .map('work', 'begin', { items: () => ['x', 'y'], concurrency: 1, run: (s: string) => s.toUpperCase() });
+      .map('upper', 'begin', { items: () => ['x', 'y'], concurrency: 1, run: (s: string) => s.toUpperCase() });
     const events: StatecrewEvent[] = [];
     const run = flow.run();
     run.events$.subscribe((e) => events.push(e));
@@ -88,7 +88,7 @@ describe('map steps over function items', () => {
       ['1', 'started', 1, 1, 0, 2],
       ['1', 'completed', 1, 2, 0, 2],
     ]);
-    expect(items[0]).toMatchObject({ step: 'work', nodeId: 'work', childId: `${run.id}/work/0` });
+    expect(items[0]).toMatchObject({ step: 'upper', nodeId: 'upper', childId: `${run.id}/upper/0` });
   });
 
   it('gives an empty output for an empty list', async () => {
