@@ -76,7 +76,11 @@ describe('map steps over function items', () => {
   it('publishes flow.item events with running counts', async () => {
     const flow = createFlow({ name: 'counted', initialState: {} })
       .start('begin', () => 'go')
-      .map('upper', 'begin', { items: () => ['x', 'y'], concurrency: 1, run: (s: string) => s.toUpperCase() });
+      .map('upper', 'begin', {
+        items: () => ['x', 'y'],
+        concurrency: 1,
+        run: (s: string) => s.toUpperCase(),
+      });
     const events: StatecrewEvent[] = [];
     const run = flow.run();
     run.events$.subscribe((e) => events.push(e));
