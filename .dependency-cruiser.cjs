@@ -133,7 +133,14 @@ module.exports = {
       '^src/stores/',
     ]),
     allow('OpenTelemetry', '^src/otel', ['^src/otel/', '^src/runtime/crew/', '^src/models/']),
+    allow('Evals: datasets, scorers, reports and coverage over crews and flows', '^src/evals/', [
+      '^src/runtime/',
+      '^src/models/',
+      '^src/options/',
+      '^src/stores/store\\.ts$',
+    ]),
     allow('The run view', '^src/view/', [
+      '^src/evals/types\\.ts$',
       '^src/runtime/',
       '^src/actors/',
       '^src/machines/',
@@ -142,6 +149,7 @@ module.exports = {
       '^src/stores/',
     ]),
     allow('The server', '^src/serve/', [
+      '^src/evals/',
       '^src/runtime/',
       '^src/machines/',
       '^src/options/',
@@ -151,7 +159,7 @@ module.exports = {
     ]),
     allow('The CLI: every surface', '^src/cli/', ['^src/']),
     allow('Entry points: what a user imports', '^src/(index|testing|ai-sdk)\\.ts$', [
-      '^src/(runtime|actors|machines|models|stores|options|yaml)/',
+      '^src/(runtime|actors|machines|models|stores|options|yaml|evals)/',
     ]),
   ],
   options: {

@@ -105,6 +105,11 @@ export const ERROR_CODES = {
     meaning:
       'A YAML crew file (or another configuration file) is wrong; the message names the file, line and key.',
   },
+  invalid_dataset: {
+    retryable: false,
+    meaning:
+      "An evaluation's dataset is not what `evaluate` reads: a file that is missing or not `.jsonl`, `.json`, `.yaml` or `.yml`, or a case that is not `{ inputs, expected?, expectedOutputs?, id? }` (the message names the file, line or index, and what is wrong).",
+  },
   invalid_inputs: {
     retryable: false,
     meaning:
@@ -126,6 +131,11 @@ export const ERROR_CODES = {
   invalid_request: {
     retryable: false,
     meaning: "An HTTP request's body, query or path parameters do not fit its route; each field is named.",
+  },
+  invalid_report: {
+    retryable: false,
+    meaning:
+      'An evaluation report (a baseline, say) is not one `evaluate` wrote: not JSON, another format, or a field missing (`details.where`, `details.field`).',
   },
   invalid_state: {
     retryable: false,
@@ -259,6 +269,11 @@ export const ERROR_CODES = {
     retryable: false,
     meaning:
       'Something that needs a store (a resume, a human or wait step) was asked of a crew or flow without one.',
+  },
+  scorer_failed: {
+    retryable: false,
+    meaning:
+      "A scorer could not score an output: it threw, gave something that is not a number from 0 to 1, a boolean or `{ score }`, or a judge's reply held no score on its scale. The case's score is 0 with this error; the evaluation goes on.",
   },
   store_unavailable: {
     retryable: true,

@@ -1221,3 +1221,32 @@ export class SubflowFailedError extends StatecrewError<'subflow_failed'> {
     );
   }
 }
+
+/** An evaluation's dataset cannot be read: a missing or unknown file, or a case of the wrong shape. */
+export class InvalidDatasetError extends StatecrewError<'invalid_dataset'> {
+  /** `where`: the file (with its line) or the case's index in an array dataset. */
+  constructor(where: string, problem: string, details: Record<string, unknown> = {}) {
+    super('invalid_dataset', `Dataset ${where}: ${problem}`, { details: { where, ...details } });
+  }
+}
+
+/** An evaluation report (a baseline, say) is not one `evaluate` wrote. */
+export class InvalidReportError extends StatecrewError<'invalid_report'> {
+  /** `where`: the file or what held the report; `field`: the first field that is wrong, when one is. */
+  constructor(where: string, problem: string, field?: string) {
+    super('invalid_report', `Evaluation report ${where}: ${problem}`, {
+      details: { where, ...(field === undefined ? {} : { field }) },
+    });
+  }
+}
+
+/** A scorer could not score an output: kept as the case's score error (score 0), never thrown out of `evaluate`. */
+export class ScorerFailedError extends StatecrewError<'scorer_failed'> {
+  constructor(scorer: string, problem: string, options: { cause?: unknown; node?: string } = {}) {
+    const on = options.node === undefined ? '' : ` on "${options.node}"`;
+    super('scorer_failed', `Scorer "${scorer}"${on}: ${problem}`, {
+      details: { scorer, ...(options.node === undefined ? {} : { node: options.node }) },
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+  }
+}
