@@ -1,11 +1,12 @@
 /** Evals: score crews and flows on datasets, compare against a baseline, see what paths no case took. */
 export { type CompareOptions, compareEvals } from './compare.js';
 export { coverageOf } from './coverage.js';
+export { crewaiTable } from './crewai-table.js';
 export { loadDataset } from './dataset.js';
 export { evaluate } from './evaluate.js';
 export { parseEvalReport } from './report-check.js';
 export { type EvalReportHead, listEvalReports, readEvalReport, saveEvalReport } from './report-store.js';
-export { crewaiTable, formatComparison, formatCoverage, formatReport } from './report-text.js';
+export { formatComparison, formatCoverage, formatReport } from './report-text.js';
 export {
   crewaiTestScorer,
   exactMatch,
@@ -17,6 +18,6 @@ export {
   type ScorerOptions,
   type SimilarityOptions,
   similarity,
-  toScorer,
 } from './scorers.js';
+export { toScorer } from './to-scorer.js';
 export type * from './types.js';

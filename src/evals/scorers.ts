@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { EmbeddingModel, Llm } from '../types.js';
-import type { ScoreLevel, Scorer, ScorerLike } from './types.js';
+import type { ScoreLevel, Scorer } from './types.js';
 
 /** What every built-in scorer takes: its name in the report, and which outputs it scores. */
 export interface ScorerOptions {
@@ -31,11 +31,6 @@ export interface SimilarityOptions extends ScorerOptions {
 const notBuilt = (what: string): never => {
   throw new Error(`${what} is not built yet`);
 };
-
-/** A scorer as `evaluate` uses it: a {@link Scorer} as it is, a function wrapped, named `name`. */
-export function toScorer(like: ScorerLike, name: string): Scorer {
-  return notBuilt(`toScorer(${name}, ${typeof like})`);
-}
 
 /** 1 when the output equals `expected` (text trimmed; values compared as JSON), else 0. */
 export function exactMatch(options: ScorerOptions & { caseSensitive?: boolean } = {}): Scorer {
