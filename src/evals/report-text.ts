@@ -81,7 +81,15 @@ export function formatComparison(comparison: EvalComparison): string {
       lines.push(`    ${pad(node, width - 2)}${num(n.baseline)} → ${num(n.candidate)} (${signed(n.delta)})`);
     }
   }
-  const { coverage, timeMs } = comparison;
+  const { coverage, timeMs, unmatchedScorers } = comparison;
+  if (unmatchedScorers !== undefined) {
+    const only = (side: string, names: string[]) =>
+      names.length > 0 ? [`  only in the ${side}: ${names.join(', ')}`] : [];
+    lines.push(
+      ...only('baseline', unmatchedScorers.baseline),
+      ...only('candidate', unmatchedScorers.candidate),
+    );
+  }
   lines.push(`Coverage ${pct(coverage.baseline)} → ${pct(coverage.candidate)} (${signed(coverage.delta)})`);
   lines.push(`Time p50 ${ms(timeMs.baseline)} → ${ms(timeMs.candidate)}`);
   if (comparison.costUsd !== undefined) {
