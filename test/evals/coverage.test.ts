@@ -3,8 +3,8 @@ import { orderSaga } from '../../examples/order-saga.js';
 import { coverageOf } from '../../src/evals/coverage.js';
 import { formatCoverage } from '../../src/evals/report-text.js';
 import { crewRunPath, flowRunPath } from '../../src/evals/run-path.js';
-import { Agent, Crew, MemoryStore, Task } from '../../src/index.js';
-import { createScriptedModel } from '../../src/testing.js';
+import { Agent, Crew, createFlow, MemoryStore, Task } from '../../src/index.js';
+import { type ChildRound, createScriptedModel, forEachPath } from '../../src/testing.js';
 
 /** The order saga run for a good card (it pauses at `delivery`) and a declined one (refunded). */
 async function sagaCoverage() {
@@ -71,6 +71,70 @@ describe('coverageOf a flow: the order saga', () => {
     expect(text).not.toContain('never taken: refund');
     expect(text).not.toContain('never taken: notify');
     expect(text).toMatch(/failure handlers\s+1\/1 \(100%\)/);
+  });
+});
+
+describe('coverageOf a flow with a subflow', () => {
+  const child = () =>
+    createFlow({ name: 'inner', initialState: {} })
+      .start('write', () => 'text')
+      .router('check', 'write', () => 'ok', { routes: ['ok', 'redo'] })
+      .listen('polish', 'ok', () => 'polished')
+      .listen('rewrite', 'redo', () => 'rewritten');
+  const outer = () =>
+    createFlow({ name: 'outer', initialState: {} })
+      .start('fetch', () => 'page')
+      .flow('inner', 'fetch', child())
+      .listen('ship', 'inner', () => 'shipped');
+
+  it('covers every path, route, step and edge when every path ran; a child’s by its path', async () => {
+    const flow = outer();
+    const runs = await forEachPath(flow, () => undefined);
+    const coverage = coverageOf(
+      flow,
+      runs.map((run) => flowRunPath(flow, run.output, run.children)),
+    );
+    expect(coverage.paths.ratio).toBe(1);
+    expect(coverage.routes.covered).toEqual(['inner › check=ok', 'inner › check=redo']);
+    expect(coverage.nodes.uncovered).toEqual([]);
+    expect(coverage.nodes.covered).toContain('inner › polish');
+    expect(coverage.edges).toContainEqual({
+      from: 'inner › check',
+      to: 'inner › rewrite',
+      label: 'redo',
+      taken: 1,
+    });
+    expect(coverage.edges.every((edge) => edge.taken > 0)).toBe(true);
+  });
+
+  it('names the child route a default run, its child rounds read from its events, never took', async () => {
+    const flow = outer();
+    const run = flow.run();
+    const children: ChildRound[] = [];
+    const subscription = run.events$.subscribe((event) => {
+      const { step } = event as { step?: unknown };
+      if (event.type === 'flow.round' && typeof step === 'string') {
+        children.push({ step, steps: event.steps, emitted: event.emitted });
+      }
+    });
+    const out = await run.result;
+    subscription.unsubscribe();
+    const path = flowRunPath(flow, out, children);
+    expect(path.trail).toEqual([
+      'fetch',
+      'inner › write',
+      'inner › check',
+      'inner › polish',
+      'inner',
+      'ship',
+    ]);
+    const coverage = coverageOf(flow, [path]);
+    expect(coverage.routes).toEqual({
+      covered: ['inner › check=ok'],
+      uncovered: ['inner › check=redo'],
+      ratio: 0.5,
+    });
+    expect(coverage.nodes.uncovered).toEqual(['inner › rewrite']);
   });
 });
 
