@@ -246,6 +246,8 @@ export interface EvalComparison {
   removed: string[];
   /** Coverage ratios, baseline and candidate. */
   coverage: { baseline: number; candidate: number; delta: number };
+  /** Scorers only one report has: not compared (absent from `scorers`, `regressed` and `improved`). */
+  unmatchedScorers?: { baseline: string[]; candidate: string[] };
   /** Time p50 and cost, baseline and candidate. */
   timeMs: { baseline: number; candidate: number };
   costUsd?: { baseline: number; candidate: number };
