@@ -94,7 +94,7 @@ export async function runCrewCase(
     ...(result.status !== 'completed' && failure !== undefined ? { error: failureOf(failure) } : {}),
     usage: usageCopy(result.usage),
     timeMs,
-    path: crewPath(crew, result),
+    path: crewRunPath(crew, result),
     run: { kind: 'crew', result },
     nodes: crewNodes(result),
   };
@@ -148,7 +148,7 @@ function flowOutcome(
     ...(out.status === 'failed' && failure !== undefined ? { error: failureOf(failure) } : {}),
     usage: seen.usage,
     timeMs: seen.timeMs,
-    path: flowPath(flow, out, seen.children),
+    path: flowRunPath(flow, out, seen.children),
     run: { kind: 'flow', result: out },
     nodes: Object.entries(out.outputs).map(([name, output]) => ({ name, output })),
   };
@@ -176,21 +176,4 @@ function crewNodes(result: CrewOutput): NodeOutput[] {
 
 function failureOf(failure: Failure): { code: string; message: string } {
   return { code: failure.code ?? 'internal_error', message: failure.message };
-}
-
-// Until the run paths are built, a run whose path cannot be read gets none.
-function crewPath(crew: Crew, result: CrewOutput): RunPath {
-  try {
-    return crewRunPath(crew, result);
-  } catch {
-    return noPath();
-  }
-}
-
-function flowPath(flow: Flow<object>, out: FlowOutput<object>, children: ChildRound[]): RunPath {
-  try {
-    return flowRunPath(flow, out, children);
-  } catch {
-    return noPath();
-  }
 }

@@ -40,6 +40,7 @@ describe('evaluate over a crew', () => {
     expect(first.output).toBe('Writer: Write about AI');
     expect(first.expected).toBe('AI');
     expect(first.scores.mentions).toEqual({ score: 1 });
+    expect(first.path).toEqual({ trail: ['research', 'write'], routes: {}, emitted: [], failed: [] });
     expect(first.scores.holdsExpected).toEqual({
       score: 0.75,
       nodes: { research: { score: 1 }, write: { score: 0.5 } },

@@ -28,6 +28,13 @@ describe('evaluate over a flow', () => {
     expect(refund.output).toBe('refunded');
     expect(question.output).toBe('answered where is #7');
     expect(refund.scores.exact).toEqual({ score: 1 });
+    expect(refund.path).toEqual({
+      trail: ['triage', 'route', 'pay_back'],
+      routes: { route: 'refund' },
+      emitted: ['triage', 'route', 'refund', 'pay_back'],
+      failed: [],
+    });
+    expect(question.path.routes).toEqual({ route: 'question' });
     expect(Object.keys(refund.scores.steps?.nodes ?? {})).toEqual(['triage', 'pay_back']);
     expect(Object.keys(question.scores.steps?.nodes ?? {})).toEqual(['triage', 'answer']);
     expect(report.summary.scorers.steps?.nodes).toEqual({
