@@ -22,7 +22,7 @@ export interface TextScorerOptions extends ScorerOptions {
   caseSensitive?: boolean;
 }
 
-/** Options of {@link llmJudge}. */
+/** Options of `llmJudge`. */
 export interface LlmJudgeOptions extends ScorerOptions {
   /** The judge: a model or a policy. Its calls count in the case's usage (`judge`) and the evaluation's budget. */
   model: Llm;
@@ -34,7 +34,7 @@ export interface LlmJudgeOptions extends ScorerOptions {
   price?: ModelPrice;
 }
 
-/** Options of {@link crewaiTestScorer}. */
+/** Options of `crewaiTestScorer`. */
 export interface CrewaiTestScorerOptions {
   /** The judge: a model or a policy. */
   model: Llm;
@@ -44,7 +44,7 @@ export interface CrewaiTestScorerOptions {
   price?: ModelPrice;
 }
 
-/** Options of {@link similarity}. */
+/** Options of `similarity`. */
 export interface SimilarityOptions extends ScorerOptions {
   /** Embeds the output and the expected text; its calls count in the case's usage (`judge`). */
   embed: EmbeddingModel;

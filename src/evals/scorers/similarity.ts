@@ -1,4 +1,4 @@
-import { pricedUsage } from '../../models/usage.js';
+import { failedCallUsage, pricedUsage } from '../../models/usage.js';
 import type { EmbeddingModel, ModelPrice, Usage } from '../../types.js';
 import type { Score, ScoreInput, Scorer } from '../types.js';
 import { checkScorerOptions, type SimilarityOptions } from './options.js';
@@ -44,7 +44,7 @@ async function embedBoth(embed: EmbeddingModel, texts: string[], input: ScoreInp
     return await embed.embed(texts, { signal });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    input.spend({ inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 1 });
+    input.spend(failedCallUsage());
     throw error;
   }
 }
