@@ -4,10 +4,12 @@ import {
   Crew,
   type EvalCaseResult,
   evaluate,
+  MemoryStore,
   RunAbortedError,
   SqliteStore,
   Task,
 } from '../../src/index.js';
+import { createScriptedModel } from '../../src/testing.js';
 import { gatedModel } from '../helpers.js';
 import { researchCrew, supportFlow } from './eval-fixtures.js';
 
@@ -115,6 +117,22 @@ describe('evaluate: runs', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('keeps the runs in the target’s own store when none is given, and keeps no report there', async () => {
+    saved.length = 0;
+    const store = new MemoryStore();
+    const llm = createScriptedModel(['facts', 'text']);
+    const crew = new Crew({
+      name: 'own',
+      store,
+      tasks: [
+        new Task({ name: 'write', description: 'Write about {topic}', agent: new Agent({ role: 'W', llm }) }),
+      ],
+    });
+    const report = await evaluate({ target: crew, dataset: topics('AI'), scorers: { any: () => 1 } });
+    expect(await store.readRun(report.cases[0]?.runId ?? '')).toMatchObject({ kind: 'crew', name: 'own' });
+    expect(saved).toEqual([]);
   });
 
   it('keeps the runs in a memory store of its own when none is given, and keeps no report', async () => {
