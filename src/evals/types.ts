@@ -80,9 +80,9 @@ export type ScorerLike =
   | Scorer
   | ((input: ScoreInput) => number | boolean | Score | Promise<number | boolean | Score>);
 
-/** What `evaluate` takes. */
-export interface EvaluateOptions {
-  target: Crew | Flow<object>;
+/** What `evaluate` takes; `S` is a flow target's state (any flow is taken, whatever its state). */
+export interface EvaluateOptions<S extends object = object> {
+  target: Crew | Flow<S>;
   dataset: Dataset;
   /** By name (the key names the scorer in the report), or a list (each named by its `name`). */
   scorers: Record<string, ScorerLike> | readonly ScorerLike[];
