@@ -69,7 +69,7 @@ export async function evaluate<S extends object>(options: EvaluateOptions<S>): P
     scorers: checked.scorers.map((s) => ({ name: s.name, level: s.level ?? 'run' })),
     cases: results,
     summary: summarize(cases.length, results, checked.scorers),
-    coverage: coverageOf<object>(
+    coverage: coverageOf(
       target,
       results.map((r) => r.path),
     ),
