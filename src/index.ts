@@ -102,6 +102,7 @@ export {
   type CaseScore,
   type CompareOptions,
   type Covered,
+  type CrewaiTestScorerOptions,
   compareEvals,
   coverageOf,
   crewaiTable,
@@ -144,6 +145,7 @@ export {
   type SimilarityOptions,
   saveEvalReport,
   similarity,
+  type TextScorerOptions,
   toScorer,
 } from './evals/index.js';
 export { and, failed, or, type Trigger, type TriggerGate } from './machines/flow/triggers.js';
