@@ -87,6 +87,16 @@ describe('statecrew eval: the options', () => {
     );
   });
 
+  it('takes the exported scorers, a record or a list, and adds the judge to them', () => {
+    const exact = () => 1;
+    expect(scorersOf(crewTarget({ exact }), undefined)).toEqual({ exact });
+    const judge = createScriptedModel(['9']);
+    expect(Object.keys(scorersOf(crewTarget({ exact }), judge))).toEqual(['exact', 'quality']);
+    const listed = scorersOf(crewTarget([exact]), judge) as readonly unknown[];
+    expect(listed).toHaveLength(2);
+    expect(listed[0]).toBe(exact);
+  });
+
   it('refuses a baseline that is not JSON, or no file, with invalid_report naming it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'statecrew-evals-'));
     const broken = join(dir, 'report.json');

@@ -22,9 +22,9 @@ const isScorerLike = (value: unknown): value is ScorerLike =>
  * The scorers of `statecrew eval`: the target module's export `scorers` (a record of scorers by
  * name, or a list), with the `--judge`'s added (a crew's: `crewaiTestScorer`, named `quality`; a
  * flow's: an `llmJudge` with a generic rubric, named `judge`). `invalid_option` for an export of
- * another shape, and when there is no scorer at all.
+ * another shape, and when there is no scorer at all (naming the module as `shown`).
  */
-export function scorersOf(target: Target, judge: Model | undefined): Scorers {
+export function scorersOf(target: Target, judge: Model | undefined, shown = target.source.file): Scorers {
   const given = exportedScorers(target);
   const judged =
     judge === undefined
@@ -37,7 +37,7 @@ export function scorersOf(target: Target, judge: Model | undefined): Scorers {
       return given;
     }
     throw new InvalidOptionError(WHERE, 'scorers', 'some scorer', given, {
-      message: `${WHERE}: ${target.source.file} exports no scorers: export scorers (a record or a list of scorers) from it, or pass --judge <model>`,
+      message: `${WHERE}: ${shown} exports no scorers: export scorers (a record or a list of scorers) from it, or pass --judge <model>`,
     });
   }
   if (given === undefined) return [judged];

@@ -43,7 +43,7 @@ export interface EvalCommandOptions {
 export async function evalCommand(file: string, options: EvalCommandOptions, io: CliIo): Promise<number> {
   const target = await loadTarget(file, options.export, options.crew);
   const judge = options.judge === undefined ? undefined : judgeModel(WHERE, options.judge);
-  const scorers = scorersOf(target, judge);
+  const scorers = scorersOf(target, judge, file);
   const baseline = options.baseline === undefined ? undefined : readBaseline(options.baseline);
   const iterations = wholeNumber(WHERE, '--iterations', options.iterations ?? '1');
   const concurrency = wholeNumber(WHERE, '--concurrency', options.concurrency ?? '4');
