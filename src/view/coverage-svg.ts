@@ -61,12 +61,17 @@ function edgeTitle({ edge, taken }: MarkedEdge): string {
 function edgeSvg(marked: MarkedEdge, placed: GraphLayout['edges'][number]): string {
   const paint = paintOfEdge(marked.taken);
   const { stroke, text } = PAINT[paint];
-  const classes = ['edge', paint, marked.edge.kind === undefined ? '' : classToken(marked.edge.kind)];
+  const classes = [
+    'coverage-edge',
+    paint,
+    marked.edge.kind === undefined ? '' : classToken(marked.edge.kind),
+  ];
   const label = placed.edge.label;
   const parts = [
     `<g class="${classes.filter(Boolean).join(' ')}" data-from="${escapeHtml(marked.edge.from)}"`,
     ` data-to="${escapeHtml(marked.edge.to)}" data-label="${escapeHtml(marked.edge.label ?? '')}"`,
-    ` data-taken="${marked.taken ?? ''}"><title>${escapeHtml(edgeTitle(marked))}</title>`,
+    ` data-taken="${marked.taken ?? ''}" tabindex="0" aria-label="${escapeHtml(edgeTitle(marked))}">`,
+    `<title>${escapeHtml(edgeTitle(marked))}</title>`,
     `<path d="${pathOf(placed.points, placed.orthogonal === true)}" fill="none" stroke="${stroke}"`,
     ` stroke-width="${paint === 'untaken' ? 2 : 1.6}"${paint === 'untaken' ? ' stroke-dasharray="6 4"' : ''}`,
     ` marker-end="url(#coverage-arrow-${paint})"/>`,
@@ -94,7 +99,8 @@ function nodeSvg(marked: MarkedNode, placed: PlacedNode): string {
   const x = n(placed.x - placed.width / 2);
   const y = n(placed.y - placed.height / 2);
   return [
-    `<g class="node ${paint} kind-${classToken(node.kind)}" data-node="${escapeHtml(node.id)}" transform="translate(${x},${y})">`,
+    `<g class="coverage-node ${paint} kind-${classToken(node.kind)}" data-node="${escapeHtml(node.id)}" transform="translate(${x},${y})"`,
+    ` tabindex="0" aria-label="${escapeHtml(title)}">`,
     `<title>${escapeHtml(title)}</title>`,
     `<rect width="${placed.width}" height="${placed.height}" rx="8" fill="${fill}" stroke="${stroke}"`,
     ` stroke-width="1.6"${paint === 'untaken' ? ' stroke-dasharray="6 4"' : ''}/>`,
@@ -125,7 +131,7 @@ export function coverageSvg(view: RunView, coverage: EvalCoverage): string {
   const height = Math.max(laid.height, 60);
   const title = `Coverage of ${view.name}`;
   return [
-    `<svg class="graph coverage" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}"`,
+    `<svg class="coverage-graph" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}"`,
     ` width="${width}" height="${height}" role="img" aria-label="${escapeHtml(title)}"`,
     ' font-family="system-ui, sans-serif">',
     `<title>${escapeHtml(title)}</title>`,

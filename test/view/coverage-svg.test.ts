@@ -40,7 +40,7 @@ const COVERAGE: EvalCoverage = {
 };
 
 /** Each `<g>` of `kind` (edge or node) with its classes and attributes, as the SVG holds them. */
-function groups(svg: string, kind: 'edge' | 'node') {
+function groups(svg: string, kind: 'coverage-edge' | 'coverage-node') {
   const found = [...svg.matchAll(/<g class="([^"]*)"([^>]*)>(?:<title>([^<]*)<\/title>)?/g)];
   return found
     .filter((m) => (m[1] ?? '').split(' ')[0] === kind)
@@ -51,7 +51,7 @@ const attr = (attrs: string, name: string) => new RegExp(`${name}="([^"]*)"`).ex
 describe('coverageSvg', () => {
   it('puts the class untaken on exactly the edges no run took, each titled so', () => {
     const svg = coverageSvg(toFlowView(refundFlow()), COVERAGE);
-    const edges = groups(svg, 'edge');
+    const edges = groups(svg, 'coverage-edge');
     const untaken = edges.filter((e) => e.classes.includes('untaken'));
     expect(untaken.map((e) => `${attr(e.attrs, 'data-from')}->${attr(e.attrs, 'data-to')}`)).toEqual([
       'size->approval',
@@ -65,7 +65,8 @@ describe('coverageSvg', () => {
 
   it('draws an untaken edge dashed and red, and labels each edge with how many runs took it', () => {
     const svg = coverageSvg(toFlowView(refundFlow()), COVERAGE);
-    const large = /<g class="edge untaken"[^>]*data-to="approval"[^>]*>.*?<\/g>/.exec(svg)?.[0] ?? '';
+    const large =
+      /<g class="coverage-edge untaken"[^>]*data-to="approval"[^>]*>.*?<\/g>/.exec(svg)?.[0] ?? '';
     expect(large).toContain('stroke="#dc2626"');
     expect(large).toContain('stroke-dasharray="6 4"');
     expect(large).toContain('>large never</text>');
@@ -74,7 +75,7 @@ describe('coverageSvg', () => {
 
   it('marks the steps no run completed, and only those', () => {
     const svg = coverageSvg(toFlowView(refundFlow()), COVERAGE);
-    const nodes = groups(svg, 'node');
+    const nodes = groups(svg, 'coverage-node');
     expect(nodes.filter((g) => g.classes.includes('untaken')).map((g) => attr(g.attrs, 'data-node'))).toEqual(
       ['approval', 'decline'],
     );
@@ -98,7 +99,7 @@ describe('coverageSvg', () => {
         { from: 'pick', to: 'b', label: 'y', taken: 0 },
       ],
     });
-    const untaken = groups(svg, 'edge').filter((e) => e.classes.includes('untaken'));
+    const untaken = groups(svg, 'coverage-edge').filter((e) => e.classes.includes('untaken'));
     expect(untaken.map((e) => attr(e.attrs, 'data-label'))).toEqual(['y · or']);
   });
 
