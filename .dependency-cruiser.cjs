@@ -138,6 +138,7 @@ module.exports = {
       '^src/models/',
       '^src/options/',
       '^src/stores/store\\.ts$',
+      '^src/stores/memory\\.ts$',
     ]),
     allow('The run view', '^src/view/', [
       '^src/evals/types\\.ts$',

@@ -101,6 +101,7 @@ export {
   type CaseScore,
   type CompareOptions,
   type Covered,
+  type CrewaiTestScorerOptions,
   compareEvals,
   coverageOf,
   crewaiTable,
@@ -142,6 +143,7 @@ export {
   type SimilarityOptions,
   saveEvalReport,
   similarity,
+  type TextScorerOptions,
   toScorer,
 } from './evals/index.js';
 export { and, failed, or, type Trigger, type TriggerGate } from './machines/flow/triggers.js';

@@ -8,6 +8,7 @@ export { parseEvalReport } from './report-check.js';
 export { type EvalReportHead, listEvalReports, readEvalReport, saveEvalReport } from './report-store.js';
 export { formatComparison, formatCoverage, formatReport } from './report-text.js';
 export {
+  type CrewaiTestScorerOptions,
   crewaiTestScorer,
   exactMatch,
   includes,
@@ -18,6 +19,7 @@ export {
   type ScorerOptions,
   type SimilarityOptions,
   similarity,
+  type TextScorerOptions,
 } from './scorers.js';
 export { toScorer } from './to-scorer.js';
 export type * from './types.js';

@@ -80,9 +80,9 @@ export type ScorerLike =
   | Scorer
   | ((input: ScoreInput) => number | boolean | Score | Promise<number | boolean | Score>);
 
-/** What `evaluate` takes. */
-export interface EvaluateOptions {
-  target: Crew | Flow<object>;
+/** What `evaluate` takes; `S` is a flow target's state (any flow is taken, whatever its state). */
+export interface EvaluateOptions<S extends object = object> {
+  target: Crew | Flow<S>;
   dataset: Dataset;
   /** By name (the key names the scorer in the report), or a list (each named by its `name`). */
   scorers: Record<string, ScorerLike> | readonly ScorerLike[];
@@ -246,6 +246,8 @@ export interface EvalComparison {
   removed: string[];
   /** Coverage ratios, baseline and candidate. */
   coverage: { baseline: number; candidate: number; delta: number };
+  /** Scorers only one report has: not compared (absent from `scorers`, `regressed` and `improved`). */
+  unmatchedScorers?: { baseline: string[]; candidate: string[] };
   /** Time p50 and cost, baseline and candidate. */
   timeMs: { baseline: number; candidate: number };
   costUsd?: { baseline: number; candidate: number };
