@@ -9,7 +9,7 @@ import { type CheckedEvaluateOptions, checkEvaluateOptions } from './evaluate-op
 import { saveEvalReport } from './report-store.js';
 import { type EvalJob, runJob } from './run-job.js';
 import { summarize } from './summary.js';
-import type { EvalCaseResult, EvalCoverage, EvalReport, EvaluateOptions, RunPath } from './types.js';
+import type { EvalCaseResult, EvalReport, EvaluateOptions } from './types.js';
 
 /**
  * Runs every case of `dataset` through `target` (`iterations` times each: case 0's iterations, then
@@ -69,7 +69,7 @@ export async function evaluate<S extends object>(options: EvaluateOptions<S>): P
     scorers: checked.scorers.map((s) => ({ name: s.name, level: s.level ?? 'run' })),
     cases: results,
     summary: summarize(cases.length, results, checked.scorers),
-    coverage: coverage(
+    coverage: coverageOf(
       target,
       results.map((r) => r.path),
     ),
@@ -109,23 +109,4 @@ async function runJobs(
   await Promise.all(Array.from({ length: Math.min(options.concurrency, jobs.length) }, worker));
   if (thrown !== undefined) throw thrown.error;
   return results.filter((r): r is EvalCaseResult => r !== undefined);
-}
-
-// Until the coverage is built, a report whose coverage cannot be read says none.
-function coverage(target: Parameters<typeof coverageOf>[0], paths: RunPath[]): EvalCoverage {
-  try {
-    return coverageOf(target, paths);
-  } catch {
-    const none = { covered: [], uncovered: [], ratio: 1 };
-    return {
-      kind: 'paths' in target ? 'flow' : 'crew',
-      paths: { ...none, total: 0 },
-      routes: none,
-      failureHandlers: none,
-      timeouts: none,
-      nodes: none,
-      edges: [],
-      truncated: false,
-    };
-  }
 }

@@ -44,6 +44,22 @@ describe('evaluate over a flow', () => {
     });
   });
 
+  it('reports the coverage of the runs: the route and step no case took', async () => {
+    const report = await evaluate({
+      target: supportFlow(),
+      dataset: TICKETS.slice(0, 1),
+      scorers: { any: () => 1 },
+    });
+    expect(report.coverage.kind).toBe('flow');
+    expect(report.coverage.routes).toEqual({
+      covered: ['route=refund'],
+      uncovered: ['route=question'],
+      ratio: 0.5,
+    });
+    expect(report.coverage.nodes.uncovered).toEqual(['answer']);
+    expect(report.coverage.edges.find((e) => e.to === 'answer')?.taken).toBe(0);
+  });
+
   it('counts the model calls of the crew inside a step in the run’s usage', async () => {
     const report = await evaluate({ target: supportFlow(), dataset: TICKETS, scorers: { any: () => 1 } });
     expect(report.cases.map((c) => c.usage.calls)).toEqual([1, 1]);
