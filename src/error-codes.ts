@@ -75,6 +75,10 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'Two tasks of one crew share a name (node ids must be unique).',
   },
+  eval_not_found: {
+    retryable: false,
+    meaning: 'No evaluation report is kept under that id in the store (`GET /evals/:id`; `details.id`).',
+  },
   flow_mismatch: {
     retryable: false,
     meaning: 'A stored run belongs to another flow than the one asked to resume or fork it.',

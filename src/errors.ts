@@ -1240,6 +1240,13 @@ export class InvalidReportError extends StatecrewError<'invalid_report'> {
   }
 }
 
+/** No evaluation report is kept under `id` in the store read. */
+export class EvalNotFoundError extends StatecrewError<'eval_not_found'> {
+  constructor(what: string, id: string) {
+    super('eval_not_found', `${what}: the store keeps no evaluation report "${id}"`, { details: { id } });
+  }
+}
+
 /** A scorer could not score an output: kept as the case's score error (score 0), never thrown out of `evaluate`. */
 export class ScorerFailedError extends StatecrewError<'scorer_failed'> {
   constructor(scorer: string, problem: string, options: { cause?: unknown; node?: string } = {}) {

@@ -4,7 +4,7 @@ export { coverageOf } from './coverage.js';
 export { crewaiTable } from './crewai-table.js';
 export { loadDataset } from './dataset.js';
 export { evaluate } from './evaluate.js';
-export { parseEvalReport } from './report-check.js';
+export { parseEvalReport, readEvalReportFile } from './report-check.js';
 export { type EvalReportHead, listEvalReports, readEvalReport, saveEvalReport } from './report-store.js';
 export { formatComparison, formatCoverage, formatReport } from './report-text.js';
 export {

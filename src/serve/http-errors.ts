@@ -18,6 +18,7 @@ const STATUS_OF: Partial<Record<StatecrewErrorCode, ContentfulStatusCode>> = {
   unknown_definition: 404,
   unknown_endpoint: 404,
   checkpoint_not_found: 404,
+  eval_not_found: 404,
   run_locked: 409,
   run_exists: 409,
   flow_mismatch: 409,

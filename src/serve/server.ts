@@ -11,6 +11,7 @@ import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
+import { evalRoutes } from './eval-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { forkRoutes } from './fork-routes.js';
 import { historyRoutes } from './history-routes.js';
@@ -49,6 +50,7 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   eventRoutes,
   aguiRoutes,
   viewRoutes,
+  evalRoutes,
   studioRoutes,
 ];
 

@@ -12,9 +12,10 @@ import {
 
 /**
  * The tables of a {@link PostgresStore} schema and the SQL it runs on them. Version 1 had the record
- * tables; version 2 adds `runs` (one head per run). A version-1 schema is upgraded in place.
+ * tables; version 2 adds `runs` (one head per run), version 3 `run_events`, version 4 `run_threads`,
+ * version 5 `eval_reports`. An older schema is upgraded in place.
  */
-export const POSTGRES_SCHEMA_VERSION = 4;
+export const POSTGRES_SCHEMA_VERSION = 5;
 
 /** The SQL of one collection's records ($1 execution id, $2 key, then version, value, updated_at). */
 export interface RecordSql {
@@ -256,9 +257,12 @@ async function schemaVersion(db: Pool | PoolClient, schema: string): Promise<str
   return /^[0-9]+$/.test(value) ? Number(value) : value;
 }
 
-/** A schema this code can create or upgrade: none yet, 1, 2 (before `run_events`) or 3 (before `run_threads`). */
+/**
+ * A schema this code can create or upgrade: none yet, 1, 2 (before `run_events`), 3 (before
+ * `run_threads`) or 4 (before `eval_reports`).
+ */
 function checkUpgradable(schema: string, version: string | number | undefined): void {
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3) {
+  if (version !== undefined && ![1, 2, 3, 4].includes(version as number)) {
     throw new SnapshotVersionError(`PostgreSQL schema "${schema}" (its store_meta schema_version)`, version);
   }
 }

@@ -6,10 +6,10 @@ import { STORE_COLLECTIONS, STORE_FORMAT_VERSION, type StoreCollection } from '.
  * The tables of a {@link SqliteStore} file and the statements it runs on them. Version 1 had the
  * record tables; version 2 added `runs` (one head per run); version 3 numbers records without
  * `AUTOINCREMENT` (its counter was one more page written by every commit; `seq` still only grows
- * while a record of its run exists); version 5 adds the `run_threads` table. Older
- * files are upgraded in place.
+ * while a record of its run exists); version 5 adds the `run_threads` table; version 6 the
+ * `eval_reports` table. Older files are upgraded in place.
  */
-export const SQLITE_SCHEMA_VERSION = 5;
+export const SQLITE_SCHEMA_VERSION = 6;
 
 /** The statements on one collection's records. */
 export interface RecordStatements {
@@ -119,7 +119,7 @@ export function migrate(db: BetterSqlite3.Database, path: string): void {
   db.transaction(() => {
     const version = read();
     if (version === SQLITE_SCHEMA_VERSION) return;
-    if (![0, 1, 2, 3, 4].includes(version)) {
+    if (![0, 1, 2, 3, 4, 5].includes(version)) {
       throw new SnapshotVersionError(`SQLite file ${path} (its user_version)`, version);
     }
     for (const collection of STORE_COLLECTIONS) {

@@ -20,6 +20,9 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  *   `run_threads`        a thread's runs (`kickoff({ thread })`), under the thread's name, one record
  *                        per run keyed by its number in the thread (`000000000001`…): `{ runId, at }`.
  *                        A thread's records belong to no run: pruning a run leaves them.
+ *   `eval_reports`       an evaluation's report (`evaluate({ store })`), under the report's id: the
+ *                        whole report (key `report`), then its head (key `head`), which listings read.
+ *                        A report belongs to no run: pruning runs leaves it.
  */
 export const STORE_COLLECTIONS = [
   'flow_runs',
@@ -27,11 +30,15 @@ export const STORE_COLLECTIONS = [
   'crew_executions',
   'run_events',
   'run_threads',
+  'eval_reports',
 ] as const;
+
+/** The collections whose records belong to no run (a thread's, a report's): pruning runs leaves them. */
+const UNOWNED_COLLECTIONS: readonly StoreCollection[] = ['run_threads', 'eval_reports'];
 
 /** The collections whose records a run owns (under its id): what pruning a run deletes. */
 export const RUN_COLLECTIONS: readonly StoreCollection[] = STORE_COLLECTIONS.filter(
-  (c) => c !== 'run_threads',
+  (c) => !UNOWNED_COLLECTIONS.includes(c),
 );
 
 /** One of {@link STORE_COLLECTIONS}. */

@@ -358,7 +358,10 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
       // Pruned for good, a run leaves its thread's entries (a thread named as the run too): the thread
       // lists the runs that still exist.
       await store.insert('run_threads', 'old', '000000000001', { runId: 'live', at: 1 });
+      // So does an evaluation's report kept under the run's id: it belongs to no run.
+      await store.put('eval_reports', 'old', 'report', { id: 'old' });
       expect(await store.prune({ olderThan: future })).toEqual(['old']);
+      expect((await store.get('eval_reports', 'old', 'report'))?.value).toEqual({ id: 'old' });
       expect(await store.readRun('old')).toBeUndefined();
       expect((await store.list('run_threads', 'chat')).map((r) => r.key)).toEqual([
         '000000000001',

@@ -96,6 +96,8 @@ describe('GET /openapi.json', () => {
       [
         'GET /',
         'GET /definitions',
+        'GET /evals',
+        'GET /evals/{id}',
         'GET /openapi.json',
         'GET /runs',
         'GET /runs/{id}',

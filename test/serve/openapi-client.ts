@@ -89,6 +89,15 @@ export async function use(): Promise<string[]> {
   const thread = await client.GET('/threads/{thread}/runs', { params: { path: { thread: 'chat-1' } } });
   if (thread.data) seen.push(thread.data.thread, ...thread.data.runs.map((run) => String(run.thread)));
   await client.POST('/runs', { body: { definition: 'review', thread: 'chat-1' } });
+  const evals = await client.GET('/evals');
+  if (evals.data) seen.push(...evals.data.reports.map((head) => \`\${head.id}:\${head.means.exact}:\${head.coverage}\`));
+  const report = await client.GET('/evals/{id}', { params: { path: { id: 'eval-1' } } });
+  if (report.data) {
+    const format: 1 = report.data.report.format;
+    const scores: (number | undefined)[] = report.data.report.cases.map((c) => c.scores.exact?.score);
+    seen.push(String(format), String(scores), String(report.data.report.summary.timeMs.p95));
+  }
+  if (report.error) seen.push(report.error.error.code);
   return seen;
 }
 `;

@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveEvalReport } from '../../src/index.js';
 import { type Listening, listen, type StatecrewServer } from '../../src/serve/index.js';
 import { liveRuns } from '../../src/serve/server.js';
+import { sampleReport } from '../fixtures/evals/store/report.js';
 import { GOOD_CLIENT, typeCheckClient, WRONG_CLIENT } from './openapi-client.js';
 import { TOKEN, tempStore, testServer } from './serve-helpers.js';
 
@@ -147,6 +149,11 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     await go('POST', '/runs/done/fork', { at: 'research', id: 'done' });
     await go('POST', '/runs/missing/fork', { at: 'research' });
     await go('GET', '/threads/chat-1/runs');
+    await saveEvalReport(temp.store, sampleReport('eval-1'));
+    await go('GET', '/evals');
+    await go('GET', '/evals/eval-1');
+    await go('GET', '/evals/missing');
+    await go('GET', `/evals/${'x'.repeat(600)}`);
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');
     await go('GET', '/runs/done/events');
@@ -189,6 +196,8 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
       'GET /runs/{a}/diff/{b}': [200, 400, 404],
       'POST /runs/{id}/fork': [202, 400, 404, 409, 422],
       'GET /threads/{thread}/runs': [200],
+      'GET /evals': [200],
+      'GET /evals/{id}': [200, 400, 404],
       'GET /runs/{id}/events': [200, 204, 400, 404],
       'GET /runs/{id}/agui': [200, 400, 404],
       'POST /runs/{id}/agui': [200, 400, 404, 409],

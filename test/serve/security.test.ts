@@ -21,6 +21,8 @@ const ROUTES: [string, string][] = [
   ['GET', '/runs/x/view'],
   ['GET', '/runs/x/events'],
   ['POST', '/runs/x/agui'],
+  ['GET', '/evals'],
+  ['GET', '/evals/x'],
 ];
 
 describe('the bearer token', () => {

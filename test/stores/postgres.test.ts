@@ -170,13 +170,14 @@ function postgresTests(): void {
         expect(rows).toEqual([
           { table_name: 'crew_executions', data_type: 'text' },
           { table_name: 'crew_task_results', data_type: 'text' },
+          { table_name: 'eval_reports', data_type: 'text' },
           { table_name: 'flow_runs', data_type: 'text' },
           { table_name: 'run_events', data_type: 'text' },
           { table_name: 'run_threads', data_type: 'text' },
           { table_name: 'store_meta', data_type: 'text' },
         ]);
         const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
-        expect(meta.rows).toEqual([{ name: 'schema_version', value: '4' }]);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '5' }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
         await dropSchema(name);
@@ -321,7 +322,7 @@ function runHeadTests(server: TestServer): void {
           { key: 'a', value: { n: 2 }, updatedAt: 6 },
         ]);
         const meta = await admin.query(`SELECT name, value FROM "${name}".store_meta`);
-        expect(meta.rows).toEqual([{ name: 'schema_version', value: '4' }]);
+        expect(meta.rows).toEqual([{ name: 'schema_version', value: '5' }]);
         const indexes = await admin.query<{ indexname: string }>(
           'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
           [name, 'runs'],
@@ -355,7 +356,31 @@ function runHeadTests(server: TestServer): void {
           await upgraded.put('run_events', 'e', '1', { type: 'run.started' });
           expect((await upgraded.list('run_events', 'e')).map((r) => r.key)).toEqual(['1']);
           const meta = await admin.query(`SELECT value FROM "${name}".store_meta`);
-          expect(meta.rows).toEqual([{ value: '4' }]);
+          expect(meta.rows).toEqual([{ value: '5' }]);
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await store.close();
+        await dropSchema(name);
+      }
+    });
+
+    it('upgrades a version-4 schema (before eval_reports): its runs kept, reports kept from then on', async () => {
+      const name = await freshSchema();
+      const store = new PostgresStore({ connectionString: SERVER, schema: name });
+      try {
+        await store.put('flow_runs', 'r', 'run', { kept: true });
+        await store.close();
+        await admin.query(`DROP TABLE "${name}".eval_reports`);
+        await admin.query(`UPDATE "${name}".store_meta SET value = '4'`);
+        const upgraded = new PostgresStore({ connectionString: SERVER, schema: name });
+        try {
+          expect((await upgraded.get('flow_runs', 'r', 'run'))?.value).toEqual({ kept: true });
+          await upgraded.put('eval_reports', 'e-1', 'head', { id: 'e-1' });
+          expect(await upgraded.executions('eval_reports')).toEqual(['e-1']);
+          const meta = await admin.query(`SELECT value FROM "${name}".store_meta`);
+          expect(meta.rows).toEqual([{ value: '5' }]);
         } finally {
           await upgraded.close();
         }
@@ -368,7 +393,7 @@ function runHeadTests(server: TestServer): void {
     it('refuses a schema of a newer version (snapshot_version) and leaves it as it is', async () => {
       const name = await freshSchema();
       await admin.query(versionOneDdl(name));
-      await admin.query(`UPDATE "${name}".store_meta SET value = '5'`);
+      await admin.query(`UPDATE "${name}".store_meta SET value = '6'`);
       const store = new PostgresStore({ connectionString: SERVER, schema: name });
       try {
         expect(await codeOf(store.readRun('r'))).toBe('snapshot_version');

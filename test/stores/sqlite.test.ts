@@ -62,7 +62,7 @@ describe('SqliteStore', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(5);
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
     db.close();
     const again = new SqliteStore({ path: file });
     expect((await again.get('crew_executions', 'e', 'run'))?.value).toEqual({ ok: true });
@@ -84,7 +84,7 @@ describe('SqliteStore', () => {
     expect((await upgraded.list('run_events', 'e')).map((r) => r.key)).toEqual(['1']);
     await upgraded.close();
     const check = new Database(file, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
     check.close();
   });
 
@@ -139,7 +139,7 @@ describe('SqliteStore', () => {
       ).toBe(true);
       await upgraded.close();
       const check = new Database(file, { readonly: true });
-      expect(check.pragma('user_version', { simple: true })).toBe(5);
+      expect(check.pragma('user_version', { simple: true })).toBe(6);
       const sql = check
         .prepare("SELECT sql FROM sqlite_master WHERE name = 'crew_task_results'")
         .pluck()
@@ -164,7 +164,26 @@ describe('SqliteStore', () => {
     expect((await store.list('run_threads', 'chat')).map((r) => r.key)).toEqual(['000000000001']);
     await store.close();
     const check = new Database(file, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
+    check.close();
+  });
+
+  it('upgrades a version-5 file (before eval_reports): its runs kept, reports kept from then on', async () => {
+    const file = join(root, 'v5.db');
+    const before = new SqliteStore({ path: file });
+    await before.put('flow_runs', 'r', 'run', { kept: true });
+    await before.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE eval_reports');
+    db.pragma('user_version = 5');
+    db.close();
+    const store = new SqliteStore({ path: file });
+    expect((await store.get('flow_runs', 'r', 'run'))?.value).toEqual({ kept: true });
+    await store.put('eval_reports', 'e-1', 'head', { id: 'e-1' });
+    expect(await store.executions('eval_reports')).toEqual(['e-1']);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
     check.close();
   });
 
