@@ -7,9 +7,16 @@ import type { Flow } from '../runtime/flow/flow.js';
 import { loadCrew } from '../yaml/load-crew.js';
 
 /** What a command runs or analyses: a crew or a flow, and where it came from. */
-export type Target =
+export type Target = (
   | { kind: 'crew'; crew: Crew; name: string; source: TargetSource }
-  | { kind: 'flow'; flow: Flow<object>; name: string; source: TargetSource };
+  | { kind: 'flow'; flow: Flow<object>; name: string; source: TargetSource }
+) & {
+  /**
+   * The module's exports (a YAML folder's: its `crew.ts`'s, when it has one), for a command that
+   * reads more of them than the target: `statecrew eval` its `scorers`.
+   */
+  exports?: Readonly<Record<string, unknown>>;
+};
 
 /** Where a target was loaded from, as the CLI records it beside a run (so `resume` can find it). */
 export interface TargetSource {
@@ -54,8 +61,8 @@ export async function loadTarget(path: string, exportName?: string, crewName?: s
   const value = module[name];
   if (value === undefined) throw new UnknownCommandTargetError(path, `has no export "${name}"`);
   const source: TargetSource = { file, export: name };
-  if (isFlow(value)) return { kind: 'flow', flow: value, name: value.name, source };
-  if (isCrew(value)) return { kind: 'crew', crew: value, name: value.name, source };
+  if (isFlow(value)) return { kind: 'flow', flow: value, name: value.name, source, exports: module };
+  if (isCrew(value)) return { kind: 'crew', crew: value, name: value.name, source, exports: module };
   throw new UnknownCommandTargetError(path, `export "${name}" is neither a Crew nor a flow`);
 }
 
@@ -119,6 +126,7 @@ async function yamlTarget({ dir, yamlDir }: YamlCrewDir, crewName: string | unde
     crew,
     name: crew.name,
     source: { file: dir, ...(crewName === undefined ? {} : { crew: crewName }) },
+    exports: parts,
   };
 }
 

@@ -9,7 +9,7 @@ export interface CliIo {
 
 /** How the CLI's own errors may start (`statecrew: `, `statecrew show: `): the prefix printed once. */
 const OWN_PREFIX =
-  /^statecrew(?: (?:run|resume|fork|signal|show|history|runs|plot|paths|runner|worker|serve))?: /;
+  /^statecrew(?: (?:run|resume|fork|signal|show|history|runs|plot|paths|runner|worker|serve|test|eval))?: /;
 
 /**
  * An error as one line: `statecrew: <message> (<code>)`, with a single `statecrew: ` prefix (a message

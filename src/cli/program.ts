@@ -49,6 +49,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   addRunCommands(program, io, finish);
   addStoredRunCommands(program, io, finish);
   addDefinitionCommands(program, io, finish);
+  addEvalCommands(program, io, finish);
   addServiceCommands(program, io, finish);
 
   try {
@@ -254,6 +255,59 @@ function addDefinitionCommands(program: Command, io: CliIo, finish: Finish): voi
     .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
     .option('--json', 'the analysis as JSON')
     .action(async (file: string, options) => finish(await pathsCommand(file, options, io)));
+}
+
+/** `test` and `eval`: the commands that score a crew's or flow's runs. */
+function addEvalCommands(program: Command, io: CliIo, finish: Finish): void {
+  program
+    .command('test')
+    .description(
+      'CrewAI’s crewai test: run a crew n times, a judge scoring each task from 1 to 10, and print the table of scores',
+    )
+    .argument(
+      '<file>',
+      'a CrewAI project folder (config/agents.yaml, config/tasks.yaml), or a module exporting a crew',
+    )
+    .option('-n, --n-iterations <n>', 'how many times the crew runs (default: 3)')
+    .addOption(new Option('--n_iterations <n>').hideHelp())
+    .option('--judge <model>', 'the judge, as a provider string (default: openai/gpt-4o-mini)')
+    .option('-m, --model <model>', 'CrewAI’s name of --judge')
+    .option('--export <name>', 'the module export to test')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
+    .option('--input <key=value>', 'an input (repeatable; a JSON value, else text)', collect, [])
+    .option('--inputs <file.json>', 'inputs from a JSON object file')
+    .addOption(storeOption())
+    .option('--json', 'print the evaluation report as JSON instead of the table')
+    .action(async (file: string, options) => {
+      const { testCommand } = await import('./commands/test.js');
+      finish(await testCommand(file, options, io));
+    });
+
+  program
+    .command('eval')
+    .description(
+      'score a crew or flow on a dataset with the scorers its module exports; exit 1 under --fail-under or against --baseline',
+    )
+    .argument('<file>', 'a module exporting the crew or flow and its scorers, or a YAML crew folder')
+    .requiredOption(
+      '--dataset <file>',
+      'the cases: a .jsonl, .json, .yaml or .yml file of { inputs, expected? }',
+    )
+    .option('--export <name>', 'the module export to evaluate')
+    .option('--crew <name>', 'which crew of a YAML folder whose crew.ts exports several (crews)')
+    .option('-n, --iterations <n>', 'how many times each case runs', '1')
+    .option('--concurrency <n>', 'how many runs at once', '4')
+    .option('--judge <model>', 'add a judge: CrewAI’s 1–10 per task for a crew, a generic rubric for a flow')
+    .option('--baseline <report.json>', 'a report to compare with: exit 1 when a scorer or a case fell')
+    .option('--tolerance <x>', 'how far a scorer’s mean may fall against the baseline', '0')
+    .option('--fail-under <x>', 'exit 1 when a scorer’s mean is under this (0 to 1)')
+    .option('--out <report.json>', 'where to write the report (default: .statecrew/evals/<report id>.json)')
+    .addOption(storeOption())
+    .option('--json', 'print the report as JSON')
+    .action(async (file: string, options) => {
+      const { evalCommand } = await import('./commands/eval.js');
+      finish(await evalCommand(file, options, io));
+    });
 }
 
 /** `runner`, `worker`, `serve` and `mcp`: the commands that serve until stopped. */

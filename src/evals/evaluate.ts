@@ -18,7 +18,8 @@ import type { EvalCaseResult, EvalReport, EvaluateOptions } from './types.js';
  * finished in (`onCase` hears of each as it finishes); a summary; and the coverage of the target's paths.
  *
  * Runs are ordinary runs, kept in `store` — else the target's own store, else a memory store made
- * for the evaluation; with `store` given, the report is kept there too, under its id. A case whose
+ * for the evaluation; in `store` or the target's own, the report is kept too, under its id (the
+ * studio's evals page lists it beside the runs). A case whose
  * run is refused before it runs (`missing_input`, `invalid_inputs`) is `status: 'error'`, unscored,
  * and the evaluation goes on; a failed, partial or paused run is scored like any other.
  *
@@ -40,7 +41,8 @@ export async function evaluate<S extends object>(options: EvaluateOptions<S>): P
   const checked = checkEvaluateOptions(options as unknown as EvaluateOptions);
   const cases = await loadDataset(checked.dataset);
   const target = checked.target.kind === 'crew' ? checked.target.crew : checked.target.flow;
-  const store: Store = checked.store ?? target.store ?? new MemoryStore();
+  const kept: Store | undefined = checked.store ?? target.store;
+  const store: Store = kept ?? new MemoryStore();
   const id = checked.id ?? randomUUID();
   const startedAt = new Date().toISOString();
   const jobs = cases.flatMap((evalCase, index) =>
@@ -76,7 +78,7 @@ export async function evaluate<S extends object>(options: EvaluateOptions<S>): P
   };
   if (controller.signal.aborted)
     throw new RunAbortedError(`evaluation ${id}`, controller.signal.reason, report);
-  if (checked.store !== undefined) await saveEvalReport(checked.store, report);
+  if (kept !== undefined) await saveEvalReport(kept, report);
   return report;
 }
 

@@ -90,7 +90,10 @@ export interface EvaluateOptions<S extends object = object> {
   iterations?: number;
   /** How many runs at once. @default 4 */
   concurrency?: number;
-  /** Where the runs are kept (and the report, under its id); else the target's own store, else memory. */
+  /**
+   * Where the runs and the report (under its id) are kept; else the target's own store (the report
+   * too); else a memory store of the evaluation's own, gone with it.
+   */
   store?: Store;
   /** What the whole evaluation may spend on model calls, runs' and scorers' together. */
   budget?: Budget;

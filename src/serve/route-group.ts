@@ -18,8 +18,8 @@ export interface ServeContext {
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
-  /** What the body is, when not JSON: an HTML page, or a stream of server-sent events. @default JSON, given a schema */
-  media?: 'text/html' | 'text/event-stream' | undefined;
+  /** What the body is, when not JSON: an HTML page, a stream of server-sent events, or an SVG picture. @default JSON, given a schema */
+  media?: 'text/html' | 'text/event-stream' | 'image/svg+xml' | undefined;
 }
 
 /** A route as the OpenAPI document lists it: built from the same zod schemas the route checks with. */

@@ -11,6 +11,7 @@ import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { definitionRoutes } from './definition-routes.js';
 import { Catalog } from './definitions.js';
+import { evalCoverageRoutes } from './eval-coverage-route.js';
 import { evalRoutes } from './eval-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { forkRoutes } from './fork-routes.js';
@@ -51,6 +52,7 @@ const ROUTE_GROUPS: readonly RouteGroup[] = [
   aguiRoutes,
   viewRoutes,
   evalRoutes,
+  evalCoverageRoutes,
   studioRoutes,
 ];
 

@@ -1,25 +1,19 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Agent,
   Crew,
   type EvalCaseResult,
   evaluate,
+  listEvalReports,
   MemoryStore,
   RunAbortedError,
+  readEvalReport,
   SqliteStore,
   Task,
 } from '../../src/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 import { gatedModel } from '../helpers.js';
 import { researchCrew, supportFlow } from './eval-fixtures.js';
-
-const saved = vi.hoisted(() => [] as unknown[]);
-vi.mock('../../src/evals/report-store.js', async (original) => ({
-  ...(await original<typeof import('../../src/evals/report-store.js')>()),
-  saveEvalReport: async (store: unknown, report: unknown) => {
-    saved.push({ store, report });
-  },
-}));
 
 /** A crew of one task, `Write about {topic}`, whose model replies only when the test releases it. */
 function gatedCrew() {
@@ -110,17 +104,16 @@ describe('evaluate: runs', () => {
       });
       const flowRun = await flow.getRun(flowReport.cases[0]?.runId ?? '', { store });
       expect(flowRun?.status).toBe('completed');
-      expect(saved).toEqual([
-        { store, report: crewReport },
-        { store, report: flowReport },
-      ]);
+      expect(await readEvalReport(store, crewReport.id)).toEqual(crewReport);
+      expect(await readEvalReport(store, flowReport.id)).toEqual(flowReport);
+      const listed = (await listEvalReports(store)).map((head) => head.id);
+      expect(listed.sort()).toEqual([crewReport.id, flowReport.id].sort());
     } finally {
       await store.close();
     }
   });
 
-  it('keeps the runs in the target’s own store when none is given, and keeps no report there', async () => {
-    saved.length = 0;
+  it('keeps the runs and the report in the target’s own store when none is given', async () => {
     const store = new MemoryStore();
     const llm = createScriptedModel(['facts', 'text']);
     const crew = new Crew({
@@ -132,17 +125,15 @@ describe('evaluate: runs', () => {
     });
     const report = await evaluate({ target: crew, dataset: topics('AI'), scorers: { any: () => 1 } });
     expect(await store.readRun(report.cases[0]?.runId ?? '')).toMatchObject({ kind: 'crew', name: 'own' });
-    expect(saved).toEqual([]);
+    expect(await readEvalReport(store, report.id)).toEqual(report);
   });
 
-  it('keeps the runs in a memory store of its own when none is given, and keeps no report', async () => {
-    saved.length = 0;
+  it('keeps the runs in a memory store of its own when neither it nor the target has one', async () => {
     const report = await evaluate({
       target: researchCrew(),
       dataset: topics('AI'),
       scorers: { any: () => 1 },
     });
     expect(report.cases[0]?.status).toBe('completed');
-    expect(saved).toEqual([]);
   });
 });

@@ -153,6 +153,8 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     await go('GET', '/evals');
     await go('GET', '/evals/eval-1');
     await go('GET', '/evals/missing');
+    await go('GET', '/evals/eval-1/coverage.svg');
+    await go('GET', '/evals/missing/coverage.svg');
     await go('GET', `/evals/${'x'.repeat(600)}`);
     await go('GET', '/runs/done/view');
     await go('GET', '/runs/missing/view');

@@ -2,6 +2,7 @@ import { cspHash } from '../../view/csp-hash.js';
 import { graphCardShell, PANEL_HINT, SIDE_HTML, timelineCardShell } from '../../view/html.js';
 import { PAGE_SCRIPT } from '../../view/page-script.js';
 import { PAGE_STYLE } from '../../view/page-style.js';
+import { EVALS_AREA, STUDIO_NAV } from './evals-page.js';
 import { STUDIO_SCRIPT } from './script.js';
 import { STUDIO_STYLE } from './style.js';
 
@@ -109,7 +110,8 @@ const RUN_COLUMN = [
  * The studio: one self-contained page (no network but this server's routes, inline style and two
  * inline scripts allowed by hash) that lists runs live, opens one as the run view's graph, timeline
  * and details following its events, answers what a paused run waits for, and starts runs; draws
- * the open run's checkpoints on its timeline and forks from one; shows two runs side by side.
+ * the open run's checkpoints on its timeline and forks from one; shows two runs side by side; and
+ * shows evaluation reports on its evals page.
  */
 export const STUDIO_PAGE = [
   '<!doctype html>',
@@ -124,9 +126,10 @@ export const STUDIO_PAGE = [
   `<style>${STUDIO_STYLE}</style>`,
   '</head>',
   '<body>',
-  '<header class="studio-bar"><h1>statecrew <span class="muted">studio</span></h1></header>',
+  `<header class="studio-bar"><h1>statecrew <span class="muted">studio</span></h1>${STUDIO_NAV}</header>`,
   TOKEN_CARD,
-  `<div class="studio">${SIDE_COLUMN}${RUN_COLUMN}</div>`,
+  `<div id="studio-runs" class="studio">${SIDE_COLUMN}${RUN_COLUMN}</div>`,
+  EVALS_AREA,
   // What the details panel shows again when another run opens.
   `<template id="panel-hint">${PANEL_HINT}</template>`,
   '<script type="application/json" id="run-data">{}</script>',

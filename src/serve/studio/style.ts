@@ -1,3 +1,5 @@
+import { EVALS_STYLE } from './evals-page.js';
+
 /**
  * The studio's own style, after the run view's: a bar, a column of runs and the start form beside
  * the open run, forms for what a paused run waits for, the text its models are writing. At 1,400 × 900
@@ -109,4 +111,4 @@ button:disabled { opacity: .6; cursor: progress; }
   #run-area:has(#waits:not([hidden])) .waits { grid-column: 2; grid-row: 2; margin: 12px 16px 0 0; }
   #run-area:has(#waits:not([hidden])) .wait-form { flex-basis: 100%; }
 }
-`;
+${EVALS_STYLE}`;

@@ -94,8 +94,13 @@ export const COMPARE_SCRIPT = `
       showError($('compare-error'), error);
     }
   };
-  // What the address names: a comparison, else a run (or nothing).
+  // What the address names: the evals page, a comparison, else a run (or nothing).
   const route = () => {
+    if (routeEvals()) {
+      compare.generation += 1;
+      $('compare-area').hidden = true;
+      return openRun(null);
+    }
     const pair = compareOfHash();
     if (pair) {
       openRun(null);
