@@ -37,9 +37,13 @@ export function flowEdges(steps: readonly StepShape[]): Edge[] {
   return edges;
 }
 
-/** Whether a run went along `edge`: its target ran, and its source completed, chose its label, or failed. */
+/**
+ * Whether a run went along `edge`: its target ran (or waits there, paused), and its source
+ * completed, chose its label, or failed.
+ */
 function wentAlong(edge: Edge, run: RunPath): boolean {
-  const ran = run.trail.includes(edge.to) || run.failed.includes(edge.to);
+  const ran =
+    run.trail.includes(edge.to) || run.failed.includes(edge.to) || (run.waiting ?? []).includes(edge.to);
   if (!ran) return false;
   if (edge.label === 'failed' && !run.trail.includes(edge.from)) return run.failed.includes(edge.from);
   if (edge.label === undefined) return run.trail.includes(edge.from);

@@ -64,7 +64,9 @@ export function formatCoverage(coverage: EvalCoverage): string {
     `Coverage (${coverage.kind})${coverage.truncated ? ' — paths truncated at the analysis limit' : ''}`,
   ];
   for (const [key, title] of KINDS) lines.push(`  ${pad(label(title), 18)}${ratio(coverage[key])}`);
-  for (const [key] of KINDS) for (const name of coverage[key].uncovered) lines.push(`  never taken: ${name}`);
+  // A wait's timeout route is both a route and a timeout: named once.
+  const never = new Set(KINDS.flatMap(([key]) => coverage[key].uncovered));
+  for (const name of never) lines.push(`  never taken: ${name}`);
   const untaken = coverage.edges.filter((e) => e.taken === 0);
   for (const e of untaken)
     lines.push(`  edge never taken: ${e.from} → ${e.to}${e.label === undefined ? '' : ` (${e.label})`}`);

@@ -103,7 +103,8 @@ export function flowRunPath<S>(
     children,
     failed: Object.keys(out.failures),
   });
-  return { ...path, emitted: [...out.emitted] };
+  const waiting = (out.waiting ?? (out.pending === undefined ? [] : [out.pending])).map((w) => w.step);
+  return { ...path, emitted: [...out.emitted], ...(waiting.length > 0 ? { waiting } : {}) };
 }
 
 /**

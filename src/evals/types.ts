@@ -115,6 +115,8 @@ export interface RunPath {
   emitted: string[];
   /** Steps or tasks that failed, by name. */
   failed: string[];
+  /** A paused flow run's steps that wait (a human's answer, an event): reached, not completed. */
+  waiting?: string[];
 }
 
 /** A scorer's verdict on one run: of the run's output, or its mean over nodes with each node's. */

@@ -49,13 +49,13 @@ describe('coverageOf a flow: the order saga', () => {
     expect(coverage.truncated).toBe(false);
   });
 
-  it('counts the runs along each edge of the definition, labelled with its route or failure', async () => {
+  it('counts the runs along each edge of the definition, labelled with its route or failure; a paused run reached the wait it waits at', async () => {
     const { coverage } = await sagaCoverage();
     expect(coverage.edges).toEqual([
       { from: 'charge', to: 'refund', label: 'failed', taken: 1 },
       { from: 'refund', to: 'notify', taken: 1 },
       { from: 'charge', to: 'ship', taken: 1 },
-      { from: 'ship', to: 'delivery', taken: 0 },
+      { from: 'ship', to: 'delivery', taken: 1 },
       { from: 'delivery', to: 'close', taken: 0 },
       { from: 'delivery', to: 'investigate', label: 'lost', taken: 0 },
     ]);

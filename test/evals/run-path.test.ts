@@ -78,7 +78,7 @@ describe('flowRunPath', () => {
     expect(path.emitted).toEqual(out.emitted);
   });
 
-  it('gives a paused run the prefix it took, the wait not yet chosen', async () => {
+  it('gives a paused run the prefix it took, the wait not yet chosen but named as waiting', async () => {
     const flow = createFlow({ name: 'payment', initialState: {}, store: new MemoryStore() })
       .start('invoice', noop)
       .wait('payment', 'invoice', { event: 'payment.received', timeoutMs: 1000, onTimeout: 'late' })
@@ -90,6 +90,7 @@ describe('flowRunPath', () => {
       routes: {},
       emitted: ['invoice'],
       failed: [],
+      waiting: ['payment'],
     });
   });
 });
