@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dueDiligence } from '../examples/due-diligence-graph.js';
+import { runEvals } from '../examples/evals.js';
 import { orderSaga } from '../examples/order-saga.js';
 import { pressRelease } from '../examples/press-release-loop.js';
 import { refundFlow } from '../examples/refund-approval.js';
 import { researchCrews } from '../examples/research-crew.js';
 import * as studio from '../examples/studio.js';
 import { support } from '../examples/support-triage-flow.js';
-import { MemoryStore, SqliteStore } from '../src/index.js';
+import { compareEvals, formatCoverage, MemoryStore, SqliteStore } from '../src/index.js';
 import { createServer } from '../src/serve/index.js';
 import { liveRuns } from '../src/serve/server.js';
 import { forEachPath, routeCoverage } from '../src/testing.js';
@@ -139,5 +140,18 @@ describe('the examples, proven', () => {
       await server.close();
       await store.close();
     }
+  });
+
+  it('the evals example names the route no case took and the case a worse model regressed', async () => {
+    const { baseline, candidate } = await runEvals();
+    expect(baseline.summary.scorers.judge?.mean).toBeCloseTo(0.9);
+    expect(baseline.summary.usage.judge.calls).toBe(2);
+    expect(baseline.coverage.routes.uncovered).toEqual(['decide=needs_review']);
+    expect(formatCoverage(baseline.coverage)).toContain('never taken: decide=needs_review');
+    const comparison = compareEvals(baseline, candidate);
+    expect(comparison.regressed.map((r) => `${r.caseId} ${r.scorer}`)).toEqual([
+      'broken-mug category',
+      'broken-mug judge',
+    ]);
   });
 });
