@@ -2,13 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBaseline } from '../../src/cli/commands/eval.js';
 import { judgeModel, numberWithin, wholeNumber } from '../../src/cli/commands/eval-options.js';
 import { scorersOf } from '../../src/cli/commands/eval-scorers.js';
 import { verdictOf } from '../../src/cli/commands/eval-verdict.js';
 import type { Target } from '../../src/cli/load-target.js';
 import type { EvalComparison } from '../../src/evals/types.js';
-import { Agent, Crew, registerProvider, Task } from '../../src/index.js';
+import { Agent, Crew, readEvalReportFile, registerProvider, Task } from '../../src/index.js';
 import { createScriptedModel } from '../../src/testing.js';
 import { fakeCase, fakeReport } from './evals-report-fake.js';
 
@@ -97,15 +96,15 @@ describe('statecrew eval: the options', () => {
     expect(listed[0]).toBe(exact);
   });
 
-  it('refuses a baseline that is not JSON, or no file, with invalid_report naming it', () => {
+  it('refuses a baseline that is not JSON, or no file, with invalid_report naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'statecrew-evals-'));
     const broken = join(dir, 'report.json');
     writeFileSync(broken, '{ not json');
-    expect(() => readBaseline(broken)).toThrow(
-      /Evaluation report .*report\.json: is not JSON: .*\(invalid_report\)/,
+    await expect(readEvalReportFile(broken)).rejects.toThrow(
+      /Evaluation report .*report\.json: is not JSON \(.*\) \(invalid_report\)/,
     );
-    expect(() => readBaseline(join(dir, 'none.json'))).toThrow(
-      /none\.json: cannot be read \(ENOENT\) \(invalid_report\)/,
+    await expect(readEvalReportFile(join(dir, 'none.json'))).rejects.toThrow(
+      /none\.json: no such file \(invalid_report\)/,
     );
   });
 });

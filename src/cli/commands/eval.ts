@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { InvalidReportError } from '../../errors.js';
 import { compareEvals } from '../../evals/compare.js';
 import { evaluate } from '../../evals/evaluate.js';
-import { parseEvalReport } from '../../evals/report-check.js';
+import { readEvalReportFile } from '../../evals/report-check.js';
 import { formatComparison, formatReport } from '../../evals/report-text.js';
 import type { EvalComparison, EvalReport } from '../../evals/types.js';
 import { loadTarget } from '../load-target.js';
@@ -44,7 +43,7 @@ export async function evalCommand(file: string, options: EvalCommandOptions, io:
   const target = await loadTarget(file, options.export, options.crew);
   const judge = options.judge === undefined ? undefined : judgeModel(WHERE, options.judge);
   const scorers = scorersOf(target, judge, file);
-  const baseline = options.baseline === undefined ? undefined : readBaseline(options.baseline);
+  const baseline = options.baseline === undefined ? undefined : await readEvalReportFile(options.baseline);
   const iterations = wholeNumber(WHERE, '--iterations', options.iterations ?? '1');
   const concurrency = wholeNumber(WHERE, '--concurrency', options.concurrency ?? '4');
   const tolerance = numberWithin(WHERE, '--tolerance', options.tolerance ?? '0', 0, 1);
@@ -92,23 +91,6 @@ function printReport(
 }
 
 const ending = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-
-/** The baseline report `path` holds; `invalid_report` naming the file when it holds none. */
-export function readBaseline(path: string): EvalReport {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidReportError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidReportError(path, `is not JSON: ${(error as Error).message}`);
-  }
-  return parseEvalReport(value, path);
-}
 
 /** Writes the report as JSON to `out`, else `.statecrew/evals/<id>.json`; the path written, as given or relative. */
 function writeReport(report: EvalReport, out: string | undefined): string {
