@@ -69,7 +69,8 @@ for (const [kind, provide] of storeKinds()) {
       const log = freshLog();
       const k = 4;
       const completed = await runAndKill(provided.spec, log, 'map-1', k);
-      expect(completed).toEqual(MAP_DOCS.slice(0, k));
+      // Two items run at once: they may complete in either order.
+      expect([...completed].sort()).toEqual(MAP_DOCS.slice(0, k));
       const before = countRuns(log);
       expect([...before.keys()].sort()).toEqual(MAP_DOCS.slice(0, k));
       const started: string[] = [];

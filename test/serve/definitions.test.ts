@@ -98,6 +98,7 @@ describe('GET /openapi.json', () => {
         'GET /definitions',
         'GET /evals',
         'GET /evals/{id}',
+        'GET /evals/{id}/coverage.svg',
         'GET /openapi.json',
         'GET /runs',
         'GET /runs/{id}',

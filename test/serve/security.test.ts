@@ -23,6 +23,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/runs/x/agui'],
   ['GET', '/evals'],
   ['GET', '/evals/x'],
+  ['GET', '/evals/x/coverage.svg'],
 ];
 
 describe('the bearer token', () => {
