@@ -109,10 +109,11 @@ module.exports = {
       '^src/options/',
       '^src/stores/store\\.ts$',
     ]),
-    allow('What a definition takes as input, for the surfaces', '^src/runtime/input-schema\\.ts$', [
-      '^src/runtime/crew/',
-      '^src/runtime/flow/',
-    ]),
+    allow(
+      'What a definition takes as input, and which kind it is, for the surfaces',
+      '^src/runtime/(input-schema|definition-kind)\\.ts$',
+      ['^src/runtime/crew/', '^src/runtime/flow/'],
+    ),
     allow('Queue: whole runs and conversations through its own interfaces', '^src/queue/', [
       '^src/runtime/durable/',
       '^src/actors/',

@@ -3,6 +3,7 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UnknownCommandTargetError } from '../errors.js';
 import type { Crew } from '../runtime/crew/crew.js';
+import { isCrew, isFlow } from '../runtime/definition-kind.js';
 import type { Flow } from '../runtime/flow/flow.js';
 import { loadCrew } from '../yaml/load-crew.js';
 
@@ -193,26 +194,4 @@ function pickExport(module: Record<string, unknown>, shown: string): string {
   throw new UnknownCommandTargetError(shown, `has no default export and ${which}: name one with --export`);
 }
 
-/** A crew from any copy of statecrew (the user's module may load another one than the CLI). */
-export function isCrew(value: unknown): value is Crew {
-  const crew = value as Partial<Crew> | null;
-  return (
-    typeof crew === 'object' &&
-    crew !== null &&
-    typeof crew.run === 'function' &&
-    typeof crew.resume === 'function' &&
-    Array.isArray(crew.tasks)
-  );
-}
-
-/** A flow from any copy of statecrew. */
-export function isFlow(value: unknown): value is Flow<object> {
-  const flow = value as Partial<Flow<object>> | null;
-  return (
-    typeof flow === 'object' &&
-    flow !== null &&
-    typeof flow.run === 'function' &&
-    typeof flow.getRun === 'function' &&
-    typeof flow.analyze === 'function'
-  );
-}
+export { isCrew, isFlow };

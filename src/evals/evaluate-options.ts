@@ -4,6 +4,7 @@ import { fn, integer, text } from '../options/fields.js';
 import { checkedBy, option, unchecked } from '../options/option.js';
 import { parseOptions } from '../options/parse.js';
 import type { Crew } from '../runtime/crew/crew.js';
+import { isCrew, isFlow } from '../runtime/definition-kind.js';
 import { type Budget, checkBudget } from '../runtime/engine/budget.js';
 import type { Flow } from '../runtime/flow/flow.js';
 import { isStore, type Store } from '../stores/store.js';
@@ -12,32 +13,8 @@ import type { Dataset, EvalCaseResult, EvaluateOptions, Scorer, ScorerLike } fro
 
 const WHERE = 'evaluate';
 
-/** A crew, from any copy of statecrew loaded beside this one. */
-export function isCrewTarget(value: unknown): value is Crew {
-  const crew = value as Partial<Crew> | null;
-  return (
-    typeof crew === 'object' &&
-    crew !== null &&
-    typeof crew.kickoff === 'function' &&
-    typeof crew.resume === 'function' &&
-    Array.isArray(crew.tasks)
-  );
-}
-
-/** A flow, from any copy of statecrew loaded beside this one. */
-export function isFlowTarget(value: unknown): value is Flow<object> {
-  const flow = value as Partial<Flow<object>> | null;
-  return (
-    typeof flow === 'object' &&
-    flow !== null &&
-    typeof flow.run === 'function' &&
-    typeof flow.getRun === 'function' &&
-    typeof flow.analyze === 'function'
-  );
-}
-
 const evaluateOptionsSchema = z.strictObject({
-  target: option<Crew | Flow<object>>('a Crew or a Flow', (v) => isCrewTarget(v) || isFlowTarget(v)),
+  target: option<Crew | Flow<object>>('a Crew or a Flow', (v) => isCrew(v) || isFlow(v)),
   dataset: unchecked<Dataset>(),
   scorers: option<EvaluateOptions['scorers']>(
     'a non-empty list or record of scorers',
@@ -73,7 +50,7 @@ export interface CheckedEvaluateOptions {
  */
 export function checkEvaluateOptions(options: EvaluateOptions): CheckedEvaluateOptions {
   const parsed = parseOptions(evaluateOptionsSchema, WHERE, options);
-  const target = isFlowTarget(parsed.target)
+  const target = isFlow(parsed.target)
     ? { kind: 'flow' as const, flow: parsed.target }
     : { kind: 'crew' as const, crew: parsed.target as Crew };
   return {
