@@ -1,7 +1,8 @@
 import type { EvalCoverage } from '../evals/types.js';
 import { type MarkedEdge, type MarkedNode, markEdges, markNodes } from './coverage-marks.js';
 import { classToken, escapeHtml } from './escape.js';
-import { clip, type GraphLayout, layoutGraph, type PlacedNode, type Point } from './layout.js';
+import { pathOf } from './graph-svg.js';
+import { clip, type GraphLayout, layoutGraph, type PlacedNode } from './layout.js';
 import type { RunView, ViewEdge } from './model.js';
 
 /** What an edge or a node no run of the dataset took says, in its `<title>`. */
@@ -18,23 +19,6 @@ const PAINT = {
 type Paint = keyof typeof PAINT;
 
 const n = (value: number) => Math.round(value * 10) / 10;
-
-/** A smooth path through the edge's points (quadratic curves through the midpoints). */
-function pathOf(points: readonly Point[], straight: boolean): string {
-  const [first, ...rest] = points;
-  if (first === undefined) return '';
-  const parts = [`M${n(first.x)},${n(first.y)}`];
-  for (let i = 0; i < rest.length - 1; i += 1) {
-    const p = rest[i] as Point;
-    const q = rest[i + 1] as Point;
-    parts.push(
-      straight ? `L${n(p.x)},${n(p.y)}` : `Q${n(p.x)},${n(p.y)} ${n((p.x + q.x) / 2)},${n((p.y + q.y) / 2)}`,
-    );
-  }
-  const last = rest.at(-1);
-  if (last !== undefined) parts.push(`L${n(last.x)},${n(last.y)}`);
-  return parts.join(' ');
-}
 
 /** How many runs took an edge, as its label says it: `×3`, `never`, or nothing when unknown. */
 const takenText = (taken: number | undefined) =>

@@ -12,15 +12,20 @@ import type { ViewNode } from './model.js';
 
 const n = (value: number) => Math.round(value * 10) / 10;
 
-/** A smooth path through dagre's edge points (quadratic curves through the midpoints). */
-function pathOf(points: readonly Point[]): string {
+/**
+ * A smooth path through dagre's edge points (quadratic curves through the midpoints), or with
+ * `straight` a polyline through them.
+ */
+export function pathOf(points: readonly Point[], straight = false): string {
   const [first, ...rest] = points;
   if (first === undefined) return '';
   const parts = [`M${n(first.x)},${n(first.y)}`];
   for (let i = 0; i < rest.length - 1; i += 1) {
     const p = rest[i] as Point;
     const q = rest[i + 1] as Point;
-    parts.push(`Q${n(p.x)},${n(p.y)} ${n((p.x + q.x) / 2)},${n((p.y + q.y) / 2)}`);
+    parts.push(
+      straight ? `L${n(p.x)},${n(p.y)}` : `Q${n(p.x)},${n(p.y)} ${n((p.x + q.x) / 2)},${n((p.y + q.y) / 2)}`,
+    );
   }
   const last = rest.at(-1);
   if (last !== undefined) parts.push(`L${n(last.x)},${n(last.y)}`);
