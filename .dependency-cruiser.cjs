@@ -135,6 +135,7 @@ module.exports = {
     ]),
     allow('OpenTelemetry', '^src/otel', ['^src/otel/', '^src/runtime/crew/', '^src/models/']),
     allow('Evals: datasets, scorers, reports and coverage over crews and flows', '^src/evals/', [
+      '^src/machines/',
       '^src/runtime/',
       '^src/models/',
       '^src/options/',

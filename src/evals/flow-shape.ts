@@ -1,37 +1,17 @@
-import type { Flow } from '../runtime/flow/flow.js';
+/**
+ * What coverage reads of a flow's step shapes: the flow machine's own rules (which names a trigger
+ * mentions, which failures are handled), and which steps choose an outcome.
+ */
+import type { StepShape } from '../machines/flow/step-shape.js';
+import { namesIn as machineNamesIn, type Trigger } from '../machines/flow/triggers.js';
 
-/** A flow step's shape, as analysis reads it (a child flow's steps are of this shape too). */
-export type StepShape = NonNullable<Flow<unknown>['definition']['steps'][number]['subflow']>['steps'][number];
+export { FAILED_OUTCOME as FAILED, handledSteps } from '../machines/flow/outcomes.js';
+export type { StepShape } from '../machines/flow/step-shape.js';
+export { failedStepOf } from '../machines/flow/triggers.js';
 
-/** A step's trigger: a name, or a gate over other triggers. */
-type Trigger = NonNullable<StepShape['trigger']>;
-
-/** The outcome a handled failure chooses, as `FlowPath.routes` names it. */
-export const FAILED = 'failed';
-
-/** The step a `failed(step)` trigger name is about; undefined for any other name. */
-export function failedStepOf(name: string): string | undefined {
-  return name.startsWith('failed(') && name.endsWith(')') ? name.slice('failed('.length, -1) : undefined;
-}
-
-/** Every name (step, route label or `failed(step)`) a trigger mentions. */
+/** Every name (step, route label or `failed(step)`) a trigger mentions; none for a step without one. */
 export function namesIn(trigger: Trigger | undefined, into: Set<string> = new Set()): Set<string> {
-  if (trigger === undefined) return into;
-  if (typeof trigger === 'string') into.add(trigger);
-  else for (const inner of trigger.of) namesIn(inner, into);
-  return into;
-}
-
-/** The steps whose failure some `failed(step)` trigger handles. */
-export function handledSteps(steps: readonly StepShape[]): Set<string> {
-  const handled = new Set<string>();
-  for (const step of steps) {
-    for (const name of namesIn(step.trigger)) {
-      const failedStep = failedStepOf(name);
-      if (failedStep !== undefined) handled.add(failedStep);
-    }
-  }
-  return handled;
+  return trigger === undefined ? into : machineNamesIn(trigger, into);
 }
 
 /** A router's or human's route labels; undefined for any other step. */
