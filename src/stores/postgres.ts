@@ -5,6 +5,7 @@ import {
   MissingDependencyError,
   StoreUnavailableError,
 } from '../errors.js';
+import { type Durability, durabilityOf, flagOf } from './durability.js';
 import {
   commitRecordParams,
   headParams,
@@ -63,6 +64,19 @@ export interface PostgresStoreBaseOptions {
   schema?: string | undefined;
   /** How long to wait for a connection before failing with `store_unavailable`. @default 5000 */
   connectTimeoutMs?: number | undefined;
+  /**
+   * What an acknowledged commit survives: `'power'` (`synchronous_commit = on`: the commit is on the
+   * server's disk before it is acknowledged) or `'process'` (`synchronous_commit = off`: a crash of
+   * any process, the server's too, but the server's machine failing may lose its last commits).
+   * @default 'power'
+   */
+  durability?: Durability | undefined;
+  /**
+   * Commits of several runs of this process that come at once share one statement, each still
+   * fenced by its own lease (a run whose lease was taken writes nothing; the others commit). `false`
+   * gives every commit its own statement. @default true
+   */
+  groupCommit?: boolean | undefined;
 }
 
 /**
@@ -92,6 +106,10 @@ interface RecordRow extends QueryResultRow {
  */
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
+  /** What an acknowledged commit survives. */
+  readonly durability: Durability;
+  /** Whether commits of several runs that come at once share a statement. */
+  readonly groupCommit: boolean;
   readonly #open = new OpenState(NAME);
   readonly #sql: PostgresSql;
   readonly #schema: string;
@@ -111,6 +129,8 @@ export class PostgresStore implements Store {
     this.#connectionString = connectionString;
     this.#pool = pool === undefined ? undefined : Promise.resolve(pool);
     this.#where = connectionString === undefined ? 'the pool' : serverOf(connectionString);
+    this.durability = durabilityOf(NAME, options.durability, 'power');
+    this.groupCommit = flagOf(NAME, 'groupCommit', options.groupCommit, true);
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {

@@ -8,6 +8,7 @@ import {
   MissingDependencyError,
   StoreUnavailableError,
 } from '../errors.js';
+import { type Durability, durabilityOf, flagOf } from './durability.js';
 import {
   checkClaim,
   checkCommit,
@@ -66,6 +67,18 @@ export interface SqliteStoreOptions {
    * write to finish, in ms. @default 5000
    */
   busyTimeoutMs?: number | undefined;
+  /**
+   * What an acknowledged commit survives: `'process'` (WAL with `synchronous = NORMAL`: a crash of
+   * any process, not a power loss) or `'power'` (`synchronous = FULL`: a power loss too, at the cost
+   * of an `fsync` per commit). @default 'process'
+   */
+  durability?: Durability | undefined;
+  /**
+   * Commits of several runs of this process that come at once share one transaction, each still
+   * fenced by its own lease (a run whose lease was taken writes nothing; the others commit). `false`
+   * gives every commit its own transaction. @default true
+   */
+  groupCommit?: boolean | undefined;
 }
 
 /** The database file a store opens when it is given no path. */
@@ -98,6 +111,10 @@ export class SqliteStore implements Store {
   /** The file this store opens (absolute), or `':memory:'`. */
   readonly path: string;
   readonly #busyTimeoutMs: number;
+  /** What an acknowledged commit survives. */
+  readonly durability: Durability;
+  /** Whether commits of several runs that come at once share a transaction. */
+  readonly groupCommit: boolean;
   readonly #own: BetterSqlite3.Database | undefined;
   readonly #open = new OpenState(NAME);
   #db: BetterSqlite3.Database | undefined;
@@ -123,6 +140,8 @@ export class SqliteStore implements Store {
           ? ':memory:'
           : resolve(path ?? defaultSqlitePath());
     this.#busyTimeoutMs = busy;
+    this.durability = durabilityOf(NAME, options.durability, 'process');
+    this.groupCommit = flagOf(NAME, 'groupCommit', options.groupCommit, true);
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {
