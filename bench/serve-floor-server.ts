@@ -5,7 +5,8 @@
  * `{ type: 'ready', url }`, and answers:
  *   inproc   `{ runs, concurrency }`: the same crew run in this process as the server runs it (the
  *            same store, `events: 'store'`, `stream: true`), `concurrency` loops each awaiting its
- *            run's result before the next; answers `{ type: 'inproc', ms, failed }`.
+ *            run's result before the next; answers `{ type: 'inproc', ms, failed, latencies }` (each
+ *            run's time from `run` to its result).
  *   stall    the longest the event loop was held since the last `stall`, in ms.
  *   close    closes the server and the store, and exits.
  */
@@ -35,20 +36,26 @@ const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
 /** `runs` runs of `trio` in this process, `concurrency` at a time, as the server starts them. */
-async function inProcess(runs: number, concurrency: number): Promise<{ ms: number; failed: number }> {
+async function inProcess(
+  runs: number,
+  concurrency: number,
+): Promise<{ ms: number; failed: number; latencies: number[] }> {
   let next = 0;
   let failed = 0;
+  const latencies: number[] = [];
   const lane = async () => {
     while (next < runs) {
       next += 1;
+      const sent = performance.now();
       const run = trio.run({ inputs: {}, store, events: 'store', stream: true });
       const result = await run.result;
+      latencies.push(performance.now() - sent);
       if (result.status !== 'completed') failed += 1;
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return { ms: performance.now() - started, failed };
+  return { ms: performance.now() - started, failed, latencies };
 }
 
 type Command = { type: 'inproc'; runs: number; concurrency: number } | { type: 'stall' } | { type: 'close' };

@@ -7,7 +7,8 @@
  *           settled) and the next once answered;
  *   post    C clients each sending `POST /runs` (answered once the run holds its id) and the next at
  *           once; the batch ends when `GET /runs?status=running` lists none.
- * Runs per second (RUNS / wall time to the last run's end), and each request's latency p50/p99/max.
+ * Runs per second (RUNS / wall time to the last run's end), and each request's latency p50/p99/max
+ * (in process: each run's, from `run` to its result).
  * The server is a child process per build and repetition (`bench/serve-floor-server.ts`, a fresh
  * SQLite file in a temp folder); the clients are `fetch` in this process. Builds are alternated
  * repetition by repetition, modes within each; a warm-up batch of each mode runs first.
@@ -121,11 +122,7 @@ async function settled(url: string): Promise<void> {
 
 async function batch(server: Server, mode: Mode, clients: number): Promise<Batch> {
   if (mode === 'inproc') {
-    const r = await server.ask<{ ms: number; failed: number }>(
-      { type: 'inproc', runs: RUNS, concurrency: clients },
-      'inproc',
-    );
-    return { ms: r.ms, latencies: [], failed: r.failed };
+    return server.ask<Batch>({ type: 'inproc', runs: RUNS, concurrency: clients }, 'inproc');
   }
   if (mode === 'wait')
     return requests(server.url, '/runs/wait', clients, (s, b) => s === 200 && b.status === 'completed');
