@@ -419,6 +419,11 @@ function addServeCommand(program: Command, io: CliIo, finish: Finish): void {
       '30000',
     )
     .option(
+      '--max-active-runs <runs>',
+      'the most runs started here at once; further POST /runs wait, in order, until one settles (GET /admission counts them)',
+      '16',
+    )
+    .option(
       '--shutdown-grace-ms <ms>',
       'on SIGTERM or Ctrl-C, how long the runs in flight get to reach their next commit before they are left for a runner to resume (a second signal: at once)',
       '10000',

@@ -44,12 +44,15 @@ async function readBody(body: ReadableStream<Uint8Array>, limit: number, keep: b
  */
 export function bodyLimit(limit: number): MiddlewareHandler {
   return async (c, next) => {
-    const body = c.req.raw.body;
-    if (body === null) return next();
+    // A body within its declared length is left to the route, unread: on Node, the route then reads
+    // it straight from the socket, and no web stream (nor web Request) is made for it.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
     const declared =
       length === undefined || c.req.header('transfer-encoding') !== undefined ? undefined : Number(length);
     if (declared !== undefined && declared <= limit) return next();
+    const body = c.req.raw.body;
+    if (body === null) return next();
     const read = await readBody(body, limit, declared === undefined);
     if (read.bytes === undefined) {
       if (!read.ended) c.header('Connection', 'close');

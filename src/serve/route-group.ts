@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { Store } from '../stores/store.js';
+import type { Admission } from './admission.js';
 import type { Catalog } from './definitions.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunStarter } from './run-starter.js';
@@ -12,6 +13,8 @@ export interface ServeContext {
   /** The runs this process runs now: what the event routes subscribe to. */
   live: LiveRuns;
   starter: RunStarter;
+  /** The bound on the runs started here at once, and the starts waiting for a place. */
+  admission: Admission;
 }
 
 /** One response a route documents: its description, its media type and, for a JSON body, its schema. */

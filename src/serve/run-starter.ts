@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { InvalidRequestError, isStatecrewError, RunExistsError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import type { RunQueue } from '../queue/run-queue.js';
+import type { Crew } from '../runtime/crew/crew.js';
 import { liveJournal, whenJournal } from '../runtime/durable/live-journals.js';
 import { crewInputSchema } from '../runtime/input-schema.js';
 import { checkInputs } from '../runtime/run/inputs.js';
 import type { Store } from '../stores/store.js';
+import type { Admission } from './admission.js';
 import type { ServedDefinition, StartedRun } from './definitions.js';
 import { parseRequest } from './http-errors.js';
 import type { LiveRuns } from './live-runs.js';
@@ -55,23 +57,46 @@ export async function trackStarted(
   return { id: run.id, definition: served.name, kind: served.kind };
 }
 
-/** Where runs start: here (over the store), or on the run queue of a fleet of workers. */
+/** The body schema of each served crew's inputs, made once: a new zod schema compiles anew. */
+const crewBodySchemas = new WeakMap<Crew, z.ZodObject>();
+
+function crewBodySchema(crew: Crew): z.ZodObject {
+  let schema = crewBodySchemas.get(crew);
+  if (schema === undefined) {
+    schema = z.object({ inputs: crewInputSchema(crew) });
+    crewBodySchemas.set(crew, schema);
+  }
+  return schema;
+}
+
+/** Calls `release` once `result` settled, whichever way. */
+function releaseWhen(result: Promise<unknown>, release: () => void): void {
+  result.then(release, release);
+}
+
+/**
+ * Where runs start: here (over the store), each once `admission` has a place for it, or on the run
+ * queue of a fleet of workers.
+ */
 export class RunStarter {
   readonly #store: Store;
   readonly #live: LiveRuns;
+  readonly #admission: Admission;
   readonly #queueOptions: QueueOptions | undefined;
   #queue: Promise<RunQueue> | undefined;
 
-  constructor(store: Store, live: LiveRuns, queue: QueueOptions | undefined) {
+  constructor(store: Store, live: LiveRuns, admission: Admission, queue: QueueOptions | undefined) {
     this.#store = store;
     this.#live = live;
+    this.#admission = admission;
     this.#queueOptions = queue;
   }
 
   /**
    * Starts (or submits) a run of `served` with `inputs`, under `id` when given, on `thread` when
    * given. Inputs over the limits of size and depth are refused here too (`invalid_inputs`), before
-   * a run is submitted; so is a thread for the run queue, whose workers run no thread.
+   * a run is submitted; so is a thread for the run queue, whose workers run no thread. A run started
+   * here waits, checked, for a place among the server's active runs (`maxActiveRuns`), then starts.
    */
   async start(
     served: ServedDefinition,
@@ -80,10 +105,7 @@ export class RunStarter {
     thread?: string,
   ): Promise<RunRef> {
     checkInputs('POST /runs', inputs);
-    if (served.kind === 'crew') {
-      const schema = z.object({ inputs: crewInputSchema(served.crew) });
-      parseRequest('POST /runs', 'body', schema, { inputs });
-    }
+    if (served.kind === 'crew') parseRequest('POST /runs', 'body', crewBodySchema(served.crew), { inputs });
     if (this.#queueOptions !== undefined) {
       if (thread !== undefined) {
         throw new InvalidRequestError('POST /runs', [
@@ -95,8 +117,25 @@ export class RunStarter {
       }
       return this.#submit(served, inputs, id);
     }
-    if (thread !== undefined && served.kind === 'flow')
-      return this.#startOnThread(served, inputs, id, thread);
+    const release = await this.#admission.enter();
+    try {
+      if (thread !== undefined && served.kind === 'flow')
+        return await this.#startOnThread(served, inputs, id, thread, release);
+      return await this.#startHere(served, inputs, id, thread, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Starts a run here (a crew, or a flow on no thread); `release` is called once it settled. */
+  #startHere(
+    served: ServedDefinition,
+    inputs: Record<string, unknown>,
+    id: string | undefined,
+    thread: string | undefined,
+    release: () => void,
+  ): Promise<RunRef> {
     const on = thread === undefined ? {} : { thread };
     const controller = new AbortController();
     const { signal } = controller;
@@ -119,6 +158,7 @@ export class RunStarter {
             signal,
             events: 'store',
           });
+    releaseWhen(run.result, release);
     this.#live.asked(controller, run.result);
     return trackStarted(this.#live, served, run, controller);
   }
@@ -134,6 +174,7 @@ export class RunStarter {
     inputs: Record<string, unknown>,
     id: string | undefined,
     thread: string,
+    release: () => void,
   ): Promise<RunRef> {
     const runId = id ?? globalThis.crypto.randomUUID();
     const store = this.#store;
@@ -146,6 +187,7 @@ export class RunStarter {
       signal: controller.signal,
       events: 'store',
     });
+    releaseWhen(result, release);
     this.#live.asked(controller, result);
     try {
       await Promise.race([holding.registered, result.then(() => undefined, unlessSuspended)]);

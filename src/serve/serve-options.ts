@@ -6,6 +6,7 @@ import type { Crew } from '../runtime/crew/crew.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/durable/graceful-stop.js';
 import type { Runner } from '../runtime/durable/runner.js';
 import { isStore, type Store } from '../stores/store.js';
+import { DEFAULT_MAX_ACTIVE_RUNS } from './admission.js';
 import type { ServedFlow, ServedList } from './definitions.js';
 
 /** The default largest body: 1 MiB. */
@@ -37,6 +38,16 @@ export const serveOptionsSchema = z.strictObject({
     'a whole number of ms from 0',
     (n) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647,
   ).default(DEFAULT_SHUTDOWN_GRACE_MS),
+  /**
+   * The most runs this server starts and runs at once (`POST /runs`, `POST /runs/wait`): a start
+   * beyond it waits, in order of arrival, until one of them settles, so a burst queues rather than
+   * stretching every run; `GET /admission` counts the active runs and the waiting starts. Runs
+   * submitted to the run queue, and paused runs resumed, are not counted. @default 16
+   */
+  maxActiveRuns: option<number>(
+    'a whole number of runs, at least 1',
+    (n) => Number.isInteger(n) && (n as number) >= 1,
+  ).default(DEFAULT_MAX_ACTIVE_RUNS),
   /** The bearer token every request must carry (`Authorization: Bearer <token>`). */
   token: text().optional(),
   /**

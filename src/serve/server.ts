@@ -5,6 +5,8 @@ import { parseOptions } from '../options/parse.js';
 import type { QueueOptions } from '../queue/connection.js';
 import { GracefulStop } from '../runtime/durable/graceful-stop.js';
 import { createRunner } from '../runtime/durable/runner.js';
+import { Admission } from './admission.js';
+import { admissionRoutes } from './admission-routes.js';
 import { aguiRoutes } from './agui-routes.js';
 import { answerRoutes } from './answer-routes.js';
 import { bearerAuth } from './auth.js';
@@ -44,6 +46,7 @@ const WHERE = 'createServer';
 const ROUTE_GROUPS: readonly RouteGroup[] = [
   definitionRoutes,
   runRoutes,
+  admissionRoutes,
   historyRoutes,
   forkRoutes,
   threadRoutes,
@@ -122,7 +125,7 @@ function useMiddleware(app: Hono, options: ServeSettings): void {
 
 /**
  * Serves crews and flows over HTTP, on Hono: `GET /definitions`, `POST /runs` (a durable run, here or
- * on the run queue), `GET /runs`, `GET /runs/:id`, `POST /runs/:id/resume|signal|abort`, the run's
+ * on the run queue; at most `maxActiveRuns` here at once, the rest wait their turn), `GET /admission`, `GET /runs`, `GET /runs/:id`, `POST /runs/:id/resume|signal|abort`, the run's
  * events (`GET /runs/:id/events`, `/agui`), its page (`GET /runs/:id/view`), `GET /openapi.json` and
  * the studio at `/`. Every request but the studio page's needs the bearer token (unless
  * `insecureNoAuth`), every body is
@@ -139,7 +142,8 @@ export function createServer(given: ServeOptions): StatecrewServer {
   const { token } = options;
   const catalog = new Catalog(options.crews, options.flows);
   const live = new LiveRuns();
-  const starter = new RunStarter(options.store, live, queueOptionsOf(options.queue));
+  const admission = new Admission(options.maxActiveRuns);
+  const starter = new RunStarter(options.store, live, admission, queueOptionsOf(options.queue));
   const runner =
     options.runner === undefined
       ? createRunner({
@@ -151,7 +155,7 @@ export function createServer(given: ServeOptions): StatecrewServer {
       : undefined;
   const app = new Hono();
   useMiddleware(app, options);
-  const context: ServeContext = { store: options.store, catalog, live, starter };
+  const context: ServeContext = { store: options.store, catalog, live, starter, admission };
   const info = { title: 'statecrew', version: '0.1.0', secured: token !== undefined };
   for (const group of [...ROUTE_GROUPS, openApiRoutes(ROUTE_GROUPS, info)]) group.mount(app, context);
   let closing: { stop: GracefulStop; done: Promise<void> } | undefined;
@@ -163,7 +167,10 @@ export function createServer(given: ServeOptions): StatecrewServer {
     }
     const stop = new GracefulStop(options.shutdownGraceMs, 'the server closed');
     const done = (async () => {
-      await Promise.all([live.suspendAll(stop), runner?.close()]);
+      const suspended = live.suspendAll(stop);
+      // The starts waiting for a place start now, each stopped as it starts (kept for a runner).
+      admission.open();
+      await Promise.all([suspended, runner?.close()]);
       stop.now();
       await starter.close();
     })();

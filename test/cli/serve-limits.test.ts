@@ -52,4 +52,10 @@ describe('statecrew serve: what it takes of a request', { timeout: CLI_TIMEOUT }
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('"--request-timeout" must be a whole number of ms ≥ 1, got "soon"');
   });
+
+  it('refuses a --max-active-runs that is not a whole number of runs ≥ 1', async () => {
+    const ran = await cli(serveArgs('--max-active-runs', '0'), { cwd });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('"--max-active-runs" must be a whole number of runs ≥ 1, got "0"');
+  });
 });

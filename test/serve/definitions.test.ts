@@ -95,6 +95,7 @@ describe('GET /openapi.json', () => {
     expect(routes.sort()).toEqual(
       [
         'GET /',
+        'GET /admission',
         'GET /definitions',
         'GET /evals',
         'GET /evals/{id}',

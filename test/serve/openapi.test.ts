@@ -130,6 +130,8 @@ describe('the OpenAPI document', { timeout: 120_000 }, () => {
     await go('POST', '/runs', { definition: 'nope' });
     await go('POST', '/runs', '{not json');
     await go('POST', '/runs', { definition: 'research', inputs: { topic: 'x'.repeat(2 * 1024 * 1024) } });
+    await go('GET', '/admission');
+    await go('GET', '/admission', undefined, { token: false });
     await go('GET', '/runs?limit=2');
     await go('GET', '/runs?status=sleepy');
     for (const id of ['done', 'rev', 'ord', 'slow']) await go('GET', `/runs/${id}`);

@@ -25,6 +25,8 @@ export interface ServeCommandOptions {
   /** `--request-timeout`: ms a client has to send a whole request. @default '30000' */
   requestTimeout?: string | undefined;
   shutdownGraceMs?: string | undefined;
+  /** `--max-active-runs`: the most runs started here at once; more wait their turn. @default '16' */
+  maxActiveRuns?: string | undefined;
 }
 
 /** `--port`: a whole number from 0 (any free port) to 65535. */
@@ -44,6 +46,16 @@ function requestTimeoutOf(text: string | undefined): number | undefined {
     throw new InvalidOptionError('statecrew serve', '--request-timeout', 'a whole number of ms ≥ 1', text);
   }
   return ms;
+}
+
+/** `--max-active-runs`: a whole number of runs, at least 1. */
+function maxActiveRunsOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const runs = Number(text);
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new InvalidOptionError('statecrew serve', '--max-active-runs', 'a whole number of runs ≥ 1', text);
+  }
+  return runs;
 }
 
 /** The token: `--token`, else STATECREW_TOKEN; none only with `--insecure-no-auth` on 127.0.0.1. */
@@ -118,6 +130,7 @@ export async function serveCommand(
   const port = portOf(options.port);
   const requestTimeoutMs = requestTimeoutOf(options.requestTimeout);
   const shutdownGraceMs = shutdownGraceOf('statecrew serve', options.shutdownGraceMs);
+  const maxActiveRuns = maxActiveRunsOf(options.maxActiveRuns);
   const token = tokenOf(options, io.env);
   const values = file === undefined ? [] : await servedOf(file);
   const crews = values.filter((value): value is Crew => isCrew(value));
@@ -128,6 +141,7 @@ export async function serveCommand(
     flows,
     store,
     shutdownGraceMs,
+    ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
     ...(token === undefined ? { insecureNoAuth: true } : { token }),
     ...(options.cors === undefined ? {} : { cors: options.cors }),
     ...(options.queue === undefined ? {} : { queue: queueOf(options.queue) }),

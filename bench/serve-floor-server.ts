@@ -1,0 +1,76 @@
+/**
+ * The server process of `bench/serve-floor.ts`: a build of statecrew (`BUILD`, a folder like `dist/`)
+ * serving one crew, `trio` (three sequential tasks whose model answers at once), over a SQLite file
+ * (`STORE`), listening on a free port of 127.0.0.1 with `createServer`'s defaults. Over IPC it says
+ * `{ type: 'ready', url }`, and answers:
+ *   inproc   `{ runs, concurrency }`: the same crew run in this process as the server runs it (the
+ *            same store, `events: 'store'`, `stream: true`), `concurrency` loops each awaiting its
+ *            run's result before the next; answers `{ type: 'inproc', ms, failed, latencies }` (each
+ *            run's time from `run` to its result).
+ *   stall    the longest the event loop was held since the last `stall`, in ms.
+ *   close    closes the server and the store, and exits.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const BUILD = process.env.BUILD;
+const STORE = process.env.STORE;
+if (BUILD === undefined || STORE === undefined)
+  throw new Error('BUILD or STORE is unset: bench/serve-floor.ts starts this process');
+const built = (path: string) => pathToFileURL(`${BUILD}/${path}`).href;
+const statecrew = (await import(built('index.js'))) as typeof import('../src/index.js');
+const { createServer, listen } = (await import(
+  built('serve/index.js')
+)) as typeof import('../src/serve/index.js');
+const { Agent, Crew, Task, SqliteStore } = statecrew;
+
+const agent = new Agent({ role: 'Clerk', llm: () => 'filed' });
+const trio = new Crew({
+  name: 'trio',
+  tasks: ['read', 'check', 'file'].map((name) => new Task({ name, description: `${name} it`, agent })),
+});
+const store = new SqliteStore({ path: STORE });
+const server = createServer({ crews: [trio], store, insecureNoAuth: true });
+const listening = await listen(server, { port: 0 });
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
+/** `runs` runs of `trio` in this process, `concurrency` at a time, as the server starts them. */
+async function inProcess(
+  runs: number,
+  concurrency: number,
+): Promise<{ ms: number; failed: number; latencies: number[] }> {
+  let next = 0;
+  let failed = 0;
+  const latencies: number[] = [];
+  const lane = async () => {
+    while (next < runs) {
+      next += 1;
+      const sent = performance.now();
+      const run = trio.run({ inputs: {}, store, events: 'store', stream: true });
+      const result = await run.result;
+      latencies.push(performance.now() - sent);
+      if (result.status !== 'completed') failed += 1;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return { ms: performance.now() - started, failed, latencies };
+}
+
+type Command = { type: 'inproc'; runs: number; concurrency: number } | { type: 'stall' } | { type: 'close' };
+
+process.on('message', (command: Command) => {
+  if (command.type === 'inproc') {
+    void inProcess(command.runs, command.concurrency).then((r) => process.send?.({ type: 'inproc', ...r }));
+  } else if (command.type === 'stall') {
+    process.send?.({ type: 'stall', ms: loopDelay.max / 1e6 });
+    loopDelay.reset();
+  } else if (command.type === 'close') {
+    void listening
+      .close()
+      .then(() => store.close())
+      .finally(() => process.exit(0));
+  }
+});
+process.send?.({ type: 'ready', url: listening.url });
