@@ -11,7 +11,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -99,8 +99,12 @@ async function main(): Promise<void> {
     worker.stdout?.on('data', (d: Buffer) => d.toString().includes('ready') && ready(undefined)),
   );
   const redis = new Redis(connection);
-  const label = (dir: string) =>
-    execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
+  // A checkout by its commit; a copy of a build (a directory holding dist/) by its name.
+  const label = (dir: string) => {
+    const top = execFileSync('git', ['-C', dir, 'rev-parse', '--show-toplevel']).toString().trim();
+    if (resolve(top) !== resolve(dir)) return basename(dir);
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
+  };
   const roles = [
     { name: 'raw BullMQ', role: 'raw' },
     ...builds.map((dir, i) => ({ name: `statecrew ${label(dir)}`, role: `${dir}#${i}` })),
