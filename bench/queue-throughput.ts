@@ -10,8 +10,9 @@
  * an order rotated each round: REPS rounds, medians with [min–max]; ratios are paired by round.
  * Also the latency of one job at a time (1 worker, instant), and each build's crew in this process.
  *
- * Each BUILD is a statecrew checkout built with `npm run build` (default: this one); several builds
- * compare alternately, e.g. a worktree at an earlier commit:
+ * Each BUILD is a statecrew checkout built with `npm run build` (default: this one), or a directory
+ * holding a copy of a build's `dist/`; several builds compare alternately, e.g. a worktree at an
+ * earlier commit:
  *
  *   npm run build && node --import tsx bench/queue-throughput.ts [TASKS=2000] [REPS=3] [BUILD...]
  */
@@ -38,13 +39,22 @@ interface Build {
   statecrew: Statecrew;
   queue: StatecrewQueue;
 }
+/**
+ * A build's label: its checkout's commit (`+` when its src differs from it), or the directory's name
+ * when it is a copy of a build (a directory holding `dist/`, not a checkout of its own).
+ */
+function labelOf(dir: string): string {
+  const top = execFileSync('git', ['-C', dir, 'rev-parse', '--show-toplevel']).toString().trim();
+  if (resolve(top) !== resolve(dir)) return `statecrew ${basename(dir)}`;
+  const sha = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
+  const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', 'src']).toString().trim();
+  return `statecrew ${sha}${dirty === '' ? '' : '+'} (${basename(dir)})`;
+}
 const builds: Build[] = [];
 for (const dir of BUILDS) {
   const built = (href: string) => import(pathToFileURL(`${dir}/dist/${href}`).href);
-  const sha = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
-  const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', 'src']).toString().trim();
   builds.push({
-    label: `statecrew ${sha}${dirty === '' ? '' : '+'} (${basename(dir)})`,
+    label: labelOf(dir),
     statecrew: (await built('index.js')) as Statecrew,
     queue: (await built('queue/index.js')) as StatecrewQueue,
   });

@@ -14,7 +14,8 @@ const MOST_PER_BATCH = 500;
 
 /**
  * Adds jobs to `queue` in batches: the adds asked within one turn of the event loop go as one
- * `addBulk` (one pipelined write and one round trip to Redis) rather than a round trip each. An add
+ * `addBulk` (one pipelined write and one round trip to Redis) rather than a round trip each (a turn
+ * of one add sends it with `add`, the same single round trip without a pipeline to build). An add
  * settles with its batch: a batch Redis refused rejects every add in it with Redis's error.
  */
 export class AddBatch {
@@ -47,7 +48,13 @@ export class AddBatch {
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
-    this.queue.addBulk(batch.map(({ name, data, opts }) => ({ name, data, opts }))).then(
+    // One job goes as a plain add: a pipeline (which addBulk makes) costs more to build than it saves.
+    const only = batch.length === 1 ? batch[0] : undefined;
+    const sent =
+      only === undefined
+        ? this.queue.addBulk(batch.map(({ name, data, opts }) => ({ name, data, opts })))
+        : this.queue.add(only.name, only.data, only.opts);
+    sent.then(
       () => {
         for (const add of batch) add.resolve();
       },

@@ -112,8 +112,13 @@ export const runQueueName = (o: ResolvedQueueOptions) => `${o.queue}-runs`;
 /** The Pub/Sub channel on which the workers are asked to abort the whole run a job of theirs runs. */
 export const runCancelChannel = (o: ResolvedQueueOptions) => cancelChannel({ ...o, queue: runQueueName(o) });
 
+/** A part of a job id: free of ':' and of the '.' that joins the parts. */
+const part = (text: string) => encodeURIComponent(text).replace(/\./g, '%2E');
+/** The last execution id encoded, and its encoding: a run's jobs share it. */
+let lastExecution = { id: '', part: '' };
+
 /** A BullMQ job id for a conversation: unique per execution, node and attempt, and free of ':'. */
 export function jobIdOf(executionId: string, nodeId: string, attempt: number): string {
-  const part = (text: string) => encodeURIComponent(text).replace(/\./g, '%2E');
-  return [executionId, nodeId, String(attempt)].map(part).join('.');
+  if (lastExecution.id !== executionId) lastExecution = { id: executionId, part: part(executionId) };
+  return `${lastExecution.part}.${part(nodeId)}.${attempt}`;
 }

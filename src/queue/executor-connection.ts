@@ -1,27 +1,17 @@
-import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ConversationOutcome, ConversationProgress } from '../actors/conversation-job.js';
 import { toFailure } from '../actors/failure.js';
 import { QueueUnavailableError } from '../errors.js';
 import { AddBatch } from './add-batch.js';
 import { cancelChannel, connected, probe, type ResolvedQueueOptions } from './connection.js';
+import { JobEvents, type WaitingJob } from './job-events.js';
 
-/** What a worker returns for a job: the outcome, with every model and tool call of the run that completed it. */
-export interface JobResult {
-  outcome: ConversationOutcome;
-  progress: ConversationProgress[];
-}
-
-/** A job on the queue whose end an attempt waits for: where its progress and its outcome go. */
-export interface WaitingJob {
-  report(progress: ConversationProgress): void;
-  resolve(outcome: ConversationOutcome): void;
-}
+export type { JobResult, WaitingJob } from './job-events.js';
 
 /** The BullMQ parts of an executor, made once Redis answered. */
 interface Parts {
   queue: Queue;
-  events: QueueEvents;
+  events: JobEvents;
 }
 
 /** How long closing parts whose server is gone may take before they are dropped. */
@@ -39,12 +29,19 @@ export class ExecutorConnection {
   #lost: unknown;
   #closing = false;
   #parts: Promise<Parts> | undefined;
+  /** The parts once made: what an attempt adds its job to without waiting a turn. */
+  #made: Parts | undefined;
   /** Opened on the first abort: how the workers are asked to cancel a job. */
   #publisher: Redis | undefined;
   /** The adds of one turn of the event loop, sent together. */
   #adds: AddBatch | undefined;
 
   constructor(readonly options: ResolvedQueueOptions) {}
+
+  /** The queue to add jobs to when it is up and was not lost; else undefined (ask {@link queue}). */
+  get openQueue(): Queue | undefined {
+    return this.#lost === undefined ? this.#made?.queue : undefined;
+  }
 
   /** The queue to add jobs to; rejects with `queue_unavailable` when Redis does not answer or was lost. */
   async queue(): Promise<Queue> {
@@ -87,12 +84,16 @@ export class ExecutorConnection {
     const late = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
     if ((await Promise.race([closed.then(() => true), late.then(() => false)])) === false) {
       // Not awaited: a disconnect waits for a server that is not there too.
-      void Promise.allSettled([made.events.disconnect(), made.queue.disconnect()]);
+      void made.queue.disconnect().catch(() => {});
     }
   }
 
   #open(): Promise<Parts> {
-    this.#parts ??= makeParts(this.options, this.waiting, (error) => this.#lose(error)).catch(
+    this.#parts ??= makeParts(this.options, this.waiting, (error) => this.#lose(error)).then(
+      (parts) => {
+        this.#made = parts;
+        return parts;
+      },
       (error: unknown) => {
         // A server that could not be reached at first may be there for the next attempt.
         this.#parts = undefined;
@@ -119,54 +120,22 @@ async function makeParts(
   lose: (error: unknown) => void,
 ): Promise<Parts> {
   // The events are read from the last one there now: whenever its first read happens, the events of
-  // every job added from here on are seen (BullMQ's default, the stream's end at that read, can miss them).
+  // every job added from here on are seen (reading from the stream's end at that read can miss them).
   const lastEventId = await probe(o);
   const queue = new Queue(o.queue, { connection: o.connection, prefix: o.prefix });
-  const events = new QueueEvents(o.queue, { connection: o.connection, prefix: o.prefix, lastEventId });
+  const events = new JobEvents(o, lastEventId, waiting, lose);
   queue.on('error', lose);
-  events.on('error', lose);
-  events.on('ioredis:close', () => lose(new Error('the connection to Redis closed')));
-  followJobs(events, waiting);
-  await connected(
-    o.queue,
-    Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
-    o.connectTimeoutMs,
-  );
+  try {
+    await connected(
+      o.queue,
+      Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+      o.connectTimeoutMs,
+    );
+  } catch (error) {
+    // Parts that never came up are let go: nothing keeps reconnecting for them.
+    void events.close();
+    void queue.disconnect().catch(() => {});
+    throw error;
+  }
   return { queue, events };
-}
-
-/** Whether a job's progress goes over the queue as it happens (else with its result). */
-export function isLive(progress: ConversationProgress): boolean {
-  return progress.type === 'model.delta' || progress.type === 'tool.progress';
-}
-
-/**
- * Sends each waiting job's streamed text and tools' progress as they come, and its calls and outcome
- * once it ended.
- */
-function followJobs(events: QueueEvents, waiting: Map<string, WaitingJob>): void {
-  events.on('progress', ({ jobId, data }) => {
-    const progress = data as ConversationProgress;
-    // Streamed text and progress are shown as they come; calls are recorded from the result.
-    if (typeof progress === 'object' && progress !== null && isLive(progress))
-      waiting.get(jobId)?.report(progress);
-  });
-  events.on('completed', ({ jobId, returnvalue }) => {
-    const pending = waiting.get(jobId);
-    if (pending === undefined) return;
-    waiting.delete(jobId);
-    const result = returnvalue as unknown as JobResult;
-    for (const progress of result.progress) if (!isLive(progress)) pending.report(progress);
-    pending.resolve(result.outcome);
-  });
-  events.on('failed', ({ jobId, failedReason }) => {
-    const pending = waiting.get(jobId);
-    if (pending === undefined) return;
-    waiting.delete(jobId);
-    // A worker's processor never throws: BullMQ failed the job itself (stalled too often, a lost lock).
-    pending.resolve({
-      ok: false,
-      failure: { message: `The queue failed the job: ${failedReason}`, retryable: true },
-    });
-  });
 }

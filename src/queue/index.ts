@@ -13,7 +13,7 @@ export type {
   RunEnd,
   RunStoreOption,
 } from './definitions.js';
-export type { JobResult } from './executor-connection.js';
+export type { JobResult } from './job-events.js';
 export { createQueueExecutor, type QueueExecutor } from './queue-executor.js';
 export {
   createRunQueue,

@@ -40,32 +40,49 @@ export function createQueueExecutor(options: QueueOptions = {}): QueueExecutor {
 }
 
 /** One attempt's conversation as a job: added to the queue, its outcome heard from the queue's events. */
-async function converse(
+function converse(
   connection: ExecutorConnection,
   job: ConversationJob,
   signal: AbortSignal,
   report: (progress: ConversationProgress) => void,
 ): Promise<ConversationOutcome> {
-  let queue: Queue;
-  try {
-    queue = await connection.queue();
-  } catch (error) {
-    return { ok: false, failure: toFailure(error) };
-  }
-  signal.throwIfAborted();
+  // Once the queue is up, a job is added in the same turn (no wait for the connection's promise).
+  const open = connection.openQueue;
+  if (open !== undefined) return submit(connection, open, job, signal, report);
+  return connection.queue().then(
+    (queue) => submit(connection, queue, job, signal, report),
+    (error: unknown): ConversationOutcome => ({ ok: false, failure: toFailure(error) }),
+  );
+}
+
+/**
+ * Adds the job to `queue` (with the others of this turn) and resolves with its outcome once the
+ * queue's events tell of its end; a refused add ends it with `queue_unavailable`. Rejects with the
+ * signal's reason when `signal` aborts first, which cancels the job.
+ */
+function submit(
+  connection: ExecutorConnection,
+  queue: Queue,
+  job: ConversationJob,
+  signal: AbortSignal,
+  report: (progress: ConversationProgress) => void,
+): Promise<ConversationOutcome> {
+  if (signal.aborted) return Promise.reject(signal.reason);
   const jobId = jobIdOf(job.executionId, job.nodeId, job.attempt);
   const outcome = jobEnd(connection, queue, jobId, signal, report);
-  try {
-    await connection.add(queue, 'conversation', job, {
+  connection
+    .add(queue, 'conversation', job, {
       jobId,
       attempts: 1, // statecrew's own retry policy decides on retries, as a new attempt
       removeOnComplete: true,
       removeOnFail: 1000,
+    })
+    .catch((error: unknown) => {
+      const pending = connection.waiting.get(jobId);
+      connection.waiting.delete(jobId);
+      const failure = toFailure(new QueueUnavailableError(connection.options.queue, error));
+      pending?.resolve({ ok: false, failure });
     });
-  } catch (error) {
-    connection.waiting.delete(jobId);
-    return { ok: false, failure: toFailure(new QueueUnavailableError(connection.options.queue, error)) };
-  }
   return outcome;
 }
 
@@ -80,7 +97,7 @@ function jobEnd(
   signal: AbortSignal,
   report: (progress: ConversationProgress) => void,
 ): Promise<ConversationOutcome> {
-  const end = new Promise<ConversationOutcome>((resolve, reject) => {
+  return new Promise<ConversationOutcome>((resolve, reject) => {
     const forget = onAbort(signal, jobId, () => {
       connection.waiting.delete(jobId);
       void connection.cancel(queue, jobId);
@@ -92,9 +109,6 @@ function jobEnd(
     };
     connection.waiting.set(jobId, { report, resolve: ended });
   });
-  // A job that could not be added is given up: its abort then rejects a promise no one awaits.
-  end.catch(() => {});
-  return end;
 }
 
 /** What to do for each job in flight when a signal aborts, by signal. */

@@ -15,7 +15,7 @@ import { bullWorker } from './bull-worker.js';
 import { listenForCancels } from './cancel.js';
 import { probe, resolveQueueOptions, runQueueName } from './connection.js';
 import type { QueueableCrew, QueueableFlow } from './definitions.js';
-import { isLive, type JobResult } from './executor-connection.js';
+import { isLive, type JobResult } from './job-events.js';
 import { runProcessor } from './run-processor.js';
 import { type WorkerOptions, type WorkerSettings, workerOptionsSchema } from './worker-options.js';
 

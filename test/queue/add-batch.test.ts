@@ -8,22 +8,32 @@ import { connection, noServices, obliterate } from '../executors/queue-helpers.j
 
 type Bulk = { name: string; data: unknown; opts: unknown }[];
 
-/** A queue that only records its `addBulk` calls (and fails them with `refuse`, when given). */
+/**
+ * A queue that only records its `addBulk` and `add` calls, an add as a batch of one in `calls` and in
+ * `singles` (and fails them with `refuse`, when given).
+ */
 function recordingQueue(refuse?: Error) {
   const calls: Bulk[] = [];
+  const singles: Bulk = [];
   const queue = {
     addBulk: async (jobs: Bulk) => {
       calls.push(jobs);
       if (refuse !== undefined) throw refuse;
       return [];
     },
+    add: async (name: string, data: unknown, opts: unknown) => {
+      calls.push([{ name, data, opts }]);
+      singles.push({ name, data, opts });
+      if (refuse !== undefined) throw refuse;
+      return {};
+    },
   } as unknown as Queue;
-  return { queue, calls };
+  return { queue, calls, singles };
 }
 
 describe('AddBatch', () => {
-  it('sends the adds of one turn of the event loop as one addBulk, in order, and later adds in another', async () => {
-    const { queue, calls } = recordingQueue();
+  it('sends the adds of one turn of the event loop as one addBulk, in order, and a later lone add with add', async () => {
+    const { queue, calls, singles } = recordingQueue();
     const batch = new AddBatch(queue);
     await Promise.all([1, 2, 3].map((i) => batch.add('conversation', { i }, { jobId: `j${i}` })));
     await batch.add('conversation', { i: 4 }, { jobId: 'j4' });
@@ -32,6 +42,7 @@ describe('AddBatch', () => {
       [{ jobId: 'j4' }],
     ]);
     expect(calls[0]?.[1]).toEqual({ name: 'conversation', data: { i: 2 }, opts: { jobId: 'j2' } });
+    expect(singles).toEqual([{ name: 'conversation', data: { i: 4 }, opts: { jobId: 'j4' } }]);
   });
 
   it('splits a turn of more than 500 adds into batches of at most 500', async () => {
@@ -59,6 +70,12 @@ describe('AddBatch', () => {
       { status: 'rejected', reason: refused },
       { status: 'rejected', reason: refused },
     ]);
+  });
+
+  it('rejects a lone add Redis refused with its error', async () => {
+    const refused = new Error('connection lost');
+    const batch = new AddBatch(recordingQueue(refused).queue);
+    await expect(batch.add('c', 1, { jobId: 'j1' })).rejects.toBe(refused);
   });
 });
 
