@@ -23,6 +23,7 @@ import {
 } from './run-head.js';
 import { inListingOrder, isThreadListing, listThreadRuns, runListing } from './run-listing.js';
 import { type BatchCounts, type BatchWriter, CommitBatcher } from './sqlite-batch.js';
+import { IdleCheckpointer } from './sqlite-checkpoint.js';
 import { type FenceParams, isStatementError, type PendingCommit } from './sqlite-commit.js';
 import { migrate, prepareStatements, type RecordStatements, type SqliteStatements } from './sqlite-schema.js';
 import { enterWal, setDurability } from './sqlite-wal.js';
@@ -55,7 +56,8 @@ export interface SqliteStoreOptions {
   path?: string | undefined;
   /**
    * A better-sqlite3 connection of yours to keep the tables in (instead of `path`); it is put in WAL
-   * mode, its `synchronous` set as `durability` says, and it is left open on `close`.
+   * mode, its `synchronous` set as `durability` says, its automatic checkpoint raised to 10,000
+   * pages (checkpointed when the store is idle instead), and it is left open on `close`.
    */
   database?: BetterSqlite3.Database | undefined;
   /**
@@ -115,6 +117,7 @@ export class SqliteStore implements Store {
   #db: BetterSqlite3.Database | undefined;
   #statements: SqliteStatements | undefined;
   readonly #batch = new CommitBatcher(() => this.#batchWriter());
+  #checkpointer: IdleCheckpointer | undefined;
 
   constructor(options: SqliteStoreOptions = {}) {
     const { path, database } = options;
@@ -241,7 +244,11 @@ export class SqliteStore implements Store {
       release: commit.release === true ? 1 : 0,
       updated_at: Date.now(),
     };
-    if (!this.groupCommit) return this.#use(() => this.#prepared().commit(fence, writes));
+    if (!this.groupCommit) {
+      const landed = this.#use(() => this.#prepared().commit(fence, writes));
+      this.#checkpointer?.wrote();
+      return landed;
+    }
     return this.#batch.submit({ fence, writes });
   }
 
@@ -302,6 +309,8 @@ export class SqliteStore implements Store {
     // Commits made before close land (or fail) first: none is left waiting on a closed file.
     if (!this.#open.closed) this.#batch.flush();
     this.#open.close();
+    this.#checkpointer?.stop();
+    this.#checkpointer = undefined;
     this.#statements = undefined;
     if (this.#own === undefined) this.#db?.close();
     this.#db = undefined;
@@ -327,6 +336,7 @@ export class SqliteStore implements Store {
   /** How a batch of commits is written, each way naming a file that cannot be used as `store_unavailable`. */
   #batchWriter(): BatchWriter {
     const statements = this.#use(() => this.#prepared());
+    this.#checkpointer?.wrote();
     return {
       one: ({ fence, writes }: PendingCommit) => this.#use(() => statements.commit(fence, writes)),
       many: (commits: readonly PendingCommit[]) => this.#use(() => statements.commitMany(commits)),
@@ -340,7 +350,9 @@ export class SqliteStore implements Store {
    * writes at random under load.
    */
   #write<T>(statement: () => T): T {
-    return this.#use(() => this.#connection().transaction(statement).immediate());
+    const written = this.#use(() => this.#connection().transaction(statement).immediate());
+    this.#checkpointer?.wrote();
+    return written;
   }
 
   #records(collection: StoreCollection): RecordStatements {
@@ -384,6 +396,7 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.#db = db;
+    this.#checkpointer = new IdleCheckpointer(db);
     return this.#statements;
   }
 }

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteStore } from '../../src/stores/sqlite.js';
 import type { RunHead, RunLease } from '../../src/stores/store.js';
 
@@ -66,6 +66,32 @@ describe('SqliteStore durability', () => {
     const reopened = new SqliteStore({ path: file });
     expect((await reopened.get('flow_runs', 'r1', 'a'))?.value).toEqual({ value: 1 });
     await reopened.close();
+  });
+});
+
+describe('SqliteStore checkpoints', () => {
+  it('raises the automatic checkpoint, and checkpoints the WAL into the file once idle', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const file = nextFile();
+      const db = new Database(file);
+      const store = new SqliteStore({ database: db });
+      await store.createRun(head('r', 't'));
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+      const value = 'x'.repeat(1024);
+      for (let i = 0; i < 200; i += 1) {
+        await store.commit('r', { token: 't', writes: [{ collection: 'flow_runs', key: `k${i}`, value }] });
+      }
+      const before = statSync(file).size;
+      vi.advanceTimersByTime(250); // the store wrote since the last look: not idle yet
+      expect(statSync(file).size).toBe(before);
+      vi.advanceTimersByTime(250); // idle for a whole look: checkpointed
+      expect(statSync(file).size).toBeGreaterThan(before + 200 * 1024);
+      await store.close();
+      db.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
