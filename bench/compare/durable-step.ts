@@ -8,7 +8,11 @@
  * (median, min–max), PostgreSQL commits and Redis commands per step (server counters read around
  * each run) and round trips per step (one more run of each server case through a counting relay);
  * SQLite has no such counter, so its commits are not counted.
- *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers]
+ *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers] [--durability=process|power]
+ * `--durability` sets what a SQLite commit survives, on statecrew's store (its `durability` option)
+ * and on the floor's connection alike (`synchronous` NORMAL or FULL). The SQLite floor runs twice:
+ * with SQLite's defaults (automatic checkpoint every 1,000 WAL pages) and with the automatic
+ * checkpoint statecrew's store sets (every 10,000 pages).
  * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
  * measures SQLite only. STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
  * instead of the one `bench/` installs from `file:..`.
@@ -37,6 +41,14 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
 const ROUNDS = Number(positional[1] ?? 5);
 const servers = !process.argv.includes('--no-servers');
+/** What a SQLite commit survives, for statecrew's store and the floor alike: `synchronous` NORMAL or FULL. */
+const durability = (/^--durability=(process|power)$/.exec(
+  process.argv.find((arg) => arg.startsWith('--durability=')) ?? '--durability=process',
+)?.[1] ?? 'invalid') as 'process' | 'power';
+if (!['process', 'power'].includes(durability)) throw new Error('--durability=process|power');
+const SYNCHRONOUS = durability === 'power' ? 'FULL' : 'NORMAL';
+/** The automatic checkpoint statecrew's SqliteStore sets on its connection (since `9879231`; SQLite's default before). */
+const STORE_AUTOCHECKPOINT = 10_000;
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const names = {
@@ -64,7 +76,12 @@ interface Target {
   redis: string;
 }
 type Db = 'no store' | 'SQLite' | 'PostgreSQL' | 'Redis';
-type Runtime = 'statecrew' | 'LangGraph' | 'LangGraph + MemorySaver' | 'floor';
+type Runtime =
+  | 'statecrew'
+  | 'LangGraph'
+  | 'LangGraph + MemorySaver'
+  | 'floor'
+  | 'floor, autocheckpoint 10000';
 interface Case {
   db: Db;
   runtime: Runtime;
@@ -111,7 +128,7 @@ function statecrewCase(db: Db, open: (target: Target) => Store | undefined): Cas
 async function statecrewCases(): Promise<Case[]> {
   const list = [
     statecrewCase('no store', () => undefined),
-    statecrewCase('SQLite', () => new sc.SqliteStore({ path: join(root, 'statecrew.db') })),
+    statecrewCase('SQLite', () => new sc.SqliteStore({ path: join(root, 'statecrew.db'), durability })),
   ];
   if (!servers) return list;
   const { PostgresStore } = await load<typeof import('statecrew/stores/postgres')>(
@@ -212,10 +229,14 @@ interface FloorConnection {
   close(): Promise<void>;
 }
 
-function floorCase(db: Db, open: (target: Target) => Promise<FloorConnection>): Case {
+function floorCase(
+  db: Db,
+  open: (target: Target) => Promise<FloorConnection>,
+  runtime: Runtime = 'floor',
+): Case {
   return {
     db,
-    runtime: 'floor',
+    runtime,
     async run(target) {
       const connection = await open(target);
       const started = performance.now();
@@ -227,18 +248,23 @@ function floorCase(db: Db, open: (target: Target) => Promise<FloorConnection>): 
   };
 }
 
-/** The floor's SQLite file, with the pragmas SqliteStore sets (journal_mode = WAL, nothing else). */
-function openFloorSqlite(): Database.Database {
-  const db = new Database(join(root, 'floor.db'));
+/**
+ * The floor's SQLite file: `journal_mode = WAL`, `synchronous` as `--durability` says, and the
+ * automatic checkpoint SQLite's default (1,000 pages) or, given, statecrew's store's.
+ */
+function openFloorSqlite(autocheckpoint?: number): Database.Database {
+  const db = new Database(join(root, autocheckpoint === undefined ? 'floor.db' : 'floor-ckpt.db'));
   db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${SYNCHRONOUS}`);
+  if (autocheckpoint !== undefined) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   db.exec(
     'CREATE TABLE IF NOT EXISTS floor (run TEXT NOT NULL, step INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, step))',
   );
   return db;
 }
 
-async function sqliteFloor(): Promise<FloorConnection> {
-  const db = openFloorSqlite();
+async function sqliteFloor(autocheckpoint?: number): Promise<FloorConnection> {
+  const db = openFloorSqlite(autocheckpoint);
   const insert = db.prepare('INSERT INTO floor (run, step, value) VALUES (?, ?, ?)');
   const run = nextId();
   return { write: (i) => insert.run(run, i, `step ${i}`), close: async () => void db.close() };
@@ -264,7 +290,8 @@ async function redisFloor(target: Target): Promise<FloorConnection> {
 
 async function floorCases(): Promise<Case[]> {
   const list = [floorCase('no store', async () => ({ write: () => {}, close: async () => {} }))];
-  list.push(floorCase('SQLite', sqliteFloor));
+  list.push(floorCase('SQLite', () => sqliteFloor()));
+  list.push(floorCase('SQLite', () => sqliteFloor(STORE_AUTOCHECKPOINT), 'floor, autocheckpoint 10000'));
   if (!servers) return list;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
@@ -437,7 +464,12 @@ const spread = (xs: number[], digits = 1) =>
 /** Per round, µs per step of case k less that of its runtime's no-store case in the same round. */
 function overheads(cases: Case[], samples: Samples[], k: number): number[] {
   const c = cases[k] as Case;
-  const runtime = c.runtime === 'LangGraph + MemorySaver' ? 'LangGraph' : c.runtime;
+  const runtime =
+    c.runtime === 'LangGraph + MemorySaver'
+      ? 'LangGraph'
+      : c.runtime === 'floor, autocheckpoint 10000'
+        ? 'floor'
+        : c.runtime;
   const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
   if (base < 0 || base === k) return [];
   const own = (samples[k] as Samples).us;
@@ -466,12 +498,24 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
     cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
     lines.push(`| ${cells.join(' | ')} |`);
   }
-  return [...lines, ''];
+  return [...lines, '', ...floorRatios(db, cases, samples, ours), ''];
+}
+
+/** Per round, statecrew's overhead ÷ each floor's of the same round: median (min–max). */
+function floorRatios(db: Db, cases: Case[], samples: Samples[], ours: number[]): string[] {
+  const lines: string[] = [];
+  for (const [k, c] of cases.entries()) {
+    if (c.db !== db || !c.runtime.startsWith('floor') || ours.length === 0) continue;
+    const floor = overheads(cases, samples, k);
+    const ratios = ours.map((us, r) => us / (floor[r] as number));
+    lines.push(`statecrew overhead ÷ ${c.runtime} overhead, per round: ${spread(ratios, 2)}`);
+  }
+  return lines;
 }
 
 async function environment(): Promise<string[]> {
   const db = openFloorSqlite();
-  const sqlite = `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get()}, journal_mode ${db.pragma('journal_mode', { simple: true })}, synchronous ${db.pragma('synchronous', { simple: true })} (0 off, 1 normal, 2 full)`;
+  const sqlite = `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get()}, journal_mode ${db.pragma('journal_mode', { simple: true })}, synchronous ${db.pragma('synchronous', { simple: true })} (0 off, 1 normal, 2 full; --durability=${durability}), floor wal_autocheckpoint ${db.pragma('wal_autocheckpoint', { simple: true })} and ${STORE_AUTOCHECKPOINT}`;
   db.close();
   const lines = [
     `node ${process.version}, ${STEPS} steps, ${ROUNDS} rounds alternated (+1 warm-up), statecrew from ${process.env.STATECREW_DIST ? 'STATECREW_DIST' : 'the installed package'}`,

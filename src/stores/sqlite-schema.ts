@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { SnapshotVersionError } from '../errors.js';
-import { STORE_COLLECTIONS, STORE_FORMAT_VERSION, type StoreCollection } from './store.js';
+import { type FencedCommits, fencedCommits } from './sqlite-commit.js';
+import { STORE_COLLECTIONS, type StoreCollection } from './store.js';
 
 /**
  * The tables of a {@link SqliteStore} file and the statements it runs on them. Version 1 had the
@@ -42,28 +43,10 @@ export interface HeadStatements {
   prune: BetterSqlite3.Statement;
 }
 
-/** A commit's fence: the head it moves on while `token` holds (`release` 1 gives the lease up). */
-export interface FenceParams {
-  id: string;
-  token: string;
-  status: string | null;
-  release: 0 | 1;
-  updated_at: number;
-}
-
-/** One record a commit writes, its value already JSON text. */
-export interface EncodedWrite {
-  collection: StoreCollection;
-  key: string;
-  text: string;
-}
-
 /** Every statement a store prepares once per connection. */
-export interface SqliteStatements {
+export interface SqliteStatements extends FencedCommits {
   records: Map<StoreCollection, RecordStatements>;
   heads: HeadStatements;
-  /** A fenced commit, atomic: false, writing nothing, when the token no longer holds. */
-  commit(fence: FenceParams, writes: readonly EncodedWrite[]): boolean;
 }
 
 const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
@@ -154,7 +137,7 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
   for (const collection of STORE_COLLECTIONS)
     records.set(collection, recordStatements(db, `"${collection}"`));
   const heads = headStatements(db);
-  return { records, heads, commit: fencedCommit(db, records, heads) };
+  return { records, heads, ...fencedCommits(db, records, heads) };
 }
 
 /** The statements on one collection's records (`table`, quoted). */
@@ -209,49 +192,4 @@ function headStatements(db: BetterSqlite3.Database): HeadStatements {
     kept: db.prepare(`SELECT id FROM runs WHERE ${MATCHED} AND ${LIVE}`),
     prune: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
   };
-}
-
-/** A fenced commit on these statements: one statement for one record and no head change, else one transaction. */
-function fencedCommit(
-  db: BetterSqlite3.Database,
-  records: Map<StoreCollection, RecordStatements>,
-  heads: HeadStatements,
-): SqliteStatements['commit'] {
-  // Run as BEGIN IMMEDIATE: the write lock is held from the fence on, so a fence that only reads
-  // (a commit that changes nothing of the head) holds as surely as one that updates.
-  const inTransaction = db.transaction((fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
-    const moves = fence.status !== null || fence.release === 1;
-    const held = moves
-      ? heads.fence.run(fence).changes === 1
-      : heads.held.get(fence.id, fence.token) !== undefined;
-    if (!held) return false;
-    for (const write of writes) {
-      const put = (records.get(write.collection) as RecordStatements).put;
-      put.run(fence.id, write.key, STORE_FORMAT_VERSION, write.text, fence.updated_at);
-    }
-    return true;
-  });
-  // One record and no change to the head (a crew task's result): one fenced statement. Still under
-  // BEGIN IMMEDIATE: a statement that reads before it writes, begun deferred, gets SQLITE_BUSY at once
-  // (no busy wait) when another process committed in between.
-  const putOne = db.transaction((fence: FenceParams, only: EncodedWrite): boolean => {
-    const { fencedPut } = records.get(only.collection) as RecordStatements;
-    const params = {
-      id: fence.id,
-      key: only.key,
-      version: STORE_FORMAT_VERSION,
-      value: only.text,
-      at: fence.updated_at,
-      token: fence.token,
-    };
-    return fencedPut.run(params).changes === 1;
-  });
-  const commit = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean => {
-    const [only] = writes;
-    if (writes.length === 1 && only !== undefined && fence.status === null && fence.release === 0) {
-      return putOne.immediate(fence, only);
-    }
-    return inTransaction.immediate(fence, writes);
-  };
-  return commit;
 }

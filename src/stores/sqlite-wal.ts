@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Durability } from './durability.js';
 
 /** The longest pause between two tries to switch a file to WAL, in ms. */
 const MAX_PAUSE_MS = 50;
@@ -28,4 +29,14 @@ export function enterWal(db: BetterSqlite3.Database, busyTimeoutMs: number): voi
 /** Blocks this thread for `ms`: opening a store is synchronous, as better-sqlite3 is. */
 function pauseSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Sets what a commit on `db` survives: `'process'` → `synchronous = NORMAL` (in WAL mode, a commit
+ * is in the WAL file when acknowledged, and is synced at the next checkpoint: a process crash loses
+ * nothing, a power loss may lose the last commits), `'power'` → `synchronous = FULL` (the WAL is
+ * synced at every commit).
+ */
+export function setDurability(db: BetterSqlite3.Database, durability: Durability): void {
+  db.pragma(`synchronous = ${durability === 'power' ? 'FULL' : 'NORMAL'}`);
 }

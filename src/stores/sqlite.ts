@@ -22,14 +22,11 @@ import {
   type RawHeadRow,
 } from './run-head.js';
 import { inListingOrder, isThreadListing, listThreadRuns, runListing } from './run-listing.js';
-import {
-  type FenceParams,
-  migrate,
-  prepareStatements,
-  type RecordStatements,
-  type SqliteStatements,
-} from './sqlite-schema.js';
-import { enterWal } from './sqlite-wal.js';
+import { type BatchCounts, type BatchWriter, CommitBatcher } from './sqlite-batch.js';
+import { IdleCheckpointer } from './sqlite-checkpoint.js';
+import { type FenceParams, isStatementError, type PendingCommit } from './sqlite-commit.js';
+import { migrate, prepareStatements, type RecordStatements, type SqliteStatements } from './sqlite-schema.js';
+import { enterWal, setDurability } from './sqlite-wal.js';
 import {
   decodeValue,
   encodeValue,
@@ -59,7 +56,8 @@ export interface SqliteStoreOptions {
   path?: string | undefined;
   /**
    * A better-sqlite3 connection of yours to keep the tables in (instead of `path`); it is put in WAL
-   * mode and left open on `close`.
+   * mode, its `synchronous` set as `durability` says, its automatic checkpoint raised to 10,000
+   * pages (checkpointed when the store is idle instead), and it is left open on `close`.
    */
   database?: BetterSqlite3.Database | undefined;
   /**
@@ -69,8 +67,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number | undefined;
   /**
    * What an acknowledged commit survives: `'process'` (WAL with `synchronous = NORMAL`: a crash of
-   * any process, not a power loss) or `'power'` (`synchronous = FULL`: a power loss too, at the cost
-   * of an `fsync` per commit). @default 'process'
+   * any process, not a power loss or an operating-system crash, which may lose the last commits
+   * though never corrupt the file) or `'power'` (`synchronous = FULL`: a power loss too, at the cost
+   * of an `fsync` of the WAL per commit). Set on every connection the store opens, and on a
+   * `database` given to it. @default 'process'
    */
   durability?: Durability | undefined;
   /**
@@ -92,9 +92,6 @@ interface Row {
   value: unknown;
   updated_at: number;
 }
-
-/** SQLite result codes of a statement that is wrong, rather than of a file that cannot be used. */
-const STATEMENT_CODES = /^SQLITE_(ERROR|CONSTRAINT|MISUSE|RANGE|MISMATCH|TOOBIG)/;
 
 /**
  * The embedded default store: one SQLite file (WAL, so readers never wait for the writer), one table
@@ -119,6 +116,8 @@ export class SqliteStore implements Store {
   readonly #open = new OpenState(NAME);
   #db: BetterSqlite3.Database | undefined;
   #statements: SqliteStatements | undefined;
+  readonly #batch = new CommitBatcher(() => this.#batchWriter());
+  #checkpointer: IdleCheckpointer | undefined;
 
   constructor(options: SqliteStoreOptions = {}) {
     const { path, database } = options;
@@ -245,7 +244,17 @@ export class SqliteStore implements Store {
       release: commit.release === true ? 1 : 0,
       updated_at: Date.now(),
     };
-    return this.#use(() => this.#prepared().commit(fence, writes));
+    if (!this.groupCommit) {
+      const landed = this.#use(() => this.#prepared().commit(fence, writes));
+      this.#checkpointer?.wrote();
+      return landed;
+    }
+    return this.#batch.submit({ fence, writes });
+  }
+
+  /** How commits have batched on this store so far: transactions, commits, the largest batch. */
+  get commitBatches(): Readonly<BatchCounts> {
+    return { ...this.#batch.counts };
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunHead[]> {
@@ -297,7 +306,11 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Commits made before close land (or fail) first: none is left waiting on a closed file.
+    if (!this.#open.closed) this.#batch.flush();
     this.#open.close();
+    this.#checkpointer?.stop();
+    this.#checkpointer = undefined;
     this.#statements = undefined;
     if (this.#own === undefined) this.#db?.close();
     this.#db = undefined;
@@ -310,15 +323,24 @@ export class SqliteStore implements Store {
 
   /** Runs statements, naming a file that cannot be used (full, locked, unreadable) as `store_unavailable`. */
   #use<T>(statements: () => T): T {
+    // Commits made before this call land first: nothing overtakes a commit still in its batch.
+    this.#batch.flush();
     try {
       return statements();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
-        if (!STATEMENT_CODES.test(code)) throw new StoreUnavailableError(NAME, this.path, error);
-      }
-      throw error;
+      if (isStatementError(error)) throw error;
+      throw new StoreUnavailableError(NAME, this.path, error);
     }
+  }
+
+  /** How a batch of commits is written, each way naming a file that cannot be used as `store_unavailable`. */
+  #batchWriter(): BatchWriter {
+    const statements = this.#use(() => this.#prepared());
+    this.#checkpointer?.wrote();
+    return {
+      one: ({ fence, writes }: PendingCommit) => this.#use(() => statements.commit(fence, writes)),
+      many: (commits: readonly PendingCommit[]) => this.#use(() => statements.commitMany(commits)),
+    };
   }
 
   /**
@@ -328,7 +350,9 @@ export class SqliteStore implements Store {
    * writes at random under load.
    */
   #write<T>(statement: () => T): T {
-    return this.#use(() => this.#connection().transaction(statement).immediate());
+    const written = this.#use(() => this.#connection().transaction(statement).immediate());
+    this.#checkpointer?.wrote();
+    return written;
   }
 
   #records(collection: StoreCollection): RecordStatements {
@@ -359,6 +383,7 @@ export class SqliteStore implements Store {
         db = new Driver(this.path, { timeout: this.#busyTimeoutMs });
       }
       enterWal(db, this.#busyTimeoutMs);
+      setDurability(db, this.durability);
     } catch (error) {
       if (isStatecrewError(error, 'missing_dependency')) throw error;
       throw new StoreUnavailableError(NAME, this.path, error);
@@ -371,6 +396,7 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.#db = db;
+    this.#checkpointer = new IdleCheckpointer(db);
     return this.#statements;
   }
 }
