@@ -4,7 +4,8 @@
  * part of statecrew's actor layout added on bare XState (bench/compare/actor-layouts.ts: an agent
  * actor that runs the work; completion reported to the supervisor, which stops the run), then
  * statecrew itself. Every case asks the same instant model; they alternate run by run in this one
- * process (the order reversed every other round); medians of the ratios to the floor.
+ * process (the order reversed every other round); medians of the ratios to the floor, of wall time
+ * and of the CPU time the process spent (which a loaded machine's other processes do not stretch).
  * Workloads: a sequential chain of N tasks; a graph root → N → join with maxConcurrency 64.
  * Run: npm run build && node --expose-gc --import tsx bench/floor-ratio.ts [N] [rounds]
  * (without --expose-gc: no collection between runs, and noisier ratios)
@@ -42,34 +43,51 @@ const kickoff = (crew: InstanceType<typeof Crew>) => async () => {
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-async function timed(run: () => Promise<void>): Promise<number> {
-  collect();
-  const started = performance.now();
-  await run();
-  return performance.now() - started;
+/** The CPU time this process spent (all its threads: the collector's too), in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
-/** Runs every case once per round (the first is the floor) and prints each one's median ratio to it. */
+/** Wall and CPU time of one run: on a loaded machine the CPU time waits for no other process. */
+async function timed(run: () => Promise<void>): Promise<{ wall: number; cpu: number }> {
+  collect();
+  const cpu = cpuMs();
+  const started = performance.now();
+  await run();
+  return { wall: performance.now() - started, cpu: cpuMs() - cpu };
+}
+
+const spread = (rs: number[]) =>
+  `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`;
+
+/**
+ * Runs every case once per round (the first is the floor) and prints each one's median wall time per
+ * task and median ratios to the floor, of wall time and of CPU time, with their ranges.
+ */
 async function ladder(title: string, tasks: number, cases: [string, () => Promise<void>][]) {
   for (const [, run] of cases) await run();
   const ms = cases.map((): number[] => []);
   const ratios = cases.map((): number[] => []);
+  const cpuRatios = cases.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = cases.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
-    const took: number[] = [];
+    const took: { wall: number; cpu: number }[] = [];
     for (const i of order) took[i] = await timed((cases[i] as [string, () => Promise<void>])[1]);
+    const floor = took[0] as { wall: number; cpu: number };
     took.forEach((t, i) => {
-      ms[i]?.push(t);
-      ratios[i]?.push(t / (took[0] as number));
+      ms[i]?.push(t.wall);
+      ratios[i]?.push(t.wall / floor.wall);
+      cpuRatios[i]?.push(t.cpu / floor.cpu);
     });
   }
   console.log(title);
   cases.forEach(([name], i) => {
     const us = ((median(ms[i] as number[]) * 1000) / tasks).toFixed(1);
-    const rs = ratios[i] as number[];
+    const wall = spread(ratios[i] as number[]);
     console.log(
-      `  ${name.padEnd(44)} ${us.padStart(6)} µs/task  ratio ${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`,
+      `  ${name.padEnd(44)} ${us.padStart(6)} µs/task  wall ${wall}  CPU ${spread(cpuRatios[i] as number[])}`,
     );
   });
 }

@@ -118,45 +118,58 @@ export function converse(
   const { llm } = speaker;
   const turn = hooks.waitTurn;
   if (turn !== undefined) {
-    return turn().then(() => policyCall(speaker.role, llm, prompt.text, context, signal, hooks));
+    return turn().then(() =>
+      policyCall(speaker.role, llm, prompt.text, context, signal, hooks, asText, rethrow),
+    );
   }
-  return policyCall(speaker.role, llm, prompt.text, context, signal, hooks);
+  return policyCall(speaker.role, llm, prompt.text, context, signal, hooks, asText, rethrow);
 }
+
+/** The text of a policy's answer, as a conversation ends with it. */
+const asText = (text: string): string => text;
+
+/** Passes a failure on as the conversation's rejection. */
+const rethrow = (error: unknown): never => {
+  throw error;
+};
 
 /**
  * A policy's one call, reported to `hooks` like a model's: a policy reads the prompt and context only
- * and cannot call tools, so there is no request to build, and its text is checked and reported in one
- * callback (on every task's hot path).
+ * and cannot call tools, so there is no request to build, and its text is checked, reported and handed
+ * to `done` in one callback (on every task's hot path). A failure goes to `fail` (a failed call is
+ * reported first, unless the signal aborted; a refused one — `beforeCall` threw — is not a call).
  */
-function policyCall(
+export function policyCall<T>(
   agent: string,
   policy: Policy,
   prompt: string,
   context: string,
   signal: AbortSignal,
   hooks: ConversationHooks,
-): Promise<string> {
+  done: (text: string) => T,
+  fail: (error: unknown) => T,
+): Promise<T> {
   const started = hooks.now();
-  const failed = (error: unknown): never => {
+  const failed = (error: unknown): T => {
     // An abort is the run's doing, not the model's: it is reported as the run's end, not as a failed call.
     if (!signal.aborted) hooks.onModelCall?.(failedCallUsage(), hooks.now() - started, toFailure(error));
-    throw error;
+    return fail(error);
   };
   let reply: unknown;
   try {
     hooks.beforeCall?.();
   } catch (error) {
-    return Promise.reject(error);
+    return Promise.reject(error).then(undefined, fail);
   }
   try {
     reply = policy(prompt, context, { signal });
   } catch (error) {
-    return Promise.reject(error).catch(failed);
+    return Promise.reject(error).then(undefined, failed);
   }
   return Promise.resolve(reply).then((text) => {
-    if (typeof text !== 'string') failed(new ModelResponseError(agent, text));
+    if (typeof text !== 'string') return failed(new ModelResponseError(agent, text));
     hooks.onModelCall?.(usageOfCall(undefined), hooks.now() - started);
-    return text as string;
+    return done(text);
   }, failed);
 }
 

@@ -1,6 +1,7 @@
 import { type ZodType, z } from 'zod';
 import { describeThrown, GuardrailError, GuardrailFailedError, TaskTimeoutError } from '../errors.js';
 import type { AttemptOutcome, WorkOutcome } from '../machines/lifecycle.js';
+import { isModel } from '../models/call.js';
 import { pricedUsage } from '../models/usage.js';
 import type {
   AttemptMemory,
@@ -8,6 +9,7 @@ import type {
   GuardrailContext,
   Llm,
   ModelPrice,
+  Policy,
   TaskOutput,
   Tool,
   ToolCallRecord,
@@ -15,7 +17,13 @@ import type {
   ToolSource,
   Usage,
 } from '../types.js';
-import { type ConversationHooks, converse, type Speaker, type TaskPrompt } from './conversation.js';
+import {
+  type ConversationHooks,
+  converse,
+  policyCall,
+  type Speaker,
+  type TaskPrompt,
+} from './conversation.js';
 import {
   type ConversationExecutor,
   type ConversationJob,
@@ -155,10 +163,9 @@ export function runTaskAttempt(
     spec.humanInput !== true
   ) {
     // Nothing to check and no time limit: the conversation's text is the output.
-    return conversation(spec, attemptNo, signal, hooks).then(
-      (raw): WorkOutcome => ({ ok: true, output: { raw }, finishedAt: hooks.now() }),
-      failed,
-    );
+    const done = (raw: string): WorkOutcome => ({ ok: true, output: { raw }, finishedAt: hooks.now() });
+    if (isPolicyCall(spec, hooks)) return policyAttempt(spec, attemptNo, signal, hooks, done, failed);
+    return conversation(spec, attemptNo, signal, hooks).then(done, failed);
   }
   const run = (attemptSignal: AbortSignal) =>
     conversation(spec, attemptNo, attemptSignal, hooks).then((raw) =>
@@ -178,6 +185,60 @@ export function attemptPrompt(
   return spec.markdown === true ? withMarkdown(prompt) : prompt;
 }
 
+/** What the agent is asked in this attempt: its task prompt, the last rejection's feedback, the schema. */
+function askedPrompt(spec: AttemptSpec): TaskPrompt {
+  let prompt = attemptPrompt(spec);
+  if (spec.feedback !== undefined) {
+    const note = `\nFeedback: your previous answer was rejected: ${spec.feedback}`;
+    prompt = { ...prompt, text: prompt.text + note, task: prompt.task + note };
+  }
+  if (spec.outputSchema !== undefined) prompt = { ...prompt, schema: jsonSchemaOf(spec.outputSchema) };
+  return prompt;
+}
+
+/**
+ * Whether the attempt is one call of a policy in this process, with no rate limit to wait for: a
+ * policy reads the prompt and context only (no tools, no memory, no tool-call keys), so nothing of a
+ * conversation's set-up is needed.
+ */
+function isPolicyCall(spec: AttemptSpec, hooks: AttemptHooks): boolean {
+  return (
+    hooks.executor === undefined &&
+    !isModel(spec.agent.llm) &&
+    (hooks.waitTurn === undefined || !isRateLimited(spec.agent))
+  );
+}
+
+/**
+ * An attempt that is one policy call ({@link isPolicyCall}), its outcome made in the call's own
+ * callback (`done`, or `failed` for what it threw): the hot path of every task with a policy agent,
+ * one promise shorter than a conversation's, reported the same way.
+ */
+function policyAttempt(
+  spec: AttemptSpec,
+  attemptNo: number,
+  signal: AbortSignal,
+  hooks: AttemptHooks,
+  done: (raw: string) => AttemptOutcome,
+  failed: (error: unknown) => AttemptOutcome,
+): Promise<AttemptOutcome> {
+  let prompt: TaskPrompt;
+  try {
+    prompt = askedPrompt(spec);
+  } catch (error) {
+    return Promise.reject(error).then(undefined, failed);
+  }
+  if (signal.aborted) return Promise.reject(signal.reason);
+  const talk: ConversationHooks = {
+    now: hooks.now,
+    onModelCall: (usage, durationMs, failure) =>
+      hooks.onModelCall(spec.nodeId, attemptNo, usage, durationMs, failure),
+  };
+  if (hooks.beforeModelCall !== undefined) talk.beforeCall = hooks.beforeModelCall;
+  const { agent } = spec;
+  return policyCall(agent.role, agent.llm as Policy, prompt.text, spec.context, signal, talk, done, failed);
+}
+
 /** The agent's conversation on the task: its final text. */
 function conversation(
   spec: AttemptSpec,
@@ -187,12 +248,7 @@ function conversation(
 ): Promise<string> {
   let prompt: TaskPrompt;
   try {
-    prompt = attemptPrompt(spec);
-    if (spec.feedback !== undefined) {
-      const note = `\nFeedback: your previous answer was rejected: ${spec.feedback}`;
-      prompt = { ...prompt, text: prompt.text + note, task: prompt.task + note };
-    }
-    if (spec.outputSchema !== undefined) prompt = { ...prompt, schema: jsonSchemaOf(spec.outputSchema) };
+    prompt = askedPrompt(spec);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -126,6 +126,8 @@ class ReplyPieces {
 
   /** The model call ended: the node attempt's next piece begins another reply. */
   end(nodeId: string, attempt: number): void {
+    // Most runs stream nothing: no key to build (every model call ends here).
+    if (this.#counts.size === 0) return;
     this.#counts.delete(`${nodeId}\u0000${attempt}`);
   }
 }

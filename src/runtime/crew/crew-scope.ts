@@ -58,10 +58,13 @@ export function createCrewScope(parts: CrewScopeParts): CrewRunScope {
   };
 }
 
-/** A run of `planned` by `agent`, reading `context`: the task's own settings first, then its agent's. */
+/**
+ * A run of `planned` by `agent`, reading `context`: the task's own settings first, then its agent's.
+ * Built with assignments, not spreads: this runs once per task run.
+ */
 function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId: string): TaskRunSpec {
   const { task } = planned;
-  return {
+  const spec: TaskRunSpec = {
     nodeId,
     name: planned.nodeId,
     description: planned.description,
@@ -69,15 +72,16 @@ function taskRunSpec(planned: PlannedTask, agent: Agent, context: string, nodeId
     context,
     agent,
     outputSchema: task.outputSchema,
-    ...taskTools(task, agent),
-    ...(task.humanInput ? { humanInput: true } : {}),
-    ...(task.markdown ? { markdown: true } : {}),
-    ...(planned.outputFile === undefined ? {} : { outputFile: planned.outputFile }),
     guardrail: task.guardrail === undefined ? undefined : [task.guardrail].flat(),
     timeoutMs: task.timeoutMs ?? agent.timeoutMs,
     maxAttempts: attemptsFor(task, agent),
     retryDelayMs: task.retryDelayMs ?? agent.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
   };
+  if (task.tools.length > 0 || task.toolSources.length > 0) Object.assign(spec, taskTools(task, agent));
+  if (task.humanInput) spec.humanInput = true;
+  if (task.markdown) spec.markdown = true;
+  if (planned.outputFile !== undefined) spec.outputFile = planned.outputFile;
+  return spec;
 }
 
 /**
