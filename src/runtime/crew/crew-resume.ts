@@ -143,7 +143,7 @@ export async function claimCrewRun(
         if (answers !== undefined) throw notPaused(head.status);
         return 'claim';
       }
-      checkAnswers(crew.name, owner.id, await storedPending(owner.store, owner.id), answers);
+      await checkAnswersOrLostRace(crew.name, owner, head, answers, notPaused);
       return 'claim';
     },
     ...(answers === undefined
@@ -153,6 +153,27 @@ export async function claimCrewRun(
   if (outcome === undefined) throw new RunNotFoundError(what, owner.id);
   await checkForkWritten(owner, outcome.head);
   return { inputs: storedInputs(outcome.head) };
+}
+
+/**
+ * Checks `answers` against what the paused run `head` waits for. The waits are read after the head:
+ * when they no longer fit, another answer may have moved the run on in between — then the head is read
+ * again, and a run that moved on gets `not_paused`, as a lost claim does, not `invalid_option`.
+ */
+async function checkAnswersOrLostRace(
+  crew: string,
+  owner: RunOwner,
+  head: RunHead,
+  answers: HumanAnswers | undefined,
+  notPaused: (status: string) => Error,
+): Promise<void> {
+  try {
+    checkAnswers(crew, owner.id, await storedPending(owner.store, owner.id), answers);
+  } catch (error) {
+    const now = await owner.store.readRun(owner.id);
+    if (now === undefined || now.version === head.version) throw error;
+    throw notPaused(`${now.status}: another answer was taken first`);
+  }
 }
 
 /**
