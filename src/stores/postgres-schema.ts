@@ -78,9 +78,10 @@ const READ_COLUMNS = `${HEAD_COLUMNS}, expires_at - ${SERVER_MS} AS remaining_ms
 /** A lease's expiry as a claim or renewal writes it: the server's now plus `ttl`, or `given` without one. */
 const expiry = (given: string, ttl: string) =>
   `CASE WHEN ${ttl}::bigint IS NULL THEN ${given}::bigint ELSE ${SERVER_MS} + ${ttl}::bigint END`;
-const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
+/** The columns of a record row, in the order its statements give them. */
+export const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
 /** How a write meets an existing row: a new value, the same `seq`, so `list` keeps first-write order. */
-const REPLACE =
+export const REPLACE =
   'DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at';
 
 /** The parameters of `runs.create` for a head's row ($12: its lease's `ttlMs`, or null). */
@@ -89,7 +90,7 @@ export function headParams(row: HeadRow, ttlMs: number | undefined): unknown[] {
 }
 
 /** A double-quoted SQL identifier. */
-function quote(identifier: string): string {
+export function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
@@ -169,7 +170,7 @@ function recordSql(table: string): RecordSql {
 }
 
 /** `text` with the name it is prepared under (a hash of the text, so a changed text is a new name). */
-function prepared(text: string): PreparedSql {
+export function prepared(text: string): PreparedSql {
   return { text, name: `statecrew_commit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}` };
 }
 
@@ -203,7 +204,8 @@ function checkingFence(runs: string): string {
  * COMMITTED a fence that waited on a claim re-checks its WHERE on the claimed row, so a commit
  * racing a takeover writes nothing. Parameters: $1 id, $2 token, $3 status or null, $4 release,
  * $5 updated_at, $6 format version, then (keys, values) text arrays per collection, in
- * {@link STORE_COLLECTIONS} order. It resolves one row: `held`, 1 if the fence held, else 0.
+ * {@link STORE_COLLECTIONS} order, then `synchronous_commit` for its transaction ('on' or 'off').
+ * It resolves one row: `held`, 1 if the fence held, else 0.
  */
 function commitSql(name: (table: string) => string, fence: string): string {
   const upserts = STORE_COLLECTIONS.map((collection, i) => {
@@ -220,8 +222,15 @@ function commitSql(name: (table: string) => string, fence: string): string {
       ${fence}
     ),
     ${upserts.join(',\n    ')}
-    SELECT count(*)::integer AS held FROM fence`;
+    SELECT (SELECT count(*)::integer FROM fence) AS held, ${SYNCHRONOUS_COMMIT(7 + 2 * STORE_COLLECTIONS.length)}`;
 }
+
+/**
+ * Sets `synchronous_commit` for the statement's own transaction to parameter `$at` ('on' or 'off'):
+ * what the commit survives is the store's choice, whatever the connection's setting.
+ */
+export const SYNCHRONOUS_COMMIT = (at: number): string =>
+  `set_config('synchronous_commit', $${at}::text, true) AS synchronous_commit`;
 
 /**
  * Makes sure `schema` holds the current tables: nothing to do (and no right to create anything
