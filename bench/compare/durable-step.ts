@@ -8,9 +8,12 @@
  * (median, min–max), PostgreSQL commits and Redis commands per step (server counters read around
  * each run) and round trips per step (one more run of each server case through a counting relay);
  * SQLite has no such counter, so its commits are not counted.
- *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers]
+ *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers] [--durability=process|power]
  * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
- * measures SQLite only. STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
+ * measures SQLite only; `--pg-only` the no-store and PostgreSQL cases alone; `--durability=process|power`
+ * sets statecrew's PostgresStore `durability` and the floor's `synchronous_commit` to match.
+ * STATECREW_BEFORE_DIST=<another dist/> adds that build's PostgresStore as `statecrew before`.
+ * STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
  * instead of the one `bench/` installs from `file:..`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +40,19 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
 const ROUNDS = Number(positional[1] ?? 5);
 const servers = !process.argv.includes('--no-servers');
+/** `--durability=process|power`: statecrew's PostgresStore option, and the floor's `synchronous_commit` to match. */
+const durabilityArg = process.argv
+  .find((arg) => arg.startsWith('--durability='))
+  ?.slice('--durability='.length);
+if (durabilityArg !== undefined && durabilityArg !== 'process' && durabilityArg !== 'power') {
+  throw new Error(`--durability=${durabilityArg}: 'process' or 'power'`);
+}
+/** `--pg-only`: the no-store and PostgreSQL cases alone. */
+const pgOnly = process.argv.includes('--pg-only');
+const durability = durabilityArg as 'process' | 'power' | undefined;
+/** The floor's PostgreSQL connection options: `synchronous_commit` as `--durability` says (the server's default without it). */
+const floorPgOptions =
+  durability === undefined ? undefined : `-c synchronous_commit=${durability === 'power' ? 'on' : 'off'}`;
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const names = {
@@ -64,7 +80,7 @@ interface Target {
   redis: string;
 }
 type Db = 'no store' | 'SQLite' | 'PostgreSQL' | 'Redis';
-type Runtime = 'statecrew' | 'LangGraph' | 'LangGraph + MemorySaver' | 'floor';
+type Runtime = 'statecrew' | 'statecrew before' | 'LangGraph' | 'LangGraph + MemorySaver' | 'floor';
 interface Case {
   db: Db;
   runtime: Runtime;
@@ -90,10 +106,14 @@ function chainFlow(store: Store | undefined) {
   return flow;
 }
 
-function statecrewCase(db: Db, open: (target: Target) => Store | undefined): Case {
+function statecrewCase(
+  db: Db,
+  open: (target: Target) => Store | undefined,
+  runtime: Runtime = 'statecrew',
+): Case {
   return {
     db,
-    runtime: 'statecrew',
+    runtime,
     async run(target) {
       const store = open(target);
       const flow = chainFlow(store);
@@ -126,8 +146,29 @@ async function statecrewCases(): Promise<Case[]> {
   list.push(
     statecrewCase(
       'PostgreSQL',
-      (t) => new PostgresStore({ connectionString: t.pg, schema }) as unknown as Store,
+      (t) =>
+        new PostgresStore({
+          connectionString: t.pg,
+          schema,
+          ...(durability === undefined ? {} : { durability }),
+        }) as unknown as Store,
     ),
+  );
+  const before = process.env.STATECREW_BEFORE_DIST;
+  if (before !== undefined) {
+    // The build before, on PostgreSQL, beside this one: its overhead is read against this build's no-store run.
+    const url = pathToFileURL(resolve(before, 'stores/postgres.js')).href;
+    const { PostgresStore: Before } = (await import(url)) as typeof import('statecrew/stores/postgres');
+    const beforeSchema = `${schema}_before`;
+    list.push(
+      statecrewCase(
+        'PostgreSQL',
+        (t) => new Before({ connectionString: t.pg, schema: beforeSchema }) as unknown as Store,
+        'statecrew before',
+      ),
+    );
+  }
+  list.push(
     statecrewCase(
       'Redis',
       (t) => new RedisStore({ url: t.redis, prefix: names.redisPrefix }) as unknown as Store,
@@ -245,7 +286,7 @@ async function sqliteFloor(): Promise<FloorConnection> {
 }
 
 async function pgFloor(target: Target): Promise<FloorConnection> {
-  const client = new pg.Client({ connectionString: target.pg });
+  const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
   await client.connect();
   const sql = `INSERT INTO "${names.floorSchema}".floor (run, step, value) VALUES ($1, $2, $3)`;
   const run = nextId();
@@ -437,7 +478,12 @@ const spread = (xs: number[], digits = 1) =>
 /** Per round, µs per step of case k less that of its runtime's no-store case in the same round. */
 function overheads(cases: Case[], samples: Samples[], k: number): number[] {
   const c = cases[k] as Case;
-  const runtime = c.runtime === 'LangGraph + MemorySaver' ? 'LangGraph' : c.runtime;
+  const runtime =
+    c.runtime === 'LangGraph + MemorySaver'
+      ? 'LangGraph'
+      : c.runtime === 'statecrew before'
+        ? 'statecrew'
+        : c.runtime;
   const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
   if (base < 0 || base === k) return [];
   const own = (samples[k] as Samples).us;
@@ -466,6 +512,13 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
     cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
     lines.push(`| ${cells.join(' | ')} |`);
   }
+  const floor = at('floor') >= 0 ? overheads(cases, samples, at('floor')) : [];
+  for (const runtime of ['statecrew', 'statecrew before'] as const) {
+    const own = at(runtime) >= 0 ? overheads(cases, samples, at(runtime)) : [];
+    if (own.length === 0 || floor.length !== own.length) continue;
+    const perRound = own.map((us, r) => us / (floor[r] as number));
+    lines.push('', `${runtime} ÷ floor overhead, per round: ${spread(perRound, 2)}×`);
+  }
   return [...lines, ''];
 }
 
@@ -483,7 +536,7 @@ async function environment(): Promise<string[]> {
   const show = async (name: string) =>
     (await client.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
   lines.push(
-    `PostgreSQL ${await show('server_version')}, synchronous_commit ${await show('synchronous_commit')}, fsync ${await show('fsync')}`,
+    `PostgreSQL ${await show('server_version')}, synchronous_commit ${await show('synchronous_commit')}, fsync ${await show('fsync')}; --durability=${durability ?? "(not given: the store's default, the server's for the floor)"}`,
   );
   await client.end();
   const redis = new Redis(REDIS_URL);
@@ -500,7 +553,8 @@ async function cleanup(): Promise<void> {
   if (servers) {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    for (const schema of [names.statecrewSchema, names.langgraphSchema, names.floorSchema]) {
+    const schemas = [names.statecrewSchema, `${names.statecrewSchema}_before`];
+    for (const schema of [...schemas, names.langgraphSchema, names.floorSchema]) {
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     }
     await client.end();
@@ -519,7 +573,8 @@ async function cleanup(): Promise<void> {
 async function main(): Promise<void> {
   const counters: Partial<Record<Db, Counter>> = {};
   try {
-    const cases = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
+    const all = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
+    const cases = pgOnly ? all.filter((c) => c.db === 'no store' || c.db === 'PostgreSQL') : all;
     if (servers) {
       counters.PostgreSQL = await pgCommits();
       counters.Redis = await redisCommands();

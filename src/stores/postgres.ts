@@ -240,13 +240,20 @@ export class PostgresStore implements Store {
 
   /** One commit as its own statement. */
   async #commitOne(c: PendingCommit): Promise<boolean> {
-    const { text, name } =
-      c.status === null && !c.release ? this.#sql.runs.commitRecords : this.#sql.runs.commit;
+    const written: number[] = [];
+    const records: string[][] = [];
+    for (let i = 0; 2 * i < c.records.length; i += 1) {
+      const keys = c.records[2 * i] as string[];
+      if (keys.length === 0) continue;
+      written.push(i);
+      records.push(keys, c.records[2 * i + 1] as string[]);
+    }
+    const { text, name } = this.#sql.runs.commit(c.status !== null || c.release, written);
     const values = [c.id, c.token, c.status, c.release, c.at, STORE_FORMAT_VERSION];
     const { rows } = await this.#query<{ held: number }>({
       name,
       text,
-      values: [...values, ...c.records, this.#synchronousCommit],
+      values: [...values, ...records, this.#synchronousCommit],
     });
     return rows[0]?.held === 1;
   }
