@@ -58,6 +58,8 @@ const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000']);
 const UNAVAILABLE_CLASSES = /^(08|28)[0-9A-Z]{3}$/;
 /** The most commits one group-commit statement carries. */
 const MAX_GROUP = 256;
+/** Group-commit statements in flight at once: 100 flows at once ran no faster on 2 or 4 than on 1. */
+const GROUP_LANES = 1;
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'connection timeout',
@@ -144,7 +146,7 @@ export class PostgresStore implements Store {
     this.groupCommit = flagOf(NAME, 'groupCommit', options.groupCommit, true);
     this.#synchronousCommit = this.durability === 'power' ? 'on' : 'off';
     this.#groupSql = prepared(groupCommitSql((table) => `${quote(schema)}.${quote(table)}`));
-    this.#batcher = new CommitBatcher((commits) => this.#sendCommits(commits), MAX_GROUP);
+    this.#batcher = new CommitBatcher((commits) => this.#sendCommits(commits), MAX_GROUP, GROUP_LANES);
   }
 
   async put(collection: StoreCollection, executionId: string, key: string, value: JsonValue): Promise<void> {

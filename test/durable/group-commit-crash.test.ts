@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, watch, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,12 +81,8 @@ async function storedSteps(spec: StoreSpec): Promise<Map<string, Map<string, unk
 describe.each(stores)('Group commit and a crash: %s', (_, provide) => {
   it('a SIGKILL in the middle of many flows loses no acknowledged step, and the resume runs no committed step again', async () => {
     const provided = provide();
-    const dir = (provided.spec as { path?: string }).path ?? tmpdir();
-    const tag = `${process.pid}-${Date.now()}`;
-    const files = {
-      log: join(dir.endsWith('.db') ? join(dir, '..') : dir, `steps-${tag}.log`),
-      acks: join(dir.endsWith('.db') ? join(dir, '..') : dir, `acks-${tag}.log`),
-    };
+    const dir = mkdtempSync(join(tmpdir(), 'statecrew-crash-'));
+    const files = { log: join(dir, 'steps.log'), acks: join(dir, 'acks.log') };
     writeFileSync(files.log, '');
     writeFileSync(files.acks, '');
     try {
@@ -139,6 +135,7 @@ describe.each(stores)('Group commit and a crash: %s', (_, provide) => {
       expect(runs.length).toBeGreaterThan(ranBefore);
     } finally {
       await provided.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
 });
