@@ -77,13 +77,17 @@ export interface PostgresStoreBaseOptions {
    * What an acknowledged commit survives: `'power'` (`synchronous_commit = on`: the commit is on the
    * server's disk before it is acknowledged) or `'process'` (`synchronous_commit = off`: a crash of
    * any process, the server's too, but the server's machine failing may lose its last commits).
+   * Each commit sets it for its own transaction, on any pool; a pool the store opens also sets it on
+   * its connections (for `put`, `insert` and claims too).
    * @default 'power'
    */
   durability?: Durability | undefined;
   /**
    * Commits of several runs of this process that come at once share one statement, each still
    * fenced by its own lease (a run whose lease was taken writes nothing; the others commit). `false`
-   * gives every commit its own statement. @default true
+   * gives every commit its own statement. Commits that come while one is in flight wait for it and go
+   * together (at most 256, at most one per run, so a run's commits land in order); a failed statement
+   * rejects every commit it carried. @default true
    */
   groupCommit?: boolean | undefined;
 }
@@ -106,7 +110,7 @@ interface RecordRow extends QueryResultRow {
  * A store in PostgreSQL: one table per collection and a `runs` table of heads, in its own schema,
  * created (or upgraded) on first use. Values are kept as JSON text so they read back exactly; `list`
  * keeps first-write order; a commit is one statement, so its fence and its writes are one
- * transaction. Calls fail with `store_unavailable` when the server or database cannot be reached,
+ * transaction, and commits of several runs that come at once share one (`groupCommit`). Calls fail with `store_unavailable` when the server or database cannot be reached,
  * after at most `connectTimeoutMs`. The `pg` package is loaded on first use.
  *
  * @example
