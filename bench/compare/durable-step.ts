@@ -14,7 +14,10 @@
  * with SQLite's defaults (automatic checkpoint every 1,000 WAL pages) and with the automatic
  * checkpoint statecrew's store sets (every 10,000 pages).
  * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
- * measures SQLite only. STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
+ * measures SQLite only; `--pg-only` the no-store and PostgreSQL cases alone; `--durability=process|power`
+ * sets statecrew's PostgresStore `durability` and the floor's `synchronous_commit` to match.
+ * STATECREW_BEFORE_DIST=<another dist/> adds that build's PostgresStore as `statecrew before`.
+ * STATECREW_DIST=<a built dist/ directory> measures that build of statecrew
  * instead of the one `bench/` installs from `file:..`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,14 +44,22 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
 const ROUNDS = Number(positional[1] ?? 5);
 const servers = !process.argv.includes('--no-servers');
-/** What a SQLite commit survives, for statecrew's store and the floor alike: `synchronous` NORMAL or FULL. */
-const durability = (/^--durability=(process|power)$/.exec(
-  process.argv.find((arg) => arg.startsWith('--durability=')) ?? '--durability=process',
-)?.[1] ?? 'invalid') as 'process' | 'power';
-if (!['process', 'power'].includes(durability)) throw new Error('--durability=process|power');
+/** `--durability=process|power`: what a commit survives, for statecrew's stores and the floors alike (SQLite `synchronous` NORMAL or FULL, PostgreSQL `synchronous_commit` off or on); without it, each store's default and the floor's server defaults. */
+const durabilityArg = process.argv
+  .find((arg) => arg.startsWith('--durability='))
+  ?.slice('--durability='.length);
+if (durabilityArg !== undefined && durabilityArg !== 'process' && durabilityArg !== 'power') {
+  throw new Error(`--durability=${durabilityArg}: 'process' or 'power'`);
+}
+/** `--pg-only`: the no-store and PostgreSQL cases alone. */
+const pgOnly = process.argv.includes('--pg-only');
+const durability = durabilityArg as 'process' | 'power' | undefined;
 const SYNCHRONOUS = durability === 'power' ? 'FULL' : 'NORMAL';
 /** The automatic checkpoint statecrew's SqliteStore sets on its connection (since `9879231`; SQLite's default before). */
 const STORE_AUTOCHECKPOINT = 10_000;
+/** The floor's PostgreSQL connection options: `synchronous_commit` as `--durability` says (the server's default without it). */
+const floorPgOptions =
+  durability === undefined ? undefined : `-c synchronous_commit=${durability === 'power' ? 'on' : 'off'}`;
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const names = {
@@ -78,6 +89,7 @@ interface Target {
 type Db = 'no store' | 'SQLite' | 'PostgreSQL' | 'Redis';
 type Runtime =
   | 'statecrew'
+  | 'statecrew before'
   | 'LangGraph'
   | 'LangGraph + MemorySaver'
   | 'floor'
@@ -107,10 +119,14 @@ function chainFlow(store: Store | undefined) {
   return flow;
 }
 
-function statecrewCase(db: Db, open: (target: Target) => Store | undefined): Case {
+function statecrewCase(
+  db: Db,
+  open: (target: Target) => Store | undefined,
+  runtime: Runtime = 'statecrew',
+): Case {
   return {
     db,
-    runtime: 'statecrew',
+    runtime,
     async run(target) {
       const store = open(target);
       const flow = chainFlow(store);
@@ -143,8 +159,29 @@ async function statecrewCases(): Promise<Case[]> {
   list.push(
     statecrewCase(
       'PostgreSQL',
-      (t) => new PostgresStore({ connectionString: t.pg, schema }) as unknown as Store,
+      (t) =>
+        new PostgresStore({
+          connectionString: t.pg,
+          schema,
+          ...(durability === undefined ? {} : { durability }),
+        }) as unknown as Store,
     ),
+  );
+  const before = process.env.STATECREW_BEFORE_DIST;
+  if (before !== undefined) {
+    // The build before, on PostgreSQL, beside this one: its overhead is read against this build's no-store run.
+    const url = pathToFileURL(resolve(before, 'stores/postgres.js')).href;
+    const { PostgresStore: Before } = (await import(url)) as typeof import('statecrew/stores/postgres');
+    const beforeSchema = `${schema}_before`;
+    list.push(
+      statecrewCase(
+        'PostgreSQL',
+        (t) => new Before({ connectionString: t.pg, schema: beforeSchema }) as unknown as Store,
+        'statecrew before',
+      ),
+    );
+  }
+  list.push(
     statecrewCase(
       'Redis',
       (t) => new RedisStore({ url: t.redis, prefix: names.redisPrefix }) as unknown as Store,
@@ -271,7 +308,7 @@ async function sqliteFloor(autocheckpoint?: number): Promise<FloorConnection> {
 }
 
 async function pgFloor(target: Target): Promise<FloorConnection> {
-  const client = new pg.Client({ connectionString: target.pg });
+  const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
   await client.connect();
   const sql = `INSERT INTO "${names.floorSchema}".floor (run, step, value) VALUES ($1, $2, $3)`;
   const run = nextId();
@@ -469,7 +506,9 @@ function overheads(cases: Case[], samples: Samples[], k: number): number[] {
       ? 'LangGraph'
       : c.runtime === 'floor, autocheckpoint 10000'
         ? 'floor'
-        : c.runtime;
+        : c.runtime === 'statecrew before'
+          ? 'statecrew'
+          : c.runtime;
   const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
   if (base < 0 || base === k) return [];
   const own = (samples[k] as Samples).us;
@@ -498,6 +537,12 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
     cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
     lines.push(`| ${cells.join(' | ')} |`);
   }
+  const floor = at('floor') >= 0 ? overheads(cases, samples, at('floor')) : [];
+  const own = at('statecrew before') >= 0 ? overheads(cases, samples, at('statecrew before')) : [];
+  if (own.length > 0 && floor.length === own.length) {
+    const perRound = own.map((us, r) => us / (floor[r] as number));
+    lines.push('', `statecrew before ÷ floor overhead, per round: ${spread(perRound, 2)}×`);
+  }
   return [...lines, '', ...floorRatios(db, cases, samples, ours), ''];
 }
 
@@ -515,7 +560,7 @@ function floorRatios(db: Db, cases: Case[], samples: Samples[], ours: number[]):
 
 async function environment(): Promise<string[]> {
   const db = openFloorSqlite();
-  const sqlite = `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get()}, journal_mode ${db.pragma('journal_mode', { simple: true })}, synchronous ${db.pragma('synchronous', { simple: true })} (0 off, 1 normal, 2 full; --durability=${durability}), floor wal_autocheckpoint ${db.pragma('wal_autocheckpoint', { simple: true })} and ${STORE_AUTOCHECKPOINT}`;
+  const sqlite = `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get()}, journal_mode ${db.pragma('journal_mode', { simple: true })}, synchronous ${db.pragma('synchronous', { simple: true })} (0 off, 1 normal, 2 full; --durability=${durability ?? 'not given: process'}), floor wal_autocheckpoint ${db.pragma('wal_autocheckpoint', { simple: true })} and ${STORE_AUTOCHECKPOINT}`;
   db.close();
   const lines = [
     `node ${process.version}, ${STEPS} steps, ${ROUNDS} rounds alternated (+1 warm-up), statecrew from ${process.env.STATECREW_DIST ? 'STATECREW_DIST' : 'the installed package'}`,
@@ -527,7 +572,7 @@ async function environment(): Promise<string[]> {
   const show = async (name: string) =>
     (await client.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
   lines.push(
-    `PostgreSQL ${await show('server_version')}, synchronous_commit ${await show('synchronous_commit')}, fsync ${await show('fsync')}`,
+    `PostgreSQL ${await show('server_version')}, synchronous_commit ${await show('synchronous_commit')}, fsync ${await show('fsync')}; --durability=${durability ?? "(not given: the store's default, the server's for the floor)"}`,
   );
   await client.end();
   const redis = new Redis(REDIS_URL);
@@ -544,7 +589,8 @@ async function cleanup(): Promise<void> {
   if (servers) {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    for (const schema of [names.statecrewSchema, names.langgraphSchema, names.floorSchema]) {
+    const schemas = [names.statecrewSchema, `${names.statecrewSchema}_before`];
+    for (const schema of [...schemas, names.langgraphSchema, names.floorSchema]) {
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     }
     await client.end();
@@ -563,7 +609,8 @@ async function cleanup(): Promise<void> {
 async function main(): Promise<void> {
   const counters: Partial<Record<Db, Counter>> = {};
   try {
-    const cases = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
+    const all = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
+    const cases = pgOnly ? all.filter((c) => c.db === 'no store' || c.db === 'PostgreSQL') : all;
     if (servers) {
       counters.PostgreSQL = await pgCommits();
       counters.Redis = await redisCommands();

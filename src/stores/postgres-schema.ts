@@ -38,10 +38,13 @@ export interface RunSql {
   read: string;
   claim: string;
   renew: string;
-  /** A commit that changes the head (a status, a release): its fence moves the head on. */
-  commit: PreparedSql;
-  /** A commit that only writes records: its fence checks the lease and locks the head against a claim. */
-  commitRecords: PreparedSql;
+  /**
+   * A commit writing records to the collections at `collections` (indexes into STORE_COLLECTIONS,
+   * ascending) and nothing else: with `moving`, it changes the head (a status, a release) and its
+   * fence moves the head on; without, its fence checks the lease and locks the head against a claim.
+   * One statement per shape, made once.
+   */
+  commit(moving: boolean, collections: readonly number[]): PreparedSql;
   list: string;
   prune: string;
   /** A prune keeping history (`keepHistory`): the matched runs' kept events alone are deleted. */
@@ -78,9 +81,10 @@ const READ_COLUMNS = `${HEAD_COLUMNS}, expires_at - ${SERVER_MS} AS remaining_ms
 /** A lease's expiry as a claim or renewal writes it: the server's now plus `ttl`, or `given` without one. */
 const expiry = (given: string, ttl: string) =>
   `CASE WHEN ${ttl}::bigint IS NULL THEN ${given}::bigint ELSE ${SERVER_MS} + ${ttl}::bigint END`;
-const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
+/** The columns of a record row, in the order its statements give them. */
+export const RECORD_COLUMNS = 'execution_id, key, version, value, updated_at';
 /** How a write meets an existing row: a new value, the same `seq`, so `list` keeps first-write order. */
-const REPLACE =
+export const REPLACE =
   'DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at';
 
 /** The parameters of `runs.create` for a head's row ($12: its lease's `ttlMs`, or null). */
@@ -89,7 +93,7 @@ export function headParams(row: HeadRow, ttlMs: number | undefined): unknown[] {
 }
 
 /** A double-quoted SQL identifier. */
-function quote(identifier: string): string {
+export function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
@@ -117,8 +121,7 @@ export function postgresSql(schema: string): PostgresSql {
       claim: `UPDATE ${runs} SET status = $3, version = version + 1, token = $4, expires_at = ${expiry('$5', '$8')}, owner = $6, updated_at = $7
         WHERE id = $1 AND version = $2 AND (token IS NULL OR expires_at <= ${SERVER_MS} OR token = $9::text)`,
       renew: `UPDATE ${runs} SET expires_at = ${expiry('$3', '$4')} WHERE id = $1 AND token = $2`,
-      commit: prepared(commitSql(name, movingFence(runs))),
-      commitRecords: prepared(commitSql(name, checkingFence(runs))),
+      commit: commitShapes(name, runs),
       // Ids compared byte by byte (COLLATE "C"), as the other stores order them, whatever the database's collation.
       list: `SELECT ${READ_COLUMNS} FROM ${runs}
         WHERE ($1::text[] IS NULL OR status = ANY($1::text[])) AND ($2::text IS NULL OR name = $2)
@@ -169,7 +172,7 @@ function recordSql(table: string): RecordSql {
 }
 
 /** `text` with the name it is prepared under (a hash of the text, so a changed text is a new name). */
-function prepared(text: string): PreparedSql {
+export function prepared(text: string): PreparedSql {
   return { text, name: `statecrew_commit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}` };
 }
 
@@ -197,16 +200,37 @@ function checkingFence(runs: string): string {
       FOR SHARE`;
 }
 
+/** The commit statements of every shape, each made on first use. */
+function commitShapes(
+  name: (table: string) => string,
+  runs: string,
+): (moving: boolean, collections: readonly number[]) => PreparedSql {
+  const made = new Map<string, PreparedSql>();
+  return (moving, collections) => {
+    const shape = `${moving}:${collections.join(',')}`;
+    let sql = made.get(shape);
+    if (sql === undefined) {
+      const fence = moving ? movingFence(runs) : checkingFence(runs);
+      sql = prepared(commitSql(name, fence, collections));
+      made.set(shape, sql);
+    }
+    return sql;
+  };
+}
+
 /**
  * A commit as one statement: the fence (a CTE) holds only while $2 holds the run's lease, and every
  * upsert reads the fence's row, so it writes nothing when the fence did not hold. Under READ
  * COMMITTED a fence that waited on a claim re-checks its WHERE on the claimed row, so a commit
  * racing a takeover writes nothing. Parameters: $1 id, $2 token, $3 status or null, $4 release,
- * $5 updated_at, $6 format version, then (keys, values) text arrays per collection, in
- * {@link STORE_COLLECTIONS} order. It resolves one row: `held`, 1 if the fence held, else 0.
+ * $5 updated_at, $6 format version, then (keys, values) text arrays per collection written (the
+ * STORE_COLLECTIONS indexes `collections`, in order: a collection not written has no upsert), then
+ * `synchronous_commit` for its transaction ('on' or 'off'); every parameter is read (a statement
+ * that writes nothing still types $5 and $6). It resolves one row: `held`, 1 if the fence held, else 0.
  */
-function commitSql(name: (table: string) => string, fence: string): string {
-  const upserts = STORE_COLLECTIONS.map((collection, i) => {
+function commitSql(name: (table: string) => string, fence: string, collections: readonly number[]): string {
+  const upserts = collections.map((c, i) => {
+    const collection = STORE_COLLECTIONS[c] as StoreCollection;
     const keys = 7 + 2 * i;
     return `writes_${i} AS (
       INSERT INTO ${name(collection)} (${RECORD_COLUMNS})
@@ -216,11 +240,18 @@ function commitSql(name: (table: string) => string, fence: string): string {
       ON CONFLICT (execution_id, key) ${REPLACE}
     )`;
   });
-  return `WITH fence AS (
-      ${fence}
-    ),
-    ${upserts.join(',\n    ')}
-    SELECT count(*)::integer AS held FROM fence`;
+  const ctes = [`fence AS (\n      ${fence}\n    )`, ...upserts];
+  return `WITH ${ctes.join(',\n    ')}
+    SELECT (SELECT count(*)::integer FROM fence) AS held, ${synchronousCommit(7 + 2 * collections.length)},
+      $5::bigint AS at, $6::integer AS format`;
+}
+
+/**
+ * Sets `synchronous_commit` for the statement's own transaction to parameter `$at` ('on' or 'off'):
+ * what the commit survives is the store's choice, whatever the connection's setting.
+ */
+function synchronousCommit(at: number): string {
+  return `set_config('synchronous_commit', $${at}::text, true) AS synchronous_commit`;
 }
 
 /**
