@@ -249,9 +249,9 @@ export { readHistory } from './runtime/history/history.js';
 export type { LoopOptions } from './runtime/process.js';
 export type { ProcessKind } from './runtime/processes/registry.js';
 export type { StoreErrorPolicy } from './runtime/run/run-commits.js';
+export type { Durability } from './stores/durability.js';
 export { MemoryStore } from './stores/memory.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
-export type { Durability } from './stores/durability.js';
 export {
   type JsonValue,
   type PruneOptions,
