@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ConversationExecutor } from '../../actors/conversation-job.js';
-import { DuplicateTaskError, InvalidOptionError, StoreRequiredError } from '../../errors.js';
+import { InvalidOptionError, StoreRequiredError } from '../../errors.js';
 import { parseOptions } from '../../options/parse.js';
 import { checkStore, type Store } from '../../stores/store.js';
 import type { CrewOutput, IgnoredKey, ModelPrice, RunHistory } from '../../types.js';
@@ -29,6 +29,7 @@ import {
   crewHistoryOptionsSchema,
 } from './crew-fork-options.js';
 import { crewHistory } from './crew-history.js';
+import { type CrewIndex, indexTasks, keepIndex } from './crew-index.js';
 import { crewMermaid } from './crew-mermaid.js';
 import { type CrewOptions, type CrewSettings, crewOptionsSchema, type Manager } from './crew-options.js';
 import type { CrewAnalysis, CrewShape } from './crew-picture.js';
@@ -100,9 +101,8 @@ export class Crew implements ChildDefinition<CrewOutput> {
   readonly ignoredKeys: readonly IgnoredKey[];
   /** Where the tasks' output files go; see {@link CrewOptions.baseDir}. */
   readonly files: OutputFiles;
-  /** Each task's node id, by position. */
-  readonly #nodeIds: string[] = [];
-  readonly #positions = new Map<Task, number>();
+  /** Each task's node id and position, and each node id's position. */
+  readonly #index: CrewIndex;
 
   constructor(options: CrewOptions) {
     const settings = parseOptions(crewOptionsSchema, 'Crew', options);
@@ -121,15 +121,16 @@ export class Crew implements ChildDefinition<CrewOutput> {
     this.onStoreError = settings.onStoreError;
     this.budget = settings.budget;
     this.prices = settings.prices;
-    this.#assignNodeIds();
-    this.summary = summaryNode(settings.summarize, this.goal, this.#nodeIds.values());
+    this.#index = indexTasks(this.tasks);
+    keepIndex(this, this.#index);
+    this.summary = summaryNode(settings.summarize, this.goal, this.#index.nodeIds);
     this.executor = settings.executor;
     // An agent with `memory` (CrewAI's) reads the execution memory: the crew keeps one for it.
     const agentMemory = factsOf(this).agents.some((a) => a.memory);
     this.memory = checkMemory('Crew', settings.memory) ?? (agentMemory ? {} : undefined);
     this.files = { baseDir: resolve(settings.baseDir ?? '.'), allowOutsideFiles: settings.allowOutsideFiles };
     this.tasks.forEach((task, index) => {
-      checkOutputFile(this.#nodeIds[index] as string, task.outputFile, this.files);
+      checkOutputFile(this.#index.nodeIds[index] as string, task.outputFile, this.files);
     });
     this.maxDelegationDepth = settings.maxDelegationDepth;
     this.strictInputs = settings.strictInputs;
@@ -167,13 +168,13 @@ export class Crew implements ChildDefinition<CrewOutput> {
 
   /** The node id of `task` in this crew: its name, else `task-<position from 1>`. */
   nodeIdOf(task: Task): string | undefined {
-    const position = this.#positions.get(task);
-    return position === undefined ? undefined : this.#nodeIds[position];
+    const position = this.#index.positions.get(task);
+    return position === undefined ? undefined : this.#index.nodeIds[position];
   }
 
   /** The position of `task` in this crew's list, from 0. */
   positionOf(task: Task): number | undefined {
-    return this.#positions.get(task);
+    return this.#index.positions.get(task);
   }
 
   /** Starts a run and returns its id, event stream, supervisor actor and result. */
@@ -378,32 +379,5 @@ export class Crew implements ChildDefinition<CrewOutput> {
     const run = startCrewRun(this, processes[this.process], settings, source.restore);
     onRun?.(run);
     return run.result;
-  }
-
-  #assignNodeIds(): void {
-    // Each node id's first position (from 1); the positions of those given to more than one task.
-    const firstAt = new Map<string, number>();
-    let repeated: Map<string, number[]> | undefined;
-    for (let index = 0; index < this.tasks.length; index += 1) {
-      const task = this.tasks[index] as Task;
-      if (this.#positions.has(task)) {
-        throw new InvalidOptionError('Crew', 'tasks', 'distinct Task objects', `task ${index + 1} repeated`);
-      }
-      const nodeId = task.name ?? `task-${index + 1}`;
-      this.#nodeIds.push(nodeId);
-      this.#positions.set(task, index);
-      const first = firstAt.get(nodeId);
-      if (first === undefined) firstAt.set(nodeId, index + 1);
-      else {
-        repeated ??= new Map();
-        repeated.set(nodeId, [...(repeated.get(nodeId) ?? [first]), index + 1]);
-      }
-    }
-    if (repeated === undefined) return;
-    // The node id listed first among those repeated.
-    for (const name of firstAt.keys()) {
-      const at = repeated.get(name);
-      if (at !== undefined) throw new DuplicateTaskError(name, at);
-    }
   }
 }

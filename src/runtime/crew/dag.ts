@@ -1,9 +1,9 @@
 import { CycleError, InternalError } from '../../errors.js';
 import type { PlannedTask } from './plan.js';
 
-/** Each task's dependencies as positions in `tasks` (the plan's list, in which they were resolved). */
-function dependencyIndexes(tasks: readonly PlannedTask[]): readonly (readonly number[])[] {
-  return tasks.map((task) => task.contextPositions ?? NO_DEPENDENCIES);
+/** A task's dependencies as positions in the plan's list, in which they were resolved. */
+function depsOf(task: PlannedTask): readonly number[] {
+  return task.contextPositions ?? NO_DEPENDENCIES;
 }
 
 const NO_DEPENDENCIES: readonly number[] = [];
@@ -20,7 +20,6 @@ const CLOSED = 2;
  * milliseconds).
  */
 export function findCycle(tasks: readonly PlannedTask[]): string[] | undefined {
-  const deps = dependencyIndexes(tasks);
   const mark = new Uint8Array(tasks.length);
   // The walk's stack is also the current path: a node and how many of its dependencies were followed.
   const path = new Int32Array(tasks.length);
@@ -33,7 +32,7 @@ export function findCycle(tasks: readonly PlannedTask[]): string[] | undefined {
     mark[root] = OPEN;
     while (depth >= 0) {
       const node = path[depth] as number;
-      const nodeDeps = deps[node] as readonly number[];
+      const nodeDeps = depsOf(tasks[node] as PlannedTask);
       const at = next[depth] as number;
       if (at === nodeDeps.length) {
         mark[node] = CLOSED;
@@ -97,12 +96,11 @@ export function layOutDag(tasks: readonly PlannedTask[]): void {
 function dagLayout(tasks: readonly PlannedTask[]): DagLayout {
   let layout = layouts.get(tasks);
   if (layout !== undefined) return layout;
-  const deps = dependencyIndexes(tasks);
   const pending = new Int32Array(tasks.length);
   const dependents: (readonly number[])[] = tasks.map(() => NO_DEPENDENCIES);
   const roots: PlannedTask[] = [];
   for (let i = 0; i < tasks.length; i += 1) {
-    const taskDeps = deps[i] as readonly number[];
+    const taskDeps = depsOf(tasks[i] as PlannedTask);
     pending[i] = taskDeps.length;
     for (const dep of taskDeps) {
       const list = dependents[dep] as readonly number[];

@@ -5,45 +5,36 @@ import type { Task } from './task.js';
 
 /**
  * The one plan of a crew none of whose texts has a placeholder: every run's plan is then the same but
- * for its inputs. It is made once and reused while each task's `context` list holds the same tasks it
- * was made from (a list replaced or changed in place makes it again), checked in one pass over the
- * lists: a kickoff of a crew of 100,000 tasks then neither resolves nor allocates them all again.
+ * for its inputs. It is made once and reused while each task's `context` list holds the tasks it was
+ * planned with (a list replaced or changed in place to hold others makes it again), checked in one
+ * pass over the lists against the plan's own positions: a kickoff of a crew of 100,000 tasks then
+ * neither resolves nor allocates them all again, and the plan keeps no second copy of the lists.
  */
 class PlanCache {
   #plan: CrewPlan | undefined;
-  /** Each task's `context` list as planned, its length, and its tasks one after another. */
-  #lists: (readonly Task[] | undefined)[] = [];
-  #lengths: Int32Array = new Int32Array(0);
-  #members: Task[] = [];
 
   plan(crew: PlanSource, inputs: Readonly<Record<string, unknown>>): CrewPlan {
-    if (this.#plan === undefined || this.#changed(crew.tasks)) {
-      this.#plan = planCrew(crew, {});
-      this.#remember(crew.tasks);
-    }
+    if (this.#plan === undefined || changed(crew.tasks, this.#plan.tasks)) this.#plan = planCrew(crew, {});
     return { ...this.#plan, inputs };
   }
+}
 
-  #remember(tasks: readonly Task[]): void {
-    this.#lists = tasks.map((t) => t.context);
-    this.#lengths = Int32Array.from(tasks, (t) => t.context?.length ?? -1);
-    this.#members = tasks.flatMap((t) => t.context ?? []);
-  }
-
-  #changed(tasks: readonly Task[]): boolean {
-    if (tasks.length !== this.#lists.length) return true;
-    let at = 0;
-    for (let i = 0; i < tasks.length; i += 1) {
-      const list = (tasks[i] as Task).context;
-      if (list !== this.#lists[i] || (list?.length ?? -1) !== this.#lengths[i]) return true;
-      if (list === undefined) continue;
-      for (const member of list) {
-        if (member !== this.#members[at]) return true;
-        at += 1;
-      }
+/** Whether a task's `context` list no longer holds the tasks `planned` resolved it to. */
+function changed(tasks: readonly Task[], planned: readonly PlannedTask[]): boolean {
+  if (tasks.length !== planned.length) return true;
+  for (let i = 0; i < tasks.length; i += 1) {
+    const list = (tasks[i] as Task).context;
+    const positions = (planned[i] as PlannedTask).contextPositions;
+    if (list === undefined || positions === undefined) {
+      if (list !== positions) return true;
+      continue;
     }
-    return false;
+    if (list.length !== positions.length) return true;
+    for (let at = 0; at < list.length; at += 1) {
+      if (list[at] !== tasks[positions[at] as number]) return true;
+    }
   }
+  return false;
 }
 
 const caches = new WeakMap<PlanSource, PlanCache>();

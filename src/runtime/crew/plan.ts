@@ -1,7 +1,9 @@
 import { InternalError, UnknownContextTaskError } from '../../errors.js';
 import type { Agent } from './agent.js';
+import { type CrewIndex, indexOf } from './crew-index.js';
 import { interpolate } from './interpolate.js';
 import { type OutputFiles, type OutputTarget, outputTarget } from './output-file.js';
+import { PlannedById } from './planned-by-id.js';
 import type { Task } from './task.js';
 
 /** One task as a run sees it: its node id, position, and text with the run's inputs filled in. */
@@ -71,37 +73,90 @@ export function planCrew(
     }
     return resolved;
   };
-  const nodeIds = crew.tasks.map((task) => crew.nodeIdOf(task) as string);
+  const crewIndex = indexOf(crew);
+  const nodeIds = crewIndex?.nodeIds ?? crew.tasks.map((task) => crew.nodeIdOf(task) as string);
   const files = crew.files ?? { baseDir: process.cwd(), allowOutsideFiles: false };
-  const tasks = crew.tasks.map((task, index): PlannedTask => {
+  const contexts = new ContextLists(crew, nodeIds);
+  const tasks: PlannedTask[] = new Array(crew.tasks.length);
+  const byNodeId = crewIndex === undefined ? new Map<string, PlannedTask>() : undefined;
+  for (let index = 0; index < tasks.length; index += 1) {
+    const task = crew.tasks[index] as Task;
     const nodeId = nodeIds[index] as string;
-    const contextPositions = task.context?.map((ref) => {
-      const position = crew.positionOf(ref);
-      if (position === undefined) throw new UnknownContextTaskError(nodeId, ref.name ?? ref.description);
-      return position;
-    });
-    return {
+    const context = contexts.of(nodeId, task.context);
+    const planned: PlannedTask = {
       nodeId,
       index,
       task,
       description: interpolate(task.description, inputs),
       expectedOutput: interpolate(task.expectedOutput, inputs),
       agent: task.agent ? persona(task.agent) : undefined,
-      contextIds: contextPositions?.map((position) => nodeIds[position] as string),
-      contextPositions,
+      contextIds: context?.ids,
+      contextPositions: context?.positions,
       outputFile:
         task.outputFile === undefined || !withFiles
           ? undefined
           : outputTarget(nodeId, task.outputFile, inputs, files, task.createDirectory),
     };
-  });
+    tasks[index] = planned;
+    byNodeId?.set(nodeId, planned);
+  }
   return {
     tasks,
-    byNodeId: new Map(tasks.map((t) => [t.nodeId, t])),
+    byNodeId: byNodeId ?? new PlannedById((crewIndex as CrewIndex).byNodeId, tasks),
     agents: crew.agents.map(persona),
     inputs,
     goal: interpolate(crew.goal, inputs),
   };
+}
+
+/** A task's `context` list as positions in the crew's list and as node ids. */
+interface ContextList {
+  readonly positions: readonly number[];
+  readonly ids: readonly string[];
+}
+
+/**
+ * Resolves the tasks' `context` lists for one plan. A list of one task is shared by every task that
+ * reads only that one (100,000 tasks reading one root keep one pair of arrays, not 100,000), and a
+ * reference is looked for first where the one before it was, and just after it, before the crew's
+ * map: lists name one task many times, or tasks one after another.
+ */
+class ContextLists {
+  readonly #single = new Map<number, ContextList>();
+  #last = -1;
+
+  constructor(
+    private readonly crew: PlanSource,
+    private readonly nodeIds: readonly string[],
+  ) {}
+
+  /** The list of task `nodeId`; undefined when its `context` is (`unknown_context_task` for a stranger). */
+  of(nodeId: string, context: readonly Task[] | undefined): ContextList | undefined {
+    if (context === undefined) return undefined;
+    if (context.length === 1) {
+      const position = this.#positionOf(nodeId, context[0] as Task);
+      let list = this.#single.get(position);
+      if (list === undefined) {
+        list = { positions: [position], ids: [this.nodeIds[position] as string] };
+        this.#single.set(position, list);
+      }
+      return list;
+    }
+    const positions = context.map((ref) => this.#positionOf(nodeId, ref));
+    return { positions, ids: positions.map((position) => this.nodeIds[position] as string) };
+  }
+
+  #positionOf(nodeId: string, ref: Task): number {
+    const { tasks } = this.crew;
+    const last = this.#last;
+    let position: number | undefined;
+    if (last >= 0 && tasks[last] === ref) position = last;
+    else if (tasks[last + 1] === ref) position = last + 1;
+    else position = this.crew.positionOf(ref);
+    if (position === undefined) throw new UnknownContextTaskError(nodeId, ref.name ?? ref.description);
+    this.#last = position;
+    return position;
+  }
 }
 
 /** Attempts one run of `task` by `agent` may take: `1 + (task.maxRetries ?? agent.maxRetries ?? 2)`. */

@@ -100,6 +100,12 @@ export interface TaskOptions extends z.input<typeof taskOptionsSchema> {}
 /** A task's options as checked, with their defaults. */
 export type TaskSettings = z.output<typeof taskOptionsSchema>;
 
+/** Who a task's `invalid_option` names: `Task "<name, else description>"`. */
+function taskWhere(options: TaskOptions | undefined): string {
+  const given = options as { name?: unknown; description?: unknown } | undefined;
+  return `Task "${String(given?.name ?? given?.description)}"`;
+}
+
 /**
  * A unit of work for an agent. `context` is public and may be reassigned before a run: it is read at
  * kickoff.
@@ -134,11 +140,13 @@ export class Task {
   readonly asyncExecution: boolean;
 
   constructor(options: TaskOptions) {
-    const given = options as { name?: unknown; description?: unknown } | undefined;
-    const where = `Task "${String(given?.name ?? given?.description)}"`;
     // Its options as checked, with their defaults, each kept in a field of its own: a crew of
-    // 100,000 tasks keeps no second copy of them.
-    const settings = parseOptions(taskOptionsSchema, (o) => (o === 'description' ? 'Task' : where), options);
+    // 100,000 tasks keeps no second copy of them. Who an error names is said only for an error.
+    const settings = parseOptions(
+      taskOptionsSchema,
+      (o) => (o === 'description' ? 'Task' : taskWhere(options)),
+      options,
+    );
     const { tools, sources } = grantedTools(settings.tools);
     this.tools = tools;
     this.toolSources = sources;
