@@ -246,7 +246,11 @@ class StuckRunRunner implements Runner {
     kind: 'resumed' | 'timedOut' = 'resumed',
   ): Promise<Outcome> {
     const previousOwner = head.lease?.owner ?? null;
+    // Another runner may have taken the run, or finished it, since it was listed: then nothing is left here.
+    if (kind === 'resumed' && (await this.#movedOn(head))) return { id: head.id, kind: 'skipped' };
+    let started = false;
     const onRun = (run: { events$: Observable<StatecrewEvent> }) => {
+      started = true;
       if (kind === 'resumed') this.#emit(head, { type: 'run.recovered', previousOwner });
       else this.#emit(head, { type: 'run.deadline' });
       run.events$.subscribe({ next: (event) => this.#events.next(event), error: () => {} });
@@ -257,12 +261,19 @@ class StuckRunRunner implements Runner {
     try {
       if (definition.kind === 'flow') await definition.flow.resume(head.id, undefined, common);
       else await definition.crew.resume(head.id, common);
-      return { id: head.id, kind };
+      // A flow found completed by its claim is answered from the store: this runner ran nothing.
+      return { id: head.id, kind: started ? kind : 'skipped' };
     } catch (error) {
       // Another runner claimed it first, or it moved on meanwhile: nothing for this one to do.
       if (isStatecrewError(error) && LEFT_TO_ANOTHER.has(error.code)) return { id: head.id, kind: 'skipped' };
       return { id: head.id, kind: 'failed', error };
     }
+  }
+
+  /** Whether the listed run `head` has moved on since (another owner claimed it, or it settled). */
+  async #movedOn(head: RunHead): Promise<boolean> {
+    const now = await this.options.store.readRun(head.id).catch(() => head);
+    return now === undefined || now.version !== head.version || now.status !== head.status;
   }
 
   #emit(head: Pick<RunHead, 'id' | 'kind' | 'name'>, event: Record<string, unknown>): void {
