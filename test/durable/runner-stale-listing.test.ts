@@ -8,6 +8,7 @@ import {
   type StatecrewEvent,
   type Store,
 } from '../../src/index.js';
+import { wrapStore } from '../store-helpers.js';
 
 /** A two-step flow that counts its steps' runs. */
 function countedFlow(store: Store, ran: string[]) {
@@ -24,15 +25,9 @@ function countedFlow(store: Store, ran: string[]) {
 
 /** `store`, but its listing of running runs is `listed`: what a runner read just before another runner finished them. */
 function listingStale(store: MemoryStore, listed: RunHead[]): Store {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'listRuns') {
-        return async (filter?: RunFilter) =>
-          filter?.statuses?.includes('running') === true ? listed : target.listRuns(filter);
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return wrapStore(store, {
+    listRuns: async (filter?: RunFilter) =>
+      filter?.statuses?.includes('running') === true ? listed : store.listRuns(filter),
   });
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, Crew, defineTool, MemoryStore, type RunHead, type Store, Task } from '../../src/index.js';
 import { createScriptedModel } from '../../src/testing.js';
+import { wrapStore } from '../store-helpers.js';
 
 /** A one-task crew whose clerk calls `refund` (waiting for approval), then answers with what it said. */
 function refundCrew(store: Store, done: string[]): Crew {
@@ -28,19 +29,11 @@ function refundCrew(store: Store, done: string[]): Crew {
 /** `store`, but its first read of run `id` answers `stale`: a reader that read the head just before another answer moved the run on. */
 function readingFirst(store: MemoryStore, id: string, stale: RunHead): Store {
   let first = true;
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'readRun') {
-        return async (runId: string) => {
-          if (first && runId === id) {
-            first = false;
-            return stale;
-          }
-          return target.readRun(runId);
-        };
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return wrapStore(store, {
+    async readRun(runId) {
+      if (!first || runId !== id) return store.readRun(runId);
+      first = false;
+      return stale;
     },
   });
 }
