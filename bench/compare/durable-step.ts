@@ -21,24 +21,16 @@
  * instead of the one `bench/` installs from `file:..`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import {
-  Annotation,
-  type BaseCheckpointSaver,
-  END,
-  MemorySaver,
-  START,
-  StateGraph,
-} from '@langchain/langgraph';
+import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { cycleGraph, pgCommits, relay, chainFlow as sharedChainFlow } from './durable-parts.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
@@ -107,17 +99,7 @@ function nextId(): string {
   return `bench-${process.pid}-${serial}`;
 }
 
-function chainFlow(store: Store | undefined) {
-  let flow = sc.createFlow({ name: 'durable-chain', initialState: { n: 0 }, store });
-  for (let i = 0; i < STEPS; i += 1) {
-    const body = ({ state }: { state: { n: number } }) => {
-      state.n += 1;
-      return `step ${i}`;
-    };
-    flow = i === 0 ? flow.start(`s${i}`, body) : flow.listen(`s${i}`, `s${i - 1}`, body);
-  }
-  return flow;
-}
+const chainFlow = (store: Store | undefined) => sharedChainFlow(sc, 'durable-chain', STEPS, store);
 
 function statecrewCase(
   db: Db,
@@ -192,20 +174,6 @@ async function statecrewCases(): Promise<Case[]> {
 
 // ── LangGraph.js: a two-node cycle over a counter, to END after STEPS steps ──
 
-const Counter = Annotation.Root({ counter: Annotation<number>, out: Annotation<string> });
-type CounterState = typeof Counter.State;
-
-function cycleGraph() {
-  const step = (state: CounterState) => ({ counter: state.counter + 1, out: `step ${state.counter}` });
-  const next = (to: 'a' | 'b') => (state: CounterState) => (state.counter >= STEPS ? END : to);
-  return new StateGraph(Counter)
-    .addNode('a', step)
-    .addNode('b', step)
-    .addEdge(START, 'a')
-    .addConditionalEdges('a', next('b'), ['b', END])
-    .addConditionalEdges('b', next('a'), ['a', END]);
-}
-
 interface Saver {
   saver?: BaseCheckpointSaver;
   close(): Promise<void>;
@@ -217,7 +185,7 @@ function langgraphCase(db: Db, runtime: Runtime, open: (target: Target) => Saver
     runtime,
     async run(target) {
       const { saver, close } = open(target);
-      const app = cycleGraph().compile(saver ? { checkpointer: saver } : {});
+      const app = cycleGraph(STEPS).compile(saver ? { checkpointer: saver } : {});
       const config = {
         recursionLimit: Math.max(10_000, STEPS + 10),
         durability: 'sync' as const,
@@ -349,36 +317,6 @@ interface Counter {
   end(): Promise<void>;
 }
 
-/**
- * `xact_commit` of database `test`. Statistics reach the shared counters when a backend flushes
- * them (at exit, or when idle at most once a second), so a read polls until the total stops
- * moving; `pg_stat_force_next_flush()` (PostgreSQL 15+) flushes this counter's own backend, whose
- * own read transactions are subtracted.
- */
-async function pgCommits(): Promise<Counter> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  let reads = 0;
-  const once = async () => {
-    reads += 1;
-    const sql = `SELECT pg_stat_force_next_flush(), xact_commit AS n FROM pg_stat_database WHERE datname = 'test'`;
-    const { rows } = await client.query<{ n: string }>(sql);
-    return Number(rows[0]?.n) - (reads - 1);
-  };
-  const read = async () => {
-    let last = await once();
-    const deadline = Date.now() + 3000;
-    for (let calm = 0; calm < 3 && Date.now() < deadline; ) {
-      await sleep(40);
-      const now = await once();
-      calm = now === last ? calm + 1 : 0;
-      last = now;
-    }
-    return last;
-  };
-  return { read, end: () => client.end() };
-}
-
 /** The sum of `calls` in `INFO commandstats` (commands a script calls count too), less its own INFOs. */
 async function redisCommands(): Promise<Counter> {
   const client = new Redis(REDIS_URL);
@@ -390,48 +328,6 @@ async function redisCommands(): Promise<Counter> {
     return calls - (reads - 1);
   };
   return { read, end: async () => void (await client.quit()) };
-}
-
-/**
- * A TCP relay to `port` that counts round trips: on each connection, every burst the client sends
- * after the server last answered is one. Exact for a client that waits for each answer (every
- * case here); connection handshakes count too.
- */
-async function relay(
-  port: number,
-): Promise<{ port: number; trips: () => number; close: () => Promise<void> }> {
-  let trips = 0;
-  const open = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = tcpConnect(port, '127.0.0.1');
-    let answered = true;
-    for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        open.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk) => {
-      if (answered) trips += 1;
-      answered = false;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      answered = true;
-      client.write(chunk);
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('relay: no port');
-  const close = async () => {
-    for (const socket of open) socket.destroy();
-    await new Promise<void>((done) => server.close(() => done()));
-  };
-  return { port: address.port, trips: () => trips, close };
 }
 
 // ── Measuring ──
@@ -612,7 +508,7 @@ async function main(): Promise<void> {
     const all = [...(await statecrewCases()), ...(await langgraphCases()), ...(await floorCases())];
     const cases = pgOnly ? all.filter((c) => c.db === 'no store' || c.db === 'PostgreSQL') : all;
     if (servers) {
-      counters.PostgreSQL = await pgCommits();
+      counters.PostgreSQL = await pgCommits(PG_URL);
       counters.Redis = await redisCommands();
     }
     console.log((await environment()).join('\n'));

@@ -11,15 +11,14 @@
  * `--durability` is given to both statecrew stores (each keeps its own default without it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import pg from 'pg';
+import { cycleGraph, pgCommits, relay, chainFlow as sharedChainFlow } from './durable-parts.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const FLOWS = Number(positional[0] ?? 100);
@@ -56,17 +55,7 @@ const nextId = () => {
   return `group-${process.pid}-${serial}`;
 };
 
-function chainFlow(store: Store) {
-  let flow = sc.createFlow({ name: 'group-chain', initialState: { n: 0 }, store });
-  for (let i = 0; i < STEPS; i += 1) {
-    const body = ({ state }: { state: { n: number } }) => {
-      state.n += 1;
-      return `step ${i}`;
-    };
-    flow = i === 0 ? flow.start(`s${i}`, body) : flow.listen(`s${i}`, `s${i - 1}`, body);
-  }
-  return flow;
-}
+const chainFlow = (store: Store) => sharedChainFlow(sc, 'group-chain', STEPS, store);
 
 function statecrewCase(db: Db, label: string, open: (pgUrl: string) => Store): Case {
   return {
@@ -114,20 +103,6 @@ async function statecrewCases(): Promise<Case[]> {
   return list;
 }
 
-const Counter = Annotation.Root({ counter: Annotation<number>, out: Annotation<string> });
-type CounterState = typeof Counter.State;
-
-function cycleGraph() {
-  const step = (state: CounterState) => ({ counter: state.counter + 1, out: `step ${state.counter}` });
-  const next = (to: 'a' | 'b') => (state: CounterState) => (state.counter >= STEPS ? END : to);
-  return new StateGraph(Counter)
-    .addNode('a', step)
-    .addNode('b', step)
-    .addEdge(START, 'a')
-    .addConditionalEdges('a', next('b'), ['b', END])
-    .addConditionalEdges('b', next('a'), ['a', END]);
-}
-
 function langgraphCase(
   db: Db,
   open: (pgUrl: string) => { saver: BaseCheckpointSaver; close(): Promise<void> },
@@ -137,7 +112,7 @@ function langgraphCase(
     label: "LangGraph.js, durability: 'sync'",
     async run(pgUrl) {
       const { saver, close } = open(pgUrl);
-      const app = cycleGraph().compile({ checkpointer: saver });
+      const app = cycleGraph(STEPS).compile({ checkpointer: saver });
       const config = (thread: string) => ({
         recursionLimit: Math.max(10_000, STEPS + 10),
         durability: 'sync' as const,
@@ -174,65 +149,10 @@ async function langgraphCases(): Promise<Case[]> {
   return list;
 }
 
-/** `xact_commit` of database `test`, read once the counters stop moving, less this reader's own reads. */
-async function pgCommits(): Promise<{ read(): Promise<number>; end(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  let reads = 0;
-  const once = async () => {
-    reads += 1;
-    const sql = `SELECT pg_stat_force_next_flush(), xact_commit AS n FROM pg_stat_database WHERE datname = 'test'`;
-    const { rows } = await client.query<{ n: string }>(sql);
-    return Number(rows[0]?.n) - (reads - 1);
-  };
-  const read = async () => {
-    let last = await once();
-    const deadline = Date.now() + 3000;
-    for (let calm = 0; calm < 3 && Date.now() < deadline; ) {
-      await sleep(40);
-      const now = await once();
-      calm = now === last ? calm + 1 : 0;
-      last = now;
-    }
-    return last;
-  };
-  return { read, end: () => client.end() };
-}
-
-/** A TCP relay to PostgreSQL counting round trips: per connection, each burst sent after the last answer. */
-async function relay(): Promise<{ url: string; trips: () => number; close: () => Promise<void> }> {
-  let trips = 0;
-  const open = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = tcpConnect(5432, '127.0.0.1');
-    let answered = true;
-    for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        open.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk) => {
-      if (answered) trips += 1;
-      answered = false;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      answered = true;
-      client.write(chunk);
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('relay: no port');
-  const close = async () => {
-    for (const socket of open) socket.destroy();
-    await new Promise<void>((done) => server.close(() => done()));
-  };
-  return { url: PG_URL.replace(':5432/', `:${address.port}/`), trips: () => trips, close };
+/** A counting relay to PostgreSQL, with the connection string that goes through it. */
+async function pgRelay(): Promise<{ url: string; trips: () => number; close: () => Promise<void> }> {
+  const hop = await relay(5432);
+  return { url: PG_URL.replace(':5432/', `:${hop.port}/`), trips: hop.trips, close: hop.close };
 }
 
 interface Samples {
@@ -249,7 +169,7 @@ const spread = (xs: number[], digits = 0) =>
     : `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
 async function measure(cases: Case[]): Promise<Samples[]> {
-  const counter = servers ? await pgCommits() : undefined;
+  const counter = servers ? await pgCommits(PG_URL) : undefined;
   const samples = cases.map((): Samples => ({ rate: [], commits: [] }));
   try {
     for (let round = 0; round <= ROUNDS; round += 1) {
@@ -270,7 +190,7 @@ async function measure(cases: Case[]): Promise<Samples[]> {
   }
   for (const [k, c] of cases.entries()) {
     if (c.db !== 'PostgreSQL') continue;
-    const hop = await relay();
+    const hop = await pgRelay();
     try {
       await c.run(hop.url);
       (samples[k] as Samples).trips = hop.trips() / total;

@@ -5,32 +5,13 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteStore } from '../../src/stores/sqlite.js';
-import type { RunHead, RunLease } from '../../src/stores/store.js';
+import { head, lease } from '../contracts/run-store.contract.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 const root = mkdtempSync(join(tmpdir(), 'statecrew-sqlite-group-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let files = 0;
 const nextFile = () => join(root, `group-${++files}.db`);
-
-function lease(token: string): RunLease {
-  return { owner: 'test', token, expiresAt: Date.now() + 60_000, host: 'test', pid: 1, thread: 0 };
-}
-
-function head(id: string, token: string): RunHead {
-  const now = Date.now();
-  return {
-    id,
-    kind: 'flow',
-    name: 'f',
-    status: 'running',
-    version: 1,
-    lease: lease(token),
-    data: {},
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 /** A run whose lease `stale` held, then `fresh` took over. */
 async function takenOver(store: SqliteStore, id: string, stale: string, fresh: string): Promise<void> {
