@@ -57,8 +57,9 @@ function fromUrl(where: string, text: string): ConnectionOptions {
  * Checks that Redis answers before any BullMQ part is made (a part whose server is not there waits,
  * and cannot be closed, until it is): one connection that gives up at once, a PING, and a quit.
  * Rejects with `queue_unavailable` when there is no answer within the timeout. Resolves with the id
- * of the last event in the events stream of queue `eventsOf` ('0-0' when it has none): where a
- * `QueueEvents` must start reading so that it misses no event of a job added after this.
+ * of the last event in the events stream of queue `eventsOf` ('0-0' when it has none): where a reader
+ * of those events (`QueueEvents`, or the executor's `JobEvents`) starts so that it misses no event of
+ * a job added after this.
  */
 export async function probe(o: ResolvedQueueOptions, eventsOf: string = o.queue): Promise<string> {
   const client = new Redis({
@@ -114,11 +115,8 @@ export const runCancelChannel = (o: ResolvedQueueOptions) => cancelChannel({ ...
 
 /** A part of a job id: free of ':' and of the '.' that joins the parts. */
 const part = (text: string) => encodeURIComponent(text).replace(/\./g, '%2E');
-/** The last execution id encoded, and its encoding: a run's jobs share it. */
-let lastExecution = { id: '', part: '' };
 
 /** A BullMQ job id for a conversation: unique per execution, node and attempt, and free of ':'. */
 export function jobIdOf(executionId: string, nodeId: string, attempt: number): string {
-  if (lastExecution.id !== executionId) lastExecution = { id: executionId, part: part(executionId) };
-  return `${lastExecution.part}.${part(nodeId)}.${attempt}`;
+  return `${part(executionId)}.${part(nodeId)}.${attempt}`;
 }
