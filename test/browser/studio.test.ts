@@ -249,7 +249,7 @@ describe.skipIf(optedOut)('the studio in Chromium', { timeout: 120_000 }, () => 
     await page().evaluate("location.hash = ''");
     await page().keyboard.press('Enter');
     await expect
-      .poll(() => page().evaluate('location.hash'))
+      .poll(() => page().evaluate('location.hash'), { timeout: WAIT })
       .toBe(`#run=${encodeURIComponent(String(focused))}`);
     await expect.poll(() => page().locator('#run-area').isVisible(), { timeout: WAIT }).toBe(true);
   });
