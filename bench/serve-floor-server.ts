@@ -2,16 +2,20 @@
  * The server process of `bench/serve-floor.ts`: a build of statecrew (`BUILD`, a folder like `dist/`)
  * serving one crew, `trio` (three sequential tasks whose model answers at once), over a SQLite file
  * (`STORE`), listening on a free port of 127.0.0.1 with `createServer`'s defaults. Over IPC it says
- * `{ type: 'ready', url }`, and answers:
+ * `{ type: 'ready', url, floorUrl }` (`floorUrl`: a bare Hono app whose `POST /run` runs `trio` in
+ * this process and answers its status, the floor of a served run), and answers:
  *   inproc   `{ runs, concurrency }`: the same crew run in this process as the server runs it (the
  *            same store, `events: 'store'`, `stream: true`), `concurrency` loops each awaiting its
  *            run's result before the next; answers `{ type: 'inproc', ms, failed, latencies }` (each
  *            run's time from `run` to its result).
  *   stall    the longest the event loop was held since the last `stall`, in ms.
+ *   cpu      the CPU time this process has used so far (`process.cpuUsage`, user + system), in ms.
  *   close    closes the server and the store, and exits.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 
 const BUILD = process.env.BUILD;
 const STORE = process.env.STORE;
@@ -58,7 +62,11 @@ async function inProcess(
   return { ms: performance.now() - started, failed, latencies };
 }
 
-type Command = { type: 'inproc'; runs: number; concurrency: number } | { type: 'stall' } | { type: 'close' };
+type Command =
+  | { type: 'inproc'; runs: number; concurrency: number }
+  | { type: 'stall' }
+  | { type: 'cpu' }
+  | { type: 'close' };
 
 process.on('message', (command: Command) => {
   if (command.type === 'inproc') {
@@ -66,6 +74,9 @@ process.on('message', (command: Command) => {
   } else if (command.type === 'stall') {
     process.send?.({ type: 'stall', ms: loopDelay.max / 1e6 });
     loopDelay.reset();
+  } else if (command.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ type: 'cpu', ms: (user + system) / 1000 });
   } else if (command.type === 'close') {
     void listening
       .close()
@@ -73,4 +84,19 @@ process.on('message', (command: Command) => {
       .finally(() => process.exit(0));
   }
 });
-process.send?.({ type: 'ready', url: listening.url });
+/**
+ * The floor of a served run: a bare Hono app on `@hono/node-server` (no statecrew server) whose one
+ * route reads the body, runs `trio` in this process as `inProcess` does and answers its status.
+ */
+const bare = new Hono().post('/run', async (c) => {
+  await c.req.json();
+  const result = await trio.run({ inputs: {}, store, events: 'store', stream: true }).result;
+  return c.json({ status: result.status });
+});
+const floorUrl = await new Promise<string>((done) => {
+  serve({ fetch: bare.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+    done(`http://127.0.0.1:${info.port}`),
+  );
+});
+
+process.send?.({ type: 'ready', url: listening.url, floorUrl });

@@ -3,18 +3,22 @@
  * RUNS runs at C concurrent clients (C = 1, 10, 50), in three ways, alternated run by run:
  *   inproc  in the server's own process, `crew.run` with the store and options the server uses
  *           (`events: 'store'`, `stream: true`), C loops each awaiting its run's end;
+ *   floor   the least HTTP can add: C clients each sending `POST /run` to a bare Hono app in the
+ *           server's process (no statecrew server), which runs the crew as `inproc` does and answers
+ *           its status once it ended; the next once answered;
  *   wait    C clients each sending `POST /runs/wait` (the run to its end: the server answers once it
  *           settled) and the next once answered;
  *   post    C clients each sending `POST /runs` (answered once the run holds its id) and the next at
  *           once; the batch ends when `GET /runs?status=running` lists none.
- * Runs per second (RUNS / wall time to the last run's end), and each request's latency p50/p99/max
- * (in process: each run's, from `run` to its result).
+ * Runs per second (RUNS / wall time to the last run's end), each request's latency p50/p99/max
+ * (in process: each run's, from `run` to its result), and the CPU time per run of the server's process
+ * and of this one (the clients'), read around each batch.
  * The server is a child process per build and repetition (`bench/serve-floor-server.ts`, a fresh
  * SQLite file in a temp folder); the clients are `fetch` in this process. Builds are alternated
  * repetition by repetition, modes within each; a warm-up batch of each mode runs first.
  *
  *   npm run build && node --import tsx bench/serve-floor.ts [REPS=3] [RUNS=300]
- *     [--builds=dist,.scratch/base] [--clients=1,10,50] [--modes=inproc,wait,post] [--prof=folder]
+ *     [--builds=dist,.scratch/base] [--clients=1,10,50] [--modes=inproc,floor,wait,post] [--prof=folder]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +33,7 @@ const REPS = Number(positional[0] ?? '3');
 const RUNS = Number(positional[1] ?? '300');
 const BUILDS = option('builds', 'dist').split(',');
 const CLIENTS = option('clients', '1,10,50').split(',').map(Number);
-const ALL_MODES = ['inproc', 'wait', 'post'] as const;
+const ALL_MODES = ['inproc', 'floor', 'wait', 'post'] as const;
 type Mode = (typeof ALL_MODES)[number];
 const MODES = option('modes', ALL_MODES.join(',')).split(',') as Mode[];
 /** A folder for the server's CPU profile (`--cpu-prof`), when given. */
@@ -39,6 +43,8 @@ const root = mkdtempSync(join(tmpdir(), 'statecrew-serve-floor-'));
 
 interface Server {
   url: string;
+  /** The bare Hono app beside the server, whose `POST /run` runs the crew in process and answers. */
+  floorUrl: string;
   ask<T>(command: object, answer: string): Promise<T>;
   close(): Promise<void>;
 }
@@ -61,10 +67,11 @@ async function startServer(build: string, file: string): Promise<Server> {
       };
       child.on('message', on);
     });
-  const { url } = await next<{ url: string }>('ready');
+  const { url, floorUrl } = await next<{ url: string; floorUrl: string }>('ready');
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   return {
     url,
+    floorUrl,
     ask: <T>(command: object, answer: string) => {
       const got = next<T>(answer);
       child.send(command);
@@ -81,6 +88,29 @@ interface Batch {
   ms: number;
   latencies: number[];
   failed: number;
+}
+
+/** A batch with the CPU time per run it cost the server's process and this (the clients') process, in µs. */
+interface Measured extends Batch {
+  serverCpuUs: number;
+  clientCpuUs: number;
+}
+
+/** The CPU time the process has used so far, in ms. */
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** `batch`, with the CPU time it cost each process. */
+async function measured(server: Server, mode: Mode, clients: number): Promise<Measured> {
+  const serverBefore = (await server.ask<{ ms: number }>({ type: 'cpu' }, 'cpu')).ms;
+  const clientBefore = ownCpuMs();
+  const b = await batch(server, mode, clients);
+  const clientCpuUs = ((ownCpuMs() - clientBefore) / RUNS) * 1000;
+  const serverCpuUs =
+    (((await server.ask<{ ms: number }>({ type: 'cpu' }, 'cpu')).ms - serverBefore) / RUNS) * 1000;
+  return { ...b, serverCpuUs, clientCpuUs };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -124,6 +154,8 @@ async function batch(server: Server, mode: Mode, clients: number): Promise<Batch
   if (mode === 'inproc') {
     return server.ask<Batch>({ type: 'inproc', runs: RUNS, concurrency: clients }, 'inproc');
   }
+  if (mode === 'floor')
+    return requests(server.floorUrl, '/run', clients, (s, b) => s === 200 && b.status === 'completed');
   if (mode === 'wait')
     return requests(server.url, '/runs/wait', clients, (s, b) => s === 200 && b.status === 'completed');
   const started = performance.now();
@@ -143,7 +175,15 @@ const range = (xs: number[], digits = 0) =>
 /** Per build, mode and clients: each repetition's runs/s, ratio to inproc, p50, p99, max; loads. */
 const results = new Map<
   string,
-  { rate: number[]; ratio: number[]; p50: number[]; p99: number[]; max: number[] }
+  {
+    rate: number[];
+    ratio: number[];
+    p50: number[];
+    p99: number[];
+    max: number[];
+    serverCpu: number[];
+    clientCpu: number[];
+  }
 >();
 const stalls = new Map<string, number[]>();
 const loads: number[] = [];
@@ -158,7 +198,7 @@ for (let rep = 0; rep < REPS; rep += 1) {
     for (const clients of CLIENTS) {
       const rates = new Map<Mode, number>();
       for (const mode of MODES) {
-        const b = await batch(server, mode, clients);
+        const b = await measured(server, mode, clients);
         if (b.failed > 0) console.log(`  ${keyOf(build, mode, clients)}: ${b.failed} failed`);
         const rate = (RUNS / b.ms) * 1000;
         rates.set(mode, rate);
@@ -168,7 +208,11 @@ for (let rep = 0; rep < REPS; rep += 1) {
           p50: [],
           p99: [],
           max: [],
+          serverCpu: [],
+          clientCpu: [],
         };
+        entry.serverCpu.push(b.serverCpuUs);
+        entry.clientCpu.push(b.clientCpuUs);
         entry.rate.push(rate);
         entry.ratio.push(rate / (rates.get('inproc') ?? rate));
         if (b.latencies.length > 0) {
@@ -191,9 +235,12 @@ for (let rep = 0; rep < REPS; rep += 1) {
 rmSync(root, { recursive: true, force: true });
 
 console.log(`\n${RUNS} runs per batch, ${REPS} repetitions; load ${range(loads, 1)}`);
-console.log('build mode clients | runs/s | ×inproc | p50 ms | p99 ms | max ms');
+console.log(
+  'build mode clients | runs/s | ×inproc | p50 ms | p99 ms | max ms | server CPU µs/run | client CPU µs/run',
+);
 for (const [key, r] of results) {
   const lat = r.p50.length === 0 ? '— | — | —' : `${range(r.p50, 1)} | ${range(r.p99, 1)} | ${range(r.max)}`;
-  console.log(`${key} | ${range(r.rate)} | ${range(r.ratio, 2)} | ${lat}`);
+  const cpu = `${range(r.serverCpu)} | ${range(r.clientCpu)}`;
+  console.log(`${key} | ${range(r.rate)} | ${range(r.ratio, 2)} | ${lat} | ${cpu}`);
 }
 for (const [build, ms] of stalls) console.log(`${build}: server's longest stall ${range(ms)} ms`);

@@ -1,7 +1,8 @@
 import { InvalidRequestError, RunNotFoundError } from '../errors.js';
-import { storedInputs, storedPending } from '../runtime/crew/crew-resume.js';
+import { pendingOfRecords, storedInputs } from '../runtime/crew/crew-resume.js';
 import { ExecutionDocument } from '../runtime/crew/execution-document.js';
 import { headFacts } from '../runtime/durable/history-page.js';
+import { RUN_KEY } from '../runtime/durable/run-key.js';
 import { leaseIsLive } from '../runtime/durable/identity.js';
 import { loadSnapshot } from '../runtime/flow/flow-store.js';
 import { runInfo } from '../runtime/flow/snapshot.js';
@@ -135,10 +136,13 @@ export async function runDetail(store: Store, live: LiveRuns, id: string): Promi
       pending: jsonSafe(info?.waiting ?? []),
     };
   }
-  const [document, pending] = await Promise.all([
-    ExecutionDocument.fromStore(store, id),
-    storedPending(store, id),
+  // The task results are read once: the document and what the run waits for both come from them.
+  const [run, rows] = await Promise.all([
+    store.get('crew_executions', id, RUN_KEY),
+    store.list('crew_task_results', id),
   ]);
+  const document = ExecutionDocument.fromRecords(id, run, rows);
+  const pending = pendingOfRecords(rows);
   return {
     ...base,
     ...(document === undefined ? {} : { execution: executionOf(document, head) }),

@@ -1,5 +1,5 @@
 import { InvalidOptionError, NotPausedError, RunNotFoundError, StoreRequiredError } from '../../errors.js';
-import type { JsonValue, RunHead, Store } from '../../stores/store.js';
+import type { JsonValue, RunHead, Store, StoredRecord } from '../../stores/store.js';
 import type { CrewPending } from '../../types.js';
 import { type ClaimDecision, claimStoredRun } from '../durable/claim.js';
 import { decodeRunValue } from '../durable/codec.js';
@@ -79,7 +79,11 @@ export async function resumeRestore(
 
 /** What the task runs of stored run `id` wait for (none unless it paused). */
 export async function storedPending(store: Store, id: string): Promise<CrewPending[]> {
-  const rows = await store.list('crew_task_results', id);
+  return pendingOfRecords(await store.list('crew_task_results', id));
+}
+
+/** What the task runs of a stored run wait for, from its `crew_task_results` records. */
+export function pendingOfRecords(rows: readonly StoredRecord[]): CrewPending[] {
   return rows.flatMap((row) => {
     const result = readTaskResult(row.value);
     return result.status === 'paused' && result.waiting !== undefined

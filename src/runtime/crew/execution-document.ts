@@ -1,5 +1,5 @@
 import { waitingForTask } from '../../actors/pause.js';
-import type { JsonValue, Store } from '../../stores/store.js';
+import type { JsonValue, Store, StoredRecord } from '../../stores/store.js';
 import type { DelegationMessage, MemoryEntry, RunStatus, Usage, WaitingFor } from '../../types.js';
 import { RUN_KEY } from '../durable/run-key.js';
 import { readTaskResult, type StoredCrewExecution, type StoredTaskResult } from './crew-store.js';
@@ -98,6 +98,19 @@ export class ExecutionDocument implements ExecutionDocumentData {
       store.get('crew_executions', executionId, RUN_KEY),
       store.list('crew_task_results', executionId),
     ]);
+    return ExecutionDocument.fromRecords(executionId, run, rows);
+  }
+
+  /**
+   * A run's document from its records as the store gave them: its end document (`crew_executions`,
+   * undefined when it has none) and its task results (`crew_task_results`, in commit order); see
+   * {@link ExecutionDocument.fromStore}.
+   */
+  static fromRecords(
+    executionId: string,
+    run: StoredRecord | undefined,
+    rows: readonly StoredRecord[],
+  ): ExecutionDocument | undefined {
     const stored = rows.map((row) => readTaskResult(row.value));
     const results = stored.map(toResult);
     if (run !== undefined) {
