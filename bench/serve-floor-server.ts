@@ -2,8 +2,9 @@
  * The server process of `bench/serve-floor.ts`: a build of statecrew (`BUILD`, a folder like `dist/`)
  * serving one crew, `trio` (three sequential tasks whose model answers at once), over a SQLite file
  * (`STORE`), listening on a free port of 127.0.0.1 with `createServer`'s defaults. Over IPC it says
- * `{ type: 'ready', url, floorUrl }` (`floorUrl`: a bare Hono app whose `POST /run` runs `trio` in
- * this process and answers its status, the floor of a served run), and answers:
+ * `{ type: 'ready', url, floorUrl, rawUrl }` (`floorUrl`: a bare Hono app whose `POST /run` runs
+ * `trio` in this process and answers its status, the floor of a served run; `rawUrl`: the same on
+ * node:http alone), and answers:
  *   inproc   `{ runs, concurrency }`: the same crew run in this process as the server runs it (the
  *            same store, `events: 'store'`, `stream: true`), `concurrency` loops each awaiting its
  *            run's result before the next; answers `{ type: 'inproc', ms, failed, latencies }` (each
@@ -12,6 +13,8 @@
  *   cpu      the CPU time this process has used so far (`process.cpuUsage`, user + system), in ms.
  *   close    closes the server and the store, and exits.
  */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -99,4 +102,24 @@ const floorUrl = await new Promise<string>((done) => {
   );
 });
 
-process.send?.({ type: 'ready', url: listening.url, floorUrl });
+/** Below that floor: node:http alone (no Hono), reading the body, running `trio`, answering its status. */
+const raw = createHttpServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    void trio.run({ inputs: {}, store, events: 'store', stream: true }).result.then((result) => {
+      const body = JSON.stringify({ status: result.status });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      response.end(body);
+    });
+  });
+});
+raw.keepAliveTimeout = 65_000;
+await new Promise<void>((done) => raw.listen(0, '127.0.0.1', done));
+const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+
+process.send?.({ type: 'ready', url: listening.url, floorUrl, rawUrl });

@@ -6,6 +6,7 @@
  *   floor   the least HTTP can add: C clients each sending `POST /run` to a bare Hono app in the
  *           server's process (no statecrew server), which runs the crew as `inproc` does and answers
  *           its status once it ended; the next once answered;
+ *   raw     the same on node:http alone (no Hono): the floor of any Node server here;
  *   wait    C clients each sending `POST /runs/wait` (the run to its end: the server answers once it
  *           settled) and the next once answered;
  *   post    C clients each sending `POST /runs` (answered once the run holds its id) and the next at
@@ -18,7 +19,7 @@
  * repetition by repetition, modes within each; a warm-up batch of each mode runs first.
  *
  *   npm run build && node --import tsx bench/serve-floor.ts [REPS=3] [RUNS=300]
- *     [--builds=dist,.scratch/base] [--clients=1,10,50] [--modes=inproc,floor,wait,post] [--prof=folder]
+ *     [--builds=dist,.scratch/base] [--clients=1,10,50] [--modes=inproc,raw,floor,wait,post] [--prof=folder]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,7 +34,7 @@ const REPS = Number(positional[0] ?? '3');
 const RUNS = Number(positional[1] ?? '300');
 const BUILDS = option('builds', 'dist').split(',');
 const CLIENTS = option('clients', '1,10,50').split(',').map(Number);
-const ALL_MODES = ['inproc', 'floor', 'wait', 'post'] as const;
+const ALL_MODES = ['inproc', 'raw', 'floor', 'wait', 'post'] as const;
 type Mode = (typeof ALL_MODES)[number];
 const MODES = option('modes', ALL_MODES.join(',')).split(',') as Mode[];
 /** A folder for the server's CPU profile (`--cpu-prof`), when given. */
@@ -45,6 +46,8 @@ interface Server {
   url: string;
   /** The bare Hono app beside the server, whose `POST /run` runs the crew in process and answers. */
   floorUrl: string;
+  /** The same floor on node:http alone, without Hono. */
+  rawUrl: string;
   ask<T>(command: object, answer: string): Promise<T>;
   close(): Promise<void>;
 }
@@ -67,11 +70,12 @@ async function startServer(build: string, file: string): Promise<Server> {
       };
       child.on('message', on);
     });
-  const { url, floorUrl } = await next<{ url: string; floorUrl: string }>('ready');
+  const { url, floorUrl, rawUrl } = await next<{ url: string; floorUrl: string; rawUrl: string }>('ready');
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   return {
     url,
     floorUrl,
+    rawUrl,
     ask: <T>(command: object, answer: string) => {
       const got = next<T>(answer);
       child.send(command);
@@ -154,6 +158,8 @@ async function batch(server: Server, mode: Mode, clients: number): Promise<Batch
   if (mode === 'inproc') {
     return server.ask<Batch>({ type: 'inproc', runs: RUNS, concurrency: clients }, 'inproc');
   }
+  if (mode === 'raw')
+    return requests(server.rawUrl, '/run', clients, (s, b) => s === 200 && b.status === 'completed');
   if (mode === 'floor')
     return requests(server.floorUrl, '/run', clients, (s, b) => s === 200 && b.status === 'completed');
   if (mode === 'wait')
