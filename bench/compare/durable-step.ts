@@ -12,7 +12,10 @@
  * `--durability` sets what a SQLite commit survives, on statecrew's store (its `durability` option)
  * and on the floor's connection alike (`synchronous` NORMAL or FULL). The SQLite floor runs twice:
  * with SQLite's defaults (automatic checkpoint every 1,000 WAL pages) and with the automatic
- * checkpoint statecrew's store sets (every 10,000 pages).
+ * checkpoint statecrew's store sets (every 10,000 pages). `floor, same record` writes, per step, the
+ * row statecrew's store writes for that step: the same JSON text (`chainStepText`, built before the
+ * clock starts) in a table of the store's shape (a `seq` key and a unique execution id and key), on
+ * SQLite with the store's automatic checkpoint — one INSERT, one commit, nothing else.
  * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
  * measures SQLite only; `--pg-only` the no-store and PostgreSQL cases alone; `--durability=process|power`
  * sets statecrew's PostgresStore `durability` and the floor's `synchronous_commit` to match.
@@ -30,7 +33,13 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { cycleGraph, pgCommits, relay, chainFlow as sharedChainFlow } from './durable-parts.js';
+import {
+  chainStepText,
+  cycleGraph,
+  pgCommits,
+  relay,
+  chainFlow as sharedChainFlow,
+} from './durable-parts.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
@@ -85,7 +94,8 @@ type Runtime =
   | 'LangGraph'
   | 'LangGraph + MemorySaver'
   | 'floor'
-  | 'floor, autocheckpoint 10000';
+  | 'floor, autocheckpoint 10000'
+  | 'floor, same record';
 interface Case {
   db: Db;
   runtime: Runtime;
@@ -275,6 +285,61 @@ async function sqliteFloor(autocheckpoint?: number): Promise<FloorConnection> {
   return { write: (i) => insert.run(run, i, `step ${i}`), close: async () => void db.close() };
 }
 
+/** The table of the floor that writes statecrew's record: the shape of a store's record table. */
+const RECORD_TABLE = {
+  sqlite:
+    'CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (execution_id, key))',
+  pg: (schema: string) =>
+    `CREATE TABLE IF NOT EXISTS "${schema}".records (execution_id TEXT NOT NULL, key TEXT NOT NULL, seq BIGINT GENERATED ALWAYS AS IDENTITY, version INTEGER NOT NULL, value TEXT NOT NULL, updated_at BIGINT NOT NULL, PRIMARY KEY (execution_id, key))`,
+};
+
+/** Per step, the row statecrew writes for it (key, JSON text, time), made before the clock starts. */
+function stepRows(run: string): { key: string; text: string; at: number }[] {
+  const at = Date.now();
+  return Array.from({ length: STEPS }, (_, i) => ({
+    key: `step:s${i}`,
+    text: chainStepText(run, i, at),
+    at,
+  }));
+}
+
+/** SQLite's floor of statecrew's own record: one INSERT of the step's row, in its own transaction. */
+async function sqliteRecordFloor(): Promise<FloorConnection> {
+  const db = new Database(join(root, 'floor-record.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${SYNCHRONOUS}`);
+  db.pragma(`wal_autocheckpoint = ${STORE_AUTOCHECKPOINT}`);
+  db.exec(RECORD_TABLE.sqlite);
+  const insert = db.prepare(
+    'INSERT INTO records (execution_id, key, version, value, updated_at) VALUES (?, ?, 1, ?, ?)',
+  );
+  const run = nextId();
+  const rows = stepRows(run);
+  return {
+    write: (i) => {
+      const row = rows[i] as { key: string; text: string; at: number };
+      return insert.run(run, row.key, row.text, row.at);
+    },
+    close: async () => void db.close(),
+  };
+}
+
+/** PostgreSQL's floor of statecrew's own record: one INSERT of the step's row, autocommitted. */
+async function pgRecordFloor(target: Target): Promise<FloorConnection> {
+  const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
+  await client.connect();
+  const sql = `INSERT INTO "${names.floorSchema}".records (execution_id, key, version, value, updated_at) VALUES ($1, $2, 1, $3, $4)`;
+  const run = nextId();
+  const rows = stepRows(run);
+  return {
+    write: (i) => {
+      const row = rows[i] as { key: string; text: string; at: number };
+      return client.query(sql, [run, row.key, row.text, row.at]);
+    },
+    close: () => client.end(),
+  };
+}
+
 async function pgFloor(target: Target): Promise<FloorConnection> {
   const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
   await client.connect();
@@ -297,6 +362,7 @@ async function floorCases(): Promise<Case[]> {
   const list = [floorCase('no store', async () => ({ write: () => {}, close: async () => {} }))];
   list.push(floorCase('SQLite', () => sqliteFloor()));
   list.push(floorCase('SQLite', () => sqliteFloor(STORE_AUTOCHECKPOINT), 'floor, autocheckpoint 10000'));
+  list.push(floorCase('SQLite', sqliteRecordFloor, 'floor, same record'));
   if (!servers) return list;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
@@ -304,8 +370,13 @@ async function floorCases(): Promise<Case[]> {
   await client.query(
     `CREATE TABLE IF NOT EXISTS "${names.floorSchema}".floor (run TEXT NOT NULL, step INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, step))`,
   );
+  await client.query(RECORD_TABLE.pg(names.floorSchema));
   await client.end();
-  list.push(floorCase('PostgreSQL', pgFloor), floorCase('Redis', redisFloor));
+  list.push(
+    floorCase('PostgreSQL', pgFloor),
+    floorCase('PostgreSQL', pgRecordFloor, 'floor, same record'),
+    floorCase('Redis', redisFloor),
+  );
   return list;
 }
 
@@ -400,7 +471,7 @@ function overheads(cases: Case[], samples: Samples[], k: number): number[] {
   const runtime =
     c.runtime === 'LangGraph + MemorySaver'
       ? 'LangGraph'
-      : c.runtime === 'floor, autocheckpoint 10000'
+      : c.runtime === 'floor, autocheckpoint 10000' || c.runtime === 'floor, same record'
         ? 'floor'
         : c.runtime === 'statecrew before'
           ? 'statecrew'
