@@ -64,12 +64,18 @@ export function isStatementError(error: unknown): boolean {
 const isSingle = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean =>
   writes.length === 1 && fence.status === null && fence.release === 0;
 
+/** A write statement that found its snapshot stale: nothing of it was written, it may run again. */
+const isBusySnapshot = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY_SNAPSHOT';
+
 /**
  * Fenced commits on these statements. Run as BEGIN IMMEDIATE: the write lock is held from the fence
  * on, so a fence that only reads (a commit that changes nothing of the head) holds as surely as one
- * that updates. A commit of one record and no head change is one fenced statement; still under
- * BEGIN IMMEDIATE: a statement that reads before it writes, begun deferred, gets SQLITE_BUSY at once
- * (no busy wait) when another process committed in between.
+ * that updates. A commit of one record and no head change is one fenced statement, run on its own
+ * (autocommit): a lone write statement takes the write lock before it reads anything, waiting on the
+ * busy timeout as BEGIN IMMEDIATE does, so its fence and its write are one atomic step. Should it
+ * still find its snapshot stale (SQLITE_BUSY_SNAPSHOT, nothing written), it runs again under BEGIN
+ * IMMEDIATE. Inside a transaction of the connection's owner it joins that transaction, as before.
  */
 export function fencedCommits(
   db: BetterSqlite3.Database,
@@ -102,9 +108,18 @@ export function fencedCommits(
   };
   const inTransaction = db.transaction(writeAll);
   const inOne = db.transaction(putOne);
+  const putAlone = (fence: FenceParams, only: EncodedWrite): boolean => {
+    if (db.inTransaction) return inOne.immediate(fence, only);
+    try {
+      return putOne(fence, only);
+    } catch (error) {
+      if (!isBusySnapshot(error)) throw error;
+      return inOne.immediate(fence, only);
+    }
+  };
   const commit = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean =>
     isSingle(fence, writes)
-      ? inOne.immediate(fence, writes[0] as EncodedWrite)
+      ? putAlone(fence, writes[0] as EncodedWrite)
       : inTransaction.immediate(fence, writes);
   return { commit, commitMany: batchOf(db, putOne, inTransaction) };
 }
