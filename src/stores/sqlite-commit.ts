@@ -64,9 +64,11 @@ export function isStatementError(error: unknown): boolean {
 const isSingle = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean =>
   writes.length === 1 && fence.status === null && fence.release === 0;
 
-/** A write statement that found its snapshot stale: nothing of it was written, it may run again. */
-const isBusySnapshot = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY_SNAPSHOT';
+/** A busy result (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT…): the statement wrote nothing, it may run again. */
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
 
 /**
  * Fenced commits on these statements. Run as BEGIN IMMEDIATE: the write lock is held from the fence
@@ -74,8 +76,10 @@ const isBusySnapshot = (error: unknown): boolean =>
  * that updates. A commit of one record and no head change is one fenced statement, run on its own
  * (autocommit): a lone write statement takes the write lock before it reads anything, waiting on the
  * busy timeout as BEGIN IMMEDIATE does, so its fence and its write are one atomic step. Should it
- * still find its snapshot stale (SQLITE_BUSY_SNAPSHOT, nothing written), it runs again under BEGIN
- * IMMEDIATE. Inside a transaction of the connection's owner it joins that transaction, as before.
+ * still be refused busy before the busy timeout has passed (a stale snapshot, SQLITE_BUSY_SNAPSHOT;
+ * nothing written), it runs again under BEGIN IMMEDIATE, which waits; a busy result after the busy
+ * timeout is thrown as before. Inside a transaction of the connection's owner it joins that
+ * transaction, as before.
  */
 export function fencedCommits(
   db: BetterSqlite3.Database,
@@ -108,12 +112,14 @@ export function fencedCommits(
   };
   const inTransaction = db.transaction(writeAll);
   const inOne = db.transaction(putOne);
+  const busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true }));
   const putAlone = (fence: FenceParams, only: EncodedWrite): boolean => {
     if (db.inTransaction) return inOne.immediate(fence, only);
+    const started = Date.now();
     try {
       return putOne(fence, only);
     } catch (error) {
-      if (!isBusySnapshot(error)) throw error;
+      if (!isBusy(error) || Date.now() - started >= busyTimeoutMs) throw error;
       return inOne.immediate(fence, only);
     }
   };
