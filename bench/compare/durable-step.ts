@@ -7,7 +7,10 @@
  * (median, min–max), the overhead per step over the same runtime's no-store run of the same round
  * (median, min–max), PostgreSQL commits and Redis commands per step (server counters read around
  * each run) and round trips per step (one more run of each server case through a counting relay);
- * SQLite has no such counter, so its commits are not counted.
+ * SQLite has no such counter, so its commits are not counted. Each run's CPU time (this process's
+ * user + system) is read too, and its overhead over the no-store run: on SQLite, in this process, it
+ * is all of a step's work, and other load on the machine disturbs it less than the wall clock; with
+ * a server it leaves out the server's work.
  *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers] [--durability=process|power]
  * `--durability` sets what a SQLite commit survives, on statecrew's store (its `durability` option)
  * and on the floor's connection alike (`synchronous` NORMAL or FULL). The SQLite floor runs twice:
@@ -96,11 +99,28 @@ type Runtime =
   | 'floor'
   | 'floor, autocheckpoint 10000'
   | 'floor, same record';
+/** What one run of STEPS steps took: wall-clock ms, and this process's CPU time (user + system) in µs. */
+interface Timing {
+  ms: number;
+  cpuUs: number;
+}
+
+/** Starts timing; the function it returns stops it. */
+function startTiming(): () => Timing {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    return { ms, cpuUs: used.user + used.system };
+  };
+}
+
 interface Case {
   db: Db;
   runtime: Runtime;
-  /** One run of STEPS steps; the milliseconds the steps took. */
-  run(target: Target): Promise<number>;
+  /** One run of STEPS steps; what the steps took. */
+  run(target: Target): Promise<Timing>;
 }
 
 let serial = 0;
@@ -122,13 +142,13 @@ function statecrewCase(
     async run(target) {
       const store = open(target);
       const flow = chainFlow(store);
-      const started = performance.now();
+      const stop = startTiming();
       const out = await flow.kickoff({ inputs: { id: nextId() } });
-      const ms = performance.now() - started;
+      const timing = stop();
       await store?.close();
       if (out.status !== 'completed' || out.state.n !== STEPS)
         throw new Error(`statecrew ${db}: ${out.status}`);
-      return ms;
+      return timing;
     },
   };
 }
@@ -201,12 +221,12 @@ function langgraphCase(db: Db, runtime: Runtime, open: (target: Target) => Saver
         durability: 'sync' as const,
         configurable: { thread_id: nextId() },
       };
-      const started = performance.now();
+      const stop = startTiming();
       const out = await app.invoke({ counter: 0, out: '' }, config);
-      const ms = performance.now() - started;
+      const timing = stop();
       await close();
       if (out.counter !== STEPS) throw new Error(`LangGraph ${db}: ${out.counter} steps`);
-      return ms;
+      return timing;
     },
   };
 }
@@ -254,11 +274,11 @@ function floorCase(
     runtime,
     async run(target) {
       const connection = await open(target);
-      const started = performance.now();
+      const stop = startTiming();
       for (let i = 0; i < STEPS; i += 1) await connection.write(i);
-      const ms = performance.now() - started;
+      const timing = stop();
       await connection.close();
-      return ms;
+      return timing;
     },
   };
 }
@@ -405,6 +425,8 @@ async function redisCommands(): Promise<Counter> {
 
 interface Samples {
   us: number[];
+  /** This process's CPU µs per step (user + system), per round. */
+  cpu: number[];
   counted: number[];
   trips?: number;
 }
@@ -414,24 +436,25 @@ const direct: Target = { pg: PG_URL, redis: REDIS_URL };
 async function timedRun(
   c: Case,
   counters: Partial<Record<Db, Counter>>,
-): Promise<[number, number | undefined]> {
+): Promise<[number, number, number | undefined]> {
   const counter = counters[c.db];
   const before = await counter?.read();
-  const ms = await c.run(direct);
+  const { ms, cpuUs } = await c.run(direct);
   const after = await counter?.read();
   const counted = before === undefined || after === undefined ? undefined : (after - before) / STEPS;
-  return [(ms * 1000) / STEPS, counted];
+  return [(ms * 1000) / STEPS, cpuUs / STEPS, counted];
 }
 
 async function rounds(cases: Case[], counters: Partial<Record<Db, Counter>>): Promise<Samples[]> {
-  const samples = cases.map((): Samples => ({ us: [], counted: [] }));
+  const samples = cases.map((): Samples => ({ us: [], cpu: [], counted: [] }));
   for (let round = 0; round <= ROUNDS; round += 1) {
     for (let i = 0; i < cases.length; i += 1) {
       const k = round % 2 === 0 ? i : cases.length - 1 - i;
-      const [us, counted] = await timedRun(cases[k] as Case, counters);
+      const [us, cpu, counted] = await timedRun(cases[k] as Case, counters);
       if (round === 0) continue; // round 0 warms up
       const sample = samples[k] as Samples;
       sample.us.push(us);
+      sample.cpu.push(cpu);
       if (counted !== undefined) sample.counted.push(counted);
     }
   }
@@ -465,8 +488,11 @@ const spread = (xs: number[], digits = 1) =>
     ? '—'
     : `${fmt(median(xs), digits)} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`;
 
-/** Per round, µs per step of case k less that of its runtime's no-store case in the same round. */
-function overheads(cases: Case[], samples: Samples[], k: number): number[] {
+/**
+ * Per round, µs per step of case k less that of its runtime's no-store case in the same round: wall
+ * clock, or (`'cpu'`) this process's CPU time.
+ */
+function overheads(cases: Case[], samples: Samples[], k: number, of: 'us' | 'cpu' = 'us'): number[] {
   const c = cases[k] as Case;
   const runtime =
     c.runtime === 'LangGraph + MemorySaver'
@@ -478,8 +504,8 @@ function overheads(cases: Case[], samples: Samples[], k: number): number[] {
           : c.runtime;
   const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
   if (base < 0 || base === k) return [];
-  const own = (samples[k] as Samples).us;
-  const theirs = (samples[base] as Samples).us;
+  const own = (samples[k] as Samples)[of];
+  const theirs = (samples[base] as Samples)[of];
   return own.map((us, r) => us - (theirs[r] as number));
 }
 
@@ -488,8 +514,8 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
   const lines = [
     `### ${db}`,
     '',
-    `| runtime | µs/step median (min–max) | overhead µs/step median (min–max) | ${unit} | round trips/step | statecrew ÷ LangGraph overhead |`,
-    '| --- | --- | --- | --- | --- | --- |',
+    `| runtime | µs/step median (min–max) | overhead µs/step median (min–max) | overhead CPU µs/step, this process | ${unit} | round trips/step | statecrew ÷ LangGraph overhead |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   const at = (runtime: Runtime) => cases.findIndex((c) => c.db === db && c.runtime === runtime);
   const ours = overheads(cases, samples, at('statecrew'));
@@ -500,7 +526,12 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
     const s = samples[k] as Samples;
     const counted = db === 'PostgreSQL' || db === 'Redis' ? spread(s.counted, 2) : 'not counted';
     const trips = s.trips === undefined ? '—' : fmt(s.trips, 2);
-    const cells = [c.runtime, spread(s.us), spread(overheads(cases, samples, k))];
+    const cells = [
+      c.runtime,
+      spread(s.us),
+      spread(overheads(cases, samples, k)),
+      spread(overheads(cases, samples, k, 'cpu')),
+    ];
     cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -513,14 +544,24 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
   return [...lines, '', ...floorRatios(db, cases, samples, ours), ''];
 }
 
-/** Per round, statecrew's overhead ÷ each floor's of the same round: median (min–max). */
+/**
+ * Per round, statecrew's overhead ÷ each floor's of the same round: median (min–max); on SQLite (in
+ * this process, so its CPU time is all the work) in CPU time too, which other load on the machine
+ * disturbs less than the wall clock.
+ */
 function floorRatios(db: Db, cases: Case[], samples: Samples[], ours: number[]): string[] {
   const lines: string[] = [];
+  const at = cases.findIndex((c) => c.db === db && c.runtime === 'statecrew');
+  const oursCpu = at >= 0 ? overheads(cases, samples, at, 'cpu') : [];
   for (const [k, c] of cases.entries()) {
     if (c.db !== db || !c.runtime.startsWith('floor') || ours.length === 0) continue;
     const floor = overheads(cases, samples, k);
     const ratios = ours.map((us, r) => us / (floor[r] as number));
     lines.push(`statecrew overhead ÷ ${c.runtime} overhead, per round: ${spread(ratios, 2)}`);
+    if (db !== 'SQLite') continue;
+    const floorCpu = overheads(cases, samples, k, 'cpu');
+    const cpuRatios = oursCpu.map((us, r) => us / (floorCpu[r] as number));
+    lines.push(`  in CPU time: ${spread(cpuRatios, 2)}`);
   }
   return lines;
 }
