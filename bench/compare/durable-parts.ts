@@ -24,6 +24,25 @@ export function chainFlow(api: Api, name: string, steps: number, store: Store | 
   return flow;
 }
 
+/**
+ * The JSON text statecrew stores for step `i` (from 0) of {@link chainFlow}'s run `runId` at time `at`:
+ * its `flow_runs` record `step:s<i>` (the run's header is mark 1, so the step's mark is `i + 2`; each
+ * step completes a round). The same bytes, for a floor that writes what statecrew writes.
+ */
+export function chainStepText(runId: string, i: number, at: number): string {
+  return JSON.stringify({
+    nodeId: `s${i}`,
+    step: `s${i}`,
+    run: 1,
+    round: i + 1,
+    output: [`step ${i}`],
+    state: [{ n: 1, id: 2 }, i + 1, runId],
+    at,
+    mark: i + 2,
+    ended: { n: i + 1, steps: [`s${i}`], emitted: [`s${i}`] },
+  });
+}
+
 const Counter = Annotation.Root({ counter: Annotation<number>, out: Annotation<string> });
 type CounterState = typeof Counter.State;
 

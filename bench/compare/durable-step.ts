@@ -7,12 +7,18 @@
  * (median, min–max), the overhead per step over the same runtime's no-store run of the same round
  * (median, min–max), PostgreSQL commits and Redis commands per step (server counters read around
  * each run) and round trips per step (one more run of each server case through a counting relay);
- * SQLite has no such counter, so its commits are not counted.
+ * SQLite has no such counter, so its commits are not counted. Each run's CPU time (this process's
+ * user + system) is read too, and its overhead over the no-store run: on SQLite, in this process, it
+ * is all of a step's work, and other load on the machine disturbs it less than the wall clock; with
+ * a server it leaves out the server's work.
  *   npm run build && npm --prefix bench install && npm --prefix bench run durable -- [steps=1000] [rounds=5] [--no-servers] [--durability=process|power]
  * `--durability` sets what a SQLite commit survives, on statecrew's store (its `durability` option)
  * and on the floor's connection alike (`synchronous` NORMAL or FULL). The SQLite floor runs twice:
  * with SQLite's defaults (automatic checkpoint every 1,000 WAL pages) and with the automatic
- * checkpoint statecrew's store sets (every 10,000 pages).
+ * checkpoint statecrew's store sets (every 10,000 pages). `floor, same record` writes, per step, the
+ * row statecrew's store writes for that step: the same JSON text (`chainStepText`, built before the
+ * clock starts) in a table of the store's shape (a `seq` key and a unique execution id and key), on
+ * SQLite with the store's automatic checkpoint — one INSERT, one commit, nothing else.
  * Needs PostgreSQL (database `test`) and Redis on 127.0.0.1, as the tests do; `--no-servers`
  * measures SQLite only; `--pg-only` the no-store and PostgreSQL cases alone; `--durability=process|power`
  * sets statecrew's PostgresStore `durability` and the floor's `synchronous_commit` to match.
@@ -30,7 +36,13 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { cycleGraph, pgCommits, relay, chainFlow as sharedChainFlow } from './durable-parts.js';
+import {
+  chainStepText,
+  cycleGraph,
+  pgCommits,
+  relay,
+  chainFlow as sharedChainFlow,
+} from './durable-parts.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const STEPS = Number(positional[0] ?? 1000);
@@ -85,12 +97,30 @@ type Runtime =
   | 'LangGraph'
   | 'LangGraph + MemorySaver'
   | 'floor'
-  | 'floor, autocheckpoint 10000';
+  | 'floor, autocheckpoint 10000'
+  | 'floor, same record';
+/** What one run of STEPS steps took: wall-clock ms, and this process's CPU time (user + system) in µs. */
+interface Timing {
+  ms: number;
+  cpuUs: number;
+}
+
+/** Starts timing; the function it returns stops it. */
+function startTiming(): () => Timing {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    return { ms, cpuUs: used.user + used.system };
+  };
+}
+
 interface Case {
   db: Db;
   runtime: Runtime;
-  /** One run of STEPS steps; the milliseconds the steps took. */
-  run(target: Target): Promise<number>;
+  /** One run of STEPS steps; what the steps took. */
+  run(target: Target): Promise<Timing>;
 }
 
 let serial = 0;
@@ -112,13 +142,13 @@ function statecrewCase(
     async run(target) {
       const store = open(target);
       const flow = chainFlow(store);
-      const started = performance.now();
+      const stop = startTiming();
       const out = await flow.kickoff({ inputs: { id: nextId() } });
-      const ms = performance.now() - started;
+      const timing = stop();
       await store?.close();
       if (out.status !== 'completed' || out.state.n !== STEPS)
         throw new Error(`statecrew ${db}: ${out.status}`);
-      return ms;
+      return timing;
     },
   };
 }
@@ -191,12 +221,12 @@ function langgraphCase(db: Db, runtime: Runtime, open: (target: Target) => Saver
         durability: 'sync' as const,
         configurable: { thread_id: nextId() },
       };
-      const started = performance.now();
+      const stop = startTiming();
       const out = await app.invoke({ counter: 0, out: '' }, config);
-      const ms = performance.now() - started;
+      const timing = stop();
       await close();
       if (out.counter !== STEPS) throw new Error(`LangGraph ${db}: ${out.counter} steps`);
-      return ms;
+      return timing;
     },
   };
 }
@@ -244,11 +274,11 @@ function floorCase(
     runtime,
     async run(target) {
       const connection = await open(target);
-      const started = performance.now();
+      const stop = startTiming();
       for (let i = 0; i < STEPS; i += 1) await connection.write(i);
-      const ms = performance.now() - started;
+      const timing = stop();
       await connection.close();
-      return ms;
+      return timing;
     },
   };
 }
@@ -275,6 +305,61 @@ async function sqliteFloor(autocheckpoint?: number): Promise<FloorConnection> {
   return { write: (i) => insert.run(run, i, `step ${i}`), close: async () => void db.close() };
 }
 
+/** The table of the floor that writes statecrew's record: the shape of a store's record table. */
+const RECORD_TABLE = {
+  sqlite:
+    'CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (execution_id, key))',
+  pg: (schema: string) =>
+    `CREATE TABLE IF NOT EXISTS "${schema}".records (execution_id TEXT NOT NULL, key TEXT NOT NULL, seq BIGINT GENERATED ALWAYS AS IDENTITY, version INTEGER NOT NULL, value TEXT NOT NULL, updated_at BIGINT NOT NULL, PRIMARY KEY (execution_id, key))`,
+};
+
+/** Per step, the row statecrew writes for it (key, JSON text, time), made before the clock starts. */
+function stepRows(run: string): { key: string; text: string; at: number }[] {
+  const at = Date.now();
+  return Array.from({ length: STEPS }, (_, i) => ({
+    key: `step:s${i}`,
+    text: chainStepText(run, i, at),
+    at,
+  }));
+}
+
+/** SQLite's floor of statecrew's own record: one INSERT of the step's row, in its own transaction. */
+async function sqliteRecordFloor(): Promise<FloorConnection> {
+  const db = new Database(join(root, 'floor-record.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${SYNCHRONOUS}`);
+  db.pragma(`wal_autocheckpoint = ${STORE_AUTOCHECKPOINT}`);
+  db.exec(RECORD_TABLE.sqlite);
+  const insert = db.prepare(
+    'INSERT INTO records (execution_id, key, version, value, updated_at) VALUES (?, ?, 1, ?, ?)',
+  );
+  const run = nextId();
+  const rows = stepRows(run);
+  return {
+    write: (i) => {
+      const row = rows[i] as { key: string; text: string; at: number };
+      return insert.run(run, row.key, row.text, row.at);
+    },
+    close: async () => void db.close(),
+  };
+}
+
+/** PostgreSQL's floor of statecrew's own record: one INSERT of the step's row, autocommitted. */
+async function pgRecordFloor(target: Target): Promise<FloorConnection> {
+  const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
+  await client.connect();
+  const sql = `INSERT INTO "${names.floorSchema}".records (execution_id, key, version, value, updated_at) VALUES ($1, $2, 1, $3, $4)`;
+  const run = nextId();
+  const rows = stepRows(run);
+  return {
+    write: (i) => {
+      const row = rows[i] as { key: string; text: string; at: number };
+      return client.query(sql, [run, row.key, row.text, row.at]);
+    },
+    close: () => client.end(),
+  };
+}
+
 async function pgFloor(target: Target): Promise<FloorConnection> {
   const client = new pg.Client({ connectionString: target.pg, options: floorPgOptions });
   await client.connect();
@@ -297,6 +382,7 @@ async function floorCases(): Promise<Case[]> {
   const list = [floorCase('no store', async () => ({ write: () => {}, close: async () => {} }))];
   list.push(floorCase('SQLite', () => sqliteFloor()));
   list.push(floorCase('SQLite', () => sqliteFloor(STORE_AUTOCHECKPOINT), 'floor, autocheckpoint 10000'));
+  list.push(floorCase('SQLite', sqliteRecordFloor, 'floor, same record'));
   if (!servers) return list;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
@@ -304,8 +390,13 @@ async function floorCases(): Promise<Case[]> {
   await client.query(
     `CREATE TABLE IF NOT EXISTS "${names.floorSchema}".floor (run TEXT NOT NULL, step INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, step))`,
   );
+  await client.query(RECORD_TABLE.pg(names.floorSchema));
   await client.end();
-  list.push(floorCase('PostgreSQL', pgFloor), floorCase('Redis', redisFloor));
+  list.push(
+    floorCase('PostgreSQL', pgFloor),
+    floorCase('PostgreSQL', pgRecordFloor, 'floor, same record'),
+    floorCase('Redis', redisFloor),
+  );
   return list;
 }
 
@@ -334,6 +425,8 @@ async function redisCommands(): Promise<Counter> {
 
 interface Samples {
   us: number[];
+  /** This process's CPU µs per step (user + system), per round. */
+  cpu: number[];
   counted: number[];
   trips?: number;
 }
@@ -343,24 +436,25 @@ const direct: Target = { pg: PG_URL, redis: REDIS_URL };
 async function timedRun(
   c: Case,
   counters: Partial<Record<Db, Counter>>,
-): Promise<[number, number | undefined]> {
+): Promise<[number, number, number | undefined]> {
   const counter = counters[c.db];
   const before = await counter?.read();
-  const ms = await c.run(direct);
+  const { ms, cpuUs } = await c.run(direct);
   const after = await counter?.read();
   const counted = before === undefined || after === undefined ? undefined : (after - before) / STEPS;
-  return [(ms * 1000) / STEPS, counted];
+  return [(ms * 1000) / STEPS, cpuUs / STEPS, counted];
 }
 
 async function rounds(cases: Case[], counters: Partial<Record<Db, Counter>>): Promise<Samples[]> {
-  const samples = cases.map((): Samples => ({ us: [], counted: [] }));
+  const samples = cases.map((): Samples => ({ us: [], cpu: [], counted: [] }));
   for (let round = 0; round <= ROUNDS; round += 1) {
     for (let i = 0; i < cases.length; i += 1) {
       const k = round % 2 === 0 ? i : cases.length - 1 - i;
-      const [us, counted] = await timedRun(cases[k] as Case, counters);
+      const [us, cpu, counted] = await timedRun(cases[k] as Case, counters);
       if (round === 0) continue; // round 0 warms up
       const sample = samples[k] as Samples;
       sample.us.push(us);
+      sample.cpu.push(cpu);
       if (counted !== undefined) sample.counted.push(counted);
     }
   }
@@ -394,21 +488,24 @@ const spread = (xs: number[], digits = 1) =>
     ? '—'
     : `${fmt(median(xs), digits)} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`;
 
-/** Per round, µs per step of case k less that of its runtime's no-store case in the same round. */
-function overheads(cases: Case[], samples: Samples[], k: number): number[] {
+/**
+ * Per round, µs per step of case k less that of its runtime's no-store case in the same round: wall
+ * clock, or (`'cpu'`) this process's CPU time.
+ */
+function overheads(cases: Case[], samples: Samples[], k: number, of: 'us' | 'cpu' = 'us'): number[] {
   const c = cases[k] as Case;
   const runtime =
     c.runtime === 'LangGraph + MemorySaver'
       ? 'LangGraph'
-      : c.runtime === 'floor, autocheckpoint 10000'
+      : c.runtime === 'floor, autocheckpoint 10000' || c.runtime === 'floor, same record'
         ? 'floor'
         : c.runtime === 'statecrew before'
           ? 'statecrew'
           : c.runtime;
   const base = cases.findIndex((b) => b.db === 'no store' && b.runtime === runtime);
   if (base < 0 || base === k) return [];
-  const own = (samples[k] as Samples).us;
-  const theirs = (samples[base] as Samples).us;
+  const own = (samples[k] as Samples)[of];
+  const theirs = (samples[base] as Samples)[of];
   return own.map((us, r) => us - (theirs[r] as number));
 }
 
@@ -417,8 +514,8 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
   const lines = [
     `### ${db}`,
     '',
-    `| runtime | µs/step median (min–max) | overhead µs/step median (min–max) | ${unit} | round trips/step | statecrew ÷ LangGraph overhead |`,
-    '| --- | --- | --- | --- | --- | --- |',
+    `| runtime | µs/step median (min–max) | overhead µs/step median (min–max) | overhead CPU µs/step, this process | ${unit} | round trips/step | statecrew ÷ LangGraph overhead |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   const at = (runtime: Runtime) => cases.findIndex((c) => c.db === db && c.runtime === runtime);
   const ours = overheads(cases, samples, at('statecrew'));
@@ -429,7 +526,12 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
     const s = samples[k] as Samples;
     const counted = db === 'PostgreSQL' || db === 'Redis' ? spread(s.counted, 2) : 'not counted';
     const trips = s.trips === undefined ? '—' : fmt(s.trips, 2);
-    const cells = [c.runtime, spread(s.us), spread(overheads(cases, samples, k))];
+    const cells = [
+      c.runtime,
+      spread(s.us),
+      spread(overheads(cases, samples, k)),
+      spread(overheads(cases, samples, k, 'cpu')),
+    ];
     cells.push(db === 'no store' ? '—' : counted, trips, c.runtime === 'statecrew' ? ratio : '');
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -442,14 +544,24 @@ function table(db: Db, cases: Case[], samples: Samples[]): string[] {
   return [...lines, '', ...floorRatios(db, cases, samples, ours), ''];
 }
 
-/** Per round, statecrew's overhead ÷ each floor's of the same round: median (min–max). */
+/**
+ * Per round, statecrew's overhead ÷ each floor's of the same round: median (min–max); on SQLite (in
+ * this process, so its CPU time is all the work) in CPU time too, which other load on the machine
+ * disturbs less than the wall clock.
+ */
 function floorRatios(db: Db, cases: Case[], samples: Samples[], ours: number[]): string[] {
   const lines: string[] = [];
+  const at = cases.findIndex((c) => c.db === db && c.runtime === 'statecrew');
+  const oursCpu = at >= 0 ? overheads(cases, samples, at, 'cpu') : [];
   for (const [k, c] of cases.entries()) {
     if (c.db !== db || !c.runtime.startsWith('floor') || ours.length === 0) continue;
     const floor = overheads(cases, samples, k);
     const ratios = ours.map((us, r) => us / (floor[r] as number));
     lines.push(`statecrew overhead ÷ ${c.runtime} overhead, per round: ${spread(ratios, 2)}`);
+    if (db !== 'SQLite') continue;
+    const floorCpu = overheads(cases, samples, k, 'cpu');
+    const cpuRatios = oursCpu.map((us, r) => us / (floorCpu[r] as number));
+    lines.push(`  in CPU time: ${spread(cpuRatios, 2)}`);
   }
   return lines;
 }

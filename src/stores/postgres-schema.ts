@@ -45,6 +45,11 @@ export interface RunSql {
    * One statement per shape, made once.
    */
   commit(moving: boolean, collections: readonly number[]): PreparedSql;
+  /**
+   * A commit of one record to the collection at `collection` that leaves the head as it is (a step's
+   * commit): the same fence as `commit(false, [collection])`, its record in scalar parameters.
+   */
+  commitRecord(collection: number): PreparedSql;
   list: string;
   prune: string;
   /** A prune keeping history (`keepHistory`): the matched runs' kept events alone are deleted. */
@@ -122,6 +127,7 @@ export function postgresSql(schema: string): PostgresSql {
         WHERE id = $1 AND version = $2 AND (token IS NULL OR expires_at <= ${SERVER_MS} OR token = $9::text)`,
       renew: `UPDATE ${runs} SET expires_at = ${expiry('$3', '$4')} WHERE id = $1 AND token = $2`,
       commit: commitShapes(name, runs),
+      commitRecord: recordCommits(name, runs),
       // Ids compared byte by byte (COLLATE "C"), as the other stores order them, whatever the database's collation.
       list: `SELECT ${READ_COLUMNS} FROM ${runs}
         WHERE ($1::text[] IS NULL OR status = ANY($1::text[])) AND ($2::text IS NULL OR name = $2)
@@ -149,6 +155,11 @@ export function postgresSql(schema: string): PostgresSql {
  * place and its last value, as two puts would: one statement cannot upsert the same row twice.
  */
 export function commitRecordParams(store: string, writes: readonly RecordWrite[]): string[][] {
+  if (writes.length === 1) {
+    const only = writes[0] as RecordWrite;
+    const text = encodeValue(store, only.value);
+    return STORE_COLLECTIONS.flatMap((c) => (c === only.collection ? [[only.key], [text]] : [[], []]));
+  }
   const texts = writes.map((write) => encodeValue(store, write.value));
   const byCollection = new Map(STORE_COLLECTIONS.map((c) => [c, new Map<string, string>()]));
   writes.forEach((write, i) => {
@@ -244,6 +255,37 @@ function commitSql(name: (table: string) => string, fence: string, collections: 
   return `WITH ${ctes.join(',\n    ')}
     SELECT (SELECT count(*)::integer FROM fence) AS held, ${synchronousCommit(7 + 2 * collections.length)},
       $5::bigint AS at, $6::integer AS format`;
+}
+
+/** The one-record commit statement of each collection, each made on first use. */
+function recordCommits(name: (table: string) => string, runs: string): (collection: number) => PreparedSql {
+  const made = new Map<number, PreparedSql>();
+  return (collection) => {
+    let sql = made.get(collection);
+    if (sql === undefined) {
+      sql = prepared(recordCommitSql(name(STORE_COLLECTIONS[collection] as StoreCollection), runs));
+      made.set(collection, sql);
+    }
+    return sql;
+  };
+}
+
+/**
+ * A commit of one record that leaves the head as it is, as one statement: the checking fence (the
+ * head locked FOR SHARE while $2 holds its lease), and the upsert of the record, which reads the
+ * fence's row, so it writes nothing when the fence did not hold. Parameters: $1 id, $2 token, $3 key,
+ * $4 value, $5 updated_at, $6 format version, $7 `synchronous_commit`. It resolves one row: `held`.
+ */
+function recordCommitSql(table: string, runs: string): string {
+  return `WITH fence AS (
+      SELECT id FROM ${runs} WHERE id = $1::text AND token = $2::text FOR SHARE
+    ),
+    written AS (
+      INSERT INTO ${table} (${RECORD_COLUMNS})
+      SELECT fence.id, $3::text, $6::integer, $4::text, $5::bigint FROM fence
+      ON CONFLICT (execution_id, key) ${REPLACE}
+    )
+    SELECT (SELECT count(*)::integer FROM fence) AS held, ${synchronousCommit(7)}`;
 }
 
 /**

@@ -246,6 +246,21 @@ export class PostgresStore implements Store {
 
   /** One commit as its own statement. */
   async #commitOne(c: PendingCommit): Promise<boolean> {
+    const only = c.status === null && !c.release ? onlyRecord(c.records) : undefined;
+    if (only !== undefined) {
+      const { text, name } = this.#sql.runs.commitRecord(only.collection);
+      const values = [
+        c.id,
+        c.token,
+        only.key,
+        only.value,
+        c.at,
+        STORE_FORMAT_VERSION,
+        this.#synchronousCommit,
+      ];
+      const { rows } = await this.#query<{ held: number }>({ name, text, values });
+      return rows[0]?.held === 1;
+    }
     const written: number[] = [];
     const records: string[][] = [];
     for (let i = 0; 2 * i < c.records.length; i += 1) {
@@ -397,6 +412,23 @@ function loadPoolClass(): Promise<typeof Pool> {
     },
   );
   return poolClass;
+}
+
+/**
+ * The one record of a commit's (keys, values) arrays per collection, with its collection's index;
+ * undefined when it writes none or several.
+ */
+function onlyRecord(
+  records: readonly string[][],
+): { collection: number; key: string; value: string } | undefined {
+  let only: { collection: number; key: string; value: string } | undefined;
+  for (let i = 0; 2 * i < records.length; i += 1) {
+    const keys = records[2 * i] as string[];
+    if (keys.length === 0) continue;
+    if (only !== undefined || keys.length > 1) return undefined;
+    only = { collection: i, key: keys[0] as string, value: (records[2 * i + 1] as string[])[0] as string };
+  }
+  return only;
 }
 
 /**

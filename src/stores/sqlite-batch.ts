@@ -33,15 +33,18 @@ export class CommitBatcher {
   /** Transactions and commits so far (for measuring how well commits batch). */
   readonly counts: BatchCounts = { transactions: 0, commits: 0, largest: 0 };
 
+  /** The flush a batch's first commit schedules. */
+  readonly #flushSoon = (): void => this.flush();
+
   constructor(private readonly writer: () => BatchWriter) {}
 
   /** Queues a commit for the next batch; settles when its batch has been written. */
   submit(commit: PendingCommit): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.#queue.push({ ...commit, resolve, reject });
+      this.#queue.push({ fence: commit.fence, writes: commit.writes, resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
-      queueMicrotask(() => this.flush());
+      queueMicrotask(this.#flushSoon);
     });
   }
 

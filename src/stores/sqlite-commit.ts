@@ -64,12 +64,22 @@ export function isStatementError(error: unknown): boolean {
 const isSingle = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean =>
   writes.length === 1 && fence.status === null && fence.release === 0;
 
+/** A busy result (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT…): the statement wrote nothing, it may run again. */
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
+
 /**
  * Fenced commits on these statements. Run as BEGIN IMMEDIATE: the write lock is held from the fence
  * on, so a fence that only reads (a commit that changes nothing of the head) holds as surely as one
- * that updates. A commit of one record and no head change is one fenced statement; still under
- * BEGIN IMMEDIATE: a statement that reads before it writes, begun deferred, gets SQLITE_BUSY at once
- * (no busy wait) when another process committed in between.
+ * that updates. A commit of one record and no head change is one fenced statement, run on its own
+ * (autocommit): a lone write statement takes the write lock before it reads anything, waiting on the
+ * busy timeout as BEGIN IMMEDIATE does, so its fence and its write are one atomic step. Should it
+ * still be refused busy before the busy timeout has passed (a stale snapshot, SQLITE_BUSY_SNAPSHOT;
+ * nothing written), it runs again under BEGIN IMMEDIATE, which waits; a busy result after the busy
+ * timeout is thrown as before. Inside a transaction of the connection's owner it joins that
+ * transaction, as before.
  */
 export function fencedCommits(
   db: BetterSqlite3.Database,
@@ -102,9 +112,20 @@ export function fencedCommits(
   };
   const inTransaction = db.transaction(writeAll);
   const inOne = db.transaction(putOne);
+  const busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true }));
+  const putAlone = (fence: FenceParams, only: EncodedWrite): boolean => {
+    if (db.inTransaction) return inOne.immediate(fence, only);
+    const started = Date.now();
+    try {
+      return putOne(fence, only);
+    } catch (error) {
+      if (!isBusy(error) || Date.now() - started >= busyTimeoutMs) throw error;
+      return inOne.immediate(fence, only);
+    }
+  };
   const commit = (fence: FenceParams, writes: readonly EncodedWrite[]): boolean =>
     isSingle(fence, writes)
-      ? inOne.immediate(fence, writes[0] as EncodedWrite)
+      ? putAlone(fence, writes[0] as EncodedWrite)
       : inTransaction.immediate(fence, writes);
   return { commit, commitMany: batchOf(db, putOne, inTransaction) };
 }

@@ -117,6 +117,8 @@ export class SqliteStore implements Store {
   #db: BetterSqlite3.Database | undefined;
   #statements: SqliteStatements | undefined;
   readonly #batch = new CommitBatcher(() => this.#batchWriter());
+  /** How batches are written on the open connection (made once it opened). */
+  #writer: BatchWriter | undefined;
   #checkpointer: IdleCheckpointer | undefined;
 
   constructor(options: SqliteStoreOptions = {}) {
@@ -312,6 +314,7 @@ export class SqliteStore implements Store {
     this.#checkpointer?.stop();
     this.#checkpointer = undefined;
     this.#statements = undefined;
+    this.#writer = undefined;
     if (this.#own === undefined) this.#db?.close();
     this.#db = undefined;
   }
@@ -328,19 +331,37 @@ export class SqliteStore implements Store {
     try {
       return statements();
     } catch (error) {
-      if (isStatementError(error)) throw error;
-      throw new StoreUnavailableError(NAME, this.path, error);
+      throw this.#named(error);
     }
   }
 
-  /** How a batch of commits is written, each way naming a file that cannot be used as `store_unavailable`. */
+  /** A statement's own error as it is; any other (the file full, locked, unreadable) as `store_unavailable`. */
+  #named(error: unknown): unknown {
+    return isStatementError(error) ? error : new StoreUnavailableError(NAME, this.path, error);
+  }
+
+  /** How a batch of commits is written (once the file is open, the same writer for every batch). */
   #batchWriter(): BatchWriter {
-    const statements = this.#use(() => this.#prepared());
+    const writer = this.#writer ?? this.#newBatchWriter();
     this.#checkpointer?.wrote();
-    return {
-      one: ({ fence, writes }: PendingCommit) => this.#use(() => statements.commit(fence, writes)),
+    return writer;
+  }
+
+  /** A batch writer on the open connection, each way naming a file that cannot be used as `store_unavailable`. */
+  #newBatchWriter(): BatchWriter {
+    const statements = this.#use(() => this.#prepared());
+    const writer: BatchWriter = {
+      one: ({ fence, writes }: PendingCommit) => {
+        try {
+          return statements.commit(fence, writes);
+        } catch (error) {
+          throw this.#named(error);
+        }
+      },
       many: (commits: readonly PendingCommit[]) => this.#use(() => statements.commitMany(commits)),
     };
+    this.#writer = writer;
+    return writer;
   }
 
   /**

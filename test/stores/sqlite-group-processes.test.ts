@@ -24,8 +24,9 @@ interface Child {
   acked(n: number): Promise<void>;
 }
 
-function start(file: string, name: string, runs: number, rounds: number): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, file, name, String(runs), String(rounds)]);
+function start(file: string, name: string, runs: number, rounds: number, mode = 'batched'): Child {
+  const args = ['--import', 'tsx', CHILD, file, name, String(runs), String(rounds), mode];
+  const proc = spawn(process.execPath, args);
   children.push(proc);
   const acks: string[] = [];
   const waiters: [number, () => void][] = [];
@@ -103,5 +104,44 @@ describe('SqliteStore group commit, two processes on one file', () => {
     expect(await b.exited).toBeNull();
     expect(await a.exited).toBe(0);
     await check(file, [...a.acks, ...b.acks]);
+  }, 120_000);
+});
+
+describe('SqliteStore lone commits (one fenced statement each), two processes on one file', () => {
+  it('keeps every acknowledged commit of both, and the fence of the shared run', async () => {
+    const file = join(root, 'lone.db');
+    await sharedRun(file);
+    const [a, b] = [start(file, 'a', 5, 60, 'lone'), start(file, 'b', 5, 60, 'lone')];
+    expect(await Promise.all([a.exited, b.exited])).toEqual([0, 0]);
+    expect(a.acks.length).toBe(360);
+    expect(b.acks.length).toBe(360);
+    await check(file, [...a.acks, ...b.acks]);
+  }, 120_000);
+
+  it('lands none of the commits a process makes to a run once another took its lease', async () => {
+    const file = join(root, 'taken.db');
+    await sharedRun(file);
+    const [a, b] = [start(file, 'a', 3, 400, 'lone'), start(file, 'b', 3, 400, 'lone')];
+    await a.acked(200);
+    const store = new SqliteStore({ path: file, busyTimeoutMs: 60_000 });
+    const head = await store.readRun('shared');
+    const lease = { owner: 'c', token: 'c', expiresAt: Date.now() + 600_000, host: 'c', pid: 1, thread: 0 };
+    expect(
+      await store.claimRun('shared', head?.version ?? 0, { status: 'running', lease, replaces: 'a' }),
+    ).toBe(true);
+    const landedBefore = new Set((await store.list('flow_runs', 'shared')).map((r) => r.key));
+    await store.close();
+    expect(await Promise.all([a.exited, b.exited])).toEqual([0, 0]);
+    const shared = a.acks.filter((ack) => ack.startsWith('shared '));
+    const refused = shared.findIndex((ack) => ack.endsWith(' false'));
+    // Landed until the claim, refused from then on: once taken, the token never holds again.
+    expect(refused).toBeGreaterThan(0);
+    expect(shared.slice(refused).every((ack) => ack.endsWith(' false'))).toBe(true);
+    const after = new SqliteStore({ path: file });
+    const stored = (await after.list('flow_runs', 'shared')).map((r) => r.key);
+    await after.close();
+    expect(new Set(stored)).toEqual(landedBefore);
+    const acked = shared.filter((ack) => ack.endsWith(' true')).map((ack) => ack.split(' ')[1]);
+    expect(new Set(acked)).toEqual(landedBefore);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { DevalueError, stringify, unflatten } from 'devalue';
 import type { JsonValue } from '../../stores/store.js';
+import { flattenPlain } from './plain-flatten.js';
 
 /**
  * How run values (flow state, step outputs, structured task outputs, inputs) are kept: through
@@ -21,8 +22,14 @@ export class UnstorableValueError extends Error {
   }
 }
 
-/** `value` in its stored form; throws {@link UnstorableValueError} naming where what cannot be kept is. */
+/**
+ * `value` in its stored form; throws {@link UnstorableValueError} naming where what cannot be kept is.
+ * Plain data is flattened directly into the form devalue's text parses to (no text made and read
+ * back); anything else goes through devalue.
+ */
 export function encodeRunValue(value: unknown): JsonValue {
+  const plain = flattenPlain(value);
+  if (plain !== undefined) return plain;
   try {
     return JSON.parse(stringify(value)) as JsonValue;
   } catch (error) {

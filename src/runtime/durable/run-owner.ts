@@ -116,17 +116,18 @@ export class RunOwner {
   async commit(writes: readonly RecordWrite[], change: HeadChange = {}): Promise<void> {
     if (this.lost !== undefined) throw this.lost;
     const events = this.journal?.drain() ?? [];
-    const committed = await this.#call(() =>
-      this.store.commit(this.id, {
+    let committed: boolean;
+    try {
+      committed = await this.store.commit(this.id, {
         token: this.token,
         writes: events.length === 0 ? writes : [...writes, ...events],
         status: change.status,
         release: change.release,
-      }),
-    ).catch((error: unknown) => {
+      });
+    } catch (error) {
       this.journal?.landed(false);
-      throw error;
-    });
+      throw this.#storeError(error);
+    }
     this.journal?.landed(committed);
     if (!committed) {
       this.lost = new LeaseLostError(this.id);
@@ -217,8 +218,13 @@ export class RunOwner {
     try {
       return await call();
     } catch (error) {
-      if (isStatecrewError(error)) throw error;
-      throw new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
+      throw this.#storeError(error);
     }
+  }
+
+  /** A store's failure as a `StatecrewError`: its own when it is one, else `store_unavailable`. */
+  #storeError(error: unknown): unknown {
+    if (isStatecrewError(error)) return error;
+    return new StoreUnavailableError(`${this.store.kind} store`, `run "${this.id}"`, error);
   }
 }
