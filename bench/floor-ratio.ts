@@ -6,6 +6,8 @@
  * statecrew itself. Every case asks the same instant model; they alternate run by run in this one
  * process (the order reversed every other round); medians of the ratios to the floor, of wall time
  * and of the CPU time the process spent (which a loaded machine's other processes do not stretch).
+ * Two more rungs beside statecrew's machine: the leanest machine found that keeps its lifecycle
+ * contract, and that machine without its reports (bench/compare/lean-lifecycle.ts).
  * Workloads: a sequential chain of N tasks; a graph root → N → join with maxConcurrency 64.
  * Run: npm run build && node --expose-gc --import tsx bench/floor-ratio.ts [N] [rounds]
  * (without --expose-gc: no collection between runs, and noisier ratios)
@@ -101,6 +103,8 @@ await ladder(`graph root → ${N} → join, ${CONCURRENCY} at once`, N + 2, [
     '+ statecrew lifecycle machine, no runtime',
     () => layoutFanOut('lifecycle', N, CONCURRENCY, instant, lifecycle),
   ],
+  ['+ lean lifecycle machine (same contract)', () => layoutFanOut('lean', N, CONCURRENCY, instant)],
+  ['+ lean lifecycle machine, no reports', () => layoutFanOut('unreported', N, CONCURRENCY, instant)],
   ['statecrew graph crew', kickoff(graphCrew)],
 ]);
 await ladder(`sequential chain of ${N}`, N, [
@@ -108,5 +112,7 @@ await ladder(`sequential chain of ${N}`, N, [
   ['+ agent actor runs the work', () => runLayout('agent', N, 1, instant)],
   ['+ NODE.COMPLETED, supervisor stops the run', () => runLayout('reported', N, 1, instant)],
   ['+ statecrew lifecycle machine, no runtime', () => runLayout('lifecycle', N, 1, instant, lifecycle)],
+  ['+ lean lifecycle machine (same contract)', () => runLayout('lean', N, 1, instant)],
+  ['+ lean lifecycle machine, no reports', () => runLayout('unreported', N, 1, instant)],
   ['statecrew sequential crew', kickoff(chainCrew)],
 ]);

@@ -9,6 +9,11 @@
  *             apart) XState memoises transitions per event type on the supervisor machine forever.
  *   lifecycle besides, the task runs are statecrew's own lifecycle machine (its states, guards,
  *             assigns and report actions, provided as no-ops), without the rest of its runtime.
+ *   lean      instead, the leanest machine found that keeps the lifecycle's contract on bare XState
+ *             (bench/compare/lean-lifecycle.ts); `unreported` is that machine without its reports.
+ * statecrew's machine runs on the XState copy statecrew's build imports, this file's supervisor and
+ * agent on the bench package's own copy: the `lifecycle` layout mixes the two copies, the other
+ * layouts run on one. Read its rung against the others with that in mind.
  */
 import {
   type AnyActorRef,
@@ -20,11 +25,12 @@ import {
   setup,
   stopChild,
 } from 'xstate';
+import { leanLifecycle } from './lean-lifecycle.js';
 
 type Model = (input: string) => Promise<string>;
 
 /** Which parts of the layout a run of task actors has. */
-export type Layout = 'agent' | 'reported' | 'lifecycle';
+export type Layout = 'agent' | 'reported' | 'lifecycle' | 'lean' | 'unreported';
 
 interface Work {
   type: 'WORK';
@@ -120,6 +126,9 @@ const reportingTask = taskSetup.createMachine({
   },
 });
 
+/** The lean task runs, reporting or not. */
+const leanRuns = { lean: leanLifecycle(true), unreported: leanLifecycle(false) };
+
 type SupervisorEvent =
   | { type: 'xstate.done.actor.task'; output: unknown }
   | { type: 'NODE.COMPLETED'; output: string; run: AnyActorRef };
@@ -132,6 +141,7 @@ function supervisorLogic(
   lifecycle: ReturnType<typeof providedLifecycle> | undefined,
 ) {
   const reported = layout !== 'agent';
+  const lean = layout === 'lean' || layout === 'unreported' ? leanRuns[layout] : undefined;
   return setup({
     types: {
       context: {} as { started: number; done: number; last: string },
@@ -145,6 +155,11 @@ function supervisorLogic(
           const input = context.last;
           const id = reported ? `t${started}` : 'task';
           queueMicrotask(() => {
+            if (lean !== undefined) {
+              const leanInput = { effects: { report: () => {} }, nodeId: id, executor: 'agent', startAt: 0 };
+              createActor(lean, { id, parent: self, input: leanInput }).start();
+              return;
+            }
             if (lifecycle === undefined) {
               createActor(reported ? reportingTask : askingTask, {
                 id,
@@ -169,7 +184,7 @@ function supervisorLogic(
     context: { started: 0, done: 0, last: 'start' },
     initial: 'running',
     entry: ({ self }) => {
-      const agentInput = { model, lifecycle: lifecycle !== undefined };
+      const agentInput = { model, lifecycle: lifecycle !== undefined || lean !== undefined };
       createActor(agentLogic, { systemId: 'agent', parent: self, input: agentInput }).start();
     },
     states: {
