@@ -188,7 +188,12 @@ async function statecrewCases(): Promise<Case[]> {
     list.push(
       statecrewCase(
         'PostgreSQL',
-        (t) => new Before({ connectionString: t.pg, schema: beforeSchema }) as unknown as Store,
+        (t) =>
+          new Before({
+            connectionString: t.pg,
+            schema: beforeSchema,
+            ...(durability === undefined ? {} : { durability }),
+          }) as unknown as Store,
         'statecrew before',
       ),
     );

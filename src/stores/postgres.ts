@@ -258,8 +258,8 @@ export class PostgresStore implements Store {
         STORE_FORMAT_VERSION,
         this.#synchronousCommit,
       ];
-      const { rows } = await this.#query<{ held: number }>({ name, text, values });
-      return rows[0]?.held === 1;
+      const { rowCount } = await this.#query({ name, text, values });
+      return rowCount === 1;
     }
     const written: number[] = [];
     const records: string[][] = [];

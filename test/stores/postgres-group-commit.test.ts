@@ -256,6 +256,8 @@ describe.skipIf(noServices)('PostgresStore group commit', () => {
             ids.map((id) => store.commit(id, { token: 'a', writes: [write('k', id)] })),
           );
           expect(held).toEqual([true, true, true]);
+          // A lone commit of one record (a step's) is a statement of its own shape: it sets it too.
+          expect(await store.commit('r0', { token: 'a', writes: [write('k2', 'r0')] })).toBe(true);
           expect(await seen()).toEqual([setting]);
           const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
           expect(rows[0]?.synchronous_commit).toBe(other);
