@@ -46,11 +46,11 @@ export interface RunSql {
    */
   commit(moving: boolean, collections: readonly number[]): PreparedSql;
   /**
-   * A commit of one record to the collection at `collection` that leaves the head as it is (a step's
-   * commit): the same fence as `commit(false, [collection])`, its record in scalar parameters; its row
-   * count is 1 when the fence held.
+   * By collection (STORE_COLLECTIONS index), a commit of one record that leaves the head as it is (a
+   * step's commit): the same fence as `commit(false, [collection])`, its record in scalar parameters;
+   * its row count is 1 when the fence held.
    */
-  commitRecord(collection: number): PreparedSql;
+  commitRecord: readonly PreparedSql[];
   list: string;
   prune: string;
   /** A prune keeping history (`keepHistory`): the matched runs' kept events alone are deleted. */
@@ -128,7 +128,7 @@ export function postgresSql(schema: string): PostgresSql {
         WHERE id = $1 AND version = $2 AND (token IS NULL OR expires_at <= ${SERVER_MS} OR token = $9::text)`,
       renew: `UPDATE ${runs} SET expires_at = ${expiry('$3', '$4')} WHERE id = $1 AND token = $2`,
       commit: commitShapes(name, runs),
-      commitRecord: recordCommits(name, runs),
+      commitRecord: STORE_COLLECTIONS.map((c) => prepared(recordCommitSql(name(c), runs))),
       // Ids compared byte by byte (COLLATE "C"), as the other stores order them, whatever the database's collation.
       list: `SELECT ${READ_COLUMNS} FROM ${runs}
         WHERE ($1::text[] IS NULL OR status = ANY($1::text[])) AND ($2::text IS NULL OR name = $2)
@@ -256,19 +256,6 @@ function commitSql(name: (table: string) => string, fence: string, collections: 
   return `WITH ${ctes.join(',\n    ')}
     SELECT (SELECT count(*)::integer FROM fence) AS held, ${synchronousCommit(7 + 2 * collections.length)},
       $5::bigint AS at, $6::integer AS format`;
-}
-
-/** The one-record commit statement of each collection, each made on first use. */
-function recordCommits(name: (table: string) => string, runs: string): (collection: number) => PreparedSql {
-  const made = new Map<number, PreparedSql>();
-  return (collection) => {
-    let sql = made.get(collection);
-    if (sql === undefined) {
-      sql = prepared(recordCommitSql(name(STORE_COLLECTIONS[collection] as StoreCollection), runs));
-      made.set(collection, sql);
-    }
-    return sql;
-  };
 }
 
 /**

@@ -42,6 +42,7 @@ import {
   type RunCommit,
   type RunFilter,
   type RunHead,
+  STORE_COLLECTIONS,
   STORE_FORMAT_VERSION,
   type Store,
   type StoreCollection,
@@ -244,32 +245,19 @@ export class PostgresStore implements Store {
     return this.groupCommit ? this.#batcher.submit(id, pending) : this.#commitOne(pending);
   }
 
-  /** One commit as its own statement. */
+  /** One commit as its own statement: a step's one record by its own shape, any other by the records it writes. */
   async #commitOne(c: PendingCommit): Promise<boolean> {
-    const only = c.status === null && !c.release ? onlyRecord(c.records) : undefined;
-    if (only !== undefined) {
-      const { text, name } = this.#sql.runs.commitRecord(only.collection);
-      const values = [
-        c.id,
-        c.token,
-        only.key,
-        only.value,
-        c.at,
-        STORE_FORMAT_VERSION,
-        this.#synchronousCommit,
-      ];
-      const { rowCount } = await this.#query({ name, text, values });
-      return rowCount === 1;
-    }
+    const moving = c.status !== null || c.release;
     const written: number[] = [];
-    const records: string[][] = [];
-    for (let i = 0; 2 * i < c.records.length; i += 1) {
-      const keys = c.records[2 * i] as string[];
-      if (keys.length === 0) continue;
-      written.push(i);
-      records.push(keys, c.records[2 * i + 1] as string[]);
+    for (let i = 0; i < STORE_COLLECTIONS.length; i += 1) {
+      if ((c.records[2 * i] as string[]).length > 0) written.push(i);
     }
-    const { text, name } = this.#sql.runs.commit(c.status !== null || c.release, written);
+    const [only] = written;
+    if (!moving && written.length === 1 && (c.records[2 * (only as number)] as string[]).length === 1) {
+      return this.#commitRecord(c, only as number);
+    }
+    const records = written.flatMap((i) => [c.records[2 * i] as string[], c.records[2 * i + 1] as string[]]);
+    const { text, name } = this.#sql.runs.commit(moving, written);
     const values = [c.id, c.token, c.status, c.release, c.at, STORE_FORMAT_VERSION];
     const { rows } = await this.#query<{ held: number }>({
       name,
@@ -277,6 +265,16 @@ export class PostgresStore implements Store {
       values: [...values, ...records, this.#synchronousCommit],
     });
     return rows[0]?.held === 1;
+  }
+
+  /** A commit of one record to the collection at `collection`, leaving the head as it is; true when its fence held. */
+  async #commitRecord(c: PendingCommit, collection: number): Promise<boolean> {
+    const { text, name } = this.#sql.runs.commitRecord[collection] as PreparedSql;
+    const key = (c.records[2 * collection] as string[])[0];
+    const value = (c.records[2 * collection + 1] as string[])[0];
+    const values = [c.id, c.token, key, value, c.at, STORE_FORMAT_VERSION, this.#synchronousCommit];
+    const { rowCount } = await this.#query({ name, text, values });
+    return rowCount === 1;
   }
 
   /** A batch of commits (one per run): a lone one as its own statement, several as one. */
@@ -412,23 +410,6 @@ function loadPoolClass(): Promise<typeof Pool> {
     },
   );
   return poolClass;
-}
-
-/**
- * The one record of a commit's (keys, values) arrays per collection, with its collection's index;
- * undefined when it writes none or several.
- */
-function onlyRecord(
-  records: readonly string[][],
-): { collection: number; key: string; value: string } | undefined {
-  let only: { collection: number; key: string; value: string } | undefined;
-  for (let i = 0; 2 * i < records.length; i += 1) {
-    const keys = records[2 * i] as string[];
-    if (keys.length === 0) continue;
-    if (only !== undefined || keys.length > 1) return undefined;
-    only = { collection: i, key: keys[0] as string, value: (records[2 * i + 1] as string[])[0] as string };
-  }
-  return only;
 }
 
 /**

@@ -10,7 +10,7 @@ import { untilStopSignal } from '../interrupt.js';
 import { isCrew, isFlow, loadModule, loadTarget } from '../load-target.js';
 import type { CliIo } from '../output.js';
 import { openStore, takeParam } from '../store-option.js';
-import { shutdownGraceOf } from './durations.js';
+import { integerAtLeast, shutdownGraceOf } from './durations.js';
 
 /** Options of `statecrew serve`. */
 export interface ServeCommandOptions {
@@ -50,12 +50,9 @@ function requestTimeoutOf(text: string | undefined): number | undefined {
 
 /** `--max-active-runs`: a whole number of runs, at least 1. */
 function maxActiveRunsOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const runs = Number(text);
-  if (!Number.isInteger(runs) || runs < 1) {
-    throw new InvalidOptionError('statecrew serve', '--max-active-runs', 'a whole number of runs ≥ 1', text);
-  }
-  return runs;
+  return text === undefined
+    ? undefined
+    : integerAtLeast('statecrew serve', '--max-active-runs', text, 1, 'runs');
 }
 
 /** The token: `--token`, else STATECREW_TOKEN; none only with `--insecure-no-auth` on 127.0.0.1. */
